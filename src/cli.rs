@@ -1,0 +1,347 @@
+//! The command line: argument parsing, and each command as a function of the study.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rand::SeedableRng;
+use sqlx::SqlitePool;
+
+use crate::db;
+use crate::domain::PoolDepth;
+use crate::export;
+use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
+use crate::metrics::Relevance;
+use crate::web;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "paperjudge",
+    version,
+    about = "Rate the papers your recommendation models suggest, blind, and find out which model recommends best."
+)]
+pub struct Cli {
+    /// The study's SQLite file, created and migrated on first use.
+    #[arg(long, env = "PAPERJUDGE_DB", default_value = "paperjudge.db", global = true)]
+    pub db: PathBuf,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create the study (pool depth is fixed once recommendations exist).
+    Init {
+        /// How many top-ranked papers of every model enter a target's pool.
+        #[arg(long, default_value_t = 8)]
+        pool_depth: i64,
+    },
+    /// Serve the web app.
+    Serve {
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: String,
+        /// Load the bundled demo study when the database has no papers.
+        #[arg(long)]
+        demo: bool,
+    },
+    /// Import papers, recommendations or ratings (all or nothing).
+    #[command(subcommand)]
+    Import(ImportCommand),
+    /// Export ratings, TREC qrels or the blind pool.
+    #[command(subcommand)]
+    Export(ExportCommand),
+    /// Counts of papers, models, targets, pooled and rated pairs.
+    Status {
+        #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
+        format: StatusFormat,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// Add or update papers (CSV: id,title[,abstract,authors,year,url]; or JSONL).
+    Papers {
+        file: PathBuf,
+        /// csv or jsonl (default: from the extension).
+        #[arg(long, value_enum)]
+        format: Option<Format>,
+    },
+    /// A model's ranked lists; a (model, target) list in the file replaces the stored one.
+    Recommendations {
+        file: PathBuf,
+        #[arg(long, value_enum)]
+        format: Option<Format>,
+        /// The model of every row (instead of the model column or TREC run tag).
+        #[arg(long)]
+        model: Option<String>,
+    },
+    /// Ratings CSV (target,paper,stars[,rated_at]); an exported file re-imports as is.
+    Ratings { file: PathBuf },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ExportCommand {
+    /// Ratings CSV: target,target_title,paper,paper_title,stars,rated_at.
+    Ratings {
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// TREC qrels: target 0 paper rel.
+    Qrels {
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[arg(long, default_value = "stars-minus-one")]
+        relevance: Relevance,
+    },
+    /// The blind pool: target,paper,position,stars (no model information).
+    Pool {
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatusFormat {
+    Text,
+    Json,
+}
+
+/// Why a command failed, and so its exit status.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad usage or a file that cannot be used: exit status 2.
+    #[error("{0}")]
+    Usage(String),
+    /// Problems in an input file: exit status 2.
+    #[error("{0}")]
+    Invalid(#[from] InvalidInput),
+    /// Anything else: exit status 1. The cause is logged, not printed as is.
+    #[error("{context}")]
+    Internal {
+        context: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Usage(_) | CliError::Invalid(_) => 2,
+            CliError::Internal { .. } => 1,
+        }
+    }
+
+    fn internal(context: &str, source: impl std::error::Error + Send + Sync + 'static) -> CliError {
+        CliError::Internal {
+            context: context.to_owned(),
+            source: Box::new(source),
+        }
+    }
+}
+
+impl From<sqlx::Error> for CliError {
+    fn from(error: sqlx::Error) -> CliError {
+        CliError::internal("the study database failed", error)
+    }
+}
+
+impl From<ImportError> for CliError {
+    fn from(error: ImportError) -> CliError {
+        match error {
+            ImportError::Invalid(invalid) => CliError::Invalid(invalid),
+            ImportError::Database(error) => CliError::from(error),
+        }
+    }
+}
+
+pub async fn run(cli: Cli) -> Result<(), CliError> {
+    let pool = db::open(&cli.db).await.map_err(|error| {
+        CliError::internal(
+            &format!("cannot open the study file {}", cli.db.display()),
+            error,
+        )
+    })?;
+    match cli.command {
+        Command::Init { pool_depth } => init(&pool, pool_depth).await,
+        Command::Serve { addr, demo } => serve(pool, &addr, demo).await,
+        Command::Import(command) => run_import(&pool, command).await,
+        Command::Export(command) => run_export(&pool, command).await,
+        Command::Status { format } => status(&pool, format).await,
+    }
+}
+
+async fn init(pool: &SqlitePool, pool_depth: i64) -> Result<(), CliError> {
+    let depth = PoolDepth::new(pool_depth).ok_or_else(|| {
+        CliError::Usage(format!(
+            "--pool-depth must be from 1 to {}, got {pool_depth}",
+            PoolDepth::MAX
+        ))
+    })?;
+    db::study::set_pool_depth(pool, depth)
+        .await
+        .map_err(|error| match error {
+            db::study::SetPoolDepthError::Database(error) => CliError::from(error),
+            fixed => CliError::Usage(fixed.to_string()),
+        })?;
+    eprintln!("study ready: pool depth {depth}");
+    Ok(())
+}
+
+async fn serve(pool: SqlitePool, addr: &str, demo: bool) -> Result<(), CliError> {
+    if demo {
+        if let Some(summary) = crate::demo::load_if_empty(&pool).await? {
+            tracing::info!("loaded the demo study: {summary}");
+        }
+    }
+    let listener = std::net::TcpListener::bind(addr)
+        .map_err(|error| CliError::Usage(format!("cannot listen on {addr}: {error}")))?;
+    let address = listener
+        .local_addr()
+        .map_err(|error| CliError::internal("cannot read the listening address", error))?;
+    eprintln!("paperjudge is serving the study on http://{address}/");
+    web::run(listener, pool)
+        .map_err(|error| CliError::internal("cannot start the web server", error))?
+        .await
+        .map_err(|error| CliError::internal("the web server failed", error))
+}
+
+async fn run_import(pool: &SqlitePool, command: ImportCommand) -> Result<(), CliError> {
+    let (file, kind) = match command {
+        ImportCommand::Papers { file, format } => {
+            let format = match format {
+                Some(format) => format,
+                None => format_of(&file, &[Format::Csv, Format::Jsonl])?,
+            };
+            if format == Format::Trec {
+                return Err(CliError::Usage(
+                    "papers cannot be read from a TREC file; use CSV or JSONL".to_owned(),
+                ));
+            }
+            (file, Kind::Papers(format))
+        }
+        ImportCommand::Recommendations {
+            file,
+            format,
+            model,
+        } => {
+            let format = match format {
+                Some(format) => format,
+                None => format_of(&file, &[Format::Csv, Format::Jsonl, Format::Trec])?,
+            };
+            let options = import::recommendations::Options { format, model };
+            (file, Kind::Recommendations(options))
+        }
+        ImportCommand::Ratings { file } => (file, Kind::Ratings),
+    };
+    let summary = import_file(pool, &file, &kind).await?;
+    eprintln!("{summary}");
+    Ok(())
+}
+
+fn format_of(file: &Path, allowed: &[Format]) -> Result<Format, CliError> {
+    match Format::from_extension(file) {
+        Some(format) if allowed.contains(&format) => Ok(format),
+        _ => Err(CliError::Usage(format!(
+            "cannot tell the format of {} from its extension; pass --format",
+            file.display()
+        ))),
+    }
+}
+
+/// Imports one file in one transaction, with a progress bar on a terminal.
+async fn import_file(pool: &SqlitePool, path: &Path, kind: &Kind) -> Result<Summary, CliError> {
+    let file = File::open(path)
+        .map_err(|error| CliError::Usage(format!("cannot open {}: {error}", path.display())))?;
+    let length = file.metadata().map(|meta| meta.len()).unwrap_or(0);
+    let progress = ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::stderr());
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let reader = progress.wrap_read(BufReader::with_capacity(1 << 20, file));
+    let source = path.display().to_string();
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+    let result = import::import(&mut tx, kind, reader, &source, &mut rng).await;
+    progress.finish_and_clear();
+    let summary = result?;
+    tx.commit().await?;
+    Ok(summary)
+}
+
+async fn run_export(pool: &SqlitePool, command: ExportCommand) -> Result<(), CliError> {
+    match command {
+        ExportCommand::Ratings { output } => {
+            let rows = db::ratings::all_rows(pool).await?;
+            write_output(output.as_deref(), |out| {
+                export::ratings_csv(&rows, out).map_err(io::Error::other)
+            })
+        }
+        ExportCommand::Qrels { output, relevance } => {
+            let rows = db::ratings::all_rows(pool).await?;
+            write_output(output.as_deref(), |out| export::qrels(&rows, relevance, out))
+        }
+        ExportCommand::Pool { output } => {
+            let rows = db::pool::all_rows(pool).await?;
+            write_output(output.as_deref(), |out| {
+                export::pool_csv(&rows, out).map_err(io::Error::other)
+            })
+        }
+    }
+}
+
+/// Writes to `-o FILE` (replaced only once complete) or to standard output.
+fn write_output(
+    path: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), CliError> {
+    match path {
+        None => {
+            let stdout = io::stdout();
+            let mut out = BufWriter::new(stdout.lock());
+            write(&mut out).map_err(|error| CliError::internal("cannot write the output", error))
+        }
+        Some(path) => {
+            let partial = path.with_extension("partial");
+            let result = File::create(&partial).and_then(|file| {
+                let mut out = BufWriter::new(file);
+                write(&mut out)?;
+                out.into_inner()
+                    .map_err(|error| error.into_error())?
+                    .sync_all()?;
+                std::fs::rename(&partial, path)
+            });
+            result.map_err(|error| {
+                let _ = std::fs::remove_file(&partial);
+                CliError::Usage(format!("cannot write {}: {error}", path.display()))
+            })
+        }
+    }
+}
+
+async fn status(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
+    let status = db::study::status(pool).await?;
+    let text = match format {
+        StatusFormat::Json => format!(
+            "{}\n",
+            serde_json::to_string(&status)
+                .map_err(|error| CliError::internal("cannot encode the status", error))?
+        ),
+        StatusFormat::Text => format!(
+            "papers           {}\nmodels           {}\ntargets          {} ({} fully rated)\n\
+             recommendations  {}\npooled pairs     {}\nrated pairs      {}\npool depth       {}\n",
+            status.papers,
+            status.models,
+            status.targets,
+            status.targets_finished,
+            status.recommendations,
+            status.pooled_pairs,
+            status.rated_pairs,
+            status.pool_depth
+        ),
+    };
+    write_output(None, |out| out.write_all(text.as_bytes()))
+}

@@ -1,0 +1,46 @@
+//! The data-access layer: every SQL statement of paperjudge lives below this module.
+
+pub mod papers;
+pub mod pool;
+pub mod ratings;
+pub mod recommendations;
+pub mod study;
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+/// Opens (creating if missing) the study file and brings its schema up to date.
+///
+/// WAL lets the web app read while a rating commits; `synchronous = FULL` makes every commit
+/// durable before we answer that it is saved; the busy timeout turns writer contention into
+/// waiting instead of "database is locked".
+pub async fn open(path: &Path) -> Result<SqlitePool, sqlx::Error> {
+    let options = SqliteConnectOptions::from_str("sqlite:")?
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Full)
+        .foreign_keys(true)
+        .busy_timeout(Duration::from_secs(30));
+    let pool = SqlitePoolOptions::new()
+        .max_connections(8)
+        .connect_with(options)
+        .await?;
+    sqlx::migrate!("./migrations").run(&pool).await?;
+    study::ensure_exists(&pool).await?;
+    Ok(pool)
+}
+
+/// The current time as RFC 3339 UTC with second precision, as stored and exported.
+pub fn now_rfc3339() -> String {
+    let now = time::OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .expect("zero nanoseconds is always valid");
+    now.format(&time::format_description::well_known::Rfc3339)
+        .expect("a UTC date always formats as RFC 3339")
+}

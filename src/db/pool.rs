@@ -1,0 +1,123 @@
+//! The blind pool: which pairs the rater sees, and in which order.
+//!
+//! Each pair's display order comes from a random `sort_key` drawn once, when the pair enters
+//! the pool, and never redrawn: the order is stable across visits, and a pair that arrives
+//! later (a new model) lands at a random place among the others without moving them. The key
+//! is independent of every model and rank, so the order says nothing about provenance.
+
+use std::collections::HashSet;
+
+use rand::Rng;
+use sqlx::{SqliteConnection, SqliteExecutor};
+
+use crate::domain::PaperKey;
+
+/// What refreshing a target's pool changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolChange {
+    pub added: u64,
+    pub removed: u64,
+}
+
+/// Makes the pool of `target` the union of every model's top `depth`, keeping rated pairs even
+/// when no model ranks them any more.
+pub async fn refresh_target(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    depth: u32,
+    rng: &mut impl Rng,
+) -> Result<PoolChange, sqlx::Error> {
+    let wanted: HashSet<PaperKey> = super::recommendations::top_papers(&mut *conn, target, depth)
+        .await?
+        .into_iter()
+        .collect();
+    let current: Vec<(i64, bool)> = sqlx::query_as(
+        "SELECT p.paper_id, r.stars IS NOT NULL
+         FROM pool p LEFT JOIN ratings r USING (target_id, paper_id)
+         WHERE p.target_id = ?",
+    )
+    .bind(target.0)
+    .fetch_all(&mut *conn)
+    .await?;
+    let present: HashSet<PaperKey> = current.iter().map(|(paper, _)| PaperKey(*paper)).collect();
+
+    let mut change = PoolChange::default();
+    for (paper, rated) in &current {
+        if !rated && !wanted.contains(&PaperKey(*paper)) {
+            sqlx::query("DELETE FROM pool WHERE target_id = ? AND paper_id = ?")
+                .bind(target.0)
+                .bind(paper)
+                .execute(&mut *conn)
+                .await?;
+            change.removed += 1;
+        }
+    }
+    // Sorted so that the keys drawn from a seeded generator do not depend on hash order.
+    let mut arriving: Vec<PaperKey> = wanted.difference(&present).copied().collect();
+    arriving.sort_unstable();
+    if !arriving.is_empty() {
+        let mut insert = sqlx::QueryBuilder::new("INSERT INTO pool (target_id, paper_id, sort_key) ");
+        insert.push_values(&arriving, |mut row, paper| {
+            row.push_bind(target.0)
+                .push_bind(paper.0)
+                .push_bind(rng.random::<i64>());
+        });
+        insert.build().execute(&mut *conn).await?;
+        change.added = arriving.len() as u64;
+    }
+    Ok(change)
+}
+
+/// Adds one pair to the pool (a rating imported for a pair no model pooled), if missing.
+pub async fn ensure_pair(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    paper: PaperKey,
+    rng: &mut impl Rng,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT OR IGNORE INTO pool (target_id, paper_id, sort_key) VALUES (?, ?, ?)")
+        .bind(target.0)
+        .bind(paper.0)
+        .bind(rng.random::<i64>())
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn contains<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    target: PaperKey,
+    paper: PaperKey,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pool WHERE target_id = ? AND paper_id = ?)")
+        .bind(target.0)
+        .bind(paper.0)
+        .fetch_one(executor)
+        .await
+}
+
+/// One row of the blind pool export: `position` is the 1-based order shown to the rater.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct PoolRow {
+    pub target: String,
+    pub paper: String,
+    pub position: i64,
+    pub stars: Option<i64>,
+}
+
+/// The whole blind pool, by target id and display position.
+pub async fn all_rows<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<PoolRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT t.external_id AS target, p.external_id AS paper,
+                ROW_NUMBER() OVER (PARTITION BY pool.target_id
+                                   ORDER BY pool.sort_key, pool.paper_id) AS position,
+                r.stars AS stars
+         FROM pool
+         JOIN papers t ON t.id = pool.target_id
+         JOIN papers p ON p.id = pool.paper_id
+         LEFT JOIN ratings r ON r.target_id = pool.target_id AND r.paper_id = pool.paper_id
+         ORDER BY t.external_id, position",
+    )
+    .fetch_all(executor)
+    .await
+}

@@ -1,0 +1,117 @@
+//! Domain types that validate at the boundary: once a value of these types exists it is valid.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A graded judgment: 1 (irrelevant) to 5 (highly relevant) stars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Stars(u8);
+
+impl Stars {
+    pub const MIN: Stars = Stars(1);
+    pub const MAX: Stars = Stars(5);
+
+    /// `None` unless `value` is in 1..=5.
+    pub fn new(value: i64) -> Option<Stars> {
+        (1..=5).contains(&value).then_some(Stars(value as u8))
+    }
+
+    pub fn get(self) -> u8 {
+        self.0
+    }
+
+    /// The label the rating page shows next to this many stars.
+    pub fn label(self) -> &'static str {
+        match self.0 {
+            1 => "irrelevant",
+            2 => "marginally relevant",
+            3 => "moderately relevant",
+            4 => "relevant",
+            _ => "highly relevant",
+        }
+    }
+
+    pub fn all() -> impl Iterator<Item = Stars> {
+        (1..=5).map(Stars)
+    }
+}
+
+impl fmt::Display for Stars {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Why a text is not a valid number of stars.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("stars must be an integer from 1 to 5, got {0:?}")]
+pub struct InvalidStars(pub String);
+
+impl FromStr for Stars {
+    type Err = InvalidStars;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        text.trim()
+            .parse::<i64>()
+            .ok()
+            .and_then(Stars::new)
+            .ok_or_else(|| InvalidStars(text.to_owned()))
+    }
+}
+
+/// Internal row id of a paper (`papers.id`); used in URLs, never shown as the paper's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct PaperKey(pub i64);
+
+/// Internal row id of a model (`models.id`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ModelKey(pub i64);
+
+/// Number of top-ranked papers of every model that enter a target's pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolDepth(u32);
+
+impl PoolDepth {
+    pub const DEFAULT: PoolDepth = PoolDepth(8);
+    pub const MAX: u32 = 1000;
+
+    pub fn new(value: i64) -> Option<PoolDepth> {
+        (1..=i64::from(Self::MAX))
+            .contains(&value)
+            .then_some(PoolDepth(value as u32))
+    }
+
+    pub fn get(self) -> u32 {
+        self.0
+    }
+}
+
+impl fmt::Display for PoolDepth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stars_accept_only_one_to_five() {
+        assert_eq!(Stars::new(0), None);
+        assert_eq!(Stars::new(6), None);
+        assert_eq!(Stars::new(1).map(Stars::get), Some(1));
+        assert_eq!(Stars::new(5).map(Stars::get), Some(5));
+        assert_eq!("3".parse::<Stars>().map(Stars::get), Ok(3));
+        assert!("3.5".parse::<Stars>().is_err());
+        assert!("".parse::<Stars>().is_err());
+        assert!("7".parse::<Stars>().is_err());
+    }
+
+    #[test]
+    fn pool_depth_is_positive_and_bounded() {
+        assert_eq!(PoolDepth::new(0), None);
+        assert_eq!(PoolDepth::new(8).map(PoolDepth::get), Some(8));
+        assert_eq!(PoolDepth::new(1001), None);
+    }
+}

@@ -1,0 +1,259 @@
+//! Importers: papers, recommendations and ratings, each streamed from a file and written in
+//! one transaction, so that a file is imported whole or not at all.
+
+mod input;
+pub mod papers;
+pub mod ratings;
+pub mod recommendations;
+
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+
+use rand::Rng;
+use sqlx::SqliteConnection;
+
+pub use input::{open_csv, InputReader, MAX_LINE_BYTES};
+
+/// What a file holds, and how to read it.
+#[derive(Debug, Clone)]
+pub enum Kind {
+    Papers(Format),
+    Recommendations(recommendations::Options),
+    Ratings,
+}
+
+/// Imports one file inside the caller's transaction (commit only on `Ok`). `source` names the
+/// file in problems; `rng` draws the display keys of pairs entering the pool.
+pub async fn import<R: Read>(
+    conn: &mut SqliteConnection,
+    kind: &Kind,
+    reader: R,
+    source: &str,
+    rng: &mut impl Rng,
+) -> Result<Summary, ImportError> {
+    match kind {
+        Kind::Papers(format) => papers::import(conn, reader, *format, source).await,
+        Kind::Recommendations(options) => {
+            recommendations::import(conn, reader, options, source, rng).await
+        }
+        Kind::Ratings => ratings::import(conn, reader, source, rng).await,
+    }
+}
+
+/// At most this many problems are reported for one file; the rest are counted.
+pub const MAX_REPORTED_PROBLEMS: usize = 50;
+
+/// One problem in an input file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// 1-based line, when the problem belongs to one.
+    pub line: Option<u64>,
+    /// The column (CSV) or key (JSONL) concerned, if any.
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn at(line: u64, field: Option<&str>, message: impl Into<String>) -> Problem {
+        Problem {
+            line: Some(line),
+            field: field.map(str::to_owned),
+            message: message.into(),
+        }
+    }
+
+    pub fn whole_file(message: impl Into<String>) -> Problem {
+        Problem {
+            line: None,
+            field: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// Every problem found in one input file (up to [`MAX_REPORTED_PROBLEMS`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidInput {
+    pub source: String,
+    pub problems: Vec<Problem>,
+    /// Problems found beyond the reported ones.
+    pub unreported: u64,
+}
+
+impl fmt::Display for InvalidInput {
+    /// One line per problem: `file:line: column `name`: message`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, problem) in self.problems.iter().enumerate() {
+            if index > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{}", self.source)?;
+            if let Some(line) = problem.line {
+                write!(f, ":{line}")?;
+            }
+            write!(f, ": ")?;
+            if let Some(field) = &problem.field {
+                write!(f, "`{field}`: ")?;
+            }
+            write!(f, "{}", problem.message)?;
+        }
+        if self.unreported > 0 {
+            write!(
+                f,
+                "\n{}: {} more problems not shown; nothing was imported",
+                self.source, self.unreported
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InvalidInput {}
+
+/// Collects the problems of one file while it is read.
+#[derive(Debug)]
+pub(crate) struct Problems {
+    source: String,
+    reported: Vec<Problem>,
+    unreported: u64,
+}
+
+impl Problems {
+    pub(crate) fn new(source: &str) -> Problems {
+        Problems {
+            source: source.to_owned(),
+            reported: Vec::new(),
+            unreported: 0,
+        }
+    }
+
+    pub(crate) fn push(&mut self, problem: Problem) {
+        if self.reported.len() < MAX_REPORTED_PROBLEMS {
+            self.reported.push(problem);
+        } else {
+            self.unreported += 1;
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.reported.is_empty()
+    }
+
+    /// `Err` with every problem if there was any.
+    pub(crate) fn into_result(self) -> Result<(), InvalidInput> {
+        if self.reported.is_empty() {
+            Ok(())
+        } else {
+            Err(InvalidInput {
+                source: self.source,
+                problems: self.reported,
+                unreported: self.unreported,
+            })
+        }
+    }
+}
+
+/// Why an import did not happen. Nothing was written in either case.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("{0}")]
+    Invalid(#[from] InvalidInput),
+    #[error("database error during import")]
+    Database(#[from] sqlx::Error),
+}
+
+/// What an import did, printed as one line at its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// What `added`, `updated` and `unchanged` count: papers, lists or ratings.
+    pub items: &'static str,
+    /// Data rows read from the file.
+    pub read: u64,
+    pub added: u64,
+    pub updated: u64,
+    pub unchanged: u64,
+    /// Rows left out on purpose (a model recommending the target itself).
+    pub dropped: u64,
+    pub pool_added: u64,
+    pub pool_removed: u64,
+}
+
+impl Summary {
+    pub fn new(items: &'static str) -> Summary {
+        Summary {
+            items,
+            read: 0,
+            added: 0,
+            updated: 0,
+            unchanged: 0,
+            dropped: 0,
+            pool_added: 0,
+            pool_removed: 0,
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "read {} rows; {}: {} added, {} updated, {} unchanged; {} rows dropped",
+            self.read, self.items, self.added, self.updated, self.unchanged, self.dropped
+        )?;
+        if self.pool_added > 0 || self.pool_removed > 0 {
+            write!(
+                f,
+                "; pool: {} pairs added, {} removed",
+                self.pool_added, self.pool_removed
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The format of an input file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Csv,
+    Jsonl,
+    Trec,
+}
+
+impl Format {
+    /// The format its extension implies: `.csv`, `.jsonl`, or `.run`/`.trec`/`.txt` for TREC.
+    pub fn from_extension(path: &Path) -> Option<Format> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        match extension.as_str() {
+            "csv" => Some(Format::Csv),
+            "jsonl" | "ndjson" => Some(Format::Jsonl),
+            "run" | "trec" | "txt" => Some(Format::Trec),
+            _ => None,
+        }
+    }
+}
+
+/// An external id must be usable in TREC files, which separate fields by whitespace.
+pub(crate) fn check_external_id(id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        Err("is empty".to_owned())
+    } else if id.chars().any(char::is_whitespace) {
+        Err(format!("{id:?} contains whitespace, which TREC files cannot hold"))
+    } else {
+        Ok(())
+    }
+}
+
+/// A JSONL line that does not parse: serde's message, with the column but without its own
+/// line number (always 1 for a single line).
+pub(crate) fn json_problem(error: &serde_json::Error, line: u64) -> Problem {
+    let message = error.to_string();
+    let message = message
+        .rfind(" at line ")
+        .map_or(message.as_str(), |end| &message[..end]);
+    Problem::at(
+        line,
+        None,
+        format!("invalid JSON at column {}: {message}", error.column()),
+    )
+}

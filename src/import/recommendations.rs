@@ -1,0 +1,566 @@
+//! The models' ranked lists, from CSV or JSONL (`model,target,rank,paper[,score]`) or TREC run
+//! files (`target Q0 paper rank score model`).
+//!
+//! Rows are buffered one target at a time and written when the target changes, so memory does
+//! not grow with the file. A (model, target) list in the file replaces the stored one; if the
+//! rows of one list are scattered through the file, the part written earlier is read back and
+//! merged, so any row order gives the same result.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader, Read};
+
+use rand::Rng;
+use serde::Deserialize;
+use sqlx::SqliteConnection;
+
+use super::input::{self, Header, InputReader};
+use super::{Format, ImportError, Problem, Problems, Summary};
+use crate::db::papers::PaperRef;
+use crate::db::recommendations::{self as stored, NewEntry};
+use crate::db::{self, pool as pool_db};
+use crate::domain::{ModelKey, PaperKey};
+
+const CSV_HEADER: &str = "model,target,rank,paper[,score]";
+
+/// How the importer reads a file.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub format: Format,
+    /// Names the model of every row, instead of the file's model column or TREC run tag.
+    pub model: Option<String>,
+}
+
+/// One row as read, before its ids are resolved.
+struct Row<'a> {
+    model: &'a str,
+    target: &'a str,
+    paper: &'a str,
+    rank: Option<i64>,
+    score: Option<f64>,
+}
+
+/// An entry of a list being assembled; `line` is `None` for entries written earlier in this
+/// import and read back for a merge.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    paper: PaperRef,
+    given_rank: Option<i64>,
+    score: Option<f64>,
+    line: Option<u64>,
+}
+
+/// Imports recommendations inside the caller's transaction, refreshing the pool of every
+/// target whose lists changed. `rng` draws the pool's display keys.
+pub async fn import<R: Read>(
+    conn: &mut SqliteConnection,
+    reader: R,
+    options: &Options,
+    source: &str,
+    rng: &mut impl Rng,
+) -> Result<Summary, ImportError> {
+    let papers = db::papers::id_index(&mut *conn).await?;
+    let depth = db::study::pool_depth(&mut *conn).await?.get();
+    let mut importer = Importer {
+        papers: &papers,
+        options,
+        depth,
+        models: HashMap::new(),
+        seen_lists: HashSet::new(),
+        current_target: None,
+        buffer: Vec::new(),
+        problems: Problems::new(source),
+        summary: Summary::new("lists"),
+    };
+    match options.format {
+        Format::Csv => importer.read_csv(conn, reader, rng).await?,
+        Format::Jsonl | Format::Trec => importer.read_lines(conn, reader, rng).await?,
+    }
+    importer.flush(conn, rng).await?;
+    if importer.summary.read == 0 && importer.problems.is_empty() {
+        importer.problems.push(Problem::whole_file(
+            "the file holds no recommendations (an empty file imports nothing)",
+        ));
+    }
+    let summary = importer.summary;
+    importer.problems.into_result()?;
+    Ok(summary)
+}
+
+struct Importer<'a> {
+    papers: &'a HashMap<Box<str>, PaperRef>,
+    options: &'a Options,
+    depth: u32,
+    models: HashMap<String, ModelKey>,
+    /// Lists already written by this import (merged, not replaced, if they come up again).
+    seen_lists: HashSet<(PaperKey, ModelKey)>,
+    current_target: Option<PaperRef>,
+    /// The current target's lists, in the order their models first appeared.
+    buffer: Vec<(ModelKey, String, Vec<Pending>)>,
+    problems: Problems,
+    summary: Summary,
+}
+
+impl Importer<'_> {
+    async fn read_csv<R: Read>(
+        &mut self,
+        conn: &mut SqliteConnection,
+        reader: R,
+        rng: &mut impl Rng,
+    ) -> Result<(), sqlx::Error> {
+        let mut reader = input::open_csv(reader);
+        let columns = match Header::read(&mut reader, CSV_HEADER)
+            .and_then(|header| CsvColumns::locate(&header, self.options.model.is_some()))
+        {
+            Ok(columns) => columns,
+            Err(problem) => {
+                self.problems.push(problem);
+                return Ok(());
+            }
+        };
+        let mut record = csv::ByteRecord::new();
+        loop {
+            let line = match input::next_record(&mut reader, &mut record) {
+                Ok(Some(line)) => line,
+                Ok(None) => return Ok(()),
+                Err(problem) => {
+                    self.problems.push(problem);
+                    return Ok(());
+                }
+            };
+            self.summary.read += 1;
+            match columns.row(&record, line, self.options.model.as_deref()) {
+                Ok(row) => self.accept(conn, row, line, rng).await?,
+                Err(problem) => self.problems.push(problem),
+            }
+        }
+    }
+
+    async fn read_lines<R: Read>(
+        &mut self,
+        conn: &mut SqliteConnection,
+        reader: R,
+        rng: &mut impl Rng,
+    ) -> Result<(), sqlx::Error> {
+        let mut lines = BufReader::with_capacity(1 << 16, InputReader::new(reader));
+        let mut buffer = Vec::new();
+        let mut line = 0;
+        loop {
+            buffer.clear();
+            line += 1;
+            match lines.read_until(b'\n', &mut buffer) {
+                Ok(0) => return Ok(()),
+                Ok(_) => {}
+                Err(error) => {
+                    self.problems.push(input::read_problem(&error, line));
+                    return Ok(());
+                }
+            }
+            if buffer.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            self.summary.read += 1;
+            let parsed = match self.options.format {
+                Format::Trec => trec_row(&buffer, line, self.options.model.as_deref()),
+                _ => json_row(&buffer, line, self.options.model.as_deref()),
+            };
+            match parsed {
+                Ok(JsonOrTrec::Trec(row)) => self.accept(conn, row, line, rng).await?,
+                Ok(JsonOrTrec::Json(row)) => {
+                    let row = Row {
+                        model: row.model(),
+                        target: &row.target,
+                        paper: &row.paper,
+                        rank: row.rank,
+                        score: row.score,
+                    };
+                    self.accept(conn, row, line, rng).await?
+                }
+                Err(problem) => self.problems.push(problem),
+            }
+        }
+    }
+
+    /// Resolves a row's ids and adds it to the current target's lists.
+    async fn accept(
+        &mut self,
+        conn: &mut SqliteConnection,
+        row: Row<'_>,
+        line: u64,
+        rng: &mut impl Rng,
+    ) -> Result<(), sqlx::Error> {
+        let target = self.resolve(row.target, "target", line);
+        let paper = self.resolve(row.paper, "paper", line);
+        if row.model.trim().is_empty() {
+            self.problems
+                .push(Problem::at(line, Some("model"), "the model name is empty"));
+            return Ok(());
+        }
+        let (Some(target), Some(paper)) = (target, paper) else {
+            return Ok(());
+        };
+        if target == paper {
+            self.summary.dropped += 1;
+            return Ok(());
+        }
+        if self.current_target != Some(target) {
+            self.flush(conn, rng).await?;
+            self.current_target = Some(target);
+        }
+        let model = match self.models.get(row.model) {
+            Some(model) => *model,
+            None => {
+                let model = stored::model_key(conn, row.model).await?;
+                self.models.insert(row.model.to_owned(), model);
+                model
+            }
+        };
+        let entry = Pending {
+            paper,
+            given_rank: row.rank,
+            score: row.score,
+            line: Some(line),
+        };
+        match self.buffer.iter_mut().find(|(key, _, _)| *key == model) {
+            Some((_, _, entries)) => entries.push(entry),
+            None => self.buffer.push((model, row.model.to_owned(), vec![entry])),
+        }
+        Ok(())
+    }
+
+    fn resolve(&mut self, id: &str, column: &str, line: u64) -> Option<PaperRef> {
+        let reference = self.papers.get(id.trim()).copied();
+        if reference.is_none() {
+            self.problems.push(Problem::at(
+                line,
+                Some(column),
+                format!("unknown paper id {id:?}: import it with `paperjudge import papers` first"),
+            ));
+        }
+        reference
+    }
+
+    /// Orders, checks and writes the buffered lists of the current target, then refreshes
+    /// its pool. Once any problem is known nothing more is written (the transaction will be
+    /// rolled back), but lists are still checked so that every problem is reported.
+    async fn flush(
+        &mut self,
+        conn: &mut SqliteConnection,
+        rng: &mut impl Rng,
+    ) -> Result<(), sqlx::Error> {
+        let Some(target) = self.current_target.take() else {
+            return Ok(());
+        };
+        let mut lists = Vec::with_capacity(self.buffer.len());
+        for (model, model_name, mut entries) in std::mem::take(&mut self.buffer) {
+            let list_key = (target.key, model);
+            if self.seen_lists.insert(list_key) {
+                if self.problems.is_empty() {
+                    if stored::delete_list(conn, target.key, model).await? {
+                        self.summary.updated += 1;
+                    } else {
+                        self.summary.added += 1;
+                    }
+                }
+            } else if self.problems.is_empty() {
+                // Scattered rows: merge with the part of this list written earlier.
+                for earlier in stored::list(conn, target.key, model).await? {
+                    entries.push(Pending {
+                        paper: self.papers[earlier.paper_external_id.as_str()],
+                        given_rank: earlier.given_rank,
+                        score: earlier.score,
+                        line: None,
+                    });
+                }
+                stored::delete_list(conn, target.key, model).await?;
+            }
+            if let Some(ordered) = self.order(entries, &model_name) {
+                lists.push((model, ordered));
+            }
+        }
+        if self.problems.is_empty() {
+            stored::insert_lists(conn, target.key, &lists).await?;
+            let change = pool_db::refresh_target(conn, target.key, self.depth, rng).await?;
+            self.summary.pool_added += change.added;
+            self.summary.pool_removed += change.removed;
+        }
+        Ok(())
+    }
+
+    /// Puts one list in order (by rank, or by score for TREC runs and rank-less lists) and
+    /// checks it; `None` after recording its problems.
+    fn order(&mut self, mut entries: Vec<Pending>, model: &str) -> Option<Vec<NewEntry>> {
+        let by_rank = self.options.format != Format::Trec
+            && entries.iter().all(|entry| entry.given_rank.is_some());
+        if by_rank {
+            entries.sort_by_key(|entry| entry.given_rank);
+            for pair in entries.windows(2) {
+                if pair[0].given_rank == pair[1].given_rank {
+                    let rank = pair[1].given_rank.unwrap_or_default();
+                    self.problems.push(Problem::at(
+                        later_line(&pair[0], &pair[1]),
+                        Some("rank"),
+                        format!(
+                            "rank {rank} appears twice in the list of model {model:?} for this \
+                             target{}",
+                            also_at(&pair[0], &pair[1])
+                        ),
+                    ));
+                    return None;
+                }
+            }
+        } else if let Some(unranked) = entries.iter().find(|entry| entry.score.is_none()) {
+            self.problems.push(Problem::at(
+                unranked.line.unwrap_or_default(),
+                Some("score"),
+                format!(
+                    "the list of model {model:?} for this target has rows without a rank, so \
+                     every row needs a score to order it, and this one has none"
+                ),
+            ));
+            return None;
+        } else {
+            // trec_eval's order: score descending, ties broken by document id descending.
+            entries.sort_by(|a, b| {
+                b.score
+                    .partial_cmp(&a.score)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+                    .then(b.paper.id_order.cmp(&a.paper.id_order))
+            });
+        }
+        let mut lines_by_paper: HashMap<PaperKey, &Pending> = HashMap::new();
+        for entry in &entries {
+            if let Some(first) = lines_by_paper.insert(entry.paper.key, entry) {
+                self.problems.push(Problem::at(
+                    later_line(first, entry),
+                    Some("paper"),
+                    format!(
+                        "the same paper appears twice in the list of model {model:?} for this \
+                         target{}",
+                        also_at(first, entry)
+                    ),
+                ));
+                return None;
+            }
+        }
+        Some(
+            entries
+                .iter()
+                .map(|entry| NewEntry {
+                    paper: entry.paper.key,
+                    given_rank: if by_rank { entry.given_rank } else { None },
+                    score: entry.score,
+                })
+                .collect(),
+        )
+    }
+}
+
+fn later_line(a: &Pending, b: &Pending) -> u64 {
+    a.line.max(b.line).unwrap_or_default()
+}
+
+fn also_at(a: &Pending, b: &Pending) -> String {
+    match (a.line, b.line) {
+        (Some(x), Some(y)) => format!(" (also line {})", x.min(y)),
+        _ => " (also earlier in the file)".to_owned(),
+    }
+}
+
+struct CsvColumns {
+    model: Option<usize>,
+    target: usize,
+    rank: Option<usize>,
+    paper: usize,
+    score: Option<usize>,
+    count: usize,
+}
+
+impl CsvColumns {
+    fn locate(header: &Header, model_given: bool) -> Result<CsvColumns, Problem> {
+        let model = match header.optional("model") {
+            Some(index) => Some(index),
+            None if model_given => None,
+            None => Some(header.require("model", CSV_HEADER)?),
+        };
+        let columns = CsvColumns {
+            model,
+            target: header.require("target", CSV_HEADER)?,
+            rank: header.optional("rank"),
+            paper: header.require("paper", CSV_HEADER)?,
+            score: header.optional("score"),
+            count: header.len(),
+        };
+        if columns.rank.is_none() && columns.score.is_none() {
+            return Err(Problem::at(
+                1,
+                Some("rank"),
+                format!("the header needs a rank or a score column to order the lists ({CSV_HEADER})"),
+            ));
+        }
+        Ok(columns)
+    }
+
+    fn row<'r>(
+        &self,
+        record: &'r csv::ByteRecord,
+        line: u64,
+        model_override: Option<&'r str>,
+    ) -> Result<Row<'r>, Problem> {
+        if record.len() != self.count {
+            return Err(Problem::at(
+                line,
+                None,
+                format!(
+                    "expected {} fields as in the header, found {}",
+                    self.count,
+                    record.len()
+                ),
+            ));
+        }
+        let text = |index: usize, column: &str| {
+            input::utf8_field(record, index, column, line).map(str::trim)
+        };
+        let model = match (model_override, self.model) {
+            (Some(name), _) => name,
+            (None, Some(index)) => text(index, "model")?,
+            (None, None) => unreachable!("located: a model column or --model"),
+        };
+        let rank = match self.rank {
+            Some(index) => parse_rank(text(index, "rank")?, line)?,
+            None => None,
+        };
+        let score = match self.score {
+            Some(index) => parse_score(text(index, "score")?, line)?,
+            None => None,
+        };
+        if rank.is_none() && score.is_none() {
+            return Err(Problem::at(
+                line,
+                Some("rank"),
+                "the row has neither a rank nor a score",
+            ));
+        }
+        Ok(Row {
+            model,
+            target: text(self.target, "target")?,
+            paper: text(self.paper, "paper")?,
+            rank,
+            score,
+        })
+    }
+}
+
+fn parse_rank(text: &str, line: u64) -> Result<Option<i64>, Problem> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    text.parse::<i64>().map(Some).map_err(|_| {
+        Problem::at(
+            line,
+            Some("rank"),
+            format!("expected an integer rank, got {text:?}"),
+        )
+    })
+}
+
+fn parse_score(text: &str, line: u64) -> Result<Option<f64>, Problem> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match text.parse::<f64>() {
+        Ok(score) if score.is_finite() => Ok(Some(score)),
+        _ => Err(Problem::at(
+            line,
+            Some("score"),
+            format!("expected a finite number, got {text:?}"),
+        )),
+    }
+}
+
+#[derive(Deserialize)]
+struct JsonRow {
+    model: Option<String>,
+    target: String,
+    paper: String,
+    rank: Option<i64>,
+    score: Option<f64>,
+}
+
+/// A JSON row owns its strings; a TREC row borrows from the line.
+enum JsonOrTrec<'a> {
+    Json(JsonRow),
+    Trec(Row<'a>),
+}
+
+fn json_row<'a>(
+    bytes: &'a [u8],
+    line: u64,
+    model_override: Option<&str>,
+) -> Result<JsonOrTrec<'a>, Problem> {
+    let mut row: JsonRow =
+        serde_json::from_slice(bytes).map_err(|error| super::json_problem(&error, line))?;
+    if let Some(name) = model_override {
+        row.model = Some(name.to_owned());
+    }
+    if row.model.is_none() {
+        return Err(Problem::at(
+            line,
+            Some("model"),
+            "the object has no \"model\" key (or pass --model NAME)",
+        ));
+    }
+    if row.rank.is_none() && row.score.is_none() {
+        return Err(Problem::at(
+            line,
+            Some("rank"),
+            "the object has neither a \"rank\" nor a \"score\"",
+        ));
+    }
+    if row.score.is_some_and(|score| !score.is_finite()) {
+        return Err(Problem::at(line, Some("score"), "expected a finite number"));
+    }
+    Ok(JsonOrTrec::Json(row))
+}
+
+impl JsonRow {
+    fn model(&self) -> &str {
+        self.model.as_deref().unwrap_or_default()
+    }
+}
+
+fn trec_row<'a>(
+    bytes: &'a [u8],
+    line: u64,
+    model_override: Option<&'a str>,
+) -> Result<JsonOrTrec<'a>, Problem> {
+    let text = std::str::from_utf8(bytes).map_err(|error| {
+        Problem::at(
+            line,
+            None,
+            format!(
+                "not valid UTF-8 (byte {} of the line); save the file as UTF-8",
+                error.valid_up_to() + 1
+            ),
+        )
+    })?;
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    let [target, _q0, paper, _rank, score, tag] = fields[..] else {
+        return Err(Problem::at(
+            line,
+            None,
+            format!(
+                "expected 6 fields `target Q0 paper rank score model`, found {}",
+                fields.len()
+            ),
+        ));
+    };
+    let score = parse_score(score, line)?.ok_or_else(|| Problem::at(line, Some("score"), "missing"))?;
+    Ok(JsonOrTrec::Trec(Row {
+        model: model_override.unwrap_or(tag),
+        target,
+        paper,
+        // trec_eval ignores the rank column and orders by score.
+        rank: None,
+        score: Some(score),
+    }))
+}

@@ -1,0 +1,14 @@
+//! paperjudge: rate the papers your recommendation models suggest, blind, and find out which
+//! model recommends best.
+//!
+//! The library holds everything; `main.rs` only parses the command line and calls [`cli::run`].
+//! Tests build the same web app with [`web::run`] on any port.
+
+pub mod cli;
+pub mod db;
+pub mod demo;
+pub mod domain;
+pub mod export;
+pub mod import;
+pub mod metrics;
+pub mod web;
