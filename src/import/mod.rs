@@ -140,8 +140,10 @@ impl Problems {
         self.reported.is_empty()
     }
 
-    /// `Err` with every problem if there was any.
-    pub(crate) fn into_result(self) -> Result<(), InvalidInput> {
+    /// `Err` with every problem, by line, if there was any.
+    pub(crate) fn into_result(mut self) -> Result<(), InvalidInput> {
+        // Some problems (a duplicate within a list) are found only when the list is complete.
+        self.reported.sort_by_key(|problem| problem.line);
         if self.reported.is_empty() {
             Ok(())
         } else {

@@ -1,6 +1,6 @@
 //! Papers from CSV (`id,title[,abstract,authors,year,url]`) or JSONL (one object a line).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 
 use serde::Deserialize;
@@ -22,13 +22,16 @@ pub async fn import<R: Read>(
 ) -> Result<Summary, ImportError> {
     let mut problems = Problems::new(source);
     let mut summary = Summary::new("papers");
-    let mut seen_ids = HashSet::new();
+    let mut first_line_of_id = HashMap::new();
     let mut store = |paper: NewPaper, line: u64, problems: &mut Problems| {
-        if !seen_ids.insert(paper.external_id.clone()) {
+        if let Some(first) = first_line_of_id.insert(paper.external_id.clone(), line) {
             problems.push(Problem::at(
                 line,
                 Some("id"),
-                format!("paper {:?} appears twice in this file", paper.external_id),
+                format!(
+                    "paper {:?} appears twice in this file (also line {first})",
+                    paper.external_id
+                ),
             ));
             return None;
         }

@@ -1,0 +1,120 @@
+//! Shared by the integration tests: a study in a real SQLite file in a temporary directory.
+#![allow(dead_code)]
+
+use rand::SeedableRng;
+use sqlx::SqlitePool;
+
+use paperjudge::import::{self, Format, ImportError, Kind, Summary};
+
+pub struct TestStudy {
+    pub pool: SqlitePool,
+    pub dir: tempfile::TempDir,
+}
+
+impl TestStudy {
+    pub async fn new() -> TestStudy {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let pool = paperjudge::db::open(&dir.path().join("study.db"))
+            .await
+            .expect("the study opens");
+        TestStudy { pool, dir }
+    }
+
+    pub fn db_path(&self) -> std::path::PathBuf {
+        self.dir.path().join("study.db")
+    }
+
+    /// Imports `text` as one file in one transaction, committed only on success, with a
+    /// seeded generator so that pool order is reproducible.
+    pub async fn import(&self, kind: &Kind, text: &[u8], seed: u64) -> Result<Summary, ImportError> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let summary = import::import(&mut tx, kind, text, "test.csv", &mut rng).await?;
+        tx.commit().await?;
+        Ok(summary)
+    }
+
+    pub async fn papers(&self, csv: &str) -> Summary {
+        self.import(&Kind::Papers(Format::Csv), csv.as_bytes(), 0)
+            .await
+            .expect("papers import")
+    }
+
+    pub async fn recommendations(&self, csv: &str) -> Summary {
+        self.import(&recommendations(Format::Csv), csv.as_bytes(), 1)
+            .await
+            .expect("recommendations import")
+    }
+
+    pub async fn ratings(&self, csv: &str) -> Summary {
+        self.import(&Kind::Ratings, csv.as_bytes(), 2)
+            .await
+            .expect("ratings import")
+    }
+
+    pub async fn count(&self, table: &str) -> i64 {
+        sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}"))
+            .fetch_one(&self.pool)
+            .await
+            .expect("count")
+    }
+}
+
+pub fn recommendations(format: Format) -> Kind {
+    Kind::Recommendations(import::recommendations::Options {
+        format,
+        model: None,
+    })
+}
+
+/// `n` papers with ids P1..Pn.
+pub fn papers_csv(n: usize) -> String {
+    let mut csv = String::from("id,title,abstract,authors,year,url\n");
+    for i in 1..=n {
+        csv.push_str(&format!(
+            "P{i},Paper number {i},Abstract of paper {i}.,Author {i},2020,https://example.org/P{i}\n"
+        ));
+    }
+    csv
+}
+
+impl TestStudy {
+    /// Row counts of every table, to prove that a failed import wrote nothing.
+    pub async fn snapshot(&self) -> [i64; 6] {
+        [
+            self.count("papers").await,
+            self.count("models").await,
+            self.count("recommendations").await,
+            self.count("pool").await,
+            self.count("ratings").await,
+            self.count("rating_history").await,
+        ]
+    }
+
+    /// Imports `text` expecting it to be rejected with nothing written; returns the message.
+    pub async fn rejected(&self, kind: &Kind, text: &[u8]) -> String {
+        let before = self.snapshot().await;
+        let error = self
+            .import(kind, text, 3)
+            .await
+            .expect_err("the import must be rejected");
+        assert_eq!(self.snapshot().await, before, "a rejected import wrote something");
+        match error {
+            ImportError::Invalid(invalid) => invalid.to_string(),
+            ImportError::Database(error) => panic!("expected invalid input, got {error}"),
+        }
+    }
+
+    /// The blind order of a target's pool: external paper ids by display position.
+    pub async fn pool_order(&self, target: &str) -> Vec<String> {
+        sqlx::query_scalar(
+            "SELECT p.external_id FROM pool
+             JOIN papers t ON t.id = pool.target_id JOIN papers p ON p.id = pool.paper_id
+             WHERE t.external_id = ? ORDER BY pool.sort_key, pool.paper_id",
+        )
+        .bind(target)
+        .fetch_all(&self.pool)
+        .await
+        .expect("pool order")
+    }
+}

@@ -1,0 +1,158 @@
+mod common;
+
+use common::TestStudy;
+use paperjudge::db::{self, ratings::Source};
+use paperjudge::domain::Stars;
+use paperjudge::export;
+use paperjudge::import::Kind;
+use paperjudge::metrics::Relevance;
+
+async fn study_with_pool() -> TestStudy {
+    let study = TestStudy::new().await;
+    study.papers(&common::papers_csv(6)).await;
+    study
+        .recommendations("model,target,rank,paper\nA,P1,1,P2\nA,P1,2,P3\nB,P1,1,P4\n")
+        .await;
+    study
+}
+
+async fn stars_of(study: &TestStudy, target: &str, paper: &str) -> Vec<Option<u8>> {
+    let target = db::papers::key_of(&study.pool, target).await.unwrap().unwrap();
+    let paper = db::papers::key_of(&study.pool, paper).await.unwrap().unwrap();
+    db::ratings::history(&study.pool, target, paper)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|entry| entry.stars.map(Stars::get))
+        .collect()
+}
+
+#[tokio::test]
+async fn ratings_upsert_into_the_history_and_join_the_pool() {
+    let study = study_with_pool().await;
+    let summary = study
+        .ratings("target,paper,stars\nP1,P2,4\nP1,P3,1\nP1,P5,5\n")
+        .await;
+    assert_eq!((summary.read, summary.added), (3, 3));
+    // P5 was rated although no model pooled it: it joins the pool so the rater can see it.
+    assert_eq!(study.count("pool").await, 4);
+
+    let summary = study
+        .ratings("target,paper,stars,rated_at\nP1,P2,2,2026-01-02T03:04:05+01:00\nP1,P3,1,\n")
+        .await;
+    assert_eq!((summary.updated, summary.unchanged), (1, 1));
+    assert_eq!(stars_of(&study, "P1", "P2").await, [Some(4), Some(2)]);
+    assert_eq!(stars_of(&study, "P1", "P3").await, [Some(1)]);
+    let rows = db::ratings::all_rows(&study.pool).await.unwrap();
+    assert_eq!(rows[0].rated_at, "2026-01-02T02:04:05Z");
+    assert_eq!(study.count("rating_history").await, 4);
+}
+
+#[tokio::test]
+async fn bad_ratings_are_rejected_whole_with_their_lines_named() {
+    let study = study_with_pool().await;
+    study.ratings("target,paper,stars\nP1,P2,3\n").await;
+
+    let message = study.rejected(&Kind::Ratings, b"").await;
+    assert!(message.contains("the file is empty"), "{message}");
+    let message = study.rejected(&Kind::Ratings, b"target,paper,stars\n").await;
+    assert!(message.contains("the file has a header but no ratings"), "{message}");
+    let message = study.rejected(&Kind::Ratings, b"target,paper\nP1,P2\n").await;
+    assert!(
+        message.contains("test.csv:1: `stars`: required column is missing from the header"),
+        "{message}"
+    );
+
+    let message = study
+        .rejected(
+            &Kind::Ratings,
+            b"target,paper,stars\nP1,P2,0\nP1,P3,6\nP1,P9,3\nP1,P4,4\nP1,P4,5\nP1,P1,5\nP1,P3,2.5\nP\xff,P2,1\n",
+        )
+        .await;
+    let lines: Vec<&str> = message.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "test.csv:2: `stars`: stars must be an integer from 1 to 5, got \"0\"",
+            "test.csv:3: `stars`: stars must be an integer from 1 to 5, got \"6\"",
+            "test.csv:4: `paper`: unknown paper id \"P9\"",
+            "test.csv:6: this pair is rated twice in the file (also line 5)",
+            "test.csv:7: `paper`: a paper cannot be rated as a recommendation for itself",
+            "test.csv:8: `stars`: stars must be an integer from 1 to 5, got \"2.5\"",
+            "test.csv:9: `target`: not valid UTF-8 (byte 2 of the field); save the file as UTF-8",
+        ]
+    );
+
+    let message = study
+        .rejected(&Kind::Ratings, b"target,paper,stars,rated_at\nP1,P2,3,yesterday\n")
+        .await;
+    assert!(
+        message.contains("test.csv:2: `rated_at`: expected an RFC 3339 time"),
+        "{message}"
+    );
+
+    let mut huge = b"target,paper,stars\nP1,P2,3\n".to_vec();
+    huge.extend(std::iter::repeat_n(b'1', 10 << 20));
+    let message = study.rejected(&Kind::Ratings, &huge).await;
+    assert!(message.contains("test.csv:3: line is longer than"), "{message}");
+}
+
+const HOSTILE_PAPERS: &str = "id,title\n\
+T1,\"Target, with \"\"quotes\"\" and a\r\nline break\"\n\
+R1,\"=cmd|' /C calc'!A0, \"\"evil\"\"\"\n\
+R2,\"Ünïcödé — 日本語 \u{1F600}\"\n\
+R3,\"trailing comma,\"\n\
+R4,\"  spaced  \"\n";
+
+#[tokio::test]
+async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
+    let study = TestStudy::new().await;
+    study.papers(HOSTILE_PAPERS).await;
+    study
+        .recommendations("model,target,rank,paper\nm,T1,1,R1\nm,T1,2,R2\nm,T1,3,R3\nm,T1,4,R4\n")
+        .await;
+    study
+        .ratings("target,paper,stars\nT1,R1,5\nT1,R2,1\nT1,R3,3\n")
+        .await;
+    let mut exported = Vec::new();
+    export::ratings_csv(&db::ratings::all_rows(&study.pool).await.unwrap(), &mut exported).unwrap();
+
+    let fresh = TestStudy::new().await;
+    fresh.papers(HOSTILE_PAPERS).await;
+    let summary = fresh.ratings(std::str::from_utf8(&exported).unwrap()).await;
+    assert_eq!((summary.read, summary.added), (3, 3));
+    let mut again = Vec::new();
+    export::ratings_csv(&db::ratings::all_rows(&fresh.pool).await.unwrap(), &mut again).unwrap();
+    assert_eq!(
+        String::from_utf8(again).unwrap(),
+        String::from_utf8(exported.clone()).unwrap()
+    );
+    let text = String::from_utf8(exported).unwrap();
+    assert!(text.starts_with("target,target_title,paper,paper_title,stars,rated_at\r\n"));
+    assert!(text.contains("T1,\"Target, with \"\"quotes\"\" and a\r\nline break\",R1,"));
+
+    let mut qrels = Vec::new();
+    export::qrels(
+        &db::ratings::all_rows(&fresh.pool).await.unwrap(),
+        Relevance::StarsMinusOne,
+        &mut qrels,
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8(qrels).unwrap(), "T1 0 R1 4\nT1 0 R2 0\nT1 0 R3 2\n");
+}
+
+#[tokio::test]
+async fn a_cleared_rating_is_recorded_in_the_history() {
+    let study = study_with_pool().await;
+    study.ratings("target,paper,stars\nP1,P2,3\n").await;
+    let target = db::papers::key_of(&study.pool, "P1").await.unwrap().unwrap();
+    let paper = db::papers::key_of(&study.pool, "P2").await.unwrap().unwrap();
+    let mut tx = study.pool.begin_with("BEGIN IMMEDIATE").await.unwrap();
+    let change = db::ratings::set(&mut tx, target, paper, None, "2026-11-22T00:00:00Z", Source::Web)
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!((change.previous, change.current), (Stars::new(3), None));
+    assert_eq!(stars_of(&study, "P1", "P2").await, [Some(3), None]);
+    assert_eq!(study.count("ratings").await, 0);
+}
