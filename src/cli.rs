@@ -4,13 +4,14 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use sqlx::SqlitePool;
 
 use crate::db;
 use crate::domain::PoolDepth;
+use crate::evaluation;
 use crate::export;
 use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
 use crate::metrics::Relevance;
@@ -52,6 +53,8 @@ pub enum Command {
     /// Export ratings, TREC qrels or the blind pool.
     #[command(subcommand)]
     Export(ExportCommand),
+    /// Compare the models (every option as in metrics.md).
+    Leaderboard(LeaderboardArgs),
     /// Counts of papers, models, targets, pooled and rated pairs.
     Status {
         #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
@@ -100,6 +103,24 @@ pub enum ExportCommand {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct LeaderboardArgs {
+    #[command(flatten)]
+    pub options: evaluation::LeaderboardOptions,
+    #[arg(long, value_enum, default_value_t = LeaderboardFormat::Table)]
+    pub format: LeaderboardFormat,
+    /// Add every evaluated target's NDCG and Judged@k per model.
+    #[arg(long)]
+    pub per_target: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LeaderboardFormat {
+    Table,
+    Csv,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -169,6 +190,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Serve { addr, demo } => serve(pool, &addr, demo).await,
         Command::Import(command) => run_import(&pool, command).await,
         Command::Export(command) => run_export(&pool, command).await,
+        Command::Leaderboard(args) => leaderboard(&pool, args).await,
         Command::Status { format } => status(&pool, format).await,
     }
 }
@@ -264,12 +286,9 @@ async fn import_file(pool: &SqlitePool, path: &Path, kind: &Kind) -> Result<Summ
     let reader = progress.wrap_read(BufReader::with_capacity(1 << 20, file));
     let source = path.display().to_string();
     let mut rng = rand::rngs::StdRng::from_os_rng();
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
-    let result = import::import(&mut tx, kind, reader, &source, &mut rng).await;
+    let result = import::import_file(pool, kind, reader, &source, &mut rng).await;
     progress.finish_and_clear();
-    let summary = result?;
-    tx.commit().await?;
-    Ok(summary)
+    Ok(result?)
 }
 
 async fn run_export(pool: &SqlitePool, command: ExportCommand) -> Result<(), CliError> {
@@ -320,6 +339,18 @@ fn write_output(
             })
         }
     }
+}
+
+async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), CliError> {
+    let settings = evaluation::settings(pool, &args.options).await?;
+    let board = evaluation::leaderboard(pool, settings, args.per_target).await?;
+    let text = match args.format {
+        LeaderboardFormat::Table => board.to_table(),
+        LeaderboardFormat::Csv if args.per_target => board.per_target_csv(),
+        LeaderboardFormat::Csv => board.to_csv(),
+        LeaderboardFormat::Json => board.to_json(),
+    };
+    write_output(None, |out| out.write_all(text.as_bytes()))
 }
 
 async fn status(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {

@@ -1,5 +1,6 @@
 //! The data-access layer: every SQL statement of paperjudge lives below this module.
 
+pub mod evaluation;
 pub mod papers;
 pub mod pool;
 pub mod ratings;

@@ -52,20 +52,48 @@ pub async fn refresh_target(
             change.removed += 1;
         }
     }
-    // Sorted so that the keys drawn from a seeded generator do not depend on hash order.
-    let mut arriving: Vec<PaperKey> = wanted.difference(&present).copied().collect();
-    arriving.sort_unstable();
-    if !arriving.is_empty() {
+    let arriving = with_display_keys(target, wanted.difference(&present).copied(), rng);
+    insert_pairs(conn, &arriving).await?;
+    change.added = arriving.len() as u64;
+    Ok(change)
+}
+
+/// A pair entering the pool: target, paper, display key.
+pub type NewPair = (PaperKey, PaperKey, i64);
+
+/// Draws a display key for each paper arriving in the pool of `target`.
+pub fn with_display_keys(
+    target: PaperKey,
+    papers: impl IntoIterator<Item = PaperKey>,
+    rng: &mut impl Rng,
+) -> Vec<NewPair> {
+    let mut papers: Vec<PaperKey> = papers.into_iter().collect();
+    // Sorted so that keys drawn from a seeded generator do not depend on hash order.
+    papers.sort_unstable();
+    papers
+        .into_iter()
+        .map(|paper| (target, paper, rng.random::<i64>()))
+        .collect()
+}
+
+/// Inserts pairs that are not in the pool yet.
+pub async fn insert_pairs(conn: &mut SqliteConnection, pairs: &[NewPair]) -> Result<(), sqlx::Error> {
+    for chunk in pairs.chunks(super::recommendations::ROWS_PER_INSERT) {
         let mut insert = sqlx::QueryBuilder::new("INSERT INTO pool (target_id, paper_id, sort_key) ");
-        insert.push_values(&arriving, |mut row, paper| {
-            row.push_bind(target.0)
-                .push_bind(paper.0)
-                .push_bind(rng.random::<i64>());
+        insert.push_values(chunk, |mut row, (target, paper, key)| {
+            row.push_bind(target.0).push_bind(paper.0).push_bind(*key);
         });
         insert.build().execute(&mut *conn).await?;
-        change.added = arriving.len() as u64;
     }
-    Ok(change)
+    Ok(())
+}
+
+/// Every target that has a pool, i.e. every target with a stored list or a rating.
+pub async fn targets(conn: &mut SqliteConnection) -> Result<HashSet<PaperKey>, sqlx::Error> {
+    let targets: Vec<i64> = sqlx::query_scalar("SELECT DISTINCT target_id FROM pool")
+        .fetch_all(conn)
+        .await?;
+    Ok(targets.into_iter().map(PaperKey).collect())
 }
 
 /// Adds one pair to the pool (a rating imported for a pair no model pooled), if missing.

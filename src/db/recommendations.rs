@@ -67,7 +67,7 @@ pub async fn delete_list(
     Ok(deleted.rows_affected() > 0)
 }
 
-/// One entry of a list to store; its position is its index in the slice plus one.
+/// One entry of a list to store.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NewEntry {
     pub paper: PaperKey,
@@ -75,33 +75,23 @@ pub struct NewEntry {
     pub score: Option<f64>,
 }
 
+/// A row of `recommendations` to insert: target, model, 1-based position, entry.
+pub type NewRow = (PaperKey, ModelKey, u32, NewEntry);
+
 /// Rows per INSERT statement: one statement per few hundred rows keeps the per-statement
 /// overhead of the driver out of bulk imports, well under SQLite's limit of bound variables.
-const ROWS_PER_INSERT: usize = 500;
+pub const ROWS_PER_INSERT: usize = 500;
 
-/// Stores `lists` (which must replace nothing: delete first) for one target.
-pub async fn insert_lists(
-    conn: &mut SqliteConnection,
-    target: PaperKey,
-    lists: &[(ModelKey, Vec<NewEntry>)],
-) -> Result<(), sqlx::Error> {
-    let rows: Vec<(ModelKey, usize, &NewEntry)> = lists
-        .iter()
-        .flat_map(|(model, entries)| {
-            entries
-                .iter()
-                .enumerate()
-                .map(move |(index, entry)| (*model, index + 1, entry))
-        })
-        .collect();
+/// Inserts rows whose (target, model) lists were deleted or never existed.
+pub async fn insert_rows(conn: &mut SqliteConnection, rows: &[NewRow]) -> Result<(), sqlx::Error> {
     for chunk in rows.chunks(ROWS_PER_INSERT) {
         let mut insert: QueryBuilder<Sqlite> = QueryBuilder::new(
             "INSERT INTO recommendations (target_id, model_id, position, paper_id, given_rank, score) ",
         );
-        insert.push_values(chunk, |mut row, (model, position, entry)| {
+        insert.push_values(chunk, |mut row, (target, model, position, entry)| {
             row.push_bind(target.0)
                 .push_bind(model.0)
-                .push_bind(*position as i64)
+                .push_bind(i64::from(*position))
                 .push_bind(entry.paper.0)
                 .push_bind(entry.given_rank)
                 .push_bind(entry.score);

@@ -11,7 +11,7 @@ use std::io::Read;
 use std::path::Path;
 
 use rand::Rng;
-use sqlx::SqliteConnection;
+use sqlx::{Connection, SqliteConnection, SqlitePool};
 
 pub use input::{open_csv, InputReader, MAX_LINE_BYTES};
 
@@ -23,8 +23,43 @@ pub enum Kind {
     Ratings,
 }
 
-/// Imports one file inside the caller's transaction (commit only on `Ok`). `source` names the
-/// file in problems; `rng` draws the display keys of pairs entering the pool.
+/// Imports one file in one transaction of its own: all of it, or (on any error) nothing.
+///
+/// `source` names the file in problems; `rng` draws the display keys of pairs entering the
+/// pool.
+pub async fn import_file<R: Read>(
+    pool: &SqlitePool,
+    kind: &Kind,
+    reader: R,
+    source: &str,
+    rng: &mut impl Rng,
+) -> Result<Summary, ImportError> {
+    let mut conn = pool.acquire().await?;
+    // Every id an importer writes was resolved against the papers table (or created) in the
+    // same transaction, so SQLite's foreign-key checks would only repeat that work row by row:
+    // a third of the time of a large import. A large transaction also spills dirty pages to
+    // the WAL again and again with the default 2 MB page cache; allow up to 1 GiB.
+    sqlx::query("PRAGMA foreign_keys = OFF; PRAGMA cache_size = -1048576")
+        .execute(&mut *conn)
+        .await?;
+    let result = async {
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+        let summary = import(&mut tx, kind, reader, source, rng).await?;
+        tx.commit().await?;
+        Ok(summary)
+    }
+    .await;
+    let restored = sqlx::query("PRAGMA foreign_keys = ON; PRAGMA cache_size = -2000")
+        .execute(&mut *conn)
+        .await;
+    if restored.is_err() {
+        // Never hand a connection without foreign keys back to the pool.
+        conn.close_on_drop();
+    }
+    result
+}
+
+/// Imports one file inside the caller's transaction (commit only on `Ok`).
 pub async fn import<R: Read>(
     conn: &mut SqliteConnection,
     kind: &Kind,

@@ -16,11 +16,15 @@ use sqlx::SqliteConnection;
 use super::input::{self, Header, InputReader};
 use super::{Format, ImportError, Problem, Problems, Summary};
 use crate::db::papers::PaperRef;
-use crate::db::recommendations::{self as stored, NewEntry};
+use crate::db::pool::NewPair;
+use crate::db::recommendations::{self as stored, NewEntry, NewRow};
 use crate::db::{self, pool as pool_db};
 use crate::domain::{ModelKey, PaperKey};
 
 const CSV_HEADER: &str = "model,target,rank,paper[,score]";
+
+/// New targets' rows are written once this many are staged.
+const STAGED_ROWS_LIMIT: usize = 8 * stored::ROWS_PER_INSERT;
 
 /// How the importer reads a file.
 #[derive(Debug, Clone)]
@@ -66,6 +70,9 @@ pub async fn import<R: Read>(
         depth,
         models: HashMap::new(),
         seen_lists: HashSet::new(),
+        targets_with_pool: pool_db::targets(&mut *conn).await?,
+        staged_rows: Vec::new(),
+        staged_pairs: Vec::new(),
         current_target: None,
         buffer: Vec::new(),
         problems: Problems::new(source),
@@ -76,6 +83,7 @@ pub async fn import<R: Read>(
         Format::Jsonl | Format::Trec => importer.read_lines(conn, reader, rng).await?,
     }
     importer.flush(conn, rng).await?;
+    importer.write_staged(conn).await?;
     if importer.summary.read == 0 && importer.problems.is_empty() {
         importer.problems.push(Problem::whole_file(
             "the file holds no recommendations (an empty file imports nothing)",
@@ -93,6 +101,11 @@ struct Importer<'a> {
     models: HashMap<String, ModelKey>,
     /// Lists already written by this import (merged, not replaced, if they come up again).
     seen_lists: HashSet<(PaperKey, ModelKey)>,
+    /// Targets with stored lists, pool or ratings, including those of this import.
+    targets_with_pool: HashSet<PaperKey>,
+    /// Rows and pool pairs of new targets, written in batches.
+    staged_rows: Vec<NewRow>,
+    staged_pairs: Vec<NewPair>,
     current_target: Option<PaperRef>,
     /// The current target's lists, in the order their models first appeared.
     buffer: Vec<(ModelKey, String, Vec<Pending>)>,
@@ -239,9 +252,10 @@ impl Importer<'_> {
         reference
     }
 
-    /// Orders, checks and writes the buffered lists of the current target, then refreshes
-    /// its pool. Once any problem is known nothing more is written (the transaction will be
-    /// rolled back), but lists are still checked so that every problem is reported.
+    /// Orders and checks the buffered lists of the current target and writes them (new
+    /// targets in batches), with the target's pool. Once any problem is known nothing more is
+    /// written (the transaction will be rolled back), but lists are still checked so that
+    /// every problem is reported.
     async fn flush(
         &mut self,
         conn: &mut SqliteConnection,
@@ -250,20 +264,83 @@ impl Importer<'_> {
         let Some(target) = self.current_target.take() else {
             return Ok(());
         };
-        let mut lists = Vec::with_capacity(self.buffer.len());
-        for (model, model_name, mut entries) in std::mem::take(&mut self.buffer) {
-            let list_key = (target.key, model);
-            if self.seen_lists.insert(list_key) {
-                if self.problems.is_empty() {
-                    if stored::delete_list(conn, target.key, model).await? {
-                        self.summary.updated += 1;
-                    } else {
-                        self.summary.added += 1;
-                    }
+        let lists = std::mem::take(&mut self.buffer);
+        if self.targets_with_pool.insert(target.key) {
+            self.stage_new_target(target.key, lists, rng);
+            if self.staged_rows.len() >= STAGED_ROWS_LIMIT {
+                self.write_staged(conn).await?;
+            }
+            Ok(())
+        } else {
+            // Stored lists to replace or merge, and a pool to keep: go through the database,
+            // after what is staged, so that every read sees it.
+            self.write_staged(conn).await?;
+            self.replace_lists(conn, target.key, lists, rng).await
+        }
+    }
+
+    /// A target without stored lists, pool or ratings: its lists and pool follow from the
+    /// file alone.
+    fn stage_new_target(
+        &mut self,
+        target: PaperKey,
+        lists: Vec<(ModelKey, String, Vec<Pending>)>,
+        rng: &mut impl Rng,
+    ) {
+        let mut pooled = HashSet::new();
+        for (model, model_name, entries) in lists {
+            self.seen_lists.insert((target, model));
+            self.summary.added += 1;
+            let Some(ordered) = self.order(entries, &model_name) else {
+                continue;
+            };
+            pooled.extend(ordered.iter().take(self.depth as usize).map(|entry| entry.paper));
+            if self.problems.is_empty() {
+                self.staged_rows.extend(
+                    (1..)
+                        .zip(ordered)
+                        .map(|(position, entry)| (target, model, position, entry)),
+                );
+            }
+        }
+        let pairs = pool_db::with_display_keys(target, pooled, rng);
+        self.summary.pool_added += pairs.len() as u64;
+        if self.problems.is_empty() {
+            self.staged_pairs.extend(pairs);
+        }
+    }
+
+    async fn write_staged(&mut self, conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
+        if self.problems.is_empty() {
+            stored::insert_rows(conn, &self.staged_rows).await?;
+            pool_db::insert_pairs(conn, &self.staged_pairs).await?;
+        }
+        self.staged_rows.clear();
+        self.staged_pairs.clear();
+        Ok(())
+    }
+
+    /// A target with stored lists, pool or ratings: each list in the file replaces the stored
+    /// one (or, if it came up earlier in this file, is merged with it), then the pool is
+    /// refreshed from what is stored.
+    async fn replace_lists(
+        &mut self,
+        conn: &mut SqliteConnection,
+        target: PaperKey,
+        lists: Vec<(ModelKey, String, Vec<Pending>)>,
+        rng: &mut impl Rng,
+    ) -> Result<(), sqlx::Error> {
+        let mut rows = Vec::new();
+        for (model, model_name, mut entries) in lists {
+            if self.seen_lists.insert((target, model)) {
+                if self.problems.is_empty() && stored::delete_list(conn, target, model).await? {
+                    self.summary.updated += 1;
+                } else {
+                    self.summary.added += 1;
                 }
             } else if self.problems.is_empty() {
                 // Scattered rows: merge with the part of this list written earlier.
-                for earlier in stored::list(conn, target.key, model).await? {
+                for earlier in stored::list(conn, target, model).await? {
                     entries.push(Pending {
                         paper: self.papers[earlier.paper_external_id.as_str()],
                         given_rank: earlier.given_rank,
@@ -271,15 +348,19 @@ impl Importer<'_> {
                         line: None,
                     });
                 }
-                stored::delete_list(conn, target.key, model).await?;
+                stored::delete_list(conn, target, model).await?;
             }
             if let Some(ordered) = self.order(entries, &model_name) {
-                lists.push((model, ordered));
+                rows.extend(
+                    (1..)
+                        .zip(ordered)
+                        .map(|(position, entry)| (target, model, position, entry)),
+                );
             }
         }
         if self.problems.is_empty() {
-            stored::insert_lists(conn, target.key, &lists).await?;
-            let change = pool_db::refresh_target(conn, target.key, self.depth, rng).await?;
+            stored::insert_rows(conn, &rows).await?;
+            let change = pool_db::refresh_target(conn, target, self.depth, rng).await?;
             self.summary.pool_added += change.added;
             self.summary.pool_removed += change.removed;
         }

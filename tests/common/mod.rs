@@ -28,10 +28,7 @@ impl TestStudy {
     /// seeded generator so that pool order is reproducible.
     pub async fn import(&self, kind: &Kind, text: &[u8], seed: u64) -> Result<Summary, ImportError> {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let summary = import::import(&mut tx, kind, text, "test.csv", &mut rng).await?;
-        tx.commit().await?;
-        Ok(summary)
+        import::import_file(&self.pool, kind, text, "test.csv", &mut rng).await
     }
 
     pub async fn papers(&self, csv: &str) -> Summary {

@@ -1,0 +1,134 @@
+//! The evaluation layer: a study's lists and ratings from the database, through the metrics,
+//! into a [`Leaderboard`]. `paperjudge leaderboard` and the leaderboard page both come here.
+
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+
+use serde::Deserialize;
+use sqlx::SqlitePool;
+
+use crate::db;
+use crate::domain::{PaperKey, Stars};
+use crate::leaderboard::{Leaderboard, TargetInput};
+use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+
+/// The leaderboard options as a person gives them (command-line flags or query parameters,
+/// named as in metrics.md); each one left out takes its default.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeaderboardOptions {
+    /// Cutoff of every metric [default: the pool depth].
+    #[arg(long)]
+    pub k: Option<NonZeroUsize>,
+    /// linear (gain = rel) or exponential (2^rel - 1) [default: linear].
+    #[arg(long)]
+    pub gain: Option<Gain>,
+    /// stars-minus-one or stars [default: stars-minus-one].
+    #[arg(long)]
+    pub relevance: Option<Relevance>,
+    /// judged (all judged papers of the target) or list (the list's own top k) [default: judged].
+    #[arg(long)]
+    pub ideal: Option<Ideal>,
+    /// zero (unrated papers count 0) or skip (removed before the cutoff) [default: zero].
+    #[arg(long)]
+    pub unjudged: Option<Unjudged>,
+    /// skip or zero: targets where a metric is undefined [default: skip].
+    #[arg(long)]
+    pub empty: Option<Empty>,
+    /// Least stars that count as relevant for P, R, F1, AP, RR [default: 4].
+    #[arg(long, value_parser = parse_threshold)]
+    #[serde(default, deserialize_with = "deserialize_threshold")]
+    pub threshold: Option<Stars>,
+    /// relevant, hits or min-k-relevant [default: relevant].
+    #[arg(long)]
+    #[serde(alias = "ap-denominator")]
+    pub ap_denominator: Option<ApDenominator>,
+}
+
+fn parse_threshold(text: &str) -> Result<Stars, String> {
+    text.parse::<Stars>()
+        .map_err(|_| format!("threshold must be a number of stars from 1 to 5 (got {text:?})"))
+}
+
+fn deserialize_threshold<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Stars>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    parse_threshold(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
+}
+
+/// The settings the options ask for in this study (k defaults to its pool depth).
+pub async fn settings(
+    pool: &SqlitePool,
+    options: &LeaderboardOptions,
+) -> Result<Settings, sqlx::Error> {
+    let defaults = Settings::for_pool_depth(db::study::pool_depth(pool).await?);
+    Ok(Settings {
+        k: options.k.unwrap_or(defaults.k),
+        gain: options.gain.unwrap_or(defaults.gain),
+        relevance: options.relevance.unwrap_or(defaults.relevance),
+        ideal: options.ideal.unwrap_or(defaults.ideal),
+        unjudged: options.unjudged.unwrap_or(defaults.unjudged),
+        empty: options.empty.unwrap_or(defaults.empty),
+        threshold: options.threshold.unwrap_or(defaults.threshold),
+        ap_denominator: options.ap_denominator.unwrap_or(defaults.ap_denominator),
+    })
+}
+
+/// Compares every model of the study under `settings`.
+pub async fn leaderboard(
+    pool: &SqlitePool,
+    settings: Settings,
+    include_per_target: bool,
+) -> Result<Leaderboard, sqlx::Error> {
+    let pool_depth = db::study::pool_depth(pool).await?;
+    // Only the top k of a list counts, unless unjudged papers are skipped before the cutoff.
+    let depth = match settings.unjudged {
+        Unjudged::Zero => settings.k.get(),
+        Unjudged::Skip => usize::MAX,
+    };
+    let data = db::evaluation::load(pool, depth).await?;
+    let model_index: HashMap<i64, usize> = data
+        .models
+        .iter()
+        .enumerate()
+        .map(|(index, (key, _))| (*key, index))
+        .collect();
+    let mut targets: Vec<TargetInput<PaperKey>> = data
+        .targets
+        .iter()
+        .map(|(_, external_id)| TargetInput {
+            target: external_id.clone(),
+            judgments: HashMap::new(),
+            lists: vec![None; data.models.len()],
+        })
+        .collect();
+    let target_index: HashMap<i64, usize> = data
+        .targets
+        .iter()
+        .enumerate()
+        .map(|(index, (key, _))| (*key, index))
+        .collect();
+    for (target, paper, stars) in data.ratings {
+        if let (Some(&index), Some(stars)) = (target_index.get(&target), Stars::new(stars)) {
+            targets[index].judgments.insert(PaperKey(paper), stars);
+        }
+    }
+    for (target, model, paper) in data.list_entries {
+        if let (Some(&t), Some(&m)) = (target_index.get(&target), model_index.get(&model)) {
+            targets[t].lists[m]
+                .get_or_insert_with(Vec::new)
+                .push(PaperKey(paper));
+        }
+    }
+    let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
+    Ok(Leaderboard::compute(
+        &names,
+        &targets,
+        settings,
+        pool_depth,
+        include_per_target,
+    ))
+}
