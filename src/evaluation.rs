@@ -90,45 +90,48 @@ pub async fn leaderboard(
         Unjudged::Skip => usize::MAX,
     };
     let data = db::evaluation::load(pool, depth).await?;
-    let model_index: HashMap<i64, usize> = data
-        .models
-        .iter()
-        .enumerate()
+    let model_index: HashMap<i64, usize> = (data.models.iter().enumerate())
         .map(|(index, (key, _))| (*key, index))
         .collect();
-    let mut targets: Vec<TargetInput<PaperKey>> = data
-        .targets
-        .iter()
-        .map(|(_, external_id)| TargetInput {
+    let target_index: HashMap<i64, usize> = (data.rated_targets.iter().enumerate())
+        .map(|(index, (key, _, _))| (*key, index))
+        .collect();
+    let mut targets: Vec<TargetInput<PaperKey>> = (data.rated_targets.iter())
+        .map(|(_, external_id, ratings)| TargetInput {
             target: external_id.clone(),
-            judgments: HashMap::new(),
+            judgments: parse_ids(ratings)
+                .filter_map(|(paper, stars)| Some((PaperKey(paper), Stars::new(stars?)?)))
+                .collect(),
             lists: vec![None; data.models.len()],
         })
         .collect();
-    let target_index: HashMap<i64, usize> = data
-        .targets
-        .iter()
-        .enumerate()
-        .map(|(index, (key, _))| (*key, index))
-        .collect();
-    for (target, paper, stars) in data.ratings {
-        if let (Some(&index), Some(stars)) = (target_index.get(&target), Stars::new(stars)) {
-            targets[index].judgments.insert(PaperKey(paper), stars);
-        }
-    }
-    for (target, model, paper) in data.list_entries {
-        if let (Some(&t), Some(&m)) = (target_index.get(&target), model_index.get(&model)) {
-            targets[t].lists[m]
-                .get_or_insert_with(Vec::new)
-                .push(PaperKey(paper));
+    for (target, model, papers) in &data.lists {
+        if let (Some(&t), Some(&m)) = (target_index.get(target), model_index.get(model)) {
+            targets[t].lists[m] = Some(
+                parse_ids(papers)
+                    .map(|(paper, _)| PaperKey(paper))
+                    .collect(),
+            );
         }
     }
     let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
     Ok(Leaderboard::compute(
         &names,
         &targets,
+        data.target_count,
         settings,
         pool_depth,
         include_per_target,
     ))
+}
+
+/// The ids of a `GROUP_CONCAT` as the database wrote them: `id` or `id:stars`, comma-separated.
+fn parse_ids(text: &str) -> impl Iterator<Item = (i64, Option<i64>)> + '_ {
+    text.split(',').filter_map(|item| {
+        let (id, stars) = match item.split_once(':') {
+            Some((id, stars)) => (id, stars.parse().ok()),
+            None => (item, None),
+        };
+        Some((id.parse().ok()?, stars))
+    })
 }

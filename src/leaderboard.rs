@@ -98,13 +98,15 @@ pub struct Leaderboard {
 }
 
 impl Leaderboard {
-    /// Compares `models` on `targets`.
+    /// Compares `models` on `targets`. `study_targets` counts every target of the study:
+    /// those given, and unrated ones that need not be given (they are only counted).
     ///
     /// # Panics
     /// When a target does not have exactly one list entry per model.
     pub fn compute<K: Copy + Eq + Hash>(
         models: &[String],
         targets: &[TargetInput<K>],
+        study_targets: usize,
         settings: Settings,
         pool_depth: PoolDepth,
         include_per_target: bool,
@@ -145,7 +147,7 @@ impl Leaderboard {
         Leaderboard {
             settings,
             pool_depth,
-            targets: count_targets(targets.len(), &evaluated, &settings),
+            targets: count_targets(study_targets.max(targets.len()), &evaluated, &settings),
             models: model_rows(models, &scores, &order),
             per_target,
         }
@@ -540,7 +542,14 @@ mod tests {
     fn compute(per_target: bool) -> Leaderboard {
         let (models, targets) = study();
         let pool_depth = PoolDepth::new(3).unwrap();
-        Leaderboard::compute(&models, &targets, settings(), pool_depth, per_target)
+        Leaderboard::compute(
+            &models,
+            &targets,
+            targets.len(),
+            settings(),
+            pool_depth,
+            per_target,
+        )
     }
 
     #[track_caller]
@@ -738,7 +747,14 @@ mod tests {
             judgments: HashMap::new(),
             lists: vec![Some(vec![1])],
         }];
-        let board = Leaderboard::compute(&models, &targets, settings(), PoolDepth::DEFAULT, true);
+        let board = Leaderboard::compute(
+            &models,
+            &targets,
+            targets.len(),
+            settings(),
+            PoolDepth::DEFAULT,
+            true,
+        );
         let row = &board.models[0];
         assert_eq!((row.ndcg, row.ci95, row.targets), (None, None, 0));
         assert_eq!(

@@ -493,26 +493,43 @@ pub fn bootstrap_ci95_each(samples: &[&[f64]]) -> Vec<Option<[f64; 2]>> {
     let mut sizes: Vec<usize> = samples.iter().map(|s| s.len()).filter(|&n| n > 0).collect();
     sizes.sort_unstable();
     sizes.dedup();
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     for size in sizes {
         let members: Vec<usize> = (0..samples.len())
             .filter(|&s| samples[s].len() == size)
             .collect();
-        let mut means = vec![Vec::with_capacity(RESAMPLES); members.len()];
-        let mut draws = IndexDraws::new(size);
-        let mut indices = vec![0; size];
-        for _ in 0..RESAMPLES {
-            draws.fill(&mut indices);
-            for (member, means) in members.iter().zip(&mut means) {
-                let values = samples[*member];
-                means.push(gathered_sum(values, &indices) / size as f64);
-            }
-        }
-        for (member, mut means) in members.into_iter().zip(means) {
+        // Each core takes some of the samples and draws the same index stream, so the
+        // intervals do not depend on the number of cores.
+        let groups: Vec<&[usize]> = members.chunks(members.len().div_ceil(cores)).collect();
+        let means_of_groups: Vec<Vec<Vec<f64>>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (groups.iter())
+                .map(|group| scope.spawn(move || resampled_means(samples, group, size)))
+                .collect();
+            (workers.into_iter())
+                .map(|worker| worker.join().expect("a bootstrap worker never panics"))
+                .collect()
+        });
+        let all_means = means_of_groups.into_iter().flatten();
+        for (&member, mut means) in members.iter().zip(all_means) {
             means.sort_unstable_by(f64::total_cmp);
             intervals[member] = Some([quantile(&means, 0.025), quantile(&means, 0.975)]);
         }
     }
     intervals
+}
+
+/// The means of [`RESAMPLES`] bootstrap resamples of each of `members` (all of length `size`).
+fn resampled_means(samples: &[&[f64]], members: &[usize], size: usize) -> Vec<Vec<f64>> {
+    let mut means = vec![Vec::with_capacity(RESAMPLES); members.len()];
+    let mut draws = IndexDraws::new(size);
+    let mut indices = vec![0; size];
+    for _ in 0..RESAMPLES {
+        draws.fill(&mut indices);
+        for (member, means) in members.iter().zip(&mut means) {
+            means.push(gathered_sum(samples[*member], &indices) / size as f64);
+        }
+    }
+    means
 }
 
 /// Σ values[i] over `indices` in four interleaved partial sums, which the processor adds in

@@ -195,7 +195,14 @@ proptest! {
                 lists: vec![Some(list.clone()), Some(list)],
             })
             .collect();
-        let board = Leaderboard::compute(&models, &targets, Settings::default(), PoolDepth::DEFAULT, false);
+        let board = Leaderboard::compute(
+            &models,
+            &targets,
+            targets.len(),
+            Settings::default(),
+            PoolDepth::DEFAULT,
+            false,
+        );
         let second = &board.models[1];
         if second.ndcg.is_some() {
             prop_assert_eq!(second.p_value_vs_leader, Some(1.0));

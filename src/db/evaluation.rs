@@ -1,4 +1,7 @@
-//! What the evaluation layer reads: models, targets, ratings and the top of every list.
+//! What the evaluation layer reads: models, rated targets, ratings and the top of every list.
+//!
+//! Lists and judgments come aggregated, one row per list and per target: a study holds
+//! millions of list entries, and rows, not bytes, are what a query costs through the driver.
 
 use sqlx::SqlitePool;
 
@@ -7,43 +10,46 @@ use sqlx::SqlitePool;
 pub struct EvaluationData {
     /// (model id, name), by name.
     pub models: Vec<(i64, String)>,
-    /// (target id, external id), by external id: every target with a pool.
-    pub targets: Vec<(i64, String)>,
-    /// (target id, paper id, stars).
-    pub ratings: Vec<(i64, i64, i64)>,
-    /// (target id, model id, paper id) of the first `depth` positions of every list of a
-    /// rated target, best first within each list.
-    pub list_entries: Vec<(i64, i64, i64)>,
+    /// Every target of the study (every paper with a pool), rated or not.
+    pub target_count: usize,
+    /// Each rated target: id, external id, and its ratings as `paper:stars,…`.
+    pub rated_targets: Vec<(i64, String, String)>,
+    /// Each list of a rated target: target id, model id, and the paper ids of its first
+    /// `depth` positions as `paper,…`, best first.
+    pub lists: Vec<(i64, i64, String)>,
 }
 
 pub async fn load(pool: &SqlitePool, depth: usize) -> Result<EvaluationData, sqlx::Error> {
-    let mut conn = pool.begin().await?;
+    // One read transaction: every query sees the same snapshot while raters keep rating.
+    let mut tx = pool.begin().await?;
     let models = sqlx::query_as("SELECT id, name FROM models ORDER BY name")
-        .fetch_all(&mut *conn)
+        .fetch_all(&mut *tx)
         .await?;
-    let targets = sqlx::query_as(
-        "SELECT t.id, t.external_id FROM (SELECT DISTINCT target_id FROM pool) p
-         JOIN papers t ON t.id = p.target_id ORDER BY t.external_id",
+    let target_count: i64 = sqlx::query_scalar("SELECT COUNT(DISTINCT target_id) FROM pool")
+        .fetch_one(&mut *tx)
+        .await?;
+    let rated_targets = sqlx::query_as(
+        "SELECT r.target_id, t.external_id, GROUP_CONCAT(r.paper_id || ':' || r.stars)
+         FROM ratings r JOIN papers t ON t.id = r.target_id
+         GROUP BY r.target_id ORDER BY t.external_id",
     )
-    .fetch_all(&mut *conn)
+    .fetch_all(&mut *tx)
     .await?;
-    let ratings = sqlx::query_as("SELECT target_id, paper_id, stars FROM ratings")
-        .fetch_all(&mut *conn)
-        .await?;
     // Unrated targets are not evaluated, so their lists are not read.
-    let list_entries = sqlx::query_as(
-        "SELECT target_id, model_id, paper_id FROM recommendations
+    let lists = sqlx::query_as(
+        "SELECT target_id, model_id, GROUP_CONCAT(paper_id, ',' ORDER BY position)
+         FROM recommendations
          WHERE target_id IN (SELECT DISTINCT target_id FROM ratings) AND position <= ?
-         ORDER BY target_id, model_id, position",
+         GROUP BY target_id, model_id",
     )
     .bind(i64::try_from(depth).unwrap_or(i64::MAX))
-    .fetch_all(&mut *conn)
+    .fetch_all(&mut *tx)
     .await?;
-    conn.commit().await?;
+    tx.commit().await?;
     Ok(EvaluationData {
         models,
-        targets,
-        ratings,
-        list_entries,
+        target_count: usize::try_from(target_count).unwrap_or_default(),
+        rated_targets,
+        lists,
     })
 }

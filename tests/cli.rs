@@ -1,0 +1,265 @@
+//! The real binary on a real study file: exit statuses, messages, and the leaderboard of a
+//! small study whose numbers are computed by hand.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+fn paperjudge(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_paperjudge"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("PAPERJUDGE_LOG", "warn")
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+/// T1: A 5★, B 3★, C 1★, D 4★ (X unrated). T2: C2 and D2 1★ (nothing to find). T3: unrated.
+/// m1: T1 [A, B, C], T2 [C2, D2], T3 [A]. m2: T1 [C, D, X], T2 [D2], T3 [B].
+fn small_study(dir: &Path) -> std::path::PathBuf {
+    let db = dir.join("study.db");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let papers = write(
+        "papers.jsonl",
+        &["T1", "T2", "T3", "A", "B", "C", "D", "X", "C2", "D2"]
+            .iter()
+            .map(|id| format!("{{\"id\":\"{id}\",\"title\":\"Paper {id}\"}}\n"))
+            .collect::<String>(),
+    );
+    let recommendations = write(
+        "recommendations.csv",
+        "model,target,rank,paper\n\
+         m1,T1,1,A\nm1,T1,2,B\nm1,T1,3,C\nm1,T2,1,C2\nm1,T2,2,D2\nm1,T3,1,A\n\
+         m2,T1,1,C\nm2,T1,2,D\nm2,T1,3,X\nm2,T2,1,D2\nm2,T3,1,B\n",
+    );
+    let ratings = write(
+        "ratings.csv",
+        "target,paper,stars\nT1,A,5\nT1,B,3\nT1,C,1\nT1,D,4\nT2,C2,1\nT2,D2,1\n",
+    );
+    stdout(&paperjudge(&db, &["import", "papers", &papers]));
+    stdout(&paperjudge(
+        &db,
+        &["import", "recommendations", &recommendations],
+    ));
+    let imported = paperjudge(&db, &["import", "ratings", &ratings]);
+    assert_eq!(
+        stderr(&imported).trim(),
+        "read 6 rows; ratings: 6 added, 0 updated, 0 unchanged; 0 rows dropped"
+    );
+    db
+}
+
+fn close(value: &Value, expected: f64) {
+    let actual = value
+        .as_f64()
+        .unwrap_or_else(|| panic!("{value} is not a number"));
+    assert!((actual - expected).abs() < 1e-12, "{actual} vs {expected}");
+}
+
+#[test]
+fn the_leaderboard_of_a_small_study_matches_the_hand_computation() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_study(dir.path());
+    let json = stdout(&paperjudge(&db, &["leaderboard", "--format", "json"]));
+    assert_eq!(
+        json,
+        stdout(&paperjudge(&db, &["leaderboard", "--format", "json"])),
+        "the same study must print the same bytes"
+    );
+    let board: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        board["settings"],
+        json!({"k": 8, "gain": "linear", "relevance": "stars-minus-one", "ideal": "judged",
+               "unjudged": "zero", "empty": "skip", "threshold": 4,
+               "ap_denominator": "relevant", "pool_depth": 8})
+    );
+    assert_eq!(
+        board["targets"],
+        json!({"evaluated": 2, "skipped_empty": 1, "unrated": 1, "skipped_no_relevant": 1})
+    );
+    // T1's ideal: gains 4, 3, 2, 0.
+    let log3 = 3f64.log2();
+    let ideal = 4.0 + 3.0 / log3 + 2.0 / 2.0;
+    let m1 = (4.0 + 2.0 / log3) / ideal;
+    let m2 = (3.0 / log3) / ideal;
+    let models = board["models"].as_array().unwrap();
+    assert_eq!(models.len(), 2);
+    let (first, second) = (&models[0], &models[1]);
+    assert_eq!(
+        (first["model"].as_str(), first["rank"].as_u64()),
+        (Some("m1"), Some(1))
+    );
+    close(&first["ndcg"], m1);
+    close(&first["ci95"][0], m1);
+    close(&first["ci95"][1], m1);
+    assert_eq!(first["targets"], 1);
+    close(&first["judged_at_k"], 1.0);
+    close(&first["mean_diff_vs_leader"], 0.0);
+    assert_eq!(
+        (
+            first["p_value_vs_leader"].clone(),
+            first["p_value_holm"].clone()
+        ),
+        (Value::Null, Value::Null)
+    );
+    close(&first["precision"], 1.0 / 8.0);
+    close(&first["recall"], 0.5);
+    close(&first["f1"], 0.2);
+    close(&first["ap"], 0.5);
+    close(&first["rr"], 1.0);
+
+    assert_eq!(second["model"], "m2");
+    close(&second["ndcg"], m2);
+    // T1: C and D judged, X not; T2: D2 judged.
+    close(&second["judged_at_k"], (2.0 / 3.0 + 1.0) / 2.0);
+    close(&second["mean_diff_vs_leader"], m2 - m1);
+    // One paired target: every sign flip is as extreme as the observed difference.
+    close(&second["p_value_vs_leader"], 1.0);
+    close(&second["p_value_holm"], 1.0);
+    close(&second["precision"], 1.0 / 8.0);
+    close(&second["ap"], 0.25);
+    close(&second["rr"], 0.5);
+
+    let per_target = stdout(&paperjudge(
+        &db,
+        &[
+            "leaderboard",
+            "--format",
+            "json",
+            "--per-target",
+            "--k",
+            "2",
+            "--gain",
+            "exponential",
+        ],
+    ));
+    let per_target: Value = serde_json::from_str(&per_target).unwrap();
+    assert_eq!(per_target["settings"]["k"], 2);
+    let rows = per_target["per_target"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    // Exponential gains of T1: 15, 7, 3, 0; ideal at 2: 15 + 7/log2(3).
+    let t1_m1 = rows
+        .iter()
+        .find(|row| row["target"] == "T1" && row["model"] == "m1")
+        .unwrap();
+    close(&t1_m1["ndcg"], (15.0 + 3.0 / log3) / (15.0 + 7.0 / log3));
+    let t2_m2 = rows
+        .iter()
+        .find(|row| row["target"] == "T2" && row["model"] == "m2")
+        .unwrap();
+    assert_eq!(t2_m2["ndcg"], Value::Null);
+
+    let table = stdout(&paperjudge(&db, &["leaderboard"]));
+    assert!(
+        table.starts_with("NDCG@8 · linear gain = stars − 1"),
+        "{table}"
+    );
+}
+
+#[test]
+fn status_and_exports_report_the_study() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_study(dir.path());
+    let status: Value =
+        serde_json::from_str(&stdout(&paperjudge(&db, &["status", "--format", "json"]))).unwrap();
+    assert_eq!(
+        status,
+        json!({"papers": 10, "models": 2, "targets": 3, "recommendations": 11,
+               "pooled_pairs": 9, "rated_pairs": 6, "targets_finished": 1, "pool_depth": 8})
+    );
+    let qrels = stdout(&paperjudge(
+        &db,
+        &["export", "qrels", "--relevance", "stars"],
+    ));
+    assert_eq!(
+        qrels,
+        "T1 0 A 5\nT1 0 B 3\nT1 0 C 1\nT1 0 D 4\nT2 0 C2 1\nT2 0 D2 1\n"
+    );
+    let out = dir.path().join("pool.csv");
+    stdout(&paperjudge(
+        &db,
+        &["export", "pool", "-o", out.to_str().unwrap()],
+    ));
+    let pool = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(pool.lines().count(), 10);
+    assert!(pool.starts_with("target,paper,position,stars\r\n"));
+    assert!(
+        !pool.contains("m1") && !pool.contains("m2"),
+        "the pool names no model"
+    );
+}
+
+#[test]
+fn bad_input_and_usage_exit_with_status_two_and_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_study(dir.path());
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "target,paper,stars\nT1,A,7\n").unwrap();
+    let output = paperjudge(&db, &["import", "ratings", bad.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "paperjudge: {}:2: `stars`: stars must be an integer from 1 to 5, got \"7\"\n",
+            bad.display()
+        )
+    );
+
+    let output = paperjudge(&db, &["import", "papers", "/nonexistent/papers.csv"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).starts_with("paperjudge: cannot open /nonexistent/papers.csv"));
+
+    let output = paperjudge(
+        &db,
+        &[
+            "import",
+            "recommendations",
+            bad.with_extension("xls").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("pass --format"));
+
+    let output = paperjudge(&db, &["init", "--pool-depth", "5"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("the pool depth is 8 and cannot change to 5"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = paperjudge(&db, &["leaderboard", "--ideal", "best"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("ideal must be one of: judged, list (got \"best\")"));
+}
+
+#[test]
+fn init_sets_the_pool_depth_of_a_new_study() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("new.db");
+    stdout(&paperjudge(&db, &["init", "--pool-depth", "5"]));
+    let status: Value =
+        serde_json::from_str(&stdout(&paperjudge(&db, &["status", "--format", "json"]))).unwrap();
+    assert_eq!(status["pool_depth"], 5);
+    let output = paperjudge(&db, &["init", "--pool-depth", "0"]);
+    assert_eq!(output.status.code(), Some(2));
+}

@@ -1,0 +1,95 @@
+//! trec_eval agreement end to end: the fixture's runs and qrels go through the importers into
+//! a study, and the leaderboard's per-target NDCG equals trec_eval's (tests/fixtures/trec).
+
+mod common;
+
+use std::collections::{BTreeSet, HashMap};
+use std::num::NonZeroUsize;
+
+use common::TestStudy;
+use paperjudge::evaluation;
+use paperjudge::import::Format;
+use paperjudge::metrics::{Empty, Settings, Unjudged};
+use serde_json::Value;
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/trec");
+
+#[tokio::test]
+async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
+    let qrels = std::fs::read_to_string(format!("{FIXTURE}/qrels.txt")).unwrap();
+    let mut runs = Vec::new();
+    for entry in std::fs::read_dir(format!("{FIXTURE}/runs")).unwrap() {
+        let path = entry.unwrap().path();
+        runs.push(std::fs::read_to_string(path).unwrap());
+    }
+    let mut ids = BTreeSet::new();
+    for line in qrels.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        ids.extend([fields[0].to_owned(), fields[2].to_owned()]);
+    }
+    for run in &runs {
+        for line in run.lines() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            ids.extend([fields[0].to_owned(), fields[2].to_owned()]);
+        }
+    }
+    let study = TestStudy::new().await;
+    let mut papers = String::from("id,title\n");
+    for id in &ids {
+        papers.push_str(&format!("{id},Paper {id}\n"));
+    }
+    study.papers(&papers).await;
+    for run in &runs {
+        study
+            .import(&common::recommendations(Format::Trec), run.as_bytes(), 1)
+            .await
+            .unwrap();
+    }
+    let mut ratings = String::from("target,paper,stars\n");
+    for line in qrels.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let rel: i64 = fields[3].parse().unwrap();
+        ratings.push_str(&format!("{},{},{}\n", fields[0], fields[2], rel + 1));
+    }
+    study.ratings(&ratings).await;
+
+    let reference: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{FIXTURE}/reference.json")).unwrap(),
+    )
+    .unwrap();
+    let mut compared = 0;
+    for (unjudged, variant) in [(Unjudged::Zero, "graded"), (Unjudged::Skip, "condensed")] {
+        for k in [5, 10, 20] {
+            let settings = Settings {
+                k: NonZeroUsize::new(k).unwrap(),
+                unjudged,
+                empty: Empty::Zero,
+                ..Settings::default()
+            };
+            let board = evaluation::leaderboard(&study.pool, settings, true)
+                .await
+                .unwrap();
+            let ours: HashMap<(String, String), Option<f64>> = board
+                .per_target
+                .unwrap()
+                .into_iter()
+                .map(|row| ((row.model, row.target), row.ndcg))
+                .collect();
+            let models = reference["models"].as_object().unwrap();
+            for (model, values) in models {
+                let per_target = values[variant]["per_target"].as_object().unwrap();
+                for (target, measures) in per_target {
+                    let expected = measures[format!("ndcg_cut_{k}")].as_f64().unwrap();
+                    let actual = ours[&(model.clone(), target.clone())]
+                        .unwrap_or_else(|| panic!("{model} {target}: no NDCG"));
+                    assert!(
+                        (actual - expected).abs() < 1e-9,
+                        "{variant} ndcg_cut_{k} {model} {target}: ours {actual}, trec_eval {expected}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 500, "only {compared} values compared");
+}
