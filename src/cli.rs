@@ -25,7 +25,12 @@ use crate::web;
 )]
 pub struct Cli {
     /// The study's SQLite file, created and migrated on first use.
-    #[arg(long, env = "PAPERJUDGE_DB", default_value = "paperjudge.db", global = true)]
+    #[arg(
+        long,
+        env = "PAPERJUDGE_DB",
+        default_value = "paperjudge.db",
+        global = true
+    )]
     pub db: PathBuf,
     #[command(subcommand)]
     pub command: Command,
@@ -301,7 +306,9 @@ async fn run_export(pool: &SqlitePool, command: ExportCommand) -> Result<(), Cli
         }
         ExportCommand::Qrels { output, relevance } => {
             let rows = db::ratings::all_rows(pool).await?;
-            write_output(output.as_deref(), |out| export::qrels(&rows, relevance, out))
+            write_output(output.as_deref(), |out| {
+                export::qrels(&rows, relevance, out)
+            })
         }
         ExportCommand::Pool { output } => {
             let rows = db::pool::all_rows(pool).await?;

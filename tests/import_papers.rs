@@ -30,10 +30,7 @@ async fn csv_adds_then_updates_and_keeps_columns_the_file_lacks() {
         )
         .await
         .unwrap();
-    assert_eq!(
-        (summary.read, summary.added, summary.updated),
-        (2, 2, 0)
-    );
+    assert_eq!((summary.read, summary.added, summary.updated), (2, 2, 0));
     let a1 = paper(&study, "A1").await;
     assert_eq!(a1.title, "Topics, \"quoted\"");
     assert_eq!(a1.authors, "Ann Lee; Bo Chen");
@@ -46,7 +43,12 @@ async fn csv_adds_then_updates_and_keeps_columns_the_file_lacks() {
         .await
         .unwrap();
     assert_eq!(
-        (summary.read, summary.added, summary.updated, summary.unchanged),
+        (
+            summary.read,
+            summary.added,
+            summary.updated,
+            summary.unchanged
+        ),
         (2, 0, 1, 1)
     );
     let a1 = paper(&study, "A1").await;
@@ -86,7 +88,9 @@ async fn bad_papers_are_rejected_whole_with_their_lines_named() {
 
     let message = study.rejected(&CSV, b"key,name\nA,B\n").await;
     assert!(
-        message.contains("test.csv:1: `id`: required column is missing from the header (found: key,name"),
+        message.contains(
+            "test.csv:1: `id`: required column is missing from the header (found: key,name"
+        ),
         "{message}"
     );
 
@@ -114,7 +118,9 @@ async fn bad_papers_are_rejected_whole_with_their_lines_named() {
         ]
     );
 
-    let message = study.rejected(&CSV, b"id,title\nhas space,T\n,T\nN3,\n").await;
+    let message = study
+        .rejected(&CSV, b"id,title\nhas space,T\n,T\nN3,\n")
+        .await;
     let lines: Vec<&str> = message.lines().collect();
     assert_eq!(
         lines,
@@ -135,7 +141,10 @@ async fn bad_papers_are_rejected_whole_with_their_lines_named() {
     );
 
     let message = study
-        .rejected(&JSONL, b"{\"id\":\"N1\",\"title\":\"One\"}\n{\"id\":\"N2\",\"tit")
+        .rejected(
+            &JSONL,
+            b"{\"id\":\"N1\",\"title\":\"One\"}\n{\"id\":\"N2\",\"tit",
+        )
         .await;
     assert!(
         message.contains("test.csv:2: invalid JSON at column 15: EOF while parsing a string"),

@@ -17,8 +17,14 @@ async fn study_with_pool() -> TestStudy {
 }
 
 async fn stars_of(study: &TestStudy, target: &str, paper: &str) -> Vec<Option<u8>> {
-    let target = db::papers::key_of(&study.pool, target).await.unwrap().unwrap();
-    let paper = db::papers::key_of(&study.pool, paper).await.unwrap().unwrap();
+    let target = db::papers::key_of(&study.pool, target)
+        .await
+        .unwrap()
+        .unwrap();
+    let paper = db::papers::key_of(&study.pool, paper)
+        .await
+        .unwrap()
+        .unwrap();
     db::ratings::history(&study.pool, target, paper)
         .await
         .unwrap()
@@ -55,9 +61,16 @@ async fn bad_ratings_are_rejected_whole_with_their_lines_named() {
 
     let message = study.rejected(&Kind::Ratings, b"").await;
     assert!(message.contains("the file is empty"), "{message}");
-    let message = study.rejected(&Kind::Ratings, b"target,paper,stars\n").await;
-    assert!(message.contains("the file has a header but no ratings"), "{message}");
-    let message = study.rejected(&Kind::Ratings, b"target,paper\nP1,P2\n").await;
+    let message = study
+        .rejected(&Kind::Ratings, b"target,paper,stars\n")
+        .await;
+    assert!(
+        message.contains("the file has a header but no ratings"),
+        "{message}"
+    );
+    let message = study
+        .rejected(&Kind::Ratings, b"target,paper\nP1,P2\n")
+        .await;
     assert!(
         message.contains("test.csv:1: `stars`: required column is missing from the header"),
         "{message}"
@@ -84,7 +97,10 @@ async fn bad_ratings_are_rejected_whole_with_their_lines_named() {
     );
 
     let message = study
-        .rejected(&Kind::Ratings, b"target,paper,stars,rated_at\nP1,P2,3,yesterday\n")
+        .rejected(
+            &Kind::Ratings,
+            b"target,paper,stars,rated_at\nP1,P2,3,yesterday\n",
+        )
         .await;
     assert!(
         message.contains("test.csv:2: `rated_at`: expected an RFC 3339 time"),
@@ -94,7 +110,10 @@ async fn bad_ratings_are_rejected_whole_with_their_lines_named() {
     let mut huge = b"target,paper,stars\nP1,P2,3\n".to_vec();
     huge.extend(std::iter::repeat_n(b'1', 10 << 20));
     let message = study.rejected(&Kind::Ratings, &huge).await;
-    assert!(message.contains("test.csv:3: line is longer than"), "{message}");
+    assert!(
+        message.contains("test.csv:3: line is longer than"),
+        "{message}"
+    );
 }
 
 const HOSTILE_PAPERS: &str = "id,title\n\
@@ -115,14 +134,22 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
         .ratings("target,paper,stars\nT1,R1,5\nT1,R2,1\nT1,R3,3\n")
         .await;
     let mut exported = Vec::new();
-    export::ratings_csv(&db::ratings::all_rows(&study.pool).await.unwrap(), &mut exported).unwrap();
+    export::ratings_csv(
+        &db::ratings::all_rows(&study.pool).await.unwrap(),
+        &mut exported,
+    )
+    .unwrap();
 
     let fresh = TestStudy::new().await;
     fresh.papers(HOSTILE_PAPERS).await;
     let summary = fresh.ratings(std::str::from_utf8(&exported).unwrap()).await;
     assert_eq!((summary.read, summary.added), (3, 3));
     let mut again = Vec::new();
-    export::ratings_csv(&db::ratings::all_rows(&fresh.pool).await.unwrap(), &mut again).unwrap();
+    export::ratings_csv(
+        &db::ratings::all_rows(&fresh.pool).await.unwrap(),
+        &mut again,
+    )
+    .unwrap();
     assert_eq!(
         String::from_utf8(again).unwrap(),
         String::from_utf8(exported.clone()).unwrap()
@@ -138,19 +165,35 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
         &mut qrels,
     )
     .unwrap();
-    assert_eq!(String::from_utf8(qrels).unwrap(), "T1 0 R1 4\nT1 0 R2 0\nT1 0 R3 2\n");
+    assert_eq!(
+        String::from_utf8(qrels).unwrap(),
+        "T1 0 R1 4\nT1 0 R2 0\nT1 0 R3 2\n"
+    );
 }
 
 #[tokio::test]
 async fn a_cleared_rating_is_recorded_in_the_history() {
     let study = study_with_pool().await;
     study.ratings("target,paper,stars\nP1,P2,3\n").await;
-    let target = db::papers::key_of(&study.pool, "P1").await.unwrap().unwrap();
-    let paper = db::papers::key_of(&study.pool, "P2").await.unwrap().unwrap();
-    let mut tx = study.pool.begin_with("BEGIN IMMEDIATE").await.unwrap();
-    let change = db::ratings::set(&mut tx, target, paper, None, "2026-11-22T00:00:00Z", Source::Web)
+    let target = db::papers::key_of(&study.pool, "P1")
         .await
+        .unwrap()
         .unwrap();
+    let paper = db::papers::key_of(&study.pool, "P2")
+        .await
+        .unwrap()
+        .unwrap();
+    let mut tx = study.pool.begin_with("BEGIN IMMEDIATE").await.unwrap();
+    let change = db::ratings::set(
+        &mut tx,
+        target,
+        paper,
+        None,
+        "2026-11-22T00:00:00Z",
+        Source::Web,
+    )
+    .await
+    .unwrap();
     tx.commit().await.unwrap();
     assert_eq!((change.previous, change.current), (Stars::new(3), None));
     assert_eq!(stars_of(&study, "P1", "P2").await, [Some(3), None]);

@@ -33,17 +33,28 @@ async fn csv_orders_by_rank_drops_self_recommendations_and_replaces_lists() {
         )
         .await;
     assert_eq!(
-        (summary.read, summary.added, summary.updated, summary.dropped),
+        (
+            summary.read,
+            summary.added,
+            summary.updated,
+            summary.dropped
+        ),
         (6, 3, 0, 1)
     );
-    assert_eq!(lists(&study).await, ["ES P1: P5", "ES P2: P1", "LDA P1: P2 P4 P3"]);
+    assert_eq!(
+        lists(&study).await,
+        ["ES P1: P5", "ES P2: P1", "LDA P1: P2 P4 P3"]
+    );
 
     // A list in a new file replaces the stored one; other lists stay.
     let summary = study
         .recommendations("model,target,rank,paper\nLDA,P1,1,P9\n")
         .await;
     assert_eq!((summary.added, summary.updated), (0, 1));
-    assert_eq!(lists(&study).await, ["ES P1: P5", "ES P2: P1", "LDA P1: P9"]);
+    assert_eq!(
+        lists(&study).await,
+        ["ES P1: P5", "ES P2: P1", "LDA P1: P9"]
+    );
 }
 
 #[tokio::test]
@@ -56,7 +67,10 @@ async fn scattered_rows_of_a_list_are_merged_in_rank_order() {
              A,P1,2,P3\nA,P2,1,P4\nA,P1,1,P2\nB,P2,1,P5\nA,P1,3,P6\n",
         )
         .await;
-    assert_eq!(lists(&study).await, ["A P1: P2 P3 P6", "A P2: P4", "B P2: P5"]);
+    assert_eq!(
+        lists(&study).await,
+        ["A P1: P2 P3 P6", "A P2: P4", "B P2: P5"]
+    );
 }
 
 #[tokio::test]
@@ -65,7 +79,8 @@ async fn trec_runs_follow_trec_eval_order_and_jsonl_orders_by_score_without_rank
     study.papers(&common::papers_csv(6)).await;
     // Scores tie for P3 and P5: trec_eval puts the larger id (byte order) first; the rank
     // column is ignored.
-    let run = "P1 Q0 P3 1 0.5 runA\nP1 Q0 P5 2 0.5 runA\nP1 Q0 P2 3 0.9 runA\nP1\tQ0  P4 4 -1 runA\n";
+    let run =
+        "P1 Q0 P3 1 0.5 runA\nP1 Q0 P5 2 0.5 runA\nP1 Q0 P2 3 0.9 runA\nP1\tQ0  P4 4 -1 runA\n";
     let summary = study
         .import(&recommendations(Format::Trec), run.as_bytes(), 1)
         .await
@@ -78,7 +93,10 @@ async fn trec_runs_follow_trec_eval_order_and_jsonl_orders_by_score_without_rank
         .import(&recommendations(Format::Jsonl), jsonl, 1)
         .await
         .unwrap();
-    assert_eq!(lists(&study).await, ["emb P2: P6 P3", "runA P1: P2 P5 P3 P4"]);
+    assert_eq!(
+        lists(&study).await,
+        ["emb P2: P6 P3", "runA P1: P2 P5 P3 P4"]
+    );
 }
 
 #[tokio::test]
@@ -93,7 +111,10 @@ async fn bad_recommendations_are_rejected_whole_with_their_lines_named() {
     let message = study.rejected(&csv, b"").await;
     assert!(message.contains("the file is empty"), "{message}");
     let message = study.rejected(&csv, b"model,target,rank,paper\n").await;
-    assert!(message.contains("the file holds no recommendations"), "{message}");
+    assert!(
+        message.contains("the file holds no recommendations"),
+        "{message}"
+    );
     let message = study.rejected(&csv, b"model,target,paper\nA,P1,P2\n").await;
     assert!(
         message.contains("test.csv:1: `rank`: the header needs a rank or a score column"),
@@ -117,7 +138,10 @@ async fn bad_recommendations_are_rejected_whole_with_their_lines_named() {
     );
 
     let message = study
-        .rejected(&csv, b"model,target,rank,paper\nA,P3,1,P2\nA,P3,2,P2\nA,P3,x,P4\n")
+        .rejected(
+            &csv,
+            b"model,target,rank,paper\nA,P3,1,P2\nA,P3,2,P2\nA,P3,x,P4\n",
+        )
         .await;
     let lines: Vec<&str> = message.lines().collect();
     assert_eq!(
@@ -139,7 +163,10 @@ async fn bad_recommendations_are_rejected_whole_with_their_lines_named() {
     let mut huge = b"model,target,rank,paper\nA,P3,1,P2\nA,P3,2,".to_vec();
     huge.extend(std::iter::repeat_n(b'P', 10 << 20));
     let message = study.rejected(&csv, &huge).await;
-    assert!(message.contains("test.csv:3: line is longer than"), "{message}");
+    assert!(
+        message.contains("test.csv:3: line is longer than"),
+        "{message}"
+    );
 
     let message = study
         .rejected(
@@ -153,7 +180,10 @@ async fn bad_recommendations_are_rejected_whole_with_their_lines_named() {
     );
 
     let message = study
-        .rejected(&recommendations(Format::Trec), b"P3 Q0 P2 1 0.5 run\nP3 Q0 P4 2 high run\nP3 Q0 P5 3\n")
+        .rejected(
+            &recommendations(Format::Trec),
+            b"P3 Q0 P2 1 0.5 run\nP3 Q0 P4 2 high run\nP3 Q0 P5 3\n",
+        )
         .await;
     let lines: Vec<&str> = message.lines().collect();
     assert_eq!(

@@ -29,7 +29,12 @@ async fn the_pool_is_the_deduplicated_union_of_every_models_top_eight() {
         // The target itself at rank 3: dropped, so ranks 1..=9 of the file are the top 8.
         list.insert(2, "P1".to_owned());
         for (index, paper) in list.iter().take(12).enumerate() {
-            rows.push((format!("m{model}"), "P1".to_owned(), index + 1, paper.clone()));
+            rows.push((
+                format!("m{model}"),
+                "P1".to_owned(),
+                index + 1,
+                paper.clone(),
+            ));
             if index < 9 && paper != "P1" {
                 expected.insert(paper.clone());
             }
@@ -39,7 +44,10 @@ async fn the_pool_is_the_deduplicated_union_of_every_models_top_eight() {
     assert_eq!(summary.dropped, 8);
     let pooled: BTreeSet<String> = study.pool_order("P1").await.into_iter().collect();
     assert_eq!(pooled, expected);
-    assert!(!pooled.contains("P1"), "a self-recommendation entered the pool");
+    assert!(
+        !pooled.contains("P1"),
+        "a self-recommendation entered the pool"
+    );
 }
 
 #[tokio::test]
@@ -49,7 +57,12 @@ async fn a_model_added_later_keeps_the_order_of_every_earlier_pair() {
     let first: Vec<_> = (1..=3)
         .flat_map(|model| {
             (1..=8).map(move |rank| {
-                (format!("m{model}"), "P1".to_owned(), rank, format!("P{}", model * 8 + rank))
+                (
+                    format!("m{model}"),
+                    "P1".to_owned(),
+                    rank,
+                    format!("P{}", model * 8 + rank),
+                )
             })
         })
         .collect();
@@ -60,7 +73,14 @@ async fn a_model_added_later_keeps_the_order_of_every_earlier_pair() {
     assert_eq!(study.pool_order("P1").await, before);
 
     let added: Vec<_> = (1..=8)
-        .map(|rank| ("m4".to_owned(), "P1".to_owned(), rank, format!("P{}", 40 + rank)))
+        .map(|rank| {
+            (
+                "m4".to_owned(),
+                "P1".to_owned(),
+                rank,
+                format!("P{}", 40 + rank),
+            )
+        })
         .collect();
     let summary = study.recommendations(&csv(&added)).await;
     assert_eq!((summary.pool_added, summary.pool_removed), (8, 0));
@@ -73,9 +93,18 @@ async fn a_model_added_later_keeps_the_order_of_every_earlier_pair() {
         .collect();
     assert_eq!(earlier_in_new_order, before);
     // The newcomers are spread among the others, not appended at the end.
-    let last_old = after.iter().rposition(|paper| before.contains(paper)).unwrap();
-    let first_new = after.iter().position(|paper| !before.contains(paper)).unwrap();
-    assert!(first_new < last_old, "new pairs were all placed after the old ones: {after:?}");
+    let last_old = after
+        .iter()
+        .rposition(|paper| before.contains(paper))
+        .unwrap();
+    let first_new = after
+        .iter()
+        .position(|paper| !before.contains(paper))
+        .unwrap();
+    assert!(
+        first_new < last_old,
+        "new pairs were all placed after the old ones: {after:?}"
+    );
 }
 
 #[tokio::test]

@@ -26,7 +26,10 @@ pub enum Upserted {
     Unchanged,
 }
 
-pub async fn upsert(conn: &mut SqliteConnection, paper: &NewPaper) -> Result<Upserted, sqlx::Error> {
+pub async fn upsert(
+    conn: &mut SqliteConnection,
+    paper: &NewPaper,
+) -> Result<Upserted, sqlx::Error> {
     let inserted = sqlx::query(
         "INSERT INTO papers (external_id, title, abstract, authors, year, url)
          VALUES (?1, ?2, COALESCE(?3, ''), COALESCE(?4, ''), ?5, COALESCE(?6, ''))
@@ -119,10 +122,12 @@ pub async fn get<'e, E: SqliteExecutor<'e>>(
     executor: E,
     key: PaperKey,
 ) -> Result<Option<Paper>, sqlx::Error> {
-    sqlx::query_as("SELECT id, external_id, title, abstract, authors, year, url FROM papers WHERE id = ?")
-        .bind(key.0)
-        .fetch_optional(executor)
-        .await
+    sqlx::query_as(
+        "SELECT id, external_id, title, abstract, authors, year, url FROM papers WHERE id = ?",
+    )
+    .bind(key.0)
+    .fetch_optional(executor)
+    .await
 }
 
 pub async fn key_of<'e, E: SqliteExecutor<'e>>(

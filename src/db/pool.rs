@@ -77,9 +77,13 @@ pub fn with_display_keys(
 }
 
 /// Inserts pairs that are not in the pool yet.
-pub async fn insert_pairs(conn: &mut SqliteConnection, pairs: &[NewPair]) -> Result<(), sqlx::Error> {
+pub async fn insert_pairs(
+    conn: &mut SqliteConnection,
+    pairs: &[NewPair],
+) -> Result<(), sqlx::Error> {
     for chunk in pairs.chunks(super::recommendations::ROWS_PER_INSERT) {
-        let mut insert = sqlx::QueryBuilder::new("INSERT INTO pool (target_id, paper_id, sort_key) ");
+        let mut insert =
+            sqlx::QueryBuilder::new("INSERT INTO pool (target_id, paper_id, sort_key) ");
         insert.push_values(chunk, |mut row, (target, paper, key)| {
             row.push_bind(target.0).push_bind(paper.0).push_bind(*key);
         });

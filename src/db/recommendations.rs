@@ -44,12 +44,14 @@ pub async fn list(
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(paper, paper_external_id, given_rank, score)| StoredEntry {
-            paper: PaperKey(paper),
-            paper_external_id,
-            given_rank,
-            score,
-        })
+        .map(
+            |(paper, paper_external_id, given_rank, score)| StoredEntry {
+                paper: PaperKey(paper),
+                paper_external_id,
+                given_rank,
+                score,
+            },
+        )
         .collect())
 }
 
@@ -118,7 +120,9 @@ pub async fn top_papers<'e, E: SqliteExecutor<'e>>(
 }
 
 /// Every model's name, by name.
-pub async fn model_names<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<String>, sqlx::Error> {
+pub async fn model_names<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+) -> Result<Vec<String>, sqlx::Error> {
     sqlx::query_scalar("SELECT name FROM models ORDER BY name")
         .fetch_all(executor)
         .await

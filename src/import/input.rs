@@ -208,7 +208,9 @@ pub(crate) fn next_record<R: Read>(
     record: &mut csv::ByteRecord,
 ) -> Result<Option<u64>, Problem> {
     match reader.read_byte_record(record) {
-        Ok(true) => Ok(Some(record.position().map_or(0, |position| position.line()))),
+        Ok(true) => Ok(Some(
+            record.position().map_or(0, |position| position.line()),
+        )),
         Ok(false) => Ok(None),
         Err(error) => Err(csv_problem(&error)),
     }
@@ -226,7 +228,9 @@ mod tests {
             .unwrap();
         assert_eq!(text, "id,title\n");
         let mut text = String::new();
-        InputReader::new(&b"id"[..]).read_to_string(&mut text).unwrap();
+        InputReader::new(&b"id"[..])
+            .read_to_string(&mut text)
+            .unwrap();
         assert_eq!(text, "id");
     }
 

@@ -275,7 +275,9 @@ pub(crate) fn check_external_id(id: &str) -> Result<(), String> {
     if id.is_empty() {
         Err("is empty".to_owned())
     } else if id.chars().any(char::is_whitespace) {
-        Err(format!("{id:?} contains whitespace, which TREC files cannot hold"))
+        Err(format!(
+            "{id:?} contains whitespace, which TREC files cannot hold"
+        ))
     } else {
         Ok(())
     }

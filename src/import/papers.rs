@@ -169,14 +169,17 @@ impl CsvColumns {
             None => None,
             Some(index) => Some(parse_year(text(index, "year")?, line)?),
         };
-        validated(NewPaper {
-            external_id: text(self.id, "id")?.trim().to_owned(),
-            title: text(self.title, "title")?.trim().to_owned(),
-            abstract_text: optional(self.abstract_text, "abstract")?,
-            authors: optional(self.authors, "authors")?,
-            year,
-            url: optional(self.url, "url")?,
-        }, line)
+        validated(
+            NewPaper {
+                external_id: text(self.id, "id")?.trim().to_owned(),
+                title: text(self.title, "title")?.trim().to_owned(),
+                abstract_text: optional(self.abstract_text, "abstract")?,
+                authors: optional(self.authors, "authors")?,
+                year,
+                url: optional(self.url, "url")?,
+            },
+            line,
+        )
     }
 }
 

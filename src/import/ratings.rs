@@ -89,9 +89,12 @@ pub async fn import<R: Read>(
             let target = resolve("target", target_column)?;
             let paper = resolve("paper", paper_column)?;
             let stars_text = text(stars_column, "stars")?;
-            let stars: Stars = stars_text.parse().map_err(|error: crate::domain::InvalidStars| {
-                Problem::at(line, Some("stars"), error.to_string())
-            })?;
+            let stars: Stars =
+                stars_text
+                    .parse()
+                    .map_err(|error: crate::domain::InvalidStars| {
+                        Problem::at(line, Some("stars"), error.to_string())
+                    })?;
             let rated_at = match rated_at_column {
                 Some(index) => parse_rated_at(text(index, "rated_at")?, line)?,
                 None => None,
@@ -125,9 +128,15 @@ pub async fn import<R: Read>(
         }
         pool_db::ensure_pair(conn, target, paper, rng).await?;
         let rated_at = rated_at.as_deref().unwrap_or(&now);
-        let change =
-            ratings::set(conn, target, paper, Some(stars), rated_at, ratings::Source::Import)
-                .await?;
+        let change = ratings::set(
+            conn,
+            target,
+            paper,
+            Some(stars),
+            rated_at,
+            ratings::Source::Import,
+        )
+        .await?;
         match change.previous {
             None => summary.added += 1,
             Some(_) if change.changed() => summary.updated += 1,
@@ -159,7 +168,11 @@ fn parse_rated_at(text: &str, line: u64) -> Result<Option<String>, Problem> {
         .to_offset(time::UtcOffset::UTC)
         .replace_nanosecond(0)
         .map_err(|_| Problem::at(line, Some("rated_at"), "invalid time"))?;
-    utc.format(&Rfc3339)
-        .map(Some)
-        .map_err(|_| Problem::at(line, Some("rated_at"), "the time cannot be written as RFC 3339"))
+    utc.format(&Rfc3339).map(Some).map_err(|_| {
+        Problem::at(
+            line,
+            Some("rated_at"),
+            "the time cannot be written as RFC 3339",
+        )
+    })
 }

@@ -294,7 +294,12 @@ impl Importer<'_> {
             let Some(ordered) = self.order(entries, &model_name) else {
                 continue;
             };
-            pooled.extend(ordered.iter().take(self.depth as usize).map(|entry| entry.paper));
+            pooled.extend(
+                ordered
+                    .iter()
+                    .take(self.depth as usize)
+                    .map(|entry| entry.paper),
+            );
             if self.problems.is_empty() {
                 self.staged_rows.extend(
                     (1..)
@@ -475,7 +480,9 @@ impl CsvColumns {
             return Err(Problem::at(
                 1,
                 Some("rank"),
-                format!("the header needs a rank or a score column to order the lists ({CSV_HEADER})"),
+                format!(
+                    "the header needs a rank or a score column to order the lists ({CSV_HEADER})"
+                ),
             ));
         }
         Ok(columns)
@@ -635,7 +642,8 @@ fn trec_row<'a>(
             ),
         ));
     };
-    let score = parse_score(score, line)?.ok_or_else(|| Problem::at(line, Some("score"), "missing"))?;
+    let score =
+        parse_score(score, line)?.ok_or_else(|| Problem::at(line, Some("score"), "missing"))?;
     Ok(JsonOrTrec::Trec(Row {
         model: model_override.unwrap_or(tag),
         target,

@@ -26,7 +26,12 @@ impl TestStudy {
 
     /// Imports `text` as one file in one transaction, committed only on success, with a
     /// seeded generator so that pool order is reproducible.
-    pub async fn import(&self, kind: &Kind, text: &[u8], seed: u64) -> Result<Summary, ImportError> {
+    pub async fn import(
+        &self,
+        kind: &Kind,
+        text: &[u8],
+        seed: u64,
+    ) -> Result<Summary, ImportError> {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         import::import_file(&self.pool, kind, text, "test.csv", &mut rng).await
     }
@@ -95,7 +100,11 @@ impl TestStudy {
             .import(kind, text, 3)
             .await
             .expect_err("the import must be rejected");
-        assert_eq!(self.snapshot().await, before, "a rejected import wrote something");
+        assert_eq!(
+            self.snapshot().await,
+            before,
+            "a rejected import wrote something"
+        );
         match error {
             ImportError::Invalid(invalid) => invalid.to_string(),
             ImportError::Database(error) => panic!("expected invalid input, got {error}"),
