@@ -60,6 +60,8 @@ pub enum Command {
     Export(ExportCommand),
     /// Compare the models (every option as in metrics.md).
     Leaderboard(LeaderboardArgs),
+    /// Write a consistent copy of the study to FILE, even while the server is running.
+    Backup { file: PathBuf },
     /// Counts of papers, models, targets, pooled and rated pairs.
     Status {
         #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
@@ -196,6 +198,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Import(command) => run_import(&pool, command).await,
         Command::Export(command) => run_export(&pool, command).await,
         Command::Leaderboard(args) => leaderboard(&pool, args).await,
+        Command::Backup { file } => backup(&pool, &file).await,
         Command::Status { format } => status(&pool, format).await,
     }
 }
@@ -358,6 +361,23 @@ async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), Cli
         LeaderboardFormat::Json => board.to_json(),
     };
     write_output(None, |out| out.write_all(text.as_bytes()))
+}
+
+async fn backup(pool: &SqlitePool, file: &Path) -> Result<(), CliError> {
+    if file.exists() {
+        return Err(CliError::Usage(format!(
+            "{} exists already; choose a new file for the backup",
+            file.display()
+        )));
+    }
+    db::backup(pool, file).await.map_err(|error| {
+        CliError::internal(
+            &format!("cannot write the backup {}", file.display()),
+            error,
+        )
+    })?;
+    eprintln!("backup written to {}", file.display());
+    Ok(())
 }
 
 async fn status(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {

@@ -99,19 +99,18 @@ pub async fn leaderboard(
     let mut targets: Vec<TargetInput<PaperKey>> = (data.rated_targets.iter())
         .map(|(_, external_id, ratings)| TargetInput {
             target: external_id.clone(),
-            judgments: parse_ids(ratings)
-                .filter_map(|(paper, stars)| Some((PaperKey(paper), Stars::new(stars?)?)))
+            judgments: parse_pairs(ratings)
+                .filter_map(|(paper, stars)| Some((PaperKey(paper), Stars::new(stars)?)))
                 .collect(),
             lists: vec![None; data.models.len()],
         })
         .collect();
-    for (target, model, papers) in &data.lists {
+    for (target, model, entries) in &data.lists {
         if let (Some(&t), Some(&m)) = (target_index.get(target), model_index.get(model)) {
-            targets[t].lists[m] = Some(
-                parse_ids(papers)
-                    .map(|(paper, _)| PaperKey(paper))
-                    .collect(),
-            );
+            let mut entries: Vec<(i64, i64)> = parse_pairs(entries).collect();
+            entries.sort_unstable();
+            let papers = entries.into_iter().map(|(_, paper)| PaperKey(paper));
+            targets[t].lists[m] = Some(papers.collect());
         }
     }
     let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
@@ -125,13 +124,10 @@ pub async fn leaderboard(
     ))
 }
 
-/// The ids of a `GROUP_CONCAT` as the database wrote them: `id` or `id:stars`, comma-separated.
-fn parse_ids(text: &str) -> impl Iterator<Item = (i64, Option<i64>)> + '_ {
-    text.split(',').filter_map(|item| {
-        let (id, stars) = match item.split_once(':') {
-            Some((id, stars)) => (id, stars.parse().ok()),
-            None => (item, None),
-        };
-        Some((id.parse().ok()?, stars))
+/// The `a:b` pairs of integers of a `GROUP_CONCAT`, as the database wrote them.
+fn parse_pairs(text: &str) -> impl Iterator<Item = (i64, i64)> + '_ {
+    text.split(',').filter_map(|pair| {
+        let (a, b) = pair.split_once(':')?;
+        Some((a.parse().ok()?, b.parse().ok()?))
     })
 }

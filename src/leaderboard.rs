@@ -763,7 +763,7 @@ mod tests {
         );
         assert_eq!(board.targets.unrated, 1);
         assert_eq!(board.per_target, Some(vec![]));
-        let empty = Leaderboard::compute::<i64>(&[], &[], settings(), PoolDepth::DEFAULT, false);
+        let empty = Leaderboard::compute::<i64>(&[], &[], 0, settings(), PoolDepth::DEFAULT, false);
         assert!(empty.models.is_empty());
         assert!(empty.to_table().lines().count() >= 3);
     }

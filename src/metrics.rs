@@ -494,23 +494,30 @@ pub fn bootstrap_ci95_each(samples: &[&[f64]]) -> Vec<Option<[f64; 2]>> {
     sizes.sort_unstable();
     sizes.dedup();
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let share = RESAMPLES.div_ceil(cores);
     for size in sizes {
         let members: Vec<usize> = (0..samples.len())
             .filter(|&s| samples[s].len() == size)
             .collect();
-        // Each core takes some of the samples and draws the same index stream, so the
-        // intervals do not depend on the number of cores.
-        let groups: Vec<&[usize]> = members.chunks(members.len().div_ceil(cores)).collect();
-        let means_of_groups: Vec<Vec<Vec<f64>>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (groups.iter())
-                .map(|group| scope.spawn(move || resampled_means(samples, group, size)))
+        // Each core takes a share of the resamples; resample r draws from stream r of the
+        // generator, so the intervals do not depend on the number of cores.
+        let shares: Vec<Vec<Vec<f64>>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..RESAMPLES)
+                .step_by(share)
+                .map(|first| {
+                    let resamples = first..(first + share).min(RESAMPLES);
+                    let members = &members;
+                    scope.spawn(move || resampled_means(samples, members, size, resamples))
+                })
                 .collect();
             (workers.into_iter())
                 .map(|worker| worker.join().expect("a bootstrap worker never panics"))
                 .collect()
         });
-        let all_means = means_of_groups.into_iter().flatten();
-        for (&member, mut means) in members.iter().zip(all_means) {
+        for (position, &member) in members.iter().enumerate() {
+            let mut means: Vec<f64> = (shares.iter())
+                .flat_map(|share| share[position].iter().copied())
+                .collect();
             means.sort_unstable_by(f64::total_cmp);
             intervals[member] = Some([quantile(&means, 0.025), quantile(&means, 0.975)]);
         }
@@ -518,13 +525,19 @@ pub fn bootstrap_ci95_each(samples: &[&[f64]]) -> Vec<Option<[f64; 2]>> {
     intervals
 }
 
-/// The means of [`RESAMPLES`] bootstrap resamples of each of `members` (all of length `size`).
-fn resampled_means(samples: &[&[f64]], members: &[usize], size: usize) -> Vec<Vec<f64>> {
-    let mut means = vec![Vec::with_capacity(RESAMPLES); members.len()];
+/// The means of the bootstrap resamples `resamples` of each of `members` (all of length
+/// `size`).
+fn resampled_means(
+    samples: &[&[f64]],
+    members: &[usize],
+    size: usize,
+    resamples: std::ops::Range<usize>,
+) -> Vec<Vec<f64>> {
+    let mut means = vec![Vec::with_capacity(resamples.len()); members.len()];
     let mut draws = IndexDraws::new(size);
     let mut indices = vec![0; size];
-    for _ in 0..RESAMPLES {
-        draws.fill(&mut indices);
+    for resample in resamples {
+        draws.fill(resample as u64, &mut indices);
         for (member, means) in members.iter().zip(&mut means) {
             means.push(gathered_sum(samples[*member], &indices) / size as f64);
         }
@@ -577,8 +590,11 @@ impl IndexDraws {
         }
     }
 
-    /// One resample: as many indices as `len`, one little-endian word of the stream each.
-    fn fill(&mut self, indices: &mut [u32]) {
+    /// Resample number `resample`: as many indices as `len`, one little-endian word each of
+    /// the generator's stream `resample`.
+    fn fill(&mut self, resample: u64, indices: &mut [u32]) {
+        self.rng.set_stream(resample);
+        self.rng.set_word_pos(0);
         let IndexDraws {
             rng,
             words,

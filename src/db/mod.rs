@@ -6,6 +6,7 @@ pub mod pool;
 pub mod ratings;
 pub mod recommendations;
 pub mod study;
+pub mod targets;
 
 use std::path::Path;
 use std::str::FromStr;
@@ -35,6 +36,20 @@ pub async fn open(path: &Path) -> Result<SqlitePool, sqlx::Error> {
     sqlx::migrate!("./migrations").run(&pool).await?;
     study::ensure_exists(&pool).await?;
     Ok(pool)
+}
+
+/// Writes a consistent snapshot of the study to `file` (which must not exist) while others
+/// go on reading and writing: SQLite's `VACUUM INTO` copies one read transaction. The copy is
+/// written beside the target and renamed, so a crash never leaves half a backup.
+pub async fn backup(pool: &SqlitePool, file: &Path) -> Result<(), sqlx::Error> {
+    let partial = file.with_extension("partial");
+    let _ = std::fs::remove_file(&partial);
+    sqlx::query("VACUUM INTO ?")
+        .bind(partial.to_string_lossy().into_owned())
+        .execute(pool)
+        .await?;
+    std::fs::rename(&partial, file)?;
+    Ok(())
 }
 
 /// The current time as RFC 3339 UTC with second precision, as stored and exported.

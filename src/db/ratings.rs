@@ -52,19 +52,97 @@ pub async fn set(
     rated_at: &str,
     source: Source,
 ) -> Result<Change, sqlx::Error> {
-    let previous: Option<i64> =
-        sqlx::query_scalar("SELECT stars FROM ratings WHERE target_id = ? AND paper_id = ?")
-            .bind(target.0)
-            .bind(paper.0)
-            .fetch_optional(&mut *conn)
-            .await?;
     let change = Change {
-        previous: stars_from_db(previous),
+        previous: current(&mut *conn, target, paper).await?,
         current: stars,
     };
     if !change.changed() {
         return Ok(change);
     }
+    write(&mut *conn, target, paper, stars, rated_at).await?;
+    append_history(conn, target, paper, change, source).await?;
+    Ok(change)
+}
+
+/// A change of one pair's rating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PairChange {
+    pub paper: PaperKey,
+    pub change: Change,
+}
+
+/// Reverts the last change the web made on `target` that no undo has reverted yet: the pair
+/// gets its previous rating back, and the undo is recorded with source `undo`. `None` when
+/// there is nothing left to undo.
+///
+/// Undos pair with web changes like closing with opening brackets: reading the history
+/// newest first, each undo cancels the nearest earlier web change not cancelled yet. So
+/// repeated undos walk back through the web changes, and the state survives reloads and
+/// restarts. The undo is recorded even when the pair already has its previous rating (an
+/// import changed it meanwhile), so that it still cancels its web change.
+///
+/// Call inside a transaction begun with `BEGIN IMMEDIATE`.
+pub async fn undo_last_web_change(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    rated_at: &str,
+) -> Result<Option<PairChange>, sqlx::Error> {
+    let newest_first: Vec<(i64, Option<i64>, String)> = sqlx::query_as(
+        "SELECT paper_id, previous_stars, source FROM rating_history
+         WHERE target_id = ? AND source IN ('web', 'undo')
+         ORDER BY id DESC",
+    )
+    .bind(target.0)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut open_undos = 0_usize;
+    let last_web_change = newest_first.into_iter().find(|(_, _, source)| {
+        if source == Source::Undo.as_str() {
+            open_undos += 1;
+            false
+        } else if open_undos > 0 {
+            open_undos -= 1;
+            false
+        } else {
+            true
+        }
+    });
+    let Some((paper, previous, _)) = last_web_change else {
+        return Ok(None);
+    };
+    let paper = PaperKey(paper);
+    let change = Change {
+        previous: current(&mut *conn, target, paper).await?,
+        current: stars_from_db(previous),
+    };
+    write(&mut *conn, target, paper, change.current, rated_at).await?;
+    append_history(conn, target, paper, change, Source::Undo).await?;
+    Ok(Some(PairChange { paper, change }))
+}
+
+/// The current rating of a pair.
+async fn current(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    paper: PaperKey,
+) -> Result<Option<Stars>, sqlx::Error> {
+    let stars: Option<i64> =
+        sqlx::query_scalar("SELECT stars FROM ratings WHERE target_id = ? AND paper_id = ?")
+            .bind(target.0)
+            .bind(paper.0)
+            .fetch_optional(conn)
+            .await?;
+    Ok(stars_from_db(stars))
+}
+
+/// Stores (`Some`) or deletes (`None`) the rating of a pair, without history.
+async fn write(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    paper: PaperKey,
+    stars: Option<Stars>,
+    rated_at: &str,
+) -> Result<(), sqlx::Error> {
     match stars {
         Some(stars) => {
             sqlx::query(
@@ -76,30 +154,40 @@ pub async fn set(
             .bind(paper.0)
             .bind(i64::from(stars.get()))
             .bind(rated_at)
-            .execute(&mut *conn)
+            .execute(conn)
             .await?;
         }
         None => {
             sqlx::query("DELETE FROM ratings WHERE target_id = ? AND paper_id = ?")
                 .bind(target.0)
                 .bind(paper.0)
-                .execute(&mut *conn)
+                .execute(conn)
                 .await?;
         }
     }
+    Ok(())
+}
+
+async fn append_history(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    paper: PaperKey,
+    change: Change,
+    source: Source,
+) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO rating_history (target_id, paper_id, stars, previous_stars, source, changed_at)
          VALUES (?, ?, ?, ?, ?, ?)",
     )
     .bind(target.0)
     .bind(paper.0)
-    .bind(stars.map(|s| i64::from(s.get())))
-    .bind(previous)
+    .bind(change.current.map(|s| i64::from(s.get())))
+    .bind(change.previous.map(|s| i64::from(s.get())))
     .bind(source.as_str())
     .bind(super::now_rfc3339())
-    .execute(&mut *conn)
+    .execute(conn)
     .await?;
-    Ok(change)
+    Ok(())
 }
 
 /// One row of the ratings export.
@@ -114,7 +202,9 @@ pub struct RatingRow {
 }
 
 /// Every rating, by target id and paper id (byte order).
-pub async fn all_rows<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<RatingRow>, sqlx::Error> {
+pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+) -> Result<Vec<RatingRow>, sqlx::Error> {
     sqlx::query_as(
         "SELECT t.external_id AS target, t.title AS target_title,
                 p.external_id AS paper, p.title AS paper_title,

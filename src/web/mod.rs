@@ -1,13 +1,29 @@
 //! The web app: one function builds it for `main` and for the tests, on any listener.
+//!
+//! Pages are rendered on the server and work without JavaScript; `static/rating.js` makes the
+//! rating page keyboard-first. Handlers are thin: they read the request, call the data layer
+//! (`crate::db`, where all SQL lives) and render one template per page, or answer JSON.
+
+mod assets;
+mod csrf;
+mod dashboard;
+mod error;
+mod rating_page;
+mod ratings;
+mod security;
+mod target_list;
+mod view;
 
 use std::net::TcpListener;
 
 use actix_web::dev::Server;
 use actix_web::{web, App, HttpResponse, HttpServer};
-use askama::Template;
 use sqlx::SqlitePool;
 
-use crate::db;
+pub use error::WebError;
+
+/// The largest form body accepted (413 above it); a rating form is about 150 bytes.
+const FORM_LIMIT_BYTES: usize = 4 * 1024;
 
 /// Starts the app on `listener` (port 0 in tests); the returned server runs when awaited.
 pub fn run(listener: TcpListener, pool: SqlitePool) -> std::io::Result<Server> {
@@ -15,37 +31,37 @@ pub fn run(listener: TcpListener, pool: SqlitePool) -> std::io::Result<Server> {
     let server = HttpServer::new(move || {
         App::new()
             .app_data(pool.clone())
-            .route("/healthz", web::get().to(healthz))
-            .route("/", web::get().to(dashboard))
+            .app_data(
+                web::FormConfig::default()
+                    .limit(FORM_LIMIT_BYTES)
+                    .error_handler(error::unreadable_form),
+            )
+            .app_data(web::PathConfig::default().error_handler(error::unknown_path))
+            .app_data(web::QueryConfig::default().error_handler(error::unreadable_query))
+            .wrap(security::headers())
+            .configure(routes)
+            .default_service(web::to(error::no_such_page))
     })
     .listen(listener)?
     .run();
     Ok(server)
 }
 
+fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route("/", web::get().to(dashboard::show))
+        .route("/healthz", web::get().to(healthz))
+        .route("/next", web::get().to(target_list::next))
+        .route("/targets", web::get().to(target_list::show))
+        .route("/targets/{target}", web::get().to(rating_page::show))
+        .service(web::resource("/targets/{target}/ratings").route(web::post().to(ratings::rate)))
+        .service(web::resource("/targets/{target}/undo").route(web::post().to(ratings::undo)))
+        .route(assets::STYLESHEET_PATH, web::get().to(assets::stylesheet))
+        .route(assets::SCRIPT_PATH, web::get().to(assets::script));
+}
+
 async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().content_type("text/plain; charset=utf-8").body("ok")
-}
-
-#[derive(Template)]
-#[template(path = "dashboard.html")]
-struct DashboardPage {
-    status: db::study::StudyStatus,
-}
-
-async fn dashboard(pool: web::Data<SqlitePool>) -> HttpResponse {
-    let page = match db::study::status(&pool).await {
-        Ok(status) => DashboardPage { status }.render(),
-        Err(error) => {
-            tracing::error!(%error, "cannot read the study status");
-            return HttpResponse::InternalServerError().body("the study database failed");
-        }
-    };
-    match page {
-        Ok(html) => HttpResponse::Ok().content_type("text/html; charset=utf-8").body(html),
-        Err(error) => {
-            tracing::error!(%error, "cannot render the dashboard");
-            HttpResponse::InternalServerError().body("cannot render the page")
-        }
-    }
+    HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .body("ok")
 }

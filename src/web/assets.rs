@@ -1,0 +1,68 @@
+//! The stylesheet and the rating script, compiled into the binary so that it is the one file to
+//! deploy.
+//!
+//! Pages link them with a hash of their content in the query, so browsers may keep them for a
+//! year and still fetch a changed file at once.
+
+use std::sync::LazyLock;
+
+use actix_web::http::header;
+use actix_web::HttpResponse;
+
+pub const STYLESHEET_PATH: &str = "/static/style.css";
+pub const SCRIPT_PATH: &str = "/static/rating.js";
+
+const STYLESHEET: &str = include_str!("../../static/style.css");
+const SCRIPT: &str = include_str!("../../static/rating.js");
+
+const CACHE_FOR_A_YEAR: &str = "public, max-age=31536000, immutable";
+
+static STYLESHEET_HREF: LazyLock<String> = LazyLock::new(|| versioned(STYLESHEET_PATH, STYLESHEET));
+static SCRIPT_HREF: LazyLock<String> = LazyLock::new(|| versioned(SCRIPT_PATH, SCRIPT));
+
+/// The stylesheet's address as pages link it.
+pub fn stylesheet_href() -> &'static str {
+    &STYLESHEET_HREF
+}
+
+/// The rating script's address as pages link it.
+pub fn script_href() -> &'static str {
+    &SCRIPT_HREF
+}
+
+pub async fn stylesheet() -> HttpResponse {
+    cached("text/css; charset=utf-8", STYLESHEET)
+}
+
+pub async fn script() -> HttpResponse {
+    cached("text/javascript; charset=utf-8", SCRIPT)
+}
+
+fn cached(content_type: &'static str, body: &'static str) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, content_type))
+        .insert_header((header::CACHE_CONTROL, CACHE_FOR_A_YEAR))
+        .body(body)
+}
+
+fn versioned(path: &str, content: &str) -> String {
+    format!("{path}?v={:016x}", fnv1a(content.as_bytes()))
+}
+
+/// 64-bit FNV-1a: tiny, and stable across builds and Rust versions (unlike `DefaultHasher`).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_matches_the_reference_values() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

@@ -1,0 +1,155 @@
+//! What can go wrong while answering a request, and the HTTP status each cause maps to.
+//!
+//! The message of a client error says what to fix and is shown as is (escaped). An internal
+//! cause is logged with `tracing` and never shown: the person gets a generic message.
+
+use actix_web::error::{PathError, QueryPayloadError, UrlencodedError};
+use actix_web::http::header::{self, ContentType};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use askama::Template;
+
+/// Why a request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    /// 400: the request is malformed; the message names the field and what is wrong with it.
+    #[error("{0}")]
+    BadRequest(String),
+    /// 403: the form's CSRF token is missing or does not match the browser's cookie.
+    #[error("the form's security token is missing or out of date: reload the page and try again")]
+    Forbidden,
+    /// 404: the message says what was not found.
+    #[error("{0}")]
+    NotFound(String),
+    /// 413
+    #[error("the form is larger than the {limit} bytes accepted")]
+    PayloadTooLarge { limit: usize },
+    /// 500: the database or a template failed. Logged, never shown.
+    #[error("something went wrong on the server; its log has the details")]
+    Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl From<sqlx::Error> for WebError {
+    fn from(error: sqlx::Error) -> WebError {
+        WebError::Internal(Box::new(error))
+    }
+}
+
+impl From<askama::Error> for WebError {
+    fn from(error: askama::Error) -> WebError {
+        WebError::Internal(Box::new(error))
+    }
+}
+
+impl WebError {
+    /// This error as the client asked for it: JSON for the rating script, a page otherwise.
+    pub fn answer_for(self, request: &HttpRequest) -> actix_web::Error {
+        if accepts_json(request) {
+            JsonError(self).into()
+        } else {
+            self.into()
+        }
+    }
+
+    fn log_internal_cause(&self) {
+        if let WebError::Internal(cause) = self {
+            tracing::error!(%cause, "a request failed");
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage<'a> {
+    status: StatusCode,
+    message: &'a str,
+}
+
+impl ResponseError for WebError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebError::Forbidden => StatusCode::FORBIDDEN,
+            WebError::NotFound(_) => StatusCode::NOT_FOUND,
+            WebError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        self.log_internal_cause();
+        let message = self.to_string();
+        let page = ErrorPage {
+            status: self.status_code(),
+            message: &message,
+        };
+        match page.render() {
+            Ok(html) => HttpResponse::build(self.status_code())
+                .content_type(ContentType::html())
+                .body(html),
+            Err(error) => {
+                tracing::error!(%error, "cannot render the error page");
+                HttpResponse::build(self.status_code())
+                    .content_type(ContentType::plaintext())
+                    .body(message)
+            }
+        }
+    }
+}
+
+/// A [`WebError`] answered as `{"error": message}`, for the rating script.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct JsonError(WebError);
+
+impl ResponseError for JsonError {
+    fn status_code(&self) -> StatusCode {
+        self.0.status_code()
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        self.0.log_internal_cause();
+        HttpResponse::build(self.status_code())
+            .json(serde_json::json!({ "error": self.0.to_string() }))
+    }
+}
+
+/// Whether the request accepts `application/json` (the rating script's requests do).
+pub fn accepts_json(request: &HttpRequest) -> bool {
+    request
+        .headers()
+        .get_all(header::ACCEPT)
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+        .any(|media_range| {
+            let media_type = media_range.split(';').next().unwrap_or_default().trim();
+            media_type.eq_ignore_ascii_case("application/json")
+        })
+}
+
+/// The answer for an address no route matches.
+pub async fn no_such_page() -> Result<HttpResponse, WebError> {
+    Err(WebError::NotFound(
+        "there is no page at this address".to_owned(),
+    ))
+}
+
+/// A path parameter that is not an id (`/targets/abc`) names no page.
+pub fn unknown_path(_: PathError, _: &HttpRequest) -> actix_web::Error {
+    WebError::NotFound("there is no page at this address".to_owned()).into()
+}
+
+pub fn unreadable_form(error: UrlencodedError, request: &HttpRequest) -> actix_web::Error {
+    let error = match error {
+        UrlencodedError::Overflow { limit, .. } => WebError::PayloadTooLarge { limit },
+        UrlencodedError::ContentType => {
+            WebError::BadRequest("send the form as application/x-www-form-urlencoded".to_owned())
+        }
+        other => WebError::BadRequest(format!("the form cannot be read: {other}")),
+    };
+    error.answer_for(request)
+}
+
+pub fn unreadable_query(error: QueryPayloadError, _: &HttpRequest) -> actix_web::Error {
+    WebError::BadRequest(format!("the address's query cannot be read: {error}")).into()
+}

@@ -1,0 +1,136 @@
+//! `GET /targets/{n}`: the target paper, then its pooled papers in the stored blind order, each
+//! with its stars.
+//!
+//! Blind: the page is built from the pool and the ratings only. It never reads a model, rank,
+//! score or list, so nothing about where a paper came from can reach the page.
+
+use actix_web::{web, HttpResponse};
+use askama::Template;
+use sqlx::SqlitePool;
+
+use super::csrf::CsrfToken;
+use super::view::{self, PaperView};
+use super::WebError;
+use crate::db;
+use crate::db::targets::{PooledPaper, Progress};
+use crate::domain::{PaperKey, Stars};
+
+/// One step of the rating scale, with what it means.
+pub struct ScaleStep {
+    pub value: u8,
+    pub label: &'static str,
+    /// Filled and empty stars, e.g. `★★★☆☆` for 3.
+    pub glyphs: String,
+    pub guidance: &'static str,
+}
+
+fn guidance(stars: Stars) -> &'static str {
+    match stars.get() {
+        1 => "Not about the target's problem; no use to a reader of the target.",
+        2 => "Shares a broad topic or a method in passing; you would not follow it up.",
+        3 => "Related work worth knowing; you might cite it.",
+        4 => "Closely related; you would read it after the target.",
+        _ => "Essential next to the target; you would certainly read and cite it.",
+    }
+}
+
+fn scale() -> Vec<ScaleStep> {
+    Stars::all()
+        .map(|stars| {
+            let filled = usize::from(stars.get());
+            ScaleStep {
+                value: stars.get(),
+                label: stars.label(),
+                glyphs: format!("{}{}", "★".repeat(filled), "☆".repeat(5 - filled)),
+                guidance: guidance(stars),
+            }
+        })
+        .collect()
+}
+
+/// A pooled paper at its place in the blind order.
+pub struct PooledPaperView {
+    pub paper: PaperView,
+    /// 1-based display position.
+    pub position: usize,
+    pub stars: Option<Stars>,
+}
+
+impl PooledPaperView {
+    fn new(position: usize, pooled: PooledPaper) -> PooledPaperView {
+        PooledPaperView {
+            paper: pooled.paper.into(),
+            position,
+            stars: pooled.stars.and_then(Stars::new),
+        }
+    }
+
+    pub fn has_stars(&self, value: &u8) -> bool {
+        self.stars.is_some_and(|stars| stars.get() == *value)
+    }
+
+    /// The stars as the `data-stars` attribute holds them: empty when unrated.
+    pub fn stars_attribute(&self) -> String {
+        self.stars
+            .map(|stars| stars.to_string())
+            .unwrap_or_default()
+    }
+
+    pub fn status(&self) -> String {
+        match self.stars {
+            Some(stars) => format!("Rated {stars} {}", stars.label()),
+            None => "Not rated yet".to_owned(),
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "rating.html")]
+struct RatingPage {
+    target_key: i64,
+    target: PaperView,
+    papers: Vec<PooledPaperView>,
+    progress: Progress,
+    next_target: Option<i64>,
+    scale: Vec<ScaleStep>,
+    csrf_token: String,
+}
+
+pub async fn show(
+    pool: web::Data<SqlitePool>,
+    target: web::Path<i64>,
+    csrf: CsrfToken,
+) -> Result<HttpResponse, WebError> {
+    let target = PaperKey(target.into_inner());
+    let pooled = db::targets::pooled_papers(&**pool, target).await?;
+    let target_paper = match db::papers::get(&**pool, target).await? {
+        Some(paper) if !pooled.is_empty() => paper,
+        _ => return Err(no_such_target(target)),
+    };
+    let next_target = db::targets::next_with_unrated(&**pool, target).await?;
+    let papers: Vec<PooledPaperView> = pooled
+        .into_iter()
+        .enumerate()
+        .map(|(index, pooled)| PooledPaperView::new(index + 1, pooled))
+        .collect();
+    let progress = Progress {
+        rated: papers.iter().filter(|paper| paper.stars.is_some()).count() as i64,
+        total: papers.len() as i64,
+    };
+    let page = RatingPage {
+        target_key: target.0,
+        target: target_paper.into(),
+        papers,
+        progress,
+        next_target: next_target.map(|key| key.0),
+        scale: scale(),
+        csrf_token: csrf.value().to_owned(),
+    };
+    let mut response = view::html(&page)?;
+    csrf.set_cookie_on(&mut response)?;
+    Ok(response)
+}
+
+pub fn no_such_target(target: PaperKey) -> WebError {
+    WebError::NotFound(format!("there is no target {} in this study", target.0))
+}

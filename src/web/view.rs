@@ -1,0 +1,136 @@
+//! What pages show of a paper, and how a page becomes an answer.
+//!
+//! Every text from the data is escaped by askama (no `|safe` anywhere); on top of that, only
+//! `http(s)` addresses become links, since escaping does not make a `javascript:` link harmless.
+
+use actix_web::http::header::ContentType;
+use actix_web::HttpResponse;
+use askama::Template;
+
+use super::WebError;
+use crate::db::papers::Paper;
+
+/// Abstracts longer than this are folded to their lead, unfoldable in place.
+const FOLD_ABSTRACTS_LONGER_THAN: usize = 600;
+/// About four lines at the page's line length.
+const LEAD_CHARS: usize = 360;
+
+/// Renders a page into a 200 answer.
+pub fn html(page: &impl Template) -> Result<HttpResponse, WebError> {
+    Ok(HttpResponse::Ok()
+        .content_type(ContentType::html())
+        .body(page.render()?))
+}
+
+/// A paper as the pages show it.
+pub struct PaperView {
+    pub external_id: String,
+    /// The element id of the paper on the rating page; see [`anchor`].
+    pub anchor: String,
+    pub title: String,
+    pub authors: String,
+    pub year: Option<i64>,
+    /// The paper's address, when it is a web address.
+    pub link: Option<String>,
+    pub abstract_text: String,
+    /// The start of a long abstract, shown while the rest is folded.
+    pub abstract_lead: Option<String>,
+}
+
+impl From<Paper> for PaperView {
+    fn from(paper: Paper) -> PaperView {
+        PaperView {
+            anchor: anchor(&paper.external_id),
+            link: web_link(&paper.url),
+            abstract_lead: lead(&paper.abstract_text),
+            external_id: paper.external_id,
+            title: paper.title,
+            authors: paper.authors,
+            year: paper.year,
+            abstract_text: paper.abstract_text,
+        }
+    }
+}
+
+/// The element id (and URL fragment) of a paper: `paper-` and its external id, with every
+/// byte outside `[A-Za-z0-9.-]` written as `_` and two hex digits. That is a valid id and
+/// fragment whatever the external id holds, and two ids never share an anchor.
+pub fn anchor(external_id: &str) -> String {
+    let mut anchor = String::from("paper-");
+    for byte in external_id.bytes() {
+        if byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'.' {
+            anchor.push(char::from(byte));
+        } else {
+            anchor.push_str(&format!("_{byte:02x}"));
+        }
+    }
+    anchor
+}
+
+fn web_link(url: &str) -> Option<String> {
+    let url = url.trim();
+    let is_web = ["http://", "https://"].iter().any(|scheme| {
+        url.get(..scheme.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(scheme))
+    });
+    is_web.then(|| url.to_owned())
+}
+
+/// The lead of an abstract long enough to fold: up to [`LEAD_CHARS`], cut at a space, without
+/// a dangling comma before its ellipsis.
+fn lead(abstract_text: &str) -> Option<String> {
+    if abstract_text.chars().count() <= FOLD_ABSTRACTS_LONGER_THAN {
+        return None;
+    }
+    let cut = abstract_text
+        .char_indices()
+        .nth(LEAD_CHARS)
+        .map_or(abstract_text.len(), |(index, _)| index);
+    let head = &abstract_text[..cut];
+    let head = head
+        .rfind(char::is_whitespace)
+        .map_or(head, |space| &head[..space]);
+    Some(format!("{}…", head.trim_end_matches([' ', ',', ';', ':'])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_keep_safe_characters_and_encode_the_rest() {
+        assert_eq!(anchor("P1"), "paper-P1");
+        assert_eq!(anchor("demo-01.v2"), "paper-demo-01.v2");
+        assert_eq!(anchor("10.1145/x y"), "paper-10.1145_2fx_20y");
+        assert_eq!(anchor("a_2f"), "paper-a_5f2f");
+        assert_eq!(anchor("\"><script>"), "paper-_22_3e_3cscript_3e");
+        assert_eq!(anchor("é"), "paper-_c3_a9");
+    }
+
+    #[test]
+    fn only_web_addresses_become_links() {
+        assert_eq!(
+            web_link(" https://x.org/p "),
+            Some("https://x.org/p".to_owned())
+        );
+        assert_eq!(web_link("HTTP://x.org"), Some("HTTP://x.org".to_owned()));
+        assert_eq!(web_link("javascript:alert(1)"), None);
+        assert_eq!(web_link(""), None);
+        assert_eq!(web_link("ftp://x.org"), None);
+    }
+
+    #[test]
+    fn long_abstracts_fold_at_a_space_and_short_ones_do_not() {
+        assert_eq!(lead(&"word ".repeat(120)), None);
+        let long = "word ".repeat(121);
+        let lead = lead(&long).expect("a lead");
+        assert!(lead.ends_with("word…"), "{lead}");
+        assert_eq!(lead.chars().count(), 359 + 1);
+        let with_comma = format!("{}so, {}", "w ".repeat(178), "x ".repeat(200));
+        assert!(lead_ends_with(&with_comma, " so…"));
+    }
+
+    fn lead_ends_with(abstract_text: &str, end: &str) -> bool {
+        lead(abstract_text).is_some_and(|lead| lead.ends_with(end))
+    }
+}

@@ -1,0 +1,352 @@
+//! Safe forms and pages: CSRF, the 400/404/413 answers with their messages, escaping, and the
+//! security headers.
+
+mod common;
+mod web_support;
+
+use reqwest::header::{
+    CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, SET_COOKIE,
+    X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+};
+use reqwest::StatusCode;
+use serde_json::json;
+use web_support::{Answer, Session, TestApp, HOSTILE_TITLE};
+
+#[tokio::test]
+async fn a_post_without_a_matching_token_is_refused_with_403() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    let session = app.session(t1).await;
+    let other_browser = app.session(t1).await;
+    assert_ne!(session.token, other_browser.token);
+    let ratings = format!("/targets/{t1}/ratings");
+    let rating = |token: &'static str| [("paper", "P1"), ("stars", "3"), ("csrf_token", token)];
+    let stolen_token = Session {
+        cookie: session.cookie.clone(),
+        token: other_browser.token.clone(),
+    };
+
+    let no_cookie = app
+        .post(
+            &ratings,
+            None,
+            &[
+                ("paper", "P1"),
+                ("stars", "3"),
+                ("csrf_token", &session.token),
+            ],
+            Answer::Redirect,
+        )
+        .await;
+    let no_field = app
+        .post(
+            &ratings,
+            Some(&session),
+            &[("paper", "P1"), ("stars", "3")],
+            Answer::Redirect,
+        )
+        .await;
+    let wrong_field = app
+        .post(&ratings, Some(&session), &rating("0123"), Answer::Json)
+        .await;
+    let other_browsers_token = app.rate(&stolen_token, t1, "P1", "3", Answer::Json).await;
+    let undo_without_token = app
+        .post(
+            &format!("/targets/{t1}/undo"),
+            Some(&session),
+            &[],
+            Answer::Redirect,
+        )
+        .await;
+
+    assert_eq!(no_cookie.status(), StatusCode::FORBIDDEN);
+    assert_eq!(no_field.status(), StatusCode::FORBIDDEN);
+    assert_eq!(wrong_field.status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        wrong_field.json::<serde_json::Value>().await.expect("JSON"),
+        json!({"error": "the form's security token is missing or out of date: reload the page and try again"})
+    );
+    assert_eq!(other_browsers_token.status(), StatusCode::FORBIDDEN);
+    assert_eq!(undo_without_token.status(), StatusCode::FORBIDDEN);
+    assert_eq!(app.study.count("ratings").await, 0);
+    assert_eq!(app.study.count("rating_history").await, 0);
+}
+
+#[tokio::test]
+async fn the_csrf_cookie_is_strict_and_http_only_and_given_once() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    let session = app.session(t1).await;
+
+    let fresh = app.get(&format!("/targets/{t1}")).await;
+    let cookie = fresh
+        .headers()
+        .get(SET_COOKIE)
+        .expect("a cookie")
+        .to_str()
+        .expect("ASCII");
+    assert!(cookie.contains("HttpOnly"), "{cookie}");
+    assert!(cookie.contains("SameSite=Strict"), "{cookie}");
+    assert!(cookie.contains("Path=/"), "{cookie}");
+
+    let returning = app
+        .http
+        .get(app.url(&format!("/targets/{t1}")))
+        .header("cookie", &session.cookie)
+        .send()
+        .await
+        .expect("GET answers");
+    assert!(returning.headers().get(SET_COOKIE).is_none());
+    let page = returning.text().await.expect("a body");
+    assert_eq!(
+        web_support::hidden_token(&page),
+        Some(session.token.clone())
+    );
+}
+
+#[tokio::test]
+async fn every_form_of_the_rating_page_carries_the_token() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    let page = app.get_text(&format!("/targets/{t1}")).await;
+
+    // Per paper a rating form and a clearing form, plus the undo form.
+    let forms = page.matches("<form ").count();
+    assert_eq!(forms, 2 * web_support::T1_POOL_SIZE as usize + 1);
+    assert_eq!(page.matches("name=\"csrf_token\"").count(), forms);
+}
+
+/// Posts a rating for `T1` with a valid token and the given fields; answers status and message.
+async fn refused(
+    app: &TestApp,
+    session: &Session,
+    fields: &[(&str, &str)],
+) -> (StatusCode, String) {
+    let t1 = app.key("T1").await;
+    let mut fields = fields.to_vec();
+    fields.push(("csrf_token", &session.token));
+    let response = app
+        .post(
+            &format!("/targets/{t1}/ratings"),
+            Some(session),
+            &fields,
+            Answer::Json,
+        )
+        .await;
+    let status = response.status();
+    let answer: serde_json::Value = response.json().await.expect("a JSON error");
+    (
+        status,
+        answer["error"]
+            .as_str()
+            .expect("an error message")
+            .to_owned(),
+    )
+}
+
+#[tokio::test]
+async fn a_bad_rating_gets_400_saying_what_is_wrong() {
+    let app = TestApp::with_fixture().await;
+    let session = app.session(app.key("T1").await).await;
+    let bad = StatusCode::BAD_REQUEST;
+
+    assert_eq!(
+        refused(&app, &session, &[("paper", "P1"), ("stars", "0")]).await,
+        (bad, "stars must be 1 to 5, or clear; got \"0\"".to_owned())
+    );
+    assert_eq!(
+        refused(&app, &session, &[("paper", "P1"), ("stars", "6")]).await,
+        (bad, "stars must be 1 to 5, or clear; got \"6\"".to_owned())
+    );
+    assert_eq!(
+        refused(&app, &session, &[("paper", "P1"), ("stars", "four")]).await,
+        (
+            bad,
+            "stars must be 1 to 5, or clear; got \"four\"".to_owned()
+        )
+    );
+    assert_eq!(
+        refused(&app, &session, &[("paper", "P1")]).await,
+        (bad, "missing field: stars (1 to 5, or clear)".to_owned())
+    );
+    assert_eq!(
+        refused(&app, &session, &[("stars", "3")]).await,
+        (bad, "missing field: paper (the paper's id)".to_owned())
+    );
+    assert_eq!(
+        refused(&app, &session, &[("paper", "P10"), ("stars", "3")]).await,
+        (
+            bad,
+            "paper \"P10\" is not in the pool of this target".to_owned()
+        )
+    );
+    assert_eq!(
+        refused(&app, &session, &[("paper", "P7"), ("stars", "3")]).await,
+        (
+            bad,
+            "paper \"P7\" is not in the pool of this target".to_owned()
+        )
+    );
+    assert_eq!(
+        refused(
+            &app,
+            &session,
+            &[("paper", "no-such-paper"), ("stars", "3")]
+        )
+        .await,
+        (
+            bad,
+            "paper \"no-such-paper\" is not in the pool of this target".to_owned()
+        )
+    );
+    assert_eq!(app.study.count("ratings").await, 0);
+}
+
+#[tokio::test]
+async fn a_plain_form_error_is_a_page_with_the_escaped_message() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    let session = app.session(t1).await;
+
+    let response = app
+        .rate(&session, t1, "<i>x</i>", "3", Answer::Redirect)
+        .await;
+
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .expect("a type")
+        .clone();
+    assert_eq!(content_type, "text/html; charset=utf-8");
+    let page = response.text().await.expect("a body");
+    assert!(
+        page.contains("paper &#34;&#60;i&#62;x&#60;/i&#62;&#34; is not in the pool of this target")
+    );
+    assert!(!page.contains("<i>x</i>"));
+}
+
+#[tokio::test]
+async fn unknown_targets_and_addresses_get_a_404_page() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    let not_a_target = app.key("P10").await;
+    let session = app.session(t1).await;
+
+    for path in [
+        format!("/targets/{not_a_target}"),
+        "/targets/999999".to_owned(),
+        "/targets/abc".to_owned(),
+        "/no/such/page".to_owned(),
+    ] {
+        let response = app.get(&path).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+        let page = response.text().await.expect("a body");
+        assert!(page.contains("<h1>Not Found</h1>"), "{path}: {page}");
+    }
+    let page = app
+        .get(&format!("/targets/{not_a_target}"))
+        .await
+        .text()
+        .await
+        .expect("a body");
+    assert!(page.contains(&format!("there is no target {not_a_target} in this study")));
+
+    let rating = app
+        .rate(&session, not_a_target, "P1", "3", Answer::Json)
+        .await;
+    assert_eq!(rating.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        rating.json::<serde_json::Value>().await.expect("JSON"),
+        json!({"error": format!("there is no target {not_a_target} in this study")})
+    );
+    let undo = app.undo(&session, 999_999, Answer::Redirect).await;
+    assert_eq!(undo.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn an_oversized_form_gets_413() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    let session = app.session(t1).await;
+    let huge = "x".repeat(5000);
+
+    let response = app.rate(&session, t1, &huge, "3", Answer::Json).await;
+
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(
+        response.json::<serde_json::Value>().await.expect("JSON"),
+        json!({"error": "the form is larger than the 4096 bytes accepted"})
+    );
+}
+
+#[tokio::test]
+async fn text_from_the_data_is_escaped_and_only_web_links_are_links() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    let page = app.get_text(&format!("/targets/{t1}")).await;
+
+    assert!(page.contains("&#60;script&#62;alert(&#34;title&#34;)&#60;/script&#62; &#38; co"));
+    assert!(!page.contains(HOSTILE_TITLE));
+    assert!(page.contains("&#60;/p&#62;&#60;img src=x onerror=alert(1)&#62;"));
+    assert!(page.contains("O&#39;Brien &#38; &#60;em&#62;Sons&#60;/em&#62;"));
+    assert!(page.contains("data-paper=\"h&#60;b&#62;&#38;&#34;&#39;\""));
+    assert!(!page.contains("javascript:"));
+    assert!(page
+        .contains("href=\"https://example.org/P1\" target=\"_blank\" rel=\"noopener noreferrer\""));
+    // No inline script at all: the one script is a file, as the CSP demands.
+    assert_eq!(page.matches("<script").count(), 1);
+    assert!(page.contains("<script src=\"/static/rating.js?v="));
+    assert!(!page.contains("<img"));
+}
+
+#[tokio::test]
+async fn every_answer_carries_the_security_headers() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+
+    for path in ["/".to_owned(), format!("/targets/{t1}"), "/nope".to_owned()] {
+        let response = app.get(&path).await;
+        let headers = response.headers();
+        assert_eq!(
+            headers[CONTENT_SECURITY_POLICY],
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
+             connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+            "{path}"
+        );
+        assert_eq!(headers[X_CONTENT_TYPE_OPTIONS], "nosniff", "{path}");
+        assert_eq!(headers[X_FRAME_OPTIONS], "DENY", "{path}");
+        assert_eq!(headers[REFERRER_POLICY], "no-referrer", "{path}");
+        assert_eq!(headers[CACHE_CONTROL], "no-store", "{path}");
+    }
+}
+
+#[tokio::test]
+async fn static_files_are_cached_for_a_year_under_a_versioned_address() {
+    let app = TestApp::with_fixture().await;
+    let page = app.get_text("/").await;
+    let start = page
+        .find("/static/style.css?v=")
+        .expect("a versioned stylesheet");
+    let href = &page[start..start + page[start..].find('"').expect("a closing quote")];
+    assert_eq!(href.len(), "/static/style.css?v=".len() + 16);
+
+    for (path, content_type) in [
+        (href, "text/css; charset=utf-8"),
+        ("/static/rating.js", "text/javascript; charset=utf-8"),
+    ] {
+        let response = app.get(path).await;
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        assert_eq!(response.headers()[CONTENT_TYPE], content_type, "{path}");
+        assert_eq!(
+            response.headers()[CACHE_CONTROL],
+            "public, max-age=31536000, immutable",
+            "{path}"
+        );
+        assert_eq!(
+            response.headers()[X_CONTENT_TYPE_OPTIONS],
+            "nosniff",
+            "{path}"
+        );
+    }
+}
