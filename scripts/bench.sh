@@ -18,6 +18,8 @@ mkdir -p "$work"
 need_apt=()
 command -v hyperfine >/dev/null 2>&1 || need_apt+=(hyperfine)
 command -v sqlite3 >/dev/null 2>&1 || need_apt+=(sqlite3)
+command -v wrk >/dev/null 2>&1 || need_apt+=(wrk)
+command -v curl >/dev/null 2>&1 || need_apt+=(curl)
 if [ ${#need_apt[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
@@ -62,7 +64,55 @@ echo "== 2. leaderboard --format json vs pytrec_eval ndcg_cut_8, and the floor"
 hyperfine --runs "$runs" --warmup 1 --export-json "$work/leaderboard.json" \
     -n paperjudge "$bin --db $full leaderboard --format json" \
     -n pytrec_eval "python3 $root/scripts/pytrec_ndcg.py $work/study-l.qrels $study/runs/model-1.run $study/runs/model-2.run $study/runs/model-3.run $study/runs/model-4.run $study/runs/model-5.run $study/runs/model-6.run $study/runs/model-7.run $study/runs/model-8.run" \
-    -n "read the lists" "sqlite3 $full 'SELECT target_id, model_id, paper_id FROM recommendations WHERE position <= 8' >/dev/null"
+    -n "read the lists" "sqlite3 $full 'SELECT target_id, model_id, paper_id FROM recommendations WHERE target_id IN (SELECT target_id FROM ratings) AND position <= 8' >/dev/null"
+
+echo "== 3-5. the web app on study L under load: rating page, rating POST, peak memory"
+# A copy of study L (taken with paperjudge backup) where one target's pool is grown to 60
+# papers by extra lists, as a target of a study with many models would have.
+web=$work/web.db
+rm -f "$web" "$web"-*
+"$bin" --db "$full" backup "$web"
+target=P000001
+pooled() { sqlite3 "$web" "SELECT COUNT(*) FROM pool JOIN papers t ON t.id = pool.target_id WHERE t.external_id = '$target'"; }
+python3 - "$web" "$target" "$(pooled)" > "$work/extra.csv" <<'PY'
+import sqlite3, sys
+db, target, pooled = sys.argv[1], sys.argv[2], int(sys.argv[3])
+conn = sqlite3.connect(db)
+taken = {row[0] for row in conn.execute(
+    "SELECT p.external_id FROM pool JOIN papers t ON t.id = pool.target_id "
+    "JOIN papers p ON p.id = pool.paper_id WHERE t.external_id = ?", (target,))}
+free = [row[0] for row in conn.execute("SELECT external_id FROM papers ORDER BY id DESC LIMIT 200")
+        if row[0] not in taken and row[0] != target]
+print("model,target,rank,paper")
+for index, paper in enumerate(free[: 60 - pooled]):
+    print(f"bench-extra-{index // 8 + 1},{target},{index % 8 + 1},{paper}")
+PY
+"$bin" --db "$web" import recommendations "$work/extra.csv"
+[ "$(pooled)" = 60 ] || { echo "the bench target's pool holds $(pooled) papers, not 60" >&2; exit 1; }
+target_key=$(sqlite3 "$web" "SELECT id FROM papers WHERE external_id = '$target'")
+papers=$(sqlite3 "$web" "SELECT group_concat(p.external_id) FROM pool JOIN papers p ON p.id = pool.paper_id WHERE pool.target_id = $target_key")
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$bin" --db "$web" serve --addr "127.0.0.1:$port" 2>"$work/serve.log" &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+page_url="http://127.0.0.1:$port/targets/$target_key"
+curl -sf -c "$work/cookies" -o "$work/page.html" "$page_url"
+static_path=$(grep -m1 -o '/static/style.css?v=[0-9a-f]*' "$work/page.html")
+static_url="http://127.0.0.1:$port$static_path"
+curl -sf -o "$work/static.css" "$static_url"
+token=$(grep -m1 -o 'name="csrf_token" value="[^"]*"' "$work/page.html" | sed 's/.*value="//; s/"$//')
+for run in $(seq "$runs"); do
+    wrk -t2 -c16 -d5s --latency "$page_url" > "$work/wrk-page-$run.txt"
+    wrk -t2 -c16 -d5s --latency "$static_url" > "$work/wrk-static-$run.txt"
+    CSRF_TOKEN=$token PAPERS=$papers wrk -t2 -c16 -d5s --latency -s "$root/scripts/bench-rate.lua" \
+        "$page_url/ratings" > "$work/wrk-rate-$run.txt"
+done
+peak_kb=$(awk '/VmHWM/ {print $2}' "/proc/$server/status")
+kill "$server"
+trap - EXIT
+ratings_stored=$(sqlite3 "$web" "SELECT COUNT(*) FROM rating_history WHERE source = 'web'")
 
 import_s=$(median "$work/import.json" 0)
 sqlite_s=$(median "$work/import.json" 1)
@@ -71,10 +121,28 @@ pytrec_s=$(median "$work/leaderboard.json" 1)
 floor_s=$(median "$work/leaderboard.json" 2)
 import_rss=$(cat "$work/import.rss" 2>/dev/null || echo "?")
 
-python3 - "$import_s" "$sqlite_s" "$board_s" "$pytrec_s" "$floor_s" "$import_rss" "$runs" > BENCHMARKS.md <<'EOF'
-import platform, subprocess, sys, datetime
+python3 - "$import_s" "$sqlite_s" "$board_s" "$pytrec_s" "$floor_s" "$import_rss" "$runs" \
+    "$work" "$(wc -c < "$work/page.html")" "$(wc -c < "$work/static.css")" "$peak_kb" "$ratings_stored" \
+    > BENCHMARKS.md <<'EOF'
+import glob, platform, re, statistics, subprocess, sys, datetime
 imp, sq, board, pytrec, floor = map(float, sys.argv[1:6])
-rss, runs = sys.argv[6], sys.argv[7]
+rss, runs, work, page_bytes, static_bytes, peak_kb, stored = sys.argv[6:13]
+
+def wrk(name):
+    # Median requests/s and latency percentiles (ms) over the runs of one wrk benchmark.
+    unit = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+    rps, p50, p99, errors = [], [], [], 0
+    for path in sorted(glob.glob(f"{work}/wrk-{name}-*.txt")):
+        text = open(path).read()
+        rps.append(float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)))
+        for pct, into in (("50", p50), ("99", p99)):
+            value, u = re.search(pct + r"%\s+([\d.]+)(us|ms|s)", text).groups()
+            into.append(float(value) * unit[u])
+        found = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+        errors += int(found.group(1)) if found else 0
+    return statistics.median(rps), statistics.median(p50), statistics.median(p99), errors
+
+page, static, rate = wrk("page"), wrk("static"), wrk("rate")
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 cores = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
 print("# Benchmarks\n")
@@ -88,6 +156,17 @@ print("| --- | --- | --- | --- | --- |")
 print("| import 6.4 M recommendation rows, pooling included | %.2f s | sqlite3 `.import` into a plain table: %.2f s | %.2fx the reference | at most 1.5x: %s |" % (imp, sq, imp / sq, "met" if imp / sq <= 1.5 else "MISSED"))
 print("| `leaderboard --format json` (whole process, intervals and tests included) | %.2f s | pytrec_eval ndcg_cut_8 of the 8 runs from TREC files: %.2f s | %.1fx faster | at least 10x: %s |" % (board, pytrec, pytrec / board, "met" if pytrec / board >= 10 else "MISSED"))
 print("| (floor) read the top 8 of every list from the study file | %.2f s | | | |" % floor)
+print("| rating page of a target with 60 pooled papers (%s bytes), 16 connections | %.0f req/s, median %.2f ms, p99 %.2f ms | the same server's stylesheet (%s bytes): %.0f req/s, p99 %.2f ms | %.2f of its req/s | at least 0.5 and p99 under 10 ms: %s |" % (
+    page_bytes, page[0], page[1], page[2], static_bytes, static[0], static[2], page[0] / static[0],
+    "met" if page[0] / static[0] >= 0.5 and page[2] < 10 else "MISSED"))
+print("| rating POST (durable commit, JSON answer), 16 connections | %.0f req/s, median %.2f ms, p99 %.2f ms | | | |" % rate[:3])
+print("| peak memory of the server on study L (after all of the above) | %.1f MB | | | under 100 MB: %s |" % (
+    int(peak_kb) / 1024, "met" if int(peak_kb) / 1024 < 100 else "MISSED"))
+print("\nNon-2xx answers under load: page %d, stylesheet %d, rating %d; ratings recorded in the history: %s." % (
+    page[3], static[3], rate[3], stored))
+print("The binary serves no static file as large as the page, so the reference is its largest")
+print("static file; serving a larger file is no faster, so a goal met against it is met a fortiori.")
+print("wrk runs on the same 2 cores as the server.")
 print("\nPeak memory of the import: %s KB (the page cache of its one transaction)." % rss)
 EOF
 cat BENCHMARKS.md

@@ -5,7 +5,10 @@ use tracing_subscriber::EnvFilter;
 async fn main() {
     tracing_subscriber::fmt()
         .with_env_filter(
-            EnvFilter::try_from_env("PAPERJUDGE_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
+            // sqlx reports every statement over a second as a warning; a long export or import
+            // is expected to take that long, so those reports are left to PAPERJUDGE_LOG.
+            EnvFilter::try_from_env("PAPERJUDGE_LOG")
+                .unwrap_or_else(|_| EnvFilter::new("info,sqlx::query=error")),
         )
         .with_writer(std::io::stderr)
         .init();

@@ -5,7 +5,7 @@
 //! imported (`papers.id`), which follows the researcher's own papers file.
 
 use serde::Serialize;
-use sqlx::{FromRow, SqliteExecutor};
+use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
 use super::papers::Paper;
 use crate::domain::PaperKey;
@@ -127,20 +127,35 @@ pub async fn first_with_unrated<'e, E: SqliteExecutor<'e>>(
 
 /// The next target after `current` with unrated pairs, wrapping around to the first;
 /// never `current` itself.
-pub async fn next_with_unrated<'e, E: SqliteExecutor<'e>>(
-    executor: E,
+pub async fn next_with_unrated(
+    conn: &mut SqliteConnection,
     current: PaperKey,
 ) -> Result<Option<PaperKey>, sqlx::Error> {
-    // `p.target_id < ?1` is 0 for the targets after `current`, so they sort first.
+    // Two scans in the pool's key order, each stopping at the first unrated pair: the one
+    // ORDER BY that puts later targets first would sort the whole pool on every page view.
+    let after = first_unrated_between(&mut *conn, current.0 + 1, i64::MAX).await?;
+    match after {
+        Some(target) => Ok(Some(target)),
+        None => first_unrated_between(conn, i64::MIN, current.0 - 1).await,
+    }
+}
+
+/// The first target with an id in `low..=high` that has unrated pairs.
+async fn first_unrated_between(
+    conn: &mut SqliteConnection,
+    low: i64,
+    high: i64,
+) -> Result<Option<PaperKey>, sqlx::Error> {
     let target: Option<i64> = sqlx::query_scalar(
         "SELECT p.target_id
          FROM pool p LEFT JOIN ratings r USING (target_id, paper_id)
-         WHERE r.stars IS NULL AND p.target_id <> ?1
-         ORDER BY p.target_id < ?1, p.target_id
+         WHERE r.stars IS NULL AND p.target_id BETWEEN ? AND ?
+         ORDER BY p.target_id
          LIMIT 1",
     )
-    .bind(current.0)
-    .fetch_optional(executor)
+    .bind(low)
+    .bind(high)
+    .fetch_optional(conn)
     .await?;
     Ok(target.map(PaperKey))
 }

@@ -182,6 +182,26 @@ pub(crate) fn csv_problem(error: &csv::Error) -> Problem {
     }
 }
 
+/// A problem unless the record has as many fields as the header.
+pub(crate) fn check_field_count(
+    record: &csv::ByteRecord,
+    header_fields: usize,
+    line: u64,
+) -> Result<(), Problem> {
+    if record.len() == header_fields {
+        Ok(())
+    } else {
+        Err(Problem::at(
+            line,
+            None,
+            format!(
+                "expected {header_fields} fields as in the header, found {}",
+                record.len()
+            ),
+        ))
+    }
+}
+
 /// The text of a CSV field, or a problem if it is not UTF-8.
 pub(crate) fn utf8_field<'r>(
     record: &'r csv::ByteRecord,

@@ -171,22 +171,32 @@ impl Problems {
         }
     }
 
+    /// The import fails on this one problem (one that stops the reading, like a bad header).
+    pub(crate) fn fail(mut self, problem: Problem) -> ImportError {
+        self.push(problem);
+        ImportError::Invalid(self.into_invalid())
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.reported.is_empty()
     }
 
     /// `Err` with every problem, by line, if there was any.
-    pub(crate) fn into_result(mut self) -> Result<(), InvalidInput> {
-        // Some problems (a duplicate within a list) are found only when the list is complete.
-        self.reported.sort_by_key(|problem| problem.line);
+    pub(crate) fn into_result(self) -> Result<(), InvalidInput> {
         if self.reported.is_empty() {
             Ok(())
         } else {
-            Err(InvalidInput {
-                source: self.source,
-                problems: self.reported,
-                unreported: self.unreported,
-            })
+            Err(self.into_invalid())
+        }
+    }
+
+    fn into_invalid(mut self) -> InvalidInput {
+        // Some problems (a duplicate within a list) are found only when the list is complete.
+        self.reported.sort_by_key(|problem| problem.line);
+        InvalidInput {
+            source: self.source,
+            problems: self.reported,
+            unreported: self.unreported,
         }
     }
 }

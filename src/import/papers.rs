@@ -44,10 +44,7 @@ pub async fn import<R: Read>(
                 .and_then(|header| CsvColumns::locate(&header))
             {
                 Ok(columns) => columns,
-                Err(problem) => {
-                    problems.push(problem);
-                    return Err(problems.into_result().unwrap_err().into());
-                }
+                Err(problem) => return Err(problems.fail(problem)),
             };
             let mut record = csv::ByteRecord::new();
             loop {
@@ -148,17 +145,7 @@ impl CsvColumns {
     }
 
     fn paper(&self, record: &csv::ByteRecord, line: u64) -> Result<NewPaper, Problem> {
-        if record.len() != self.count {
-            return Err(Problem::at(
-                line,
-                None,
-                format!(
-                    "expected {} fields as in the header, found {}",
-                    self.count,
-                    record.len()
-                ),
-            ));
-        }
+        input::check_field_count(record, self.count, line)?;
         let text = |index: usize, column: &str| input::utf8_field(record, index, column, line);
         let optional = |index: Option<usize>, column: &str| -> Result<Option<String>, Problem> {
             index

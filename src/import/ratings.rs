@@ -31,10 +31,7 @@ pub async fn import<R: Read>(
     let mut reader = input::open_csv(reader);
     let header = match Header::read(&mut reader, CSV_HEADER) {
         Ok(header) => header,
-        Err(problem) => {
-            problems.push(problem);
-            return Err(problems.into_result().unwrap_err().into());
-        }
+        Err(problem) => return Err(problems.fail(problem)),
     };
     let located = (|| {
         Ok::<_, Problem>((
@@ -45,10 +42,7 @@ pub async fn import<R: Read>(
     })();
     let (target_column, paper_column, stars_column) = match located {
         Ok(columns) => columns,
-        Err(problem) => {
-            problems.push(problem);
-            return Err(problems.into_result().unwrap_err().into());
-        }
+        Err(problem) => return Err(problems.fail(problem)),
     };
     let rated_at_column = header.optional("rated_at");
     let now = db::now_rfc3339();
@@ -64,16 +58,8 @@ pub async fn import<R: Read>(
             }
         };
         summary.read += 1;
-        if record.len() != header.len() {
-            problems.push(Problem::at(
-                line,
-                None,
-                format!(
-                    "expected {} fields as in the header, found {}",
-                    header.len(),
-                    record.len()
-                ),
-            ));
+        if let Err(problem) = input::check_field_count(&record, header.len(), line) {
+            problems.push(problem);
             continue;
         }
         let parsed = (|| {

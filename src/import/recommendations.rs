@@ -494,24 +494,20 @@ impl CsvColumns {
         line: u64,
         model_override: Option<&'r str>,
     ) -> Result<Row<'r>, Problem> {
-        if record.len() != self.count {
-            return Err(Problem::at(
-                line,
-                None,
-                format!(
-                    "expected {} fields as in the header, found {}",
-                    self.count,
-                    record.len()
-                ),
-            ));
-        }
+        input::check_field_count(record, self.count, line)?;
         let text = |index: usize, column: &str| {
             input::utf8_field(record, index, column, line).map(str::trim)
         };
         let model = match (model_override, self.model) {
             (Some(name), _) => name,
             (None, Some(index)) => text(index, "model")?,
-            (None, None) => unreachable!("located: a model column or --model"),
+            (None, None) => {
+                return Err(Problem::at(
+                    line,
+                    Some("model"),
+                    "no model column, and no --model to name the model",
+                ))
+            }
         };
         let rank = match self.rank {
             Some(index) => parse_rank(text(index, "rank")?, line)?,

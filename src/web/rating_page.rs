@@ -107,7 +107,7 @@ pub async fn show(
         Some(paper) if !pooled.is_empty() => paper,
         _ => return Err(no_such_target(target)),
     };
-    let next_target = db::targets::next_with_unrated(&**pool, target).await?;
+    let next_target = db::targets::next_with_unrated(&mut *pool.acquire().await?, target).await?;
     let papers: Vec<PooledPaperView> = pooled
         .into_iter()
         .enumerate()
