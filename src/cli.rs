@@ -1,7 +1,9 @@
 //! The command line: argument parsing, and each command as a function of the study.
 
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -15,7 +17,7 @@ use crate::evaluation;
 use crate::export;
 use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
 use crate::metrics::Relevance;
-use crate::web;
+use crate::web::{self, Password};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -45,13 +47,7 @@ pub enum Command {
         pool_depth: i64,
     },
     /// Serve the web app.
-    Serve {
-        #[arg(long, default_value = "127.0.0.1:8080")]
-        addr: String,
-        /// Load the bundled demo study when the database has no papers.
-        #[arg(long)]
-        demo: bool,
-    },
+    Serve(ServeArgs),
     /// Import papers, recommendations or ratings (all or nothing).
     #[command(subcommand)]
     Import(ImportCommand),
@@ -68,6 +64,27 @@ pub enum Command {
         format: StatusFormat,
     },
 }
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Any address but loopback (127.0.0.1, ::1) needs a password.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: String,
+    /// Load the bundled demo study when the database has no papers.
+    #[arg(long)]
+    pub demo: bool,
+    /// Ask every visitor for the password on the first line of FILE (or set
+    /// PAPERJUDGE_PASSWORD instead).
+    #[arg(long, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+    /// A TLS proxy serves the app over HTTPS: mark the session cookie Secure.
+    #[arg(long)]
+    pub behind_tls: bool,
+}
+
+/// The environment variable that may hold the password (kept off the command line, where
+/// every user of the machine could read it).
+const PASSWORD_VARIABLE: &str = "PAPERJUDGE_PASSWORD";
 
 #[derive(Debug, Subcommand)]
 pub enum ImportCommand {
@@ -194,7 +211,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     })?;
     match cli.command {
         Command::Init { pool_depth } => init(&pool, pool_depth).await,
-        Command::Serve { addr, demo } => serve(pool, &addr, demo).await,
+        Command::Serve(args) => serve(pool, args).await,
         Command::Import(command) => run_import(&pool, command).await,
         Command::Export(command) => run_export(&pool, command).await,
         Command::Leaderboard(args) => leaderboard(&pool, args).await,
@@ -220,22 +237,81 @@ async fn init(pool: &SqlitePool, pool_depth: i64) -> Result<(), CliError> {
     Ok(())
 }
 
-async fn serve(pool: SqlitePool, addr: &str, demo: bool) -> Result<(), CliError> {
-    if demo {
+async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
+    let password = password(
+        args.password_file.as_deref(),
+        std::env::var_os(PASSWORD_VARIABLE),
+    )?;
+    let addr = &args.addr;
+    let addresses: Vec<SocketAddr> = addr
+        .to_socket_addrs()
+        .map_err(|error| CliError::Usage(format!("cannot listen on {addr}: {error}")))?
+        .collect();
+    let public = addresses.iter().find(|address| !address.ip().is_loopback());
+    match (public, &password) {
+        (Some(public), None) => {
+            return Err(CliError::Usage(format!(
+                "refusing to serve on {public} without a password: other machines can reach \
+                 that address. Set {PASSWORD_VARIABLE} or pass --password-file FILE, or serve \
+                 on 127.0.0.1 (the default)"
+            )))
+        }
+        (Some(_), Some(_)) if !args.behind_tls => tracing::warn!(
+            "the password and the session cookie cross the network unencrypted: serve \
+             paperjudge behind a TLS proxy and pass --behind-tls"
+        ),
+        _ => {}
+    }
+    if args.demo {
         if let Some(summary) = crate::demo::load_if_empty(&pool).await? {
             tracing::info!("loaded the demo study: {summary}");
         }
     }
-    let listener = std::net::TcpListener::bind(addr)
+    let listener = TcpListener::bind(&addresses[..])
         .map_err(|error| CliError::Usage(format!("cannot listen on {addr}: {error}")))?;
     let address = listener
         .local_addr()
         .map_err(|error| CliError::internal("cannot read the listening address", error))?;
     eprintln!("paperjudge is serving the study on http://{address}/");
-    web::run(listener, pool)
+    let settings = web::Settings {
+        password,
+        behind_tls: args.behind_tls,
+    };
+    web::run(listener, pool, settings)
         .map_err(|error| CliError::internal("cannot start the web server", error))?
         .await
         .map_err(|error| CliError::internal("the web server failed", error))
+}
+
+/// The password from `--password-file` (its first line) or from the environment, not both.
+fn password(file: Option<&Path>, variable: Option<OsString>) -> Result<Option<Password>, CliError> {
+    let (text, source) = match (file, variable) {
+        (None, None) => return Ok(None),
+        (Some(_), Some(_)) => {
+            return Err(CliError::Usage(format!(
+                "give the password one way: {PASSWORD_VARIABLE} or --password-file, not both"
+            )))
+        }
+        (None, Some(value)) => {
+            let text = value
+                .into_string()
+                .map_err(|_| CliError::Usage(format!("{PASSWORD_VARIABLE} is not valid UTF-8")))?;
+            (text, PASSWORD_VARIABLE.to_owned())
+        }
+        (Some(file), None) => {
+            let text = std::fs::read_to_string(file).map_err(|error| {
+                CliError::Usage(format!(
+                    "cannot read the password file {}: {error}",
+                    file.display()
+                ))
+            })?;
+            let first_line = text.lines().next().unwrap_or_default().to_owned();
+            (first_line, format!("the password file {}", file.display()))
+        }
+    };
+    Password::new(&text)
+        .map(Some)
+        .ok_or_else(|| CliError::Usage(format!("the password in {source} is empty")))
 }
 
 async fn run_import(pool: &SqlitePool, command: ImportCommand) -> Result<(), CliError> {

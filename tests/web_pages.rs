@@ -34,7 +34,9 @@ async fn the_dashboard_shows_pairs_and_targets_done_and_the_way_on() {
     assert!(page.contains("<progress class=\"progress-bar\" max=\"11\" value=\"5\""));
     assert!(page.contains("<strong>1</strong> of 2 targets finished"));
     assert!(page.contains("<a class=\"button button-primary\" href=\"/next\">Continue rating</a>"));
-    assert!(page.contains("The leaderboard appears once ratings exist."));
+    // With ratings, the top of the leaderboard replaces the note (tests/web_leaderboard.rs).
+    assert!(!page.contains("The leaderboard appears once ratings exist."));
+    assert!(page.contains("<a href=\"/leaderboard\">The full leaderboard</a>"));
 }
 
 #[tokio::test]

@@ -7,6 +7,7 @@ pub mod ratings;
 pub mod recommendations;
 pub mod study;
 pub mod targets;
+pub mod unblinded;
 
 use std::path::Path;
 use std::str::FromStr;
@@ -48,7 +49,15 @@ pub async fn backup(pool: &SqlitePool, file: &Path) -> Result<(), sqlx::Error> {
         .bind(partial.to_string_lossy().into_owned())
         .execute(pool)
         .await?;
+    // VACUUM INTO does not sync what it writes: the copy reaches the disk before it gets its
+    // name, and the name before "backup written" is said.
+    std::fs::File::open(&partial)?.sync_all()?;
     std::fs::rename(&partial, file)?;
+    let directory = match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    std::fs::File::open(directory)?.sync_all()?;
     Ok(())
 }
 

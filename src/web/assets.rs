@@ -1,5 +1,5 @@
-//! The stylesheet and the rating script, compiled into the binary so that it is the one file to
-//! deploy.
+//! The stylesheet, the rating script and the leaderboard script, compiled into the binary so
+//! that it is the one file to deploy.
 //!
 //! Pages link them with a hash of their content in the query, so browsers may keep them for a
 //! year and still fetch a changed file at once.
@@ -11,14 +11,19 @@ use actix_web::HttpResponse;
 
 pub const STYLESHEET_PATH: &str = "/static/style.css";
 pub const SCRIPT_PATH: &str = "/static/rating.js";
+/// Loaded by the leaderboard page only, never by a rating page.
+pub const LEADERBOARD_SCRIPT_PATH: &str = "/static/leaderboard.js";
 
 const STYLESHEET: &str = include_str!("../../static/style.css");
 const SCRIPT: &str = include_str!("../../static/rating.js");
+const LEADERBOARD_SCRIPT: &str = include_str!("../../static/leaderboard.js");
 
 const CACHE_FOR_A_YEAR: &str = "public, max-age=31536000, immutable";
 
 static STYLESHEET_HREF: LazyLock<String> = LazyLock::new(|| versioned(STYLESHEET_PATH, STYLESHEET));
 static SCRIPT_HREF: LazyLock<String> = LazyLock::new(|| versioned(SCRIPT_PATH, SCRIPT));
+static LEADERBOARD_SCRIPT_HREF: LazyLock<String> =
+    LazyLock::new(|| versioned(LEADERBOARD_SCRIPT_PATH, LEADERBOARD_SCRIPT));
 
 /// The stylesheet's address as pages link it.
 pub fn stylesheet_href() -> &'static str {
@@ -30,12 +35,21 @@ pub fn script_href() -> &'static str {
     &SCRIPT_HREF
 }
 
+/// The leaderboard script's address as the leaderboard page links it.
+pub fn leaderboard_script_href() -> &'static str {
+    &LEADERBOARD_SCRIPT_HREF
+}
+
 pub async fn stylesheet() -> HttpResponse {
     cached("text/css; charset=utf-8", STYLESHEET)
 }
 
 pub async fn script() -> HttpResponse {
     cached("text/javascript; charset=utf-8", SCRIPT)
+}
+
+pub async fn leaderboard_script() -> HttpResponse {
+    cached("text/javascript; charset=utf-8", LEADERBOARD_SCRIPT)
 }
 
 fn cached(content_type: &'static str, body: &'static str) -> HttpResponse {

@@ -4,6 +4,7 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 use sqlx::SqlitePool;
 
+use super::leaderboard::{self, LeaderboardQuery, RowView};
 use super::{view, WebError};
 use crate::db;
 use crate::db::targets::Progress;
@@ -13,12 +14,28 @@ use crate::db::targets::Progress;
 struct DashboardPage {
     pairs: Progress,
     targets: Progress,
-    // The top of the leaderboard goes here once `crate::evaluation` exists; until then the
-    // template shows the note that it appears once ratings exist.
+    /// The cutoff of the leaderboard's default settings.
+    k: usize,
+    /// The top of the leaderboard under the default settings; empty until ratings exist.
+    leaders: Vec<RowView>,
 }
+
+/// How many models the dashboard shows of the leaderboard.
+const LEADERS_SHOWN: usize = 3;
 
 pub async fn show(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
     let status = db::study::status(&pool).await?;
+    let board = leaderboard::compute(&pool, &LeaderboardQuery::default()).await?;
+    let leaders = if board.targets.evaluated > 0 {
+        board
+            .models
+            .iter()
+            .take(LEADERS_SHOWN)
+            .map(RowView::new)
+            .collect()
+    } else {
+        Vec::new()
+    };
     view::html(&DashboardPage {
         pairs: Progress {
             rated: status.rated_pairs,
@@ -28,5 +45,7 @@ pub async fn show(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError>
             rated: status.targets_finished,
             total: status.targets,
         },
+        k: board.settings.k.get(),
+        leaders,
     })
 }

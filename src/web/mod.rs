@@ -5,9 +5,12 @@
 //! (`crate::db`, where all SQL lives) and render one template per page, or answer JSON.
 
 mod assets;
+mod auth;
 mod csrf;
 mod dashboard;
+mod downloads;
 mod error;
+mod leaderboard;
 mod rating_page;
 mod ratings;
 mod security;
@@ -17,17 +20,33 @@ mod view;
 use std::net::TcpListener;
 
 use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpResponse, HttpServer};
 use sqlx::SqlitePool;
 
+pub use auth::Password;
 pub use error::WebError;
 
 /// The largest form body accepted (413 above it); a rating form is about 150 bytes.
 const FORM_LIMIT_BYTES: usize = 4 * 1024;
 
+/// Who may use the app, and how it is reached.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// Every visitor must log in with this password; `None` lets everyone in, which the
+    /// command line allows only on a loopback address.
+    pub password: Option<Password>,
+    /// A proxy serves the app over HTTPS: the session cookie is marked `Secure`.
+    pub behind_tls: bool,
+}
+
 /// Starts the app on `listener` (port 0 in tests); the returned server runs when awaited.
-pub fn run(listener: TcpListener, pool: SqlitePool) -> std::io::Result<Server> {
+pub fn run(listener: TcpListener, pool: SqlitePool, settings: Settings) -> std::io::Result<Server> {
     let pool = web::Data::new(pool);
+    // One for all workers: sessions and login attempts are shared.
+    let auth = settings
+        .password
+        .map(|password| web::Data::new(auth::Auth::new(password, settings.behind_tls)));
     let server = HttpServer::new(move || {
         App::new()
             .app_data(pool.clone())
@@ -38,6 +57,9 @@ pub fn run(listener: TcpListener, pool: SqlitePool) -> std::io::Result<Server> {
             )
             .app_data(web::PathConfig::default().error_handler(error::unknown_path))
             .app_data(web::QueryConfig::default().error_handler(error::unreadable_query))
+            .configure(auth::configure(auth.clone()))
+            // The headers wrap the session check, so that its redirects carry them too.
+            .wrap(from_fn(auth::require_session))
             .wrap(security::headers())
             .configure(routes)
             .default_service(web::to(error::no_such_page))
@@ -56,8 +78,14 @@ fn routes(config: &mut web::ServiceConfig) {
         .route("/targets/{target}", web::get().to(rating_page::show))
         .service(web::resource("/targets/{target}/ratings").route(web::post().to(ratings::rate)))
         .service(web::resource("/targets/{target}/undo").route(web::post().to(ratings::undo)))
+        .configure(leaderboard::routes)
+        .configure(downloads::routes)
         .route(assets::STYLESHEET_PATH, web::get().to(assets::stylesheet))
-        .route(assets::SCRIPT_PATH, web::get().to(assets::script));
+        .route(assets::SCRIPT_PATH, web::get().to(assets::script))
+        .route(
+            assets::LEADERBOARD_SCRIPT_PATH,
+            web::get().to(assets::leaderboard_script),
+        );
 }
 
 async fn healthz() -> HttpResponse {

@@ -7,6 +7,7 @@ use std::net::TcpListener;
 
 use paperjudge::db;
 use paperjudge::domain::{PaperKey, Stars};
+use paperjudge::web::Settings;
 use reqwest::header::{HeaderMap, ACCEPT, COOKIE, LOCATION, SET_COOKIE};
 use reqwest::{Response, StatusCode};
 
@@ -90,9 +91,15 @@ impl TestApp {
     }
 
     pub async fn spawn(study: TestStudy) -> TestApp {
+        TestApp::spawn_with(study, Settings::default()).await
+    }
+
+    /// The app with a password or other settings.
+    pub async fn spawn_with(study: TestStudy, settings: Settings) -> TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
         let address = format!("http://{}", listener.local_addr().expect("an address"));
-        let server = paperjudge::web::run(listener, study.pool.clone()).expect("the app starts");
+        let server =
+            paperjudge::web::run(listener, study.pool.clone(), settings).expect("the app starts");
         tokio::spawn(server);
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())

@@ -1,0 +1,101 @@
+//! Downloads: the leaderboard as CSV and JSON for the options in the address, byte for byte
+//! what `paperjudge leaderboard --format csv|json` prints, and the ratings CSV and qrels of
+//! `paperjudge export`.
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use sqlx::SqlitePool;
+
+use super::leaderboard::{self, LeaderboardQuery};
+use super::WebError;
+use crate::db;
+use crate::export;
+use crate::metrics::Relevance;
+
+/// The leaderboard's CSV and JSON, the ratings CSV and the qrels.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route("/leaderboard.csv", web::get().to(leaderboard_csv))
+        .route("/leaderboard.json", web::get().to(leaderboard_json))
+        .route("/export/ratings.csv", web::get().to(ratings_csv))
+        .route("/export/qrels.txt", web::get().to(qrels));
+}
+
+/// `GET /leaderboard.csv`: one row per model, or with `per_target=1` one row per model and
+/// target, as `--format csv [--per-target]`.
+pub async fn leaderboard_csv(
+    request: HttpRequest,
+    pool: web::Data<SqlitePool>,
+) -> Result<HttpResponse, actix_web::Error> {
+    let board = leaderboard_for(&request, &pool).await?;
+    let csv = if board.per_target.is_some() {
+        board.per_target_csv()
+    } else {
+        board.to_csv()
+    };
+    Ok(download("text/csv; charset=utf-8", "leaderboard.csv", csv))
+}
+
+/// `GET /leaderboard.json`, as `--format json [--per-target]`.
+pub async fn leaderboard_json(
+    request: HttpRequest,
+    pool: web::Data<SqlitePool>,
+) -> Result<HttpResponse, actix_web::Error> {
+    let board = leaderboard_for(&request, &pool).await?;
+    Ok(download(
+        "application/json",
+        "leaderboard.json",
+        board.to_json(),
+    ))
+}
+
+/// The leaderboard the address asks for; an error answered as the client accepts it.
+async fn leaderboard_for(
+    request: &HttpRequest,
+    pool: &SqlitePool,
+) -> Result<crate::leaderboard::Leaderboard, actix_web::Error> {
+    let computed = match LeaderboardQuery::parse(request.query_string()) {
+        Ok(query) => leaderboard::compute(pool, &query).await,
+        Err(error) => Err(error),
+    };
+    computed.map_err(|error| error.answer_for(request))
+}
+
+/// `GET /export/ratings.csv`: the ratings CSV of `paperjudge export ratings`.
+pub async fn ratings_csv(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
+    let rows = db::ratings::all_rows(&**pool).await?;
+    let mut csv = Vec::new();
+    export::ratings_csv(&rows, &mut csv).map_err(|error| WebError::Internal(Box::new(error)))?;
+    Ok(download("text/csv; charset=utf-8", "ratings.csv", csv))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QrelsQuery {
+    #[serde(default)]
+    relevance: Relevance,
+}
+
+/// `GET /export/qrels.txt[?relevance=stars]`: the qrels of `paperjudge export qrels`.
+pub async fn qrels(
+    pool: web::Data<SqlitePool>,
+    query: web::Query<QrelsQuery>,
+) -> Result<HttpResponse, WebError> {
+    let rows = db::ratings::all_rows(&**pool).await?;
+    let mut qrels = Vec::new();
+    export::qrels(&rows, query.relevance, &mut qrels)
+        .map_err(|error| WebError::Internal(Box::new(error)))?;
+    Ok(download("text/plain; charset=utf-8", "qrels.txt", qrels))
+}
+
+/// A file to save under `filename`.
+fn download(content_type: &'static str, filename: &str, body: impl Into<Vec<u8>>) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, content_type))
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"paperjudge-{filename}\""),
+        ))
+        .body(body.into())
+}

@@ -1,0 +1,466 @@
+//! `GET /leaderboard`: which model is best under the options in the address, how sure we are,
+//! and why: the settings in plain words, warnings where the evidence is thin, a chart of
+//! NDCG@k with its intervals, the table of every metric, the options form and the downloads.
+//!
+//! The numbers come from [`crate::evaluation`], exactly as `paperjudge leaderboard` computes
+//! them; this module only reads the address and shows the result.
+
+mod chart;
+mod per_target;
+mod query;
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use sqlx::SqlitePool;
+
+use super::{view, WebError};
+use crate::db;
+use crate::evaluation;
+use crate::leaderboard::{Leaderboard, ModelRow, TargetCounts, SIGNIFICANCE_LEVEL};
+use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+use chart::Chart;
+use query::{Column, Sort};
+
+pub use query::LeaderboardQuery;
+
+/// Fewer evaluated targets than this, and the page warns that the evidence is thin.
+const FEW_TARGETS: usize = 10;
+
+/// `/leaderboard` and its per-target views.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route("/leaderboard", web::get().to(show))
+        .route("/leaderboard/targets", web::get().to(per_target::matrix))
+        .route(
+            "/leaderboard/targets/{target}",
+            web::get().to(per_target::target),
+        );
+}
+
+/// The leaderboard the address asks for, computed as `paperjudge leaderboard` computes it.
+pub async fn compute(pool: &SqlitePool, query: &LeaderboardQuery) -> Result<Leaderboard, WebError> {
+    let settings = evaluation::settings(pool, &query.options).await?;
+    Ok(evaluation::leaderboard(pool, settings, query.per_target).await?)
+}
+
+#[derive(Template)]
+#[template(path = "leaderboard.html")]
+struct LeaderboardPage {
+    k: usize,
+    settings_in_words: String,
+    targets_in_words: String,
+    warnings: Vec<String>,
+    /// Whether any model has a value: there are models and rated targets.
+    has_results: bool,
+    has_models: bool,
+    headers: Vec<Header>,
+    rows: Vec<RowView>,
+    chart: Chart,
+    form: OptionsForm,
+    links: Links,
+}
+
+pub async fn show(
+    request: HttpRequest,
+    pool: web::Data<SqlitePool>,
+) -> Result<HttpResponse, WebError> {
+    let query = LeaderboardQuery {
+        per_target: false,
+        ..LeaderboardQuery::parse(request.query_string())?
+    };
+    let board = compute(&pool, &query).await?;
+    let partly_rated = (db::targets::all(&**pool).await?.iter())
+        .filter(|target| target.rated > 0 && target.rated < target.total)
+        .count();
+    let mut sorted = board.models.clone();
+    query.sort.apply(&mut sorted);
+    view::html(&LeaderboardPage {
+        k: board.settings.k.get(),
+        settings_in_words: board.settings.describe(),
+        targets_in_words: targets_in_words(&board.targets),
+        warnings: warnings(&board, partly_rated),
+        has_results: board.targets.evaluated > 0 && !board.models.is_empty(),
+        has_models: !board.models.is_empty(),
+        headers: headers(&query, board.settings.k.get()),
+        rows: sorted.iter().map(RowView::new).collect(),
+        chart: Chart::new(&board.models),
+        form: OptionsForm::new(&board, query.sort),
+        links: Links::new(&query, &board.settings),
+    })
+}
+
+/// A model's row as the page and the dashboard show it.
+pub struct RowView {
+    pub rank: usize,
+    pub model: String,
+    pub is_leader: bool,
+    pub tied_with_leader: bool,
+    pub ndcg: Cell,
+    pub interval: String,
+    /// Targets, Judged@k, difference and p against the leader, P, R, F1, AP, RR.
+    pub metrics: Vec<Cell>,
+}
+
+/// A number as shown, with the exact value the script sorts by (empty when undefined).
+pub struct Cell {
+    pub text: String,
+    pub value: String,
+    /// The value asks for care (a Judged@k below 1).
+    pub flagged: bool,
+}
+
+impl Cell {
+    fn number(value: Option<f64>) -> Cell {
+        Cell::shown_as(value, |v| format!("{v:.3}"))
+    }
+
+    fn shown_as(value: Option<f64>, show: impl Fn(f64) -> String) -> Cell {
+        Cell {
+            text: value.map_or_else(|| "–".to_owned(), show),
+            value: value.map(|v| v.to_string()).unwrap_or_default(),
+            flagged: false,
+        }
+    }
+
+    fn flagged_if(self, flagged: bool) -> Cell {
+        Cell { flagged, ..self }
+    }
+}
+
+impl RowView {
+    pub fn new(row: &ModelRow) -> RowView {
+        // `+ 0.0` turns the leader's −0 into 0.
+        let difference = Cell::shown_as(row.mean_diff_vs_leader, |d| {
+            format!("{:+.3}", d + 0.0).replace('-', "−")
+        });
+        let p_value = Cell::shown_as(row.p_value_holm, |p| {
+            if p < 0.001 {
+                "< 0.001".to_owned()
+            } else {
+                format!("{p:.3}")
+            }
+        });
+        RowView {
+            rank: row.rank,
+            model: row.model.clone(),
+            is_leader: row.rank == 1 && row.ndcg.is_some(),
+            tied_with_leader: row.tied_with_leader(),
+            ndcg: Cell::number(row.ndcg),
+            interval: row.ci95.map_or_else(
+                || "–".to_owned(),
+                |[low, high]| format!("[{low:.3}, {high:.3}]"),
+            ),
+            metrics: vec![
+                Cell::shown_as(Some(row.targets as f64), |n| n.to_string()),
+                Cell::number(row.judged_at_k)
+                    .flagged_if(row.judged_at_k.is_some_and(|judged| judged < 1.0)),
+                difference,
+                p_value,
+                Cell::number(row.precision),
+                Cell::number(row.recall),
+                Cell::number(row.f1),
+                Cell::number(row.ap),
+                Cell::number(row.rr),
+            ],
+        }
+    }
+}
+
+/// A column heading; a sortable one links to the page sorted by it.
+struct Header {
+    label: String,
+    /// What the heading's abbreviation stands for.
+    description: &'static str,
+    /// The column holds numbers (aligned right).
+    numeric: bool,
+    /// The page sorted by this column: in its own order, or reversed when sorted by it now.
+    link: Option<String>,
+    column: Option<&'static str>,
+    default_order: &'static str,
+    /// `ascending` or `descending` on the column the rows are sorted by.
+    aria_sort: Option<&'static str>,
+}
+
+fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
+    let sortable = [
+        Some(Column::Rank),
+        Some(Column::Model),
+        Some(Column::Ndcg),
+        None,
+        Some(Column::Targets),
+        Some(Column::JudgedAtK),
+        Some(Column::MeanDiffVsLeader),
+        Some(Column::PValueHolm),
+        Some(Column::Precision),
+        Some(Column::Recall),
+        Some(Column::F1),
+        Some(Column::Ap),
+        Some(Column::Rr),
+    ];
+    (sortable.into_iter())
+        .map(|column| match column {
+            None => Header {
+                label: "95% interval".to_owned(),
+                description: "95% bootstrap interval of NDCG",
+                numeric: true,
+                link: None,
+                column: None,
+                default_order: "",
+                aria_sort: None,
+            },
+            Some(column) => {
+                let current = query.sort.column == column;
+                let order = if current {
+                    query.sort.order().reversed()
+                } else {
+                    column.default_order()
+                };
+                Header {
+                    label: column_label(column, k),
+                    description: column_description(column),
+                    numeric: column != Column::Model,
+                    link: Some(query.link(
+                        "/leaderboard",
+                        &[("sort", column.as_str()), ("order", order.as_str())],
+                    )),
+                    column: Some(column.as_str()),
+                    default_order: column.default_order().as_str(),
+                    aria_sort: current.then(|| match query.sort.order() {
+                        query::Order::Asc => "ascending",
+                        query::Order::Desc => "descending",
+                    }),
+                }
+            }
+        })
+        .collect()
+}
+
+fn column_label(column: Column, k: usize) -> String {
+    match column {
+        Column::Rank => "Rank".to_owned(),
+        Column::Model => "Model".to_owned(),
+        Column::Ndcg => format!("NDCG@{k}"),
+        Column::Targets => "Targets".to_owned(),
+        Column::JudgedAtK => format!("Judged@{k}"),
+        Column::MeanDiffVsLeader => "Δ leader".to_owned(),
+        Column::PValueHolm => "p (Holm)".to_owned(),
+        Column::Precision => format!("P@{k}"),
+        Column::Recall => format!("R@{k}"),
+        Column::F1 => format!("F1@{k}"),
+        Column::Ap => format!("AP@{k}"),
+        Column::Rr => "RR".to_owned(),
+    }
+}
+
+fn column_description(column: Column) -> &'static str {
+    match column {
+        Column::Rank => "Position by NDCG",
+        Column::Model => "The model's name",
+        Column::Ndcg => "Mean NDCG over the evaluated targets",
+        Column::Targets => "Evaluated targets in the NDCG mean",
+        Column::JudgedAtK => "Share of the top k that is rated",
+        Column::MeanDiffVsLeader => "Mean per-target NDCG difference to the leader",
+        Column::PValueHolm => {
+            "Paired sign-flip test against the leader, Holm-adjusted over the comparisons"
+        }
+        Column::Precision => "Precision: relevant papers in the top k, over k",
+        Column::Recall => "Recall: relevant papers in the top k, over all relevant",
+        Column::F1 => "Harmonic mean of P and R",
+        Column::Ap => "Average precision",
+        Column::Rr => "Reciprocal rank of the first relevant paper in the top k",
+    }
+}
+
+fn targets_in_words(counts: &TargetCounts) -> String {
+    let TargetCounts {
+        evaluated,
+        skipped_empty,
+        unrated,
+        skipped_no_relevant,
+    } = *counts;
+    format!(
+        "{evaluated} {} evaluated, {unrated} without ratings. Left out for having nothing \
+         relevant: {skipped_empty} from NDCG, {skipped_no_relevant} from P, R, F1, AP and RR.",
+        if evaluated == 1 { "target" } else { "targets" },
+    )
+}
+
+/// Where the numbers rest on thin evidence, in words.
+fn warnings(board: &Leaderboard, partly_rated: usize) -> Vec<String> {
+    let k = board.settings.k;
+    let mut warnings = Vec::new();
+    let partly_judged: Vec<String> = (board.models.iter())
+        .filter_map(|row| {
+            let judged = row.judged_at_k.filter(|&judged| judged < 1.0)?;
+            Some(format!("{} ({judged:.3})", row.model))
+        })
+        .collect();
+    if !partly_judged.is_empty() {
+        warnings.push(format!(
+            "Judged@{k} below 1: {}. Part of their top {k} is unrated, so their scores rest on \
+             papers nobody has judged.",
+            partly_judged.join(", ")
+        ));
+    }
+    if partly_rated > 0 {
+        warnings.push(format!(
+            "{partly_rated} {} only partly rated: {} ideal ranking may still change.",
+            if partly_rated == 1 {
+                "target is"
+            } else {
+                "targets are"
+            },
+            if partly_rated == 1 { "its" } else { "their" },
+        ));
+    }
+    let evaluated = board.targets.evaluated;
+    if evaluated > 0 && evaluated < FEW_TARGETS {
+        warnings.push(format!(
+            "Only {evaluated} {} evaluated: with fewer than {FEW_TARGETS}, the intervals are \
+             wide and the order may change with the next target.",
+            if evaluated == 1 {
+                "target is"
+            } else {
+                "targets are"
+            },
+        ));
+    }
+    if let [leader, second, ..] = &board.models[..] {
+        if let (Some(_), Some(p)) = (leader.ndcg, second.p_value_holm) {
+            if second.tied_with_leader() {
+                warnings.push(format!(
+                    "The top two are not separated: {} against {} gives p = {p:.3} \
+                     (Holm-adjusted), not below {SIGNIFICANCE_LEVEL}.",
+                    second.model, leader.model
+                ));
+            }
+        }
+    }
+    warnings
+}
+
+/// The options form, showing the settings in force.
+struct OptionsForm {
+    k: usize,
+    pool_depth: u32,
+    choices: Vec<Choice>,
+    sort: &'static str,
+    order: &'static str,
+}
+
+/// A select of the form.
+struct Choice {
+    name: &'static str,
+    help: &'static str,
+    values: Vec<ChoiceValue>,
+}
+
+struct ChoiceValue {
+    value: String,
+    selected: bool,
+}
+
+impl Choice {
+    fn new(
+        name: &'static str,
+        help: &'static str,
+        values: impl IntoIterator<Item = String>,
+        current: String,
+    ) -> Choice {
+        let values = (values.into_iter())
+            .map(|value| ChoiceValue {
+                selected: value == current,
+                value,
+            })
+            .collect();
+        Choice { name, help, values }
+    }
+
+    fn of(name: &'static str, help: &'static str, names: &[&str], current: &str) -> Choice {
+        Choice::new(
+            name,
+            help,
+            names.iter().map(|&name| name.to_owned()),
+            current.to_owned(),
+        )
+    }
+}
+
+impl OptionsForm {
+    fn new(board: &Leaderboard, sort: Sort) -> OptionsForm {
+        let s: &Settings = &board.settings;
+        OptionsForm {
+            k: s.k.get(),
+            pool_depth: board.pool_depth.get(),
+            choices: vec![
+                Choice::of(
+                    "gain",
+                    "linear: gain = rel; exponential: 2^rel − 1",
+                    Gain::NAMES,
+                    s.gain.as_str(),
+                ),
+                Choice::of(
+                    "relevance",
+                    "rel = stars − 1 (1 star is worth nothing), or rel = stars",
+                    Relevance::NAMES,
+                    s.relevance.as_str(),
+                ),
+                Choice::of(
+                    "ideal",
+                    "judged: all judged papers of the target; list: the list's own top k",
+                    Ideal::NAMES,
+                    s.ideal.as_str(),
+                ),
+                Choice::of(
+                    "unjudged",
+                    "zero: unrated papers count 0; skip: removed before the cutoff",
+                    Unjudged::NAMES,
+                    s.unjudged.as_str(),
+                ),
+                Choice::of(
+                    "empty",
+                    "a target with nothing relevant: left out (skip) or 0 (zero)",
+                    Empty::NAMES,
+                    s.empty.as_str(),
+                ),
+                Choice::new(
+                    "threshold",
+                    "least stars that count as relevant for P, R, F1, AP and RR",
+                    (1..=5).map(|stars: u8| stars.to_string()),
+                    s.threshold.to_string(),
+                ),
+                Choice::of(
+                    "ap-denominator",
+                    "AP over all relevant papers, the hits in the top k, or min(k, relevant)",
+                    ApDenominator::NAMES,
+                    s.ap_denominator.as_str(),
+                ),
+            ],
+            sort: sort.column.as_str(),
+            order: sort.order().as_str(),
+        }
+    }
+}
+
+/// The addresses of the other views and the downloads, with the options in force.
+struct Links {
+    per_target: String,
+    csv: String,
+    per_target_csv: String,
+    json: String,
+    per_target_json: String,
+    qrels: String,
+}
+
+impl Links {
+    fn new(query: &LeaderboardQuery, settings: &Settings) -> Links {
+        Links {
+            per_target: query.link("/leaderboard/targets", &[]),
+            csv: query.link("/leaderboard.csv", &[]),
+            per_target_csv: query.link("/leaderboard.csv", &[("per_target", "1")]),
+            json: query.link("/leaderboard.json", &[]),
+            per_target_json: query.link("/leaderboard.json", &[("per_target", "1")]),
+            qrels: format!("/export/qrels.txt?relevance={}", settings.relevance),
+        }
+    }
+}

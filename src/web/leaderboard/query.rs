@@ -1,0 +1,420 @@
+//! The leaderboard's address: the options of metrics.md under the command line's names, how
+//! to order the table, and whether downloads add per-target rows.
+//!
+//! Each value is parsed on its own, so that a wrong one is answered with 400 naming the option
+//! and the values it allows, not with a deserializer's wording.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::num::NonZeroUsize;
+use std::str::FromStr;
+
+use actix_web::web;
+
+use crate::domain::Stars;
+use crate::evaluation::LeaderboardOptions;
+use crate::leaderboard::ModelRow;
+use crate::web::WebError;
+
+/// Every parameter the leaderboard's addresses take.
+const PARAMETERS: &str = "k, gain, relevance, ideal, unjudged, empty, threshold, \
+     ap-denominator, sort, order, per_target";
+
+/// What a leaderboard address asks for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LeaderboardQuery {
+    /// The metric options given; each one left out takes its default.
+    pub options: LeaderboardOptions,
+    /// The table's row order (the page only).
+    pub sort: Sort,
+    /// Whether the downloads add every target's NDCG and Judged@k per model, as
+    /// `paperjudge leaderboard --per-target` does.
+    pub per_target: bool,
+}
+
+impl LeaderboardQuery {
+    /// Parses a query string; an empty value counts as left out, the last of a repeated
+    /// parameter wins.
+    pub fn parse(query_string: &str) -> Result<LeaderboardQuery, WebError> {
+        let pairs = web::Query::<Vec<(String, String)>>::from_query(query_string)
+            .map_err(|error| WebError::BadRequest(format!("the address cannot be read: {error}")))?
+            .into_inner();
+        let mut query = LeaderboardQuery::default();
+        let options = &mut query.options;
+        for (name, value) in pairs.iter().filter(|(_, value)| !value.is_empty()) {
+            match name.as_str() {
+                "k" => options.k = Some(parse_k(value)?),
+                "gain" => options.gain = Some(parse(value)?),
+                "relevance" => options.relevance = Some(parse(value)?),
+                "ideal" => options.ideal = Some(parse(value)?),
+                "unjudged" => options.unjudged = Some(parse(value)?),
+                "empty" => options.empty = Some(parse(value)?),
+                "threshold" => options.threshold = Some(parse_threshold(value)?),
+                "ap-denominator" | "ap_denominator" => options.ap_denominator = Some(parse(value)?),
+                "sort" => query.sort.column = parse(value)?,
+                "order" => query.sort.order = Some(parse(value)?),
+                "per_target" | "per-target" => query.per_target = parse_flag(name, value)?,
+                _ => {
+                    return Err(WebError::BadRequest(format!(
+                        "{name:?} is not a parameter of the leaderboard; the parameters are: \
+                         {PARAMETERS}"
+                    )))
+                }
+            }
+        }
+        Ok(query)
+    }
+
+    /// The metric options given, as a query string (`k=5&gain=exponential`), for links that
+    /// keep them. Every value is a number or a name from a fixed list, so none needs encoding.
+    pub fn options_query(&self) -> String {
+        let LeaderboardOptions {
+            k,
+            gain,
+            relevance,
+            ideal,
+            unjudged,
+            empty,
+            threshold,
+            ap_denominator,
+        } = &self.options;
+        let given: [(&str, Option<String>); 8] = [
+            ("k", k.map(|k| k.to_string())),
+            ("gain", gain.map(|v| v.to_string())),
+            ("relevance", relevance.map(|v| v.to_string())),
+            ("ideal", ideal.map(|v| v.to_string())),
+            ("unjudged", unjudged.map(|v| v.to_string())),
+            ("empty", empty.map(|v| v.to_string())),
+            ("threshold", threshold.map(|v| v.to_string())),
+            ("ap-denominator", ap_denominator.map(|v| v.to_string())),
+        ];
+        let pairs: Vec<String> = (given.into_iter())
+            .filter_map(|(name, value)| Some(format!("{name}={}", value?)))
+            .collect();
+        pairs.join("&")
+    }
+
+    /// The address `path` with the metric options given and `more` parameters.
+    pub fn link(&self, path: &str, more: &[(&str, &str)]) -> String {
+        let mut query = self.options_query();
+        for (name, value) in more {
+            if !query.is_empty() {
+                query.push('&');
+            }
+            query.push_str(&format!("{name}={value}"));
+        }
+        if query.is_empty() {
+            path.to_owned()
+        } else {
+            format!("{path}?{query}")
+        }
+    }
+}
+
+fn parse<T: FromStr<Err: fmt::Display>>(value: &str) -> Result<T, WebError> {
+    value
+        .parse()
+        .map_err(|error: T::Err| WebError::BadRequest(error.to_string()))
+}
+
+fn parse_k(value: &str) -> Result<NonZeroUsize, WebError> {
+    value.parse().map_err(|_| {
+        WebError::BadRequest(format!(
+            "k must be a whole number from 1 up (got {value:?})"
+        ))
+    })
+}
+
+fn parse_threshold(value: &str) -> Result<Stars, WebError> {
+    value.parse().map_err(|_| {
+        WebError::BadRequest(format!(
+            "threshold must be a number of stars from 1 to 5 (got {value:?})"
+        ))
+    })
+}
+
+fn parse_flag(name: &str, value: &str) -> Result<bool, WebError> {
+    match value {
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err(WebError::BadRequest(format!(
+            "{name} must be one of: 1, true, 0, false (got {value:?})"
+        ))),
+    }
+}
+
+/// A column the table can be ordered by, named as the JSON key of its value.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Column {
+    #[default]
+    Rank,
+    Model,
+    Ndcg,
+    Targets,
+    JudgedAtK,
+    MeanDiffVsLeader,
+    PValueHolm,
+    Precision,
+    Recall,
+    F1,
+    Ap,
+    Rr,
+}
+
+impl Column {
+    const ALL: [Column; 12] = [
+        Column::Rank,
+        Column::Model,
+        Column::Ndcg,
+        Column::Targets,
+        Column::JudgedAtK,
+        Column::MeanDiffVsLeader,
+        Column::PValueHolm,
+        Column::Precision,
+        Column::Recall,
+        Column::F1,
+        Column::Ap,
+        Column::Rr,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Column::Rank => "rank",
+            Column::Model => "model",
+            Column::Ndcg => "ndcg",
+            Column::Targets => "targets",
+            Column::JudgedAtK => "judged_at_k",
+            Column::MeanDiffVsLeader => "mean_diff_vs_leader",
+            Column::PValueHolm => "p_value_holm",
+            Column::Precision => "precision",
+            Column::Recall => "recall",
+            Column::F1 => "f1",
+            Column::Ap => "ap",
+            Column::Rr => "rr",
+        }
+    }
+
+    /// Rank and name read best ascending; every metric best first, i.e. descending.
+    pub fn default_order(self) -> Order {
+        match self {
+            Column::Rank | Column::Model => Order::Asc,
+            _ => Order::Desc,
+        }
+    }
+
+    /// The row's value in this column; `None` when undefined (and for the model's name).
+    fn value(self, row: &ModelRow) -> Option<f64> {
+        match self {
+            Column::Rank => Some(row.rank as f64),
+            Column::Model => None,
+            Column::Ndcg => row.ndcg,
+            Column::Targets => Some(row.targets as f64),
+            Column::JudgedAtK => row.judged_at_k,
+            Column::MeanDiffVsLeader => row.mean_diff_vs_leader,
+            Column::PValueHolm => row.p_value_holm,
+            Column::Precision => row.precision,
+            Column::Recall => row.recall,
+            Column::F1 => row.f1,
+            Column::Ap => row.ap,
+            Column::Rr => row.rr,
+        }
+    }
+}
+
+impl FromStr for Column {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        (Column::ALL.into_iter())
+            .find(|column| column.as_str() == text)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Column::ALL.iter().map(|c| c.as_str()).collect();
+                format!("sort must be one of: {} (got {text:?})", names.join(", "))
+            })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Asc,
+    Desc,
+}
+
+impl Order {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Order::Asc => "asc",
+            Order::Desc => "desc",
+        }
+    }
+
+    pub fn reversed(self) -> Order {
+        match self {
+            Order::Asc => Order::Desc,
+            Order::Desc => Order::Asc,
+        }
+    }
+}
+
+impl FromStr for Order {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "asc" => Ok(Order::Asc),
+            "desc" => Ok(Order::Desc),
+            _ => Err(format!("order must be one of: asc, desc (got {text:?})")),
+        }
+    }
+}
+
+/// The table's row order: by a column, in the order asked for or the column's own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sort {
+    pub column: Column,
+    pub order: Option<Order>,
+}
+
+impl Sort {
+    pub fn order(self) -> Order {
+        self.order.unwrap_or(self.column.default_order())
+    }
+
+    /// Orders `rows` by the column; undefined values last either way, ties by rank. Only the
+    /// order of the rows changes: ranks stay those of NDCG.
+    pub fn apply(self, rows: &mut [ModelRow]) {
+        let order = self.order();
+        rows.sort_by(|a, b| {
+            let by_column = match self.column {
+                Column::Model => directed(a.model.cmp(&b.model), order),
+                column => match (column.value(a), column.value(b)) {
+                    (Some(x), Some(y)) => directed(x.total_cmp(&y), order),
+                    (x, y) => y.is_some().cmp(&x.is_some()),
+                },
+            };
+            by_column.then(a.rank.cmp(&b.rank))
+        });
+    }
+}
+
+fn directed(ordering: Ordering, order: Order) -> Ordering {
+    match order {
+        Order::Asc => ordering,
+        Order::Desc => ordering.reverse(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::{ApDenominator, Gain};
+
+    fn bad_request(query: &str) -> String {
+        match LeaderboardQuery::parse(query) {
+            Err(WebError::BadRequest(message)) => message,
+            other => panic!("{query}: expected a bad request, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn options_sort_and_flags_are_read_and_written_back() {
+        let query = LeaderboardQuery::parse(
+            "k=5&gain=exponential&ap_denominator=hits&threshold=&sort=f1&order=asc&per_target=1",
+        )
+        .unwrap();
+        assert_eq!(query.options.k, NonZeroUsize::new(5));
+        assert_eq!(query.options.gain, Some(Gain::Exponential));
+        assert_eq!(query.options.ap_denominator, Some(ApDenominator::Hits));
+        assert_eq!(query.options.threshold, None, "an empty value is left out");
+        assert_eq!(
+            query.sort,
+            Sort {
+                column: Column::F1,
+                order: Some(Order::Asc)
+            }
+        );
+        assert!(query.per_target);
+        assert_eq!(
+            query.options_query(),
+            "k=5&gain=exponential&ap-denominator=hits"
+        );
+        assert_eq!(
+            query.link("/leaderboard.csv", &[("per_target", "1")]),
+            "/leaderboard.csv?k=5&gain=exponential&ap-denominator=hits&per_target=1"
+        );
+        assert_eq!(
+            LeaderboardQuery::default().link("/leaderboard", &[]),
+            "/leaderboard"
+        );
+    }
+
+    #[test]
+    fn a_wrong_value_is_refused_naming_the_option_and_its_values() {
+        assert_eq!(
+            bad_request("gain=quadratic"),
+            "gain must be one of: linear, exponential (got \"quadratic\")"
+        );
+        assert_eq!(
+            bad_request("ap-denominator=all"),
+            "ap-denominator must be one of: relevant, hits, min-k-relevant (got \"all\")"
+        );
+        assert_eq!(
+            bad_request("k=0"),
+            "k must be a whole number from 1 up (got \"0\")"
+        );
+        assert_eq!(
+            bad_request("threshold=6"),
+            "threshold must be a number of stars from 1 to 5 (got \"6\")"
+        );
+        assert_eq!(
+            bad_request("order=up"),
+            "order must be one of: asc, desc (got \"up\")"
+        );
+        assert!(bad_request("sort=name").starts_with("sort must be one of: rank, model, ndcg,"));
+        assert!(bad_request("colour=red").starts_with("\"colour\" is not a parameter"));
+    }
+
+    fn row(model: &str, rank: usize, recall: Option<f64>) -> ModelRow {
+        ModelRow {
+            model: model.to_owned(),
+            rank,
+            ndcg: None,
+            ci95: None,
+            targets: 0,
+            judged_at_k: None,
+            mean_diff_vs_leader: None,
+            p_value_vs_leader: None,
+            p_value_holm: None,
+            precision: None,
+            recall,
+            f1: None,
+            ap: None,
+            rr: None,
+        }
+    }
+
+    fn sorted(column: Column, order: Option<Order>) -> Vec<String> {
+        let mut rows = vec![
+            row("b", 1, Some(0.5)),
+            row("c", 2, None),
+            row("a", 3, Some(0.5)),
+            row("d", 4, Some(0.7)),
+        ];
+        Sort { column, order }.apply(&mut rows);
+        rows.into_iter().map(|r| r.model).collect()
+    }
+
+    #[test]
+    fn sorting_keeps_undefined_values_last_and_breaks_ties_by_rank() {
+        assert_eq!(sorted(Column::Recall, None), ["d", "b", "a", "c"]);
+        assert_eq!(
+            sorted(Column::Recall, Some(Order::Asc)),
+            ["b", "a", "d", "c"]
+        );
+        assert_eq!(sorted(Column::Model, None), ["a", "b", "c", "d"]);
+        assert_eq!(
+            sorted(Column::Rank, Some(Order::Desc)),
+            ["d", "a", "c", "b"]
+        );
+    }
+}

@@ -1,0 +1,635 @@
+//! Hostile input, as properties: every parser fed arbitrary bytes (or text built to reach
+//! past the header) answers with problems or a result, never with a panic or a database error.
+//!
+//! - The importers (papers CSV/JSONL, recommendations CSV/JSONL/TREC, ratings CSV), through the
+//!   public import API: an import either succeeds or reports problems and writes nothing.
+//! - The forms and query strings of the web app, through HTTP: the answer is the one the rules
+//!   say, and never a server error.
+//!
+//! Each property owns one study and one app for all its cases, and keeps case counts that run
+//! in seconds in a debug build. A crash found here (or by the cargo-fuzz target in `fuzz/`)
+//! becomes a named regression test in this file.
+
+mod common;
+mod web_support;
+
+use std::future::Future;
+
+use common::TestStudy;
+use paperjudge::import::{self, Format, ImportError, Kind};
+use paperjudge::web::{Password, Settings};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, COOKIE};
+use reqwest::StatusCode;
+use web_support::{Answer, Session, TestApp};
+
+/// Runs `property` on `cases` values of `strategy`, inside one runtime and with one `state`
+/// made by `setup` for all of them; a failure is shrunk to a minimal input and reported.
+fn check<State, S: Strategy>(
+    cases: u32,
+    setup: impl Future<Output = State>,
+    strategy: S,
+    property: impl AsyncFn(&State, S::Value) -> Result<(), TestCaseError>,
+) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let state = runtime.block_on(setup);
+    let config = Config {
+        cases,
+        // Regressions are kept as named tests in this file, not in a seed file.
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let result =
+        TestRunner::new(config).run(&strategy, |value| runtime.block_on(property(&state, value)));
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The importers
+
+const PAPERS_CSV: &str = "id,title,abstract,authors,year,url
+T1,Target one,,,2019,
+T2,Target two,,,2020,
+P1,Paper one,,,2001,
+P2,Paper two,,,2002,
+P3,Paper three,,,2003,
+";
+const RECOMMENDATIONS_CSV: &str = "model,target,rank,paper,score
+m1,T1,1,P1,0.9
+m1,T1,2,P2,0.8
+m2,T1,1,P3,0.7
+m2,T2,1,P1,0.6
+";
+const RATINGS_CSV: &str = "target,paper,stars\nT1,P1,4\n";
+
+/// Papers, lists and a rating to resolve ids against, replace and update.
+async fn seeded_study() -> TestStudy {
+    let study = TestStudy::new().await;
+    study.papers(PAPERS_CSV).await;
+    study.recommendations(RECOMMENDATIONS_CSV).await;
+    study.ratings(RATINGS_CSV).await;
+    study
+}
+
+fn recommendations(format: Format, model: Option<&str>) -> Kind {
+    Kind::Recommendations(import::recommendations::Options {
+        format,
+        model: model.map(str::to_owned),
+    })
+}
+
+/// Pieces of text that the parsers treat specially: the ids of the seeded study, column
+/// names, numbers at and past every limit, times, JSON punctuation, TREC's `Q0`, a byte order
+/// mark, quotes and bytes that are not UTF-8.
+const TOKENS: &[&str] = &[
+    "T1",
+    "T2",
+    "P1",
+    "P2",
+    "P3",
+    "P9",
+    "m1",
+    "m2",
+    "id",
+    "title",
+    "abstract",
+    "authors",
+    "year",
+    "url",
+    "model",
+    "target",
+    "rank",
+    "paper",
+    "score",
+    "stars",
+    "rated_at",
+    "Q0",
+    "0",
+    "1",
+    "3",
+    "5",
+    "6",
+    "-1",
+    " 4 ",
+    "+2",
+    "3.5",
+    "1e308",
+    "1e309",
+    "-0",
+    "NaN",
+    "inf",
+    "-inf",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "99999",
+    "2026-01-01T00:00:00Z",
+    "2026-02-30T00:00:00Z",
+    "9999-12-31T23:59:60+14:00",
+    "0000-01-01T00:00:00-23:59",
+    "2026-01-01 00:00:00",
+    "{",
+    "}",
+    "[",
+    "]",
+    ":",
+    "\"",
+    "\"\"",
+    "null",
+    "true",
+    "[]",
+    "{}",
+    "\"id\":",
+    "\u{feff}",
+    "\r",
+    "\t",
+    " ",
+    "",
+    "\u{0}",
+    "\u{85}",
+    "\u{a0}",
+    "é",
+    "\u{10ffff}",
+    "\\",
+    "\\u0000",
+    "\\ud800",
+];
+
+/// A piece of text: mostly the tokens, sometimes arbitrary bytes or characters.
+fn piece() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        6 => prop::sample::select(TOKENS).prop_map(|token| token.as_bytes().to_vec()),
+        1 => prop::collection::vec(any::<u8>(), 0..6),
+        1 => any::<String>().prop_map(String::into_bytes),
+    ]
+}
+
+/// A field: a piece, sometimes quoted as CSV quotes.
+fn field() -> impl Strategy<Value = Vec<u8>> {
+    (piece(), any::<bool>()).prop_map(|(piece, quoted)| {
+        if quoted {
+            [&b"\""[..], &piece, &b"\""[..]].concat()
+        } else {
+            piece
+        }
+    })
+}
+
+/// Text in lines: one of `headers` (or a line of pieces) first, then rows of fields joined by
+/// `separator`, most of them with `columns` fields.
+fn delimited(
+    headers: &'static [&'static str],
+    separator: &'static str,
+    columns: usize,
+) -> impl Strategy<Value = Vec<u8>> {
+    let header = prop_oneof![
+        4 => prop::sample::select(headers).prop_map(|header| header.as_bytes().to_vec()),
+        1 => prop::collection::vec(piece(), 0..6).prop_map(|pieces| pieces.concat()),
+    ];
+    let row = prop_oneof![
+        4 => prop::collection::vec(field(), columns),
+        1 => prop::collection::vec(field(), 0..8),
+    ]
+    .prop_map(move |fields| fields.join(separator.as_bytes()));
+    let ending = prop::sample::select(&["\n", "\n", "\r\n", "\r", ""][..]);
+    (header, prop::collection::vec((row, ending), 0..10)).prop_map(|(header, rows)| {
+        let mut text = header;
+        text.push(b'\n');
+        for (row, ending) in rows {
+            text.extend(row);
+            text.extend(ending.as_bytes());
+        }
+        text
+    })
+}
+
+/// A JSON value: mostly what the keys take (ids, small numbers, lists of names), and every
+/// other kind.
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value;
+    let leaf = prop_oneof![
+        4 => prop::sample::select(TOKENS).prop_map(Value::from),
+        2 => (-2_i64..12).prop_map(Value::from),
+        1 => Just(Value::Null),
+        1 => any::<bool>().prop_map(Value::Bool),
+        1 => any::<i64>().prop_map(Value::from),
+        1 => any::<f64>().prop_map(Value::from),
+        1 => any::<String>().prop_map(Value::from),
+    ];
+    leaf.prop_recursive(2, 8, 4, |inner| {
+        prop::collection::vec(inner, 0..4).prop_map(Value::Array)
+    })
+}
+
+/// JSONL: objects with `keys` (and another), among broken lines.
+fn json_lines(keys: &'static [&'static str]) -> impl Strategy<Value = Vec<u8>> {
+    let key = prop_oneof![
+        6 => prop::sample::select(keys),
+        1 => Just("other"),
+    ];
+    let object = prop::collection::btree_map(key, json_value(), 0..8).prop_map(|object| {
+        let object: serde_json::Map<String, serde_json::Value> = object
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect();
+        serde_json::Value::Object(object).to_string().into_bytes()
+    });
+    let line = prop_oneof![
+        4 => object,
+        1 => prop::collection::vec(piece(), 0..6).prop_map(|pieces| pieces.concat()),
+    ];
+    prop::collection::vec(line, 0..8).prop_map(|lines| lines.join(&b"\n"[..]))
+}
+
+/// Input for an importer: arbitrary bytes, or text shaped like the format it reads.
+fn importer_input() -> impl Strategy<Value = (Kind, Vec<u8>)> {
+    const PAPER_HEADERS: &[&str] = &["id,title,abstract,authors,year,url", "title,id,year"];
+    const PAPER_KEYS: &[&str] = &["id", "title", "abstract", "authors", "year", "url"];
+    const LIST_HEADERS: &[&str] = &[
+        "model,target,rank,paper,score",
+        "target,paper,rank,model,score",
+        "model,target,paper,score",
+        "model,target,rank,paper",
+    ];
+    const LIST_KEYS: &[&str] = &["model", "target", "rank", "paper", "score"];
+    const RATING_HEADERS: &[&str] = &[
+        "target,paper,stars,rated_at",
+        "\u{feff}target,target_title,paper,paper_title,stars,rated_at",
+    ];
+    let shaped = prop_oneof![
+        delimited(PAPER_HEADERS, ",", 6).prop_map(|text| (Kind::Papers(Format::Csv), text)),
+        json_lines(PAPER_KEYS).prop_map(|text| (Kind::Papers(Format::Jsonl), text)),
+        delimited(LIST_HEADERS, ",", 5).prop_map(|text| (recommendations(Format::Csv, None), text)),
+        delimited(LIST_HEADERS, ",", 4)
+            .prop_map(|text| (recommendations(Format::Csv, Some("forced")), text)),
+        json_lines(LIST_KEYS).prop_map(|text| (recommendations(Format::Jsonl, None), text)),
+        delimited(&["T1 Q0 P1 1 0.5 run"], " ", 6)
+            .prop_map(|text| (recommendations(Format::Trec, None), text)),
+        delimited(&["T2\tQ0\tP2\t1\t1\trun"], "\t", 6)
+            .prop_map(|text| (recommendations(Format::Trec, Some("forced")), text)),
+        delimited(RATING_HEADERS, ",", 4).prop_map(|text| (Kind::Ratings, text)),
+    ];
+    let every_kind = vec![
+        Kind::Papers(Format::Csv),
+        Kind::Papers(Format::Jsonl),
+        Kind::Papers(Format::Trec),
+        recommendations(Format::Csv, None),
+        recommendations(Format::Jsonl, None),
+        recommendations(Format::Trec, None),
+        Kind::Ratings,
+    ];
+    let arbitrary = (
+        prop::sample::select(every_kind),
+        prop::collection::vec(any::<u8>(), 0..1024),
+    );
+    prop_oneof![1 => arbitrary, 4 => shaped]
+}
+
+/// The lines of a file, counted as the importers count them (one more for a last line
+/// without a line break).
+fn line_count(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&byte| byte == b'\n').count() as u64 + 1
+}
+
+/// An import succeeds, or fails with problems that name real lines and leaves the study as
+/// it was; it never panics and never fails in the database.
+async fn import_is_all_or_nothing(
+    study: &TestStudy,
+    (kind, bytes): (Kind, Vec<u8>),
+) -> Result<(), TestCaseError> {
+    let before = study.snapshot().await;
+    match study.import(&kind, &bytes, 5).await {
+        Ok(_) => Ok(()),
+        Err(ImportError::Invalid(invalid)) => {
+            prop_assert!(!invalid.problems.is_empty());
+            for problem in &invalid.problems {
+                let line = problem.line.unwrap_or_default();
+                prop_assert!(line <= line_count(&bytes), "{problem:?}");
+            }
+            prop_assert!(invalid.to_string().starts_with("test.csv"));
+            prop_assert_eq!(study.snapshot().await, before, "a failed import wrote");
+            Ok(())
+        }
+        Err(ImportError::Database(error)) => Err(TestCaseError::fail(format!(
+            "{kind:?} failed in the database: {error}"
+        ))),
+    }
+}
+
+#[test]
+fn importers_report_problems_in_any_input_and_never_crash() {
+    check(
+        2048,
+        seeded_study(),
+        importer_input(),
+        import_is_all_or_nothing,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The web app's forms and query strings
+
+/// The pool of T1 in the web fixture (`tests/web_support`).
+const T1_POOL: &[&str] = &["P1", "P2", "P3", "P4", "P5", "P6", web_support::HOSTILE_ID];
+
+/// The app, the internal id of T1, and a browser's CSRF cookie and token.
+struct Served {
+    app: TestApp,
+    t1: i64,
+    session: Session,
+}
+
+/// The web fixture's study, served with `settings`.
+async fn served(settings: Settings) -> Served {
+    let fixture = TestApp::with_fixture().await;
+    let t1 = fixture.key("T1").await;
+    let protected = settings.password.is_some();
+    let app = if protected {
+        TestApp::spawn_with(fixture.study, settings).await
+    } else {
+        fixture
+    };
+    // A page anyone may open gives the browser its CSRF cookie and token.
+    let page = if protected {
+        "/login".to_owned()
+    } else {
+        format!("/targets/{t1}")
+    };
+    let response = app.get(&page).await;
+    let cookie = web_support::csrf_cookie(response.headers()).expect("a CSRF cookie");
+    let token =
+        web_support::hidden_token(&response.text().await.expect("a page")).expect("a form's token");
+    Served {
+        app,
+        t1,
+        session: Session { cookie, token },
+    }
+}
+
+/// Text a form field might hold: the values the rules name, near misses, and anything.
+fn field_text() -> impl Strategy<Value = String> {
+    prop_oneof![paper_text(), stars_text()]
+}
+
+fn paper_text() -> impl Strategy<Value = String> {
+    const NEAR_MISSES: &[&str] = &["P7", "P10", "T1", "p1", " P1", "P1 ", ""];
+    prop_oneof![
+        3 => prop::sample::select(T1_POOL).prop_map(str::to_owned),
+        1 => prop::sample::select(NEAR_MISSES).prop_map(str::to_owned),
+        1 => any::<String>(),
+    ]
+}
+
+fn stars_text() -> impl Strategy<Value = String> {
+    const NAMED: &[&str] = &[
+        "1", "2", "5", " 3 ", "+2", "04", "clear", "0", "6", "-1", "3.0", "Clear", " clear", "",
+    ];
+    prop_oneof![
+        3 => prop::sample::select(NAMED).prop_map(str::to_owned),
+        1 => any::<String>(),
+    ]
+}
+
+/// What the rating form should answer: saved, or 400 (every field is text, the token is
+/// right, and the form is under the cap).
+fn is_valid_rating(paper: &str, stars: &str) -> bool {
+    let stars_valid = stars == "clear"
+        || stars
+            .trim()
+            .parse::<i64>()
+            .is_ok_and(|stars| (1..=5).contains(&stars));
+    stars_valid && T1_POOL.contains(&paper)
+}
+
+#[test]
+fn the_rating_form_saves_exactly_the_valid_ratings() {
+    check(
+        512,
+        served(Settings::default()),
+        (paper_text(), stars_text()),
+        async |served: &Served, (paper, stars): (String, String)| {
+            let Served { app, t1, session } = served;
+            let response = app.rate(session, *t1, &paper, &stars, Answer::Json).await;
+            let status = response.status();
+            let answer: serde_json::Value = response.json().await.expect("a JSON answer");
+            if is_valid_rating(&paper, &stars) {
+                prop_assert_eq!(status, StatusCode::OK, "{}", answer);
+                prop_assert_eq!(&answer["paper"], &serde_json::json!(paper));
+                let stored = app.stored_stars("T1", &paper).await;
+                let expected = stars.trim().parse::<i64>().ok();
+                prop_assert_eq!(stored, expected);
+            } else {
+                prop_assert_eq!(status, StatusCode::BAD_REQUEST, "{}", answer);
+                prop_assert!(answer["error"].is_string());
+            }
+            Ok(())
+        },
+    );
+}
+
+/// A form body: arbitrary bytes, or fields the forms read with any values.
+fn form_body() -> impl Strategy<Value = Vec<u8>> {
+    const NAMES: &[&str] = &["paper", "stars", "csrf_token", "password", "other"];
+    let field = (prop::sample::select(NAMES), field_text());
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..512),
+        prop::collection::vec(field, 0..6).prop_map(|fields| {
+            fields
+                .into_iter()
+                .map(|(name, value)| format!("{name}={}", encode(value.as_bytes())))
+                .collect::<Vec<_>>()
+                .join("&")
+                .into_bytes()
+        }),
+    ]
+}
+
+/// Posts `body` as a form, with the browser's CSRF cookie but without its token.
+async fn post_form(served: &Served, path: &str, body: Vec<u8>) -> StatusCode {
+    served
+        .app
+        .http
+        .post(served.app.url(path))
+        .header(COOKIE, &served.session.cookie)
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header(ACCEPT, "application/json")
+        .body(body)
+        .send()
+        .await
+        .expect("an answer")
+        .status()
+}
+
+#[test]
+fn the_rating_forms_refuse_arbitrary_bodies_with_400_or_403() {
+    let form = prop::sample::select(&["ratings", "undo"][..]);
+    check(
+        512,
+        served(Settings::default()),
+        (form, form_body()),
+        async |served: &Served, (form, body): (&str, Vec<u8>)| {
+            let path = format!("/targets/{}/{form}", served.t1);
+            let status = post_form(served, &path, body).await;
+            // A field given twice cannot be read (400); else the token is missing (403).
+            let refusals = [StatusCode::BAD_REQUEST, StatusCode::FORBIDDEN];
+            prop_assert!(refusals.contains(&status), "{}: {}", path, status);
+            prop_assert_eq!(served.app.study.count("rating_history").await, 0);
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn the_login_form_refuses_arbitrary_bodies_without_a_server_error() {
+    let settings = Settings {
+        password: Password::new("a password"),
+        behind_tls: false,
+    };
+    check(
+        512,
+        served(settings),
+        form_body(),
+        async |served: &Served, body: Vec<u8>| {
+            let status = post_form(served, "/login", body).await;
+            let refusals = [
+                StatusCode::BAD_REQUEST,
+                StatusCode::UNAUTHORIZED,
+                StatusCode::FORBIDDEN,
+                StatusCode::TOO_MANY_REQUESTS,
+            ];
+            prop_assert!(refusals.contains(&status), "{}", status);
+            Ok(())
+        },
+    );
+}
+
+/// Percent-encodes every byte but unreserved ones, as a query string or form needs.
+fn encode(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|&byte| match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                char::from(byte).to_string()
+            }
+            _ => format!("%{byte:02X}"),
+        })
+        .collect()
+}
+
+#[test]
+fn the_target_list_takes_exactly_its_two_filters() {
+    check(
+        128,
+        served(Settings::default()),
+        field_text(),
+        async |served: &Served, show: String| {
+            let response = served
+                .app
+                .get(&format!("/targets?show={}", encode(show.as_bytes())))
+                .await;
+            let expected = if ["all", "unfinished"].contains(&show.as_str()) {
+                StatusCode::OK
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            prop_assert_eq!(response.status(), expected, "show={:?}", show);
+            Ok(())
+        },
+    );
+}
+
+/// Query strings of the leaderboard's options (and others), with any values, on every page.
+#[test]
+fn every_page_answers_any_query_string_without_a_server_error() {
+    const NAMES: &[&str] = &[
+        "k",
+        "gain",
+        "relevance",
+        "ideal",
+        "unjudged",
+        "empty",
+        "threshold",
+        "ap-denominator",
+        "ap_denominator",
+        "sort",
+        "order",
+        "per_target",
+        "show",
+        "",
+        "x",
+    ];
+    const VALUES: &[&str] = &[
+        "0",
+        "1",
+        "5",
+        "8",
+        "-1",
+        "1000000",
+        "18446744073709551616",
+        "linear",
+        "exponential",
+        "stars-minus-one",
+        "stars",
+        "judged",
+        "list",
+        "zero",
+        "skip",
+        "relevant",
+        "hits",
+        "min-k-relevant",
+        "ndcg",
+        "model",
+        "asc",
+        "desc",
+        "1",
+        "true",
+        "NaN",
+        "",
+    ];
+    let value = prop_oneof![
+        2 => prop::sample::select(VALUES).prop_map(|value| value.as_bytes().to_vec()),
+        1 => prop::collection::vec(any::<u8>(), 0..12),
+    ];
+    let query = prop_oneof![
+        4 => prop::collection::vec((prop::sample::select(NAMES), value), 0..5).prop_map(
+            |pairs| {
+                pairs
+                    .into_iter()
+                    .map(|(name, value)| format!("{name}={}", encode(&value)))
+                    .collect::<Vec<_>>()
+                    .join("&")
+            }
+        ),
+        1 => prop::collection::vec(any::<u8>(), 0..32).prop_map(|bytes| encode(&bytes)),
+    ];
+    let page = prop::sample::select(
+        &[
+            "/",
+            "/targets",
+            "/next",
+            "/leaderboard",
+            "/leaderboard.csv",
+            "/leaderboard.json",
+            "/export/ratings.csv",
+            "/export/qrels.txt",
+        ][..],
+    );
+    check(
+        512,
+        served(Settings::default()),
+        (page, query),
+        async |served: &Served, (page, query): (&str, String)| {
+            let response = served.app.get(&format!("{page}?{query}")).await;
+            let status = response.status();
+            prop_assert!(!status.is_server_error(), "{page}?{query}: {status}");
+            Ok(())
+        },
+    );
+}

@@ -1,0 +1,98 @@
+//! The real binary as a separate process: commands that run to the end, and a server that
+//! runs until the test kills it (with SIGKILL, as a crash or the OOM killer would).
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// What the server prints once it listens, followed by its address.
+const SERVING: &str = "paperjudge is serving the study on http://";
+
+/// Runs `paperjudge --db DB ARGS...` to the end, with `env` set and no password inherited.
+pub fn paperjudge(db: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    command(db, args, env).output().expect("the binary runs")
+}
+
+fn command(db: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_paperjudge"));
+    command
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("PAPERJUDGE_LOG", "warn")
+        .env_remove("PAPERJUDGE_PASSWORD")
+        .envs(env.iter().copied());
+    command
+}
+
+/// Asserts that a command succeeded and answers its standard output.
+pub fn succeeded(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "failed with {}: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+/// A running `paperjudge serve`.
+pub struct ServerProcess {
+    child: Child,
+    /// `http://127.0.0.1:PORT`, whatever address the server was given.
+    pub address: String,
+}
+
+impl ServerProcess {
+    /// Starts `paperjudge --db DB serve ARGS...` and waits until it listens.
+    pub fn start(db: &Path, args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
+        let mut child = command(db, &[&["serve"], args].concat(), env)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the server starts");
+        let stderr = child.stderr.take().expect("a piped stderr");
+        let (listening, address) = mpsc::channel();
+        // Reads stderr to its end, so that the server never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(rest) = line.strip_prefix(SERVING) {
+                    let _ = listening.send(rest.trim_end_matches('/').to_owned());
+                } else {
+                    eprintln!("server: {line}");
+                }
+            }
+        });
+        let listening_on: SocketAddr = address
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the server says where it listens")
+            .parse()
+            .expect("a socket address");
+        let port = listening_on.port();
+        ServerProcess {
+            child,
+            address: format!("http://127.0.0.1:{port}"),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    /// SIGKILL (what `Child::kill` sends on Unix): no shutdown, no flush, no goodbye.
+    pub fn kill(&mut self) {
+        self.child.kill().expect("the server can be killed");
+        self.child.wait().expect("the killed server is reaped");
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.kill();
+        }
+    }
+}

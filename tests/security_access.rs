@@ -1,0 +1,627 @@
+//! Access control: the refusal to serve a public address without a password, the login that
+//! every page but `/healthz` and the login page needs, sessions, logout, slowed guessing, and
+//! the caps on request bodies.
+
+mod common;
+mod process_support;
+mod web_support;
+
+use std::io::{Read, Write};
+use std::net::{IpAddr, Ipv4Addr, TcpStream};
+
+use paperjudge::web::{Password, Settings};
+use process_support::{paperjudge, ServerProcess};
+use reqwest::header::{
+    CONTENT_SECURITY_POLICY, COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE, X_CONTENT_TYPE_OPTIONS,
+};
+use reqwest::{Response, StatusCode};
+use serde_json::json;
+use web_support::TestApp;
+
+use common::TestStudy;
+
+const PASSWORD: &str = "correct horse battery staple";
+
+/// Target T1 with papers P1 and P2 in its pool.
+async fn small_study() -> TestStudy {
+    let study = TestStudy::new().await;
+    study
+        .papers("id,title\nT1,Target one\nP1,Paper one\nP2,Paper two\n")
+        .await;
+    study
+        .recommendations("model,target,rank,paper\nm,T1,1,P1\nm,T1,2,P2\n")
+        .await;
+    study
+}
+
+async fn protected_app(behind_tls: bool) -> TestApp {
+    let settings = Settings {
+        password: Password::new(PASSWORD),
+        behind_tls,
+    };
+    TestApp::spawn_with(small_study().await, settings).await
+}
+
+/// A browser's cookie jar, kept by hand so that each test sees exactly what is sent.
+struct Browser {
+    http: reqwest::Client,
+    address: String,
+    cookies: Vec<(String, String)>,
+}
+
+impl Browser {
+    fn new(app: &TestApp) -> Browser {
+        Browser::from(app, Ipv4Addr::LOCALHOST)
+    }
+
+    /// A browser on another machine, as far as the server can tell: loopback connections
+    /// may come from any address of 127.0.0.0/8.
+    fn from(app: &TestApp, local_address: Ipv4Addr) -> Browser {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .local_address(IpAddr::V4(local_address))
+            .build()
+            .expect("an HTTP client");
+        Browser {
+            http,
+            address: app.address.clone(),
+            cookies: Vec::new(),
+        }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    fn cookie(&self, name: &str) -> Option<&str> {
+        self.cookies
+            .iter()
+            .find(|(cookie, _)| cookie == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    fn set_cookie(&mut self, name: &str, value: &str) {
+        self.cookies.retain(|(cookie, _)| cookie != name);
+        if !value.is_empty() {
+            self.cookies.push((name.to_owned(), value.to_owned()));
+        }
+    }
+
+    /// Keeps the cookies a response sets (an empty value, as a removal cookie has, deletes).
+    fn keep_cookies(&mut self, response: &Response) {
+        for set_cookie in response.headers().get_all(SET_COOKIE) {
+            let text = set_cookie.to_str().expect("an ASCII cookie");
+            let pair = text.split(';').next().expect("a name and value");
+            let (name, value) = pair.split_once('=').expect("name=value");
+            self.set_cookie(name, value);
+        }
+    }
+
+    async fn get(&mut self, path: &str) -> Response {
+        let response = self
+            .http
+            .get(format!("{}{path}", self.address))
+            .header(COOKIE, self.cookie_header())
+            .send()
+            .await
+            .expect("GET answers");
+        self.keep_cookies(&response);
+        response
+    }
+
+    async fn post(&mut self, path: &str, fields: &[(&str, &str)], json: bool) -> Response {
+        let mut request = self
+            .http
+            .post(format!("{}{path}", self.address))
+            .header(COOKIE, self.cookie_header())
+            .form(fields);
+        if json {
+            request = request.header("accept", "application/json");
+        }
+        let response = request.send().await.expect("POST answers");
+        self.keep_cookies(&response);
+        response
+    }
+
+    /// The token of the page's forms (fetching the page gives a new browser its cookie).
+    async fn form_token(&mut self, path: &str) -> String {
+        let page = self.get(path).await.text().await.expect("a page");
+        web_support::hidden_token(&page).expect("a form with a token")
+    }
+
+    async fn log_in(&mut self, password: &str) -> Response {
+        let token = self.form_token("/login").await;
+        self.post(
+            "/login",
+            &[("password", password), ("csrf_token", &token)],
+            false,
+        )
+        .await
+    }
+}
+
+fn location(response: &Response) -> &str {
+    response
+        .headers()
+        .get(LOCATION)
+        .map(|value| value.to_str().expect("ASCII"))
+        .unwrap_or_default()
+}
+
+/// The `Set-Cookie` header of the session cookie, if the response sets one.
+fn session_set_cookie(response: &Response) -> Option<String> {
+    response
+        .headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .map(|value| value.to_str().expect("ASCII").to_owned())
+        .find(|value| value.starts_with("paperjudge_session="))
+}
+
+#[tokio::test]
+async fn without_a_password_nothing_is_asked_and_there_is_no_login_page() {
+    let app = TestApp::spawn(small_study().await).await;
+    let mut browser = Browser::new(&app);
+
+    assert_eq!(browser.get("/").await.status(), StatusCode::OK);
+    assert_eq!(browser.get("/targets").await.status(), StatusCode::OK);
+    assert_eq!(browser.get("/login").await.status(), StatusCode::NOT_FOUND);
+    assert_eq!(browser.get("/logout").await.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn with_a_password_every_page_but_healthz_and_login_needs_a_session() {
+    let app = protected_app(false).await;
+    let t1 = app.key("T1").await;
+    let mut browser = Browser::new(&app);
+
+    let health = browser.get("/healthz").await;
+    assert_eq!(health.status(), StatusCode::OK);
+    assert_eq!(health.text().await.expect("a body"), "ok");
+    let login = browser.get("/login").await;
+    assert_eq!(login.status(), StatusCode::OK);
+    assert_eq!(login.headers()[X_CONTENT_TYPE_OPTIONS], "nosniff");
+    let page = login.text().await.expect("a page");
+    assert!(
+        page.contains("<form method=\"post\" action=\"/login\">"),
+        "{page}"
+    );
+    assert!(page.contains("type=\"password\""), "{page}");
+    assert!(web_support::hidden_token(&page).is_some(), "{page}");
+    let stylesheet = browser.get("/static/style.css").await;
+    assert_eq!(stylesheet.status(), StatusCode::OK);
+
+    for path in [
+        "/".to_owned(),
+        "/targets".to_owned(),
+        format!("/targets/{t1}"),
+        "/next".to_owned(),
+        "/logout".to_owned(),
+        "/static/rating.js".to_owned(),
+        "/leaderboard".to_owned(),
+        "/export/ratings.csv".to_owned(),
+        "/no/such/page".to_owned(),
+    ] {
+        let response = browser.get(&path).await;
+        assert_eq!(response.status(), StatusCode::SEE_OTHER, "{path}");
+        assert_eq!(location(&response), "/login", "{path}");
+        assert!(
+            response.headers().contains_key(CONTENT_SECURITY_POLICY),
+            "{path}"
+        );
+    }
+
+    // The rating script hears why, and what to do; a plain form goes to the login page.
+    let token = browser.form_token("/login").await;
+    let rating = [("paper", "P1"), ("stars", "4"), ("csrf_token", &token)];
+    let scripted = browser
+        .post(&format!("/targets/{t1}/ratings"), &rating, true)
+        .await;
+    assert_eq!(scripted.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        scripted.json::<serde_json::Value>().await.expect("JSON"),
+        json!({"error": "you are not logged in (or your session ended): reload the page to log in"})
+    );
+    let plain = browser
+        .post(&format!("/targets/{t1}/ratings"), &rating, false)
+        .await;
+    assert_eq!(plain.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&plain), "/login");
+    assert_eq!(app.study.count("ratings").await, 0);
+}
+
+#[tokio::test]
+async fn a_wrong_password_is_refused_and_the_right_one_opens_a_session() {
+    let app = protected_app(false).await;
+    let t1 = app.key("T1").await;
+    let mut browser = Browser::new(&app);
+
+    for wrong in [
+        "",
+        "correct horse battery stapl",
+        "CORRECT HORSE BATTERY STAPLE",
+    ] {
+        let refused = browser.log_in(wrong).await;
+        assert_eq!(refused.status(), StatusCode::UNAUTHORIZED, "{wrong:?}");
+        assert_eq!(session_set_cookie(&refused), None, "{wrong:?}");
+        let page = refused.text().await.expect("a page");
+        assert!(page.contains("That password is wrong."), "{page}");
+    }
+
+    let accepted = browser.log_in(PASSWORD).await;
+    assert_eq!(accepted.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&accepted), "/");
+    let cookie = session_set_cookie(&accepted).expect("a session cookie");
+    let token = browser.cookie("paperjudge_session").expect("kept");
+    assert_eq!(token.len(), 64, "{cookie}");
+    assert!(
+        token.bytes().all(|byte| byte.is_ascii_hexdigit()),
+        "{cookie}"
+    );
+    assert!(cookie.contains("; HttpOnly"), "{cookie}");
+    assert!(cookie.contains("; SameSite=Strict"), "{cookie}");
+    assert!(cookie.contains("; Path=/"), "{cookie}");
+    assert!(cookie.contains("; Max-Age=604800"), "{cookie}");
+    assert!(!cookie.contains("Secure"), "{cookie}");
+
+    assert_eq!(browser.get("/").await.status(), StatusCode::OK);
+    let login_again = browser.get("/login").await;
+    assert_eq!(login_again.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&login_again), "/");
+    let token = browser.form_token(&format!("/targets/{t1}")).await;
+    let rated = browser
+        .post(
+            &format!("/targets/{t1}/ratings"),
+            &[("paper", "P1"), ("stars", "4"), ("csrf_token", &token)],
+            true,
+        )
+        .await;
+    assert_eq!(rated.status(), StatusCode::OK);
+    assert_eq!(app.stored_stars("T1", "P1").await, Some(4));
+}
+
+#[tokio::test]
+async fn behind_tls_the_session_cookie_is_secure() {
+    let app = protected_app(true).await;
+    let mut browser = Browser::new(&app);
+
+    let accepted = browser.log_in(PASSWORD).await;
+
+    assert_eq!(accepted.status(), StatusCode::SEE_OTHER);
+    let cookie = session_set_cookie(&accepted).expect("a session cookie");
+    assert!(cookie.contains("; Secure"), "{cookie}");
+}
+
+#[tokio::test]
+async fn a_session_cookie_the_server_did_not_make_opens_nothing() {
+    let app = protected_app(false).await;
+    let mut logged_in = Browser::new(&app);
+    logged_in.log_in(PASSWORD).await;
+    let real = logged_in
+        .cookie("paperjudge_session")
+        .expect("a session")
+        .to_owned();
+
+    for forged in [
+        "0".repeat(64),
+        real.to_uppercase(),
+        real[..63].to_owned(),
+        format!("{real}0"),
+        "admin".to_owned(),
+    ] {
+        let mut forger = Browser::new(&app);
+        forger.set_cookie("paperjudge_session", &forged);
+        let response = forger.get("/").await;
+        assert_eq!(response.status(), StatusCode::SEE_OTHER, "{forged}");
+        assert_eq!(location(&response), "/login", "{forged}");
+    }
+}
+
+#[tokio::test]
+async fn logging_out_ends_the_session_on_the_server_too() {
+    let app = protected_app(false).await;
+    let mut browser = Browser::new(&app);
+    browser.log_in(PASSWORD).await;
+    let session = browser
+        .cookie("paperjudge_session")
+        .expect("a session")
+        .to_owned();
+    let logout_page = browser.get("/logout").await;
+    assert_eq!(logout_page.status(), StatusCode::OK);
+    let page = logout_page.text().await.expect("a page");
+    assert!(
+        page.contains("<form method=\"post\" action=\"/logout\">"),
+        "{page}"
+    );
+    let token = web_support::hidden_token(&page).expect("a token");
+
+    let without_token = browser.post("/logout", &[], false).await;
+    assert_eq!(without_token.status(), StatusCode::FORBIDDEN);
+    let logged_out = browser
+        .post("/logout", &[("csrf_token", &token)], false)
+        .await;
+
+    assert_eq!(logged_out.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&logged_out), "/login");
+    let removal = session_set_cookie(&logged_out).expect("the cookie is removed");
+    assert!(removal.starts_with("paperjudge_session=;"), "{removal}");
+    assert!(removal.contains("Max-Age=0"), "{removal}");
+    // A copy of the cookie kept elsewhere opens nothing any more.
+    let mut copy = Browser::new(&app);
+    copy.set_cookie("paperjudge_session", &session);
+    let response = copy.get("/").await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&response), "/login");
+}
+
+#[tokio::test]
+async fn a_login_without_the_form_token_is_refused() {
+    let app = protected_app(false).await;
+    let mut browser = Browser::new(&app);
+    browser.form_token("/login").await;
+
+    let response = browser
+        .post("/login", &[("password", PASSWORD)], false)
+        .await;
+
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    assert_eq!(session_set_cookie(&response), None);
+}
+
+#[tokio::test]
+async fn the_sixth_attempt_in_a_minute_is_refused_even_with_the_right_password() {
+    let app = protected_app(false).await;
+    let mut guesser = Browser::new(&app);
+    for attempt in 1..=5 {
+        let refused = guesser.log_in(&format!("guess {attempt}")).await;
+        assert_eq!(
+            refused.status(),
+            StatusCode::UNAUTHORIZED,
+            "attempt {attempt}"
+        );
+    }
+
+    let sixth = guesser.log_in(PASSWORD).await;
+
+    assert_eq!(sixth.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(session_set_cookie(&sixth), None);
+    let retry_after: u64 = sixth.headers()[RETRY_AFTER]
+        .to_str()
+        .expect("ASCII")
+        .parse()
+        .expect("seconds");
+    assert!((55..=60).contains(&retry_after), "{retry_after}");
+    let page = sixth.text().await.expect("a page");
+    assert!(
+        page.contains(&format!(
+            "Too many login attempts from your address: try again in {retry_after} seconds."
+        )),
+        "{page}"
+    );
+    // Another client is not slowed by this one.
+    let mut other = Browser::from(&app, Ipv4Addr::new(127, 0, 0, 2));
+    let accepted = other.log_in(PASSWORD).await;
+    assert_eq!(accepted.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&accepted), "/");
+}
+
+#[tokio::test]
+async fn parallel_guesses_get_no_more_than_five_tries() {
+    let app = protected_app(false).await;
+    let mut browser = Browser::from(&app, Ipv4Addr::new(127, 0, 0, 3));
+    let token = browser.form_token("/login").await;
+    let cookie = browser.cookie_header();
+
+    let guesses = (0..12).map(|guess| {
+        let request = browser
+            .http
+            .post(format!("{}/login", app.address))
+            .header(COOKIE, cookie.clone())
+            .form(&[
+                ("password", format!("guess {guess}")),
+                ("csrf_token", token.clone()),
+            ]);
+        async move { request.send().await.expect("POST answers").status() }
+    });
+    let mut statuses = all_at_once(guesses).await;
+
+    statuses.sort();
+    let mut expected = vec![StatusCode::UNAUTHORIZED; 5];
+    expected.extend([StatusCode::TOO_MANY_REQUESTS; 7]);
+    assert_eq!(statuses, expected);
+}
+
+/// Runs the requests at once, each on a task of its own.
+async fn all_at_once(
+    requests: impl Iterator<Item = impl std::future::Future<Output = StatusCode> + Send + 'static>,
+) -> Vec<StatusCode> {
+    let tasks: Vec<_> = requests.map(tokio::spawn).collect();
+    let mut statuses = Vec::new();
+    for task in tasks {
+        statuses.push(task.await.expect("the request task"));
+    }
+    statuses
+}
+
+#[tokio::test]
+async fn an_oversized_login_form_gets_413() {
+    let app = protected_app(false).await;
+    let mut browser = Browser::new(&app);
+    let token = browser.form_token("/login").await;
+
+    let response = browser
+        .post(
+            "/login",
+            &[("password", &"x".repeat(5000)), ("csrf_token", &token)],
+            false,
+        )
+        .await;
+
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let page = response.text().await.expect("a page");
+    assert!(
+        page.contains("the form is larger than the 4096 bytes accepted"),
+        "{page}"
+    );
+}
+
+#[tokio::test]
+async fn a_chunked_body_without_a_length_is_cut_off_at_the_cap_too() {
+    let app = TestApp::spawn(small_study().await).await;
+    let t1 = app.key("T1").await;
+    let address = app.address.trim_start_matches("http://").to_owned();
+
+    let status_line = tokio::task::spawn_blocking(move || {
+        let mut stream = TcpStream::connect(address).expect("a connection");
+        let head = format!(
+            "POST /targets/{t1}/ratings HTTP/1.1\r\nHost: localhost\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\n\
+             Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        );
+        stream.write_all(head.as_bytes()).expect("the head is sent");
+        // 8 KiB in 1 KiB chunks: twice the cap, and small enough to be sent whole before
+        // the server answers.
+        let chunk = format!("400\r\n{}\r\n", "a".repeat(0x400));
+        stream
+            .write_all(format!("{}0\r\n\r\n", chunk.repeat(8)).as_bytes())
+            .expect("the body is sent");
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        answer.lines().next().unwrap_or_default().to_owned()
+    })
+    .await
+    .expect("the raw request");
+
+    assert_eq!(status_line, "HTTP/1.1 413 Payload Too Large");
+    assert_eq!(app.study.count("ratings").await, 0);
+}
+
+#[tokio::test]
+async fn serve_refuses_a_public_address_without_a_password() {
+    let study = TestStudy::new().await;
+
+    for address in ["0.0.0.0:0", "[::]:8080", "192.0.2.1:8080"] {
+        let output = paperjudge(&study.db_path(), &["serve", "--addr", address], &[]);
+
+        assert_eq!(output.status.code(), Some(2), "{address}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            format!(
+                "paperjudge: refusing to serve on {address} without a password: other machines \
+                 can reach that address. Set PAPERJUDGE_PASSWORD or pass --password-file FILE, \
+                 or serve on 127.0.0.1 (the default)\n"
+            ),
+            "{address}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn serve_refuses_an_empty_password_or_two_of_them() {
+    let study = TestStudy::new().await;
+    let empty = study.dir.path().join("empty-password");
+    std::fs::write(&empty, "\n").expect("the file is written");
+    let empty = empty.to_str().expect("a UTF-8 path");
+    let serve = |args: &[&str], env: &[(&str, &str)]| {
+        let output = paperjudge(&study.db_path(), &[&["serve"], args].concat(), env);
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+
+    assert_eq!(
+        serve(&["--password-file", empty], &[]),
+        (
+            Some(2),
+            format!("paperjudge: the password in the password file {empty} is empty\n")
+        )
+    );
+    assert_eq!(
+        serve(&[], &[("PAPERJUDGE_PASSWORD", "")]),
+        (
+            Some(2),
+            "paperjudge: the password in PAPERJUDGE_PASSWORD is empty\n".to_owned()
+        )
+    );
+    assert_eq!(
+        serve(&["--password-file", empty], &[("PAPERJUDGE_PASSWORD", "x")]),
+        (
+            Some(2),
+            "paperjudge: give the password one way: PAPERJUDGE_PASSWORD or --password-file, \
+             not both\n"
+                .to_owned()
+        )
+    );
+}
+
+/// Logs in to a server process with `password`; answers the login's status.
+async fn log_in_to(server: &ServerProcess, password: &str) -> StatusCode {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("an HTTP client");
+    let page = http
+        .get(server.url("/login"))
+        .send()
+        .await
+        .expect("the login page");
+    let cookie = web_support::csrf_cookie(page.headers()).expect("a CSRF cookie");
+    let token = web_support::hidden_token(&page.text().await.expect("a page")).expect("a token");
+    http.post(server.url("/login"))
+        .header(COOKIE, cookie)
+        .form(&[("password", password), ("csrf_token", &token)])
+        .send()
+        .await
+        .expect("the login answers")
+        .status()
+}
+
+#[tokio::test]
+async fn with_a_password_serve_binds_a_public_address_behind_the_login() {
+    let study = TestStudy::new().await;
+    let password_file = study.dir.path().join("password");
+    // The first line is the password; its line break and the rest are not.
+    std::fs::write(&password_file, format!("{PASSWORD}\r\nnot this\n")).expect("written");
+    let file = password_file.to_str().expect("a UTF-8 path");
+
+    let server = ServerProcess::start(
+        &study.db_path(),
+        &["--addr", "0.0.0.0:0", "--password-file", file],
+        &[],
+    );
+
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("an HTTP client");
+    let health = http.get(server.url("/healthz")).send().await.expect("GET");
+    assert_eq!(health.status(), StatusCode::OK);
+    let home = http.get(server.url("/")).send().await.expect("GET");
+    assert_eq!(home.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&home), "/login");
+    assert_eq!(
+        log_in_to(&server, "not this").await,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(log_in_to(&server, PASSWORD).await, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn the_password_may_come_from_the_environment() {
+    let study = TestStudy::new().await;
+
+    let server = ServerProcess::start(
+        &study.db_path(),
+        &["--addr", "127.0.0.1:0"],
+        &[("PAPERJUDGE_PASSWORD", PASSWORD)],
+    );
+
+    assert_eq!(log_in_to(&server, "wrong").await, StatusCode::UNAUTHORIZED);
+    assert_eq!(log_in_to(&server, PASSWORD).await, StatusCode::SEE_OTHER);
+}
