@@ -43,6 +43,7 @@ pub struct Settings {
 /// Starts the app on `listener` (port 0 in tests); the returned server runs when awaited.
 pub fn run(listener: TcpListener, pool: SqlitePool, settings: Settings) -> std::io::Result<Server> {
     let pool = web::Data::new(pool);
+    let write_queue = web::Data::new(crate::db::WriteQueue::default());
     // One for all workers: sessions and login attempts are shared.
     let auth = settings
         .password
@@ -50,6 +51,7 @@ pub fn run(listener: TcpListener, pool: SqlitePool, settings: Settings) -> std::
     let server = HttpServer::new(move || {
         App::new()
             .app_data(pool.clone())
+            .app_data(write_queue.clone())
             .app_data(
                 web::FormConfig::default()
                     .limit(FORM_LIMIT_BYTES)

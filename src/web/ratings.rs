@@ -15,6 +15,7 @@ use super::{csrf, view, WebError};
 use crate::db;
 use crate::db::ratings::Source;
 use crate::db::targets::Progress;
+use crate::db::WriteQueue;
 use crate::domain::{PaperKey, Stars};
 
 /// The rating form as posted; every field is optional here so that a missing one gets a 400
@@ -63,6 +64,7 @@ struct SavedAnswer<'a> {
 pub async fn rate(
     request: HttpRequest,
     pool: web::Data<SqlitePool>,
+    write_queue: web::Data<WriteQueue>,
     target: web::Path<i64>,
     form: web::Form<RatingForm>,
 ) -> Result<HttpResponse, actix_web::Error> {
@@ -75,7 +77,7 @@ pub async fn rate(
     let saved = async {
         csrf::verify(&request, csrf_token.as_deref())?;
         let change = RatingChange::parse(paper, stars)?;
-        let progress = save_rating(&pool, target, &change).await?;
+        let progress = save_rating(&pool, &write_queue, target, &change).await?;
         Ok::<_, WebError>((change, progress))
     }
     .await;
@@ -95,10 +97,11 @@ pub async fn rate(
 /// Stores the change and answers the target's progress after it, in one durable transaction.
 async fn save_rating(
     pool: &SqlitePool,
+    write_queue: &WriteQueue,
     target: PaperKey,
     change: &RatingChange,
 ) -> Result<Progress, WebError> {
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = write_queue.begin(pool).await?;
     target_progress(&mut tx, target).await?;
     let not_in_pool = || {
         WebError::BadRequest(format!(
@@ -138,13 +141,14 @@ struct UndoAnswer {
 pub async fn undo(
     request: HttpRequest,
     pool: web::Data<SqlitePool>,
+    write_queue: web::Data<WriteQueue>,
     target: web::Path<i64>,
     form: web::Form<UndoForm>,
 ) -> Result<HttpResponse, actix_web::Error> {
     let target = PaperKey(target.into_inner());
     let undone = async {
         csrf::verify(&request, form.csrf_token.as_deref())?;
-        undo_last_change(&pool, target).await
+        undo_last_change(&pool, &write_queue, target).await
     }
     .await
     .map_err(|error| error.answer_for(&request))?;
@@ -155,8 +159,12 @@ pub async fn undo(
     })
 }
 
-async fn undo_last_change(pool: &SqlitePool, target: PaperKey) -> Result<UndoAnswer, WebError> {
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+async fn undo_last_change(
+    pool: &SqlitePool,
+    write_queue: &WriteQueue,
+    target: PaperKey,
+) -> Result<UndoAnswer, WebError> {
+    let mut tx = write_queue.begin(pool).await?;
     target_progress(&mut tx, target).await?;
     let rated_at = db::now_rfc3339();
     let undone = db::ratings::undo_last_web_change(&mut tx, target, &rated_at).await?;
