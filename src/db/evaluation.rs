@@ -20,7 +20,8 @@ pub struct EvaluationData {
 }
 
 pub async fn load(pool: &SqlitePool, depth: usize) -> Result<EvaluationData, sqlx::Error> {
-    // One read transaction: every query sees the same snapshot while raters keep rating.
+    // One read transaction for what raters change: models, targets and ratings come from the
+    // same snapshot while raters keep rating.
     let mut tx = pool.begin().await?;
     let models = sqlx::query_as("SELECT id, name FROM models ORDER BY name")
         .fetch_all(&mut *tx)
@@ -28,31 +29,53 @@ pub async fn load(pool: &SqlitePool, depth: usize) -> Result<EvaluationData, sql
     let target_count: i64 = sqlx::query_scalar("SELECT COUNT(DISTINCT target_id) FROM pool")
         .fetch_one(&mut *tx)
         .await?;
-    let rated_targets = sqlx::query_as(
+    let rated_targets: Vec<(i64, String, String)> = sqlx::query_as(
         "SELECT r.target_id, t.external_id, GROUP_CONCAT(r.paper_id || ':' || r.stars)
          FROM ratings r JOIN papers t ON t.id = r.target_id
          GROUP BY r.target_id ORDER BY t.external_id",
     )
     .fetch_all(&mut *tx)
     .await?;
-    // Unrated targets are not evaluated, so their lists are not read. Naming every model
-    // lets SQLite seek straight to the top of each list; sorting inside GROUP_CONCAT would
-    // cost more than sorting the few entries of a list afterwards.
-    let lists = sqlx::query_as(
-        "SELECT target_id, model_id, GROUP_CONCAT(position || ':' || paper_id)
-         FROM recommendations
-         WHERE target_id IN (SELECT DISTINCT target_id FROM ratings)
-           AND model_id IN (SELECT id FROM models) AND position <= ?
-         GROUP BY target_id, model_id",
-    )
-    .bind(i64::try_from(depth).unwrap_or(i64::MAX))
-    .fetch_all(&mut *tx)
-    .await?;
     tx.commit().await?;
+    // The lists of exactly the targets rated in that snapshot (unrated targets are not
+    // evaluated). They are most of the reading: two connections read half of them each.
+    let targets: Vec<i64> = rated_targets.iter().map(|(target, _, _)| *target).collect();
+    let (first_half, second_half) = targets.split_at(targets.len() / 2);
+    let (mut lists, more_lists) = tokio::try_join!(
+        lists_of(pool, first_half, depth),
+        lists_of(pool, second_half, depth)
+    )?;
+    lists.extend(more_lists);
     Ok(EvaluationData {
         models,
         target_count: usize::try_from(target_count).unwrap_or_default(),
         rated_targets,
         lists,
     })
+}
+
+/// The lists of `targets`, as [`EvaluationData::lists`] holds them.
+async fn lists_of(
+    pool: &SqlitePool,
+    targets: &[i64],
+    depth: usize,
+) -> Result<Vec<(i64, i64, String)>, sqlx::Error> {
+    if targets.is_empty() {
+        return Ok(Vec::new());
+    }
+    let targets =
+        serde_json::to_string(targets).map_err(|error| sqlx::Error::Encode(error.into()))?;
+    // Naming every model lets SQLite seek straight to the top of each list; sorting inside
+    // GROUP_CONCAT would cost more than sorting the few entries of a list afterwards.
+    sqlx::query_as(
+        "SELECT target_id, model_id, GROUP_CONCAT(position || ':' || paper_id)
+         FROM recommendations
+         WHERE target_id IN (SELECT value FROM json_each(?))
+           AND model_id IN (SELECT id FROM models) AND position <= ?
+         GROUP BY target_id, model_id",
+    )
+    .bind(targets)
+    .bind(i64::try_from(depth).unwrap_or(i64::MAX))
+    .fetch_all(pool)
+    .await
 }
