@@ -350,19 +350,36 @@ fn model_rows(models: &[String], scores: &[Vec<TargetScores>], order: &[usize]) 
         .map(|&model| scores[model].iter().filter_map(|s| s.ndcg).collect())
         .collect();
     let samples: Vec<&[f64]> = defined_ndcg.iter().map(Vec::as_slice).collect();
-    let intervals = metrics::bootstrap_ci95_each(&samples);
     let leader = order.first().map(|&model| &scores[model]);
+    // Paired: only the targets where both a model and the leader are defined.
+    let differences: Vec<Vec<f64>> = (order.iter())
+        .map(|&model| {
+            (leader.into_iter())
+                .flat_map(|leader| leader.iter().zip(&scores[model]))
+                .filter_map(|(leader, this)| Some(this.ndcg? - leader.ndcg?))
+                .collect()
+        })
+        .collect();
+    // The tests against the leader run while the bootstrap runs on the other threads.
+    let (intervals, p_values) = std::thread::scope(|scope| {
+        let intervals = scope.spawn(|| metrics::bootstrap_ci95_each(&samples));
+        let p_values: Vec<Option<f64>> = (differences.iter().enumerate())
+            .map(|(position, differences)| {
+                (position > 0)
+                    .then(|| metrics::sign_flip_p_value(differences))
+                    .flatten()
+            })
+            .collect();
+        let intervals = intervals.join().expect("the bootstrap never panics");
+        (intervals, p_values)
+    });
     let mut rows: Vec<ModelRow> = (order.iter().enumerate())
         .map(|(position, &model)| {
             let scores = &scores[model];
             let mean_of = |metric: fn(&TargetScores) -> Option<f64>| {
                 metrics::mean(scores.iter().map(metric)).value
             };
-            // Paired: only the targets where both this model and the leader are defined.
-            let differences: Vec<f64> = (leader.into_iter())
-                .flat_map(|leader| leader.iter().zip(scores))
-                .filter_map(|(leader, this)| Some(this.ndcg? - leader.ndcg?))
-                .collect();
+            let differences = &differences[position];
             ModelRow {
                 model: models[model].clone(),
                 rank: position + 1,
@@ -371,9 +388,7 @@ fn model_rows(models: &[String], scores: &[Vec<TargetScores>], order: &[usize]) 
                 targets: samples[position].len(),
                 judged_at_k: mean_of(|s| s.judged_at_k),
                 mean_diff_vs_leader: metrics::mean(differences.iter().map(|&d| Some(d))).value,
-                p_value_vs_leader: (position > 0)
-                    .then(|| metrics::sign_flip_p_value(&differences))
-                    .flatten(),
+                p_value_vs_leader: p_values[position],
                 p_value_holm: None,
                 precision: mean_of(|s| s.precision),
                 recall: mean_of(|s| s.recall),

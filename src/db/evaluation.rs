@@ -20,14 +20,11 @@ pub struct EvaluationData {
 }
 
 pub async fn load(pool: &SqlitePool, depth: usize) -> Result<EvaluationData, sqlx::Error> {
-    // One read transaction for what raters change: models, targets and ratings come from the
+    // One read transaction for what raters change: the models and the ratings come from the
     // same snapshot while raters keep rating.
     let mut tx = pool.begin().await?;
     let models = sqlx::query_as("SELECT id, name FROM models ORDER BY name")
         .fetch_all(&mut *tx)
-        .await?;
-    let target_count: i64 = sqlx::query_scalar("SELECT COUNT(DISTINCT target_id) FROM pool")
-        .fetch_one(&mut *tx)
         .await?;
     let rated_targets: Vec<(i64, String, String)> = sqlx::query_as(
         "SELECT r.target_id, t.external_id, GROUP_CONCAT(r.paper_id || ':' || r.stars)
@@ -38,10 +35,12 @@ pub async fn load(pool: &SqlitePool, depth: usize) -> Result<EvaluationData, sql
     .await?;
     tx.commit().await?;
     // The lists of exactly the targets rated in that snapshot (unrated targets are not
-    // evaluated). They are most of the reading: two connections read half of them each.
+    // evaluated) are most of the reading: two connections read half of them each, while a
+    // third counts the targets (which only imports change).
     let targets: Vec<i64> = rated_targets.iter().map(|(target, _, _)| *target).collect();
     let (first_half, second_half) = targets.split_at(targets.len() / 2);
-    let (mut lists, more_lists) = tokio::try_join!(
+    let (target_count, mut lists, more_lists) = tokio::try_join!(
+        sqlx::query_scalar::<_, i64>("SELECT COUNT(DISTINCT target_id) FROM pool").fetch_one(pool),
         lists_of(pool, first_half, depth),
         lists_of(pool, second_half, depth)
     )?;
