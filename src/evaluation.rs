@@ -45,7 +45,8 @@ pub struct LeaderboardOptions {
     pub ap_denominator: Option<ApDenominator>,
 }
 
-fn parse_threshold(text: &str) -> Result<Stars, String> {
+/// The `threshold` option: a number of stars, or the message that says what it must be.
+pub fn parse_threshold(text: &str) -> Result<Stars, String> {
     text.parse::<Stars>()
         .map_err(|_| format!("threshold must be a number of stars from 1 to 5 (got {text:?})"))
 }

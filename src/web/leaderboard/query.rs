@@ -126,11 +126,7 @@ fn parse_k(value: &str) -> Result<NonZeroUsize, WebError> {
 }
 
 fn parse_threshold(value: &str) -> Result<Stars, WebError> {
-    value.parse().map_err(|_| {
-        WebError::BadRequest(format!(
-            "threshold must be a number of stars from 1 to 5 (got {value:?})"
-        ))
-    })
+    crate::evaluation::parse_threshold(value).map_err(WebError::BadRequest)
 }
 
 fn parse_flag(name: &str, value: &str) -> Result<bool, WebError> {
