@@ -118,12 +118,3 @@ pub async fn top_papers<'e, E: SqliteExecutor<'e>>(
     .await?;
     Ok(papers.into_iter().map(PaperKey).collect())
 }
-
-/// Every model's name, by name.
-pub async fn model_names<'e, E: SqliteExecutor<'e>>(
-    executor: E,
-) -> Result<Vec<String>, sqlx::Error> {
-    sqlx::query_scalar("SELECT name FROM models ORDER BY name")
-        .fetch_all(executor)
-        .await
-}

@@ -2,7 +2,7 @@
 //! [`MAX_LINE_BYTES`] stops the read with an error naming it, so that a file without line
 //! breaks cannot make an importer buffer gigabytes.
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, BufReader, Read};
 
 use super::Problem;
 
@@ -97,6 +97,40 @@ pub(crate) fn read_problem(error: &io::Error, line: u64) -> Problem {
     {
         Some(too_long) => Problem::at(too_long.line, None, too_long.to_string()),
         None => Problem::at(line, None, format!("could not read the file: {error}")),
+    }
+}
+
+/// A JSONL or TREC file read one line at a time.
+pub(crate) struct Lines<R> {
+    reader: BufReader<InputReader<R>>,
+    buffer: Vec<u8>,
+    line: u64,
+}
+
+impl<R: Read> Lines<R> {
+    pub(crate) fn new(reader: R) -> Lines<R> {
+        Lines {
+            reader: BufReader::with_capacity(1 << 16, InputReader::new(reader)),
+            buffer: Vec::new(),
+            line: 0,
+        }
+    }
+
+    /// The next line that is not blank, with its 1-based number; `Ok(None)` at the end, `Err`
+    /// for a problem that stops the reading.
+    pub(crate) fn next_line(&mut self) -> Result<Option<(u64, &[u8])>, Problem> {
+        loop {
+            self.buffer.clear();
+            self.line += 1;
+            match self.reader.read_until(b'\n', &mut self.buffer) {
+                Ok(0) => return Ok(None),
+                Ok(_) => {}
+                Err(error) => return Err(read_problem(&error, self.line)),
+            }
+            if !self.buffer.iter().all(u8::is_ascii_whitespace) {
+                return Ok(Some((self.line, &self.buffer)));
+            }
+        }
     }
 }
 

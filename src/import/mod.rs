@@ -13,8 +13,6 @@ use std::path::Path;
 use rand::Rng;
 use sqlx::{Connection, SqliteConnection, SqlitePool};
 
-pub use input::{open_csv, InputReader, MAX_LINE_BYTES};
-
 /// What a file holds, and how to read it.
 #[derive(Debug, Clone)]
 pub enum Kind {

@@ -1,12 +1,12 @@
 //! Papers from CSV (`id,title[,abstract,authors,year,url]`) or JSONL (one object a line).
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 
 use serde::Deserialize;
 use sqlx::SqliteConnection;
 
-use super::input::{self, Header, InputReader};
+use super::input::{self, Header, Lines};
 use super::{check_external_id, Format, ImportError, Problem, Problems, Summary};
 use crate::db::papers::{self, NewPaper, Upserted};
 
@@ -70,25 +70,18 @@ pub async fn import<R: Read>(
             }
         }
         Format::Jsonl => {
-            let mut lines = BufReader::new(InputReader::new(reader));
-            let mut buffer = Vec::new();
-            let mut line = 0;
+            let mut lines = Lines::new(reader);
             loop {
-                buffer.clear();
-                line += 1;
-                match lines.read_until(b'\n', &mut buffer) {
-                    Ok(0) => break,
-                    Ok(_) => {}
-                    Err(error) => {
-                        problems.push(input::read_problem(&error, line));
+                let (line, text) = match lines.next_line() {
+                    Ok(Some(next)) => next,
+                    Ok(None) => break,
+                    Err(problem) => {
+                        problems.push(problem);
                         break;
                     }
-                }
-                if buffer.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
+                };
                 summary.read += 1;
-                match json_paper(&buffer, line) {
+                match json_paper(text, line) {
                     Ok(paper) => {
                         if let Some(paper) = store(paper, line, &mut problems) {
                             if problems.is_empty() {

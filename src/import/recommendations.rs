@@ -7,13 +7,13 @@
 //! merged, so any row order gives the same result.
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 
 use rand::Rng;
 use serde::Deserialize;
 use sqlx::SqliteConnection;
 
-use super::input::{self, Header, InputReader};
+use super::input::{self, Header, Lines};
 use super::{Format, ImportError, Problem, Problems, Summary};
 use crate::db::papers::PaperRef;
 use crate::db::pool::NewPair;
@@ -154,27 +154,20 @@ impl Importer<'_> {
         reader: R,
         rng: &mut impl Rng,
     ) -> Result<(), sqlx::Error> {
-        let mut lines = BufReader::with_capacity(1 << 16, InputReader::new(reader));
-        let mut buffer = Vec::new();
-        let mut line = 0;
+        let mut lines = Lines::new(reader);
         loop {
-            buffer.clear();
-            line += 1;
-            match lines.read_until(b'\n', &mut buffer) {
-                Ok(0) => return Ok(()),
-                Ok(_) => {}
-                Err(error) => {
-                    self.problems.push(input::read_problem(&error, line));
+            let (line, text) = match lines.next_line() {
+                Ok(Some(next)) => next,
+                Ok(None) => return Ok(()),
+                Err(problem) => {
+                    self.problems.push(problem);
                     return Ok(());
                 }
-            }
-            if buffer.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
+            };
             self.summary.read += 1;
             let parsed = match self.options.format {
-                Format::Trec => trec_row(&buffer, line, self.options.model.as_deref()),
-                _ => json_row(&buffer, line, self.options.model.as_deref()),
+                Format::Trec => trec_row(text, line, self.options.model.as_deref()),
+                _ => json_row(text, line, self.options.model.as_deref()),
             };
             match parsed {
                 Ok(JsonOrTrec::Trec(row)) => self.accept(conn, row, line, rng).await?,
