@@ -3,14 +3,16 @@
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
+use std::time::Instant;
 
 use serde::Deserialize;
 use sqlx::SqlitePool;
 
 use crate::db;
-use crate::domain::{PaperKey, Stars};
+use crate::domain::{PaperKey, PoolDepth, Stars};
 use crate::leaderboard::{Leaderboard, TargetInput};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+use crate::parallel;
 
 /// The leaderboard options as a person gives them (command-line flags or query parameters,
 /// named as in metrics.md); each one left out takes its default.
@@ -90,45 +92,70 @@ pub async fn leaderboard(
         Unjudged::Zero => settings.k.get(),
         Unjudged::Skip => usize::MAX,
     };
+    let started = Instant::now();
     let data = db::evaluation::load(pool, depth).await?;
+    tracing::debug!(elapsed = ?started.elapsed(), "read the ratings and lists");
+    // Scoring and resampling keep the cores busy for a while: off the async workers, which
+    // go on serving the rating pages meanwhile.
+    let computing = tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        let board = compute(data, settings, pool_depth, include_per_target);
+        tracing::debug!(elapsed = ?started.elapsed(), "computed the leaderboard");
+        board
+    });
+    Ok(computing
+        .await
+        .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic())))
+}
+
+fn compute(
+    data: db::evaluation::EvaluationData,
+    settings: Settings,
+    pool_depth: PoolDepth,
+    include_per_target: bool,
+) -> Leaderboard {
     let model_index: HashMap<i64, usize> = (data.models.iter().enumerate())
         .map(|(index, (key, _))| (*key, index))
         .collect();
-    let target_index: HashMap<i64, usize> = (data.rated_targets.iter().enumerate())
-        .map(|(index, (key, _, _))| (*key, index))
+    let lists_of: HashMap<i64, &str> = (data.lists.iter())
+        .map(|(target, lists)| (*target, lists.as_str()))
         .collect();
-    let mut targets: Vec<TargetInput<PaperKey>> = (data.rated_targets.iter())
-        .map(|(_, external_id, ratings)| TargetInput {
-            target: external_id.clone(),
-            judgments: parse_pairs(ratings)
-                .filter_map(|(paper, stars)| Some((PaperKey(paper), Stars::new(stars)?)))
-                .collect(),
-            lists: vec![None; data.models.len()],
-        })
-        .collect();
-    for (target, model, entries) in &data.lists {
-        if let (Some(&t), Some(&m)) = (target_index.get(target), model_index.get(model)) {
-            let mut entries: Vec<(i64, i64)> = parse_pairs(entries).collect();
-            entries.sort_unstable();
-            let papers = entries.into_iter().map(|(_, paper)| PaperKey(paper));
-            targets[t].lists[m] = Some(papers.collect());
-        }
-    }
+    let targets: Vec<TargetInput<PaperKey>> =
+        parallel::map(&data.rated_targets, |(target, external_id, ratings)| {
+            let mut lists = vec![None; model_index.len()];
+            for (model, papers) in parse_lists(lists_of.get(target).copied().unwrap_or_default()) {
+                if let Some(&model) = model_index.get(&model) {
+                    lists[model] = Some(papers);
+                }
+            }
+            TargetInput {
+                target: external_id.clone(),
+                judgments: (ratings.split(','))
+                    .filter_map(|code| {
+                        let (paper, stars) = db::evaluation::rating_code(code.parse().ok()?);
+                        Some((PaperKey(paper), Stars::new(stars)?))
+                    })
+                    .collect(),
+                lists,
+            }
+        });
     let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
-    Ok(Leaderboard::compute(
+    Leaderboard::compute(
         &names,
         &targets,
         data.target_count,
         settings,
         pool_depth,
         include_per_target,
-    ))
+    )
 }
 
-/// The `a:b` pairs of integers of a `GROUP_CONCAT`, as the database wrote them.
-fn parse_pairs(text: &str) -> impl Iterator<Item = (i64, i64)> + '_ {
-    text.split(',').filter_map(|pair| {
-        let (a, b) = pair.split_once(':')?;
-        Some((a.parse().ok()?, b.parse().ok()?))
+/// The lists of a target as [`db::evaluation::EvaluationData::lists`] holds them: each
+/// model id with its papers in ranked order.
+fn parse_lists(text: &str) -> impl Iterator<Item = (i64, Vec<PaperKey>)> + '_ {
+    text.split(';').filter_map(|list| {
+        let (model, papers) = list.split_once(' ')?;
+        let papers = papers.split(',').map(|paper| paper.parse().map(PaperKey));
+        Some((model.parse().ok()?, papers.collect::<Result<_, _>>().ok()?))
     })
 }

@@ -8,6 +8,7 @@ use serde::{Serialize, Serializer};
 
 use crate::domain::{PoolDepth, Stars};
 use crate::metrics::{self, Settings, TargetScores, RESAMPLES};
+use crate::parallel;
 
 /// Holm-adjusted p-values at or above this leave a model tied with the leader.
 pub const SIGNIFICANCE_LEVEL: f64 = 0.05;
@@ -103,7 +104,7 @@ impl Leaderboard {
     ///
     /// # Panics
     /// When a target does not have exactly one list entry per model.
-    pub fn compute<K: Copy + Eq + Hash>(
+    pub fn compute<K: Copy + Eq + Hash + Sync>(
         models: &[String],
         targets: &[TargetInput<K>],
         study_targets: usize,
@@ -121,16 +122,17 @@ impl Leaderboard {
         }
         let evaluated: Vec<&TargetInput<K>> =
             targets.iter().filter(|t| !t.judgments.is_empty()).collect();
+        let by_target: Vec<Vec<TargetScores>> = parallel::map(&evaluated, |target| {
+            (target.lists.iter())
+                .map(|list| {
+                    let list = list.as_deref().unwrap_or_default();
+                    metrics::evaluate_target(list, &target.judgments, &settings)
+                })
+                .collect()
+        });
         // scores[model][target], over the evaluated targets.
         let scores: Vec<Vec<TargetScores>> = (0..models.len())
-            .map(|model| {
-                (evaluated.iter())
-                    .map(|target| {
-                        let list = target.lists[model].as_deref().unwrap_or_default();
-                        metrics::evaluate_target(list, &target.judgments, &settings)
-                    })
-                    .collect()
-            })
+            .map(|model| by_target.iter().map(|target| target[model]).collect())
             .collect();
         let order = leaderboard_order(models, &scores);
         let per_target = include_per_target.then(|| {
@@ -360,19 +362,19 @@ fn model_rows(models: &[String], scores: &[Vec<TargetScores>], order: &[usize]) 
                 .collect()
         })
         .collect();
-    // The tests against the leader run while the bootstrap runs on the other threads.
-    let (intervals, p_values) = std::thread::scope(|scope| {
-        let intervals = scope.spawn(|| metrics::bootstrap_ci95_each(&samples));
-        let p_values: Vec<Option<f64>> = (differences.iter().enumerate())
-            .map(|(position, differences)| {
-                (position > 0)
-                    .then(|| metrics::sign_flip_p_value(differences))
-                    .flatten()
-            })
-            .collect();
-        let intervals = intervals.join().expect("the bootstrap never panics");
-        (intervals, p_values)
-    });
+    // Each spreads its resamples over the cores.
+    let intervals = metrics::bootstrap_ci95_each(&samples);
+    // The leader (position 0) is not tested against itself.
+    let compared_with_leader: Vec<&[f64]> = (differences.iter().enumerate())
+        .map(|(position, differences)| {
+            if position > 0 {
+                differences.as_slice()
+            } else {
+                &[]
+            }
+        })
+        .collect();
+    let p_values = metrics::sign_flip_p_values_each(&compared_with_leader);
     let mut rows: Vec<ModelRow> = (order.iter().enumerate())
         .map(|(position, &model)| {
             let scores = &scores[model];

@@ -13,4 +13,5 @@ pub mod export;
 pub mod import;
 pub mod leaderboard;
 pub mod metrics;
+pub mod parallel;
 pub mod web;
