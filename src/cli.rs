@@ -77,7 +77,7 @@ pub struct ServeArgs {
     /// PAPERJUDGE_PASSWORD instead).
     #[arg(long, value_name = "FILE")]
     pub password_file: Option<PathBuf>,
-    /// A TLS proxy serves the app over HTTPS: mark the session cookie Secure.
+    /// A TLS proxy serves the app over HTTPS: mark the session and CSRF cookies Secure.
     #[arg(long)]
     pub behind_tls: bool,
 }

@@ -154,12 +154,17 @@ fn location(response: &Response) -> &str {
 
 /// The `Set-Cookie` header of the session cookie, if the response sets one.
 fn session_set_cookie(response: &Response) -> Option<String> {
+    set_cookie_starting(response, "paperjudge_session=")
+}
+
+/// The `Set-Cookie` header of a response that starts with `prefix`.
+fn set_cookie_starting(response: &Response, prefix: &str) -> Option<String> {
     response
         .headers()
         .get_all(SET_COOKIE)
         .iter()
         .map(|value| value.to_str().expect("ASCII").to_owned())
-        .find(|value| value.starts_with("paperjudge_session="))
+        .find(|value| value.starts_with(prefix))
 }
 
 #[tokio::test]
@@ -239,6 +244,9 @@ async fn a_wrong_password_is_refused_and_the_right_one_opens_a_session() {
     let app = protected_app(false).await;
     let t1 = app.key("T1").await;
     let mut browser = Browser::new(&app);
+    let login_page = browser.get("/login").await;
+    let csrf = set_cookie_starting(&login_page, "paperjudge_csrf=").expect("a CSRF cookie");
+    assert!(!csrf.contains("Secure"), "{csrf}");
 
     for wrong in [
         "",
@@ -285,10 +293,14 @@ async fn a_wrong_password_is_refused_and_the_right_one_opens_a_session() {
 }
 
 #[tokio::test]
-async fn behind_tls_the_session_cookie_is_secure() {
+async fn behind_tls_the_session_and_csrf_cookies_are_secure() {
     let app = protected_app(true).await;
     let mut browser = Browser::new(&app);
 
+    let login_page = browser.get("/login").await;
+    let csrf = set_cookie_starting(&login_page, "paperjudge_csrf=").expect("a CSRF cookie");
+    assert!(csrf.contains("; Secure"), "{csrf}");
+    assert!(csrf.contains("; HttpOnly"), "{csrf}");
     let accepted = browser.log_in(PASSWORD).await;
 
     assert_eq!(accepted.status(), StatusCode::SEE_OTHER);

@@ -138,6 +138,37 @@ async fn the_rating_page_shows_the_target_and_the_scale() {
 }
 
 #[tokio::test]
+async fn a_long_abstract_is_in_the_page_once_and_folds_only_in_the_pool() {
+    let study = TestStudy::new().await;
+    let long = "Long words here. ".repeat(36); // 612 characters
+    let short = "Short words here. ".repeat(33); // 594 characters
+    study
+        .papers(&format!(
+            "id,title,abstract\nT,Target,{long}\nL,Long,{long}\nS,Short,{short}\n"
+        ))
+        .await;
+    study
+        .recommendations("model,target,rank,paper\nm,T,1,L\nm,T,2,S\n")
+        .await;
+    let app = TestApp::spawn(study).await;
+    let t = app.key("T").await;
+
+    let page = app.get_text(&format!("/targets/{t}")).await;
+
+    let (long, short) = (long.trim_end(), short.trim_end());
+    assert_eq!(page.matches(long).count(), 2, "the target's and L's");
+    assert_eq!(page.matches(short).count(), 1);
+    // The target's abstract is never folded; L's is, and S's is too short to be.
+    assert_eq!(page.matches("<div class=\"folded-abstract\">").count(), 1);
+    let folded = &page[page.find("<div class=\"folded-abstract\">").unwrap()..];
+    assert!(folded.starts_with(&format!(
+        "<div class=\"folded-abstract\">\n  <p class=\"abstract\">{long}</p>\n  <details>"
+    )));
+    assert!(page.contains(&format!("<p class=\"abstract\">{short}</p>")));
+    assert!(page.contains(&format!("<p class=\"abstract\">{long}</p>\n")));
+}
+
+#[tokio::test]
 async fn healthz_answers_ok() {
     let app = TestApp::spawn(TestStudy::new().await).await;
     assert_eq!(app.get_text("/healthz").await, "ok");

@@ -9,7 +9,7 @@ use std::future::{ready, Ready};
 
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::dev::Payload;
-use actix_web::{FromRequest, HttpRequest, HttpResponse};
+use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 use rand::Rng;
 
 use super::WebError;
@@ -17,23 +17,29 @@ use super::WebError;
 const COOKIE_NAME: &str = "paperjudge_csrf";
 const TOKEN_BYTES: usize = 32;
 
+/// Whether the app's cookies are marked `Secure`: a proxy serves it over HTTPS.
+#[derive(Debug, Clone, Copy)]
+pub struct SecureCookies(pub bool);
+
 /// The CSRF token of the browser that sent a request: the one in its cookie, or a new one.
 pub struct CsrfToken {
     value: String,
     is_new: bool,
+    secure: bool,
 }
 
 impl CsrfToken {
     fn of(request: &HttpRequest) -> CsrfToken {
-        match request.cookie(COOKIE_NAME) {
-            Some(cookie) if is_well_formed(cookie.value()) => CsrfToken {
-                value: cookie.value().to_owned(),
-                is_new: false,
-            },
-            _ => CsrfToken {
-                value: new_token(),
-                is_new: true,
-            },
+        let secure =
+            (request.app_data::<web::Data<SecureCookies>>()).is_some_and(|secure| secure.0);
+        let (value, is_new) = match request.cookie(COOKIE_NAME) {
+            Some(cookie) if is_well_formed(cookie.value()) => (cookie.value().to_owned(), false),
+            _ => (new_token(), true),
+        };
+        CsrfToken {
+            value,
+            is_new,
+            secure,
         }
     }
 
@@ -51,6 +57,7 @@ impl CsrfToken {
             .path("/")
             .http_only(true)
             .same_site(SameSite::Strict)
+            .secure(self.secure)
             .finish();
         response
             .add_cookie(&cookie)

@@ -36,7 +36,7 @@ pub struct Settings {
     /// Every visitor must log in with this password; `None` lets everyone in, which the
     /// command line allows only on a loopback address.
     pub password: Option<Password>,
-    /// A proxy serves the app over HTTPS: the session cookie is marked `Secure`.
+    /// A proxy serves the app over HTTPS: the session and CSRF cookies are marked `Secure`.
     pub behind_tls: bool,
 }
 
@@ -44,6 +44,7 @@ pub struct Settings {
 pub fn run(listener: TcpListener, pool: SqlitePool, settings: Settings) -> std::io::Result<Server> {
     let pool = web::Data::new(pool);
     let write_queue = web::Data::new(crate::db::WriteQueue::default());
+    let secure_cookies = web::Data::new(csrf::SecureCookies(settings.behind_tls));
     // One for all workers: sessions and login attempts are shared.
     let auth = settings
         .password
@@ -52,6 +53,7 @@ pub fn run(listener: TcpListener, pool: SqlitePool, settings: Settings) -> std::
         App::new()
             .app_data(pool.clone())
             .app_data(write_queue.clone())
+            .app_data(secure_cookies.clone())
             .app_data(
                 web::FormConfig::default()
                     .limit(FORM_LIMIT_BYTES)

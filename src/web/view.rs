@@ -10,10 +10,8 @@ use askama::Template;
 use super::WebError;
 use crate::db::papers::Paper;
 
-/// Abstracts longer than this are folded to their lead, unfoldable in place.
+/// Abstracts longer than this are folded to their first lines, unfoldable in place.
 const FOLD_ABSTRACTS_LONGER_THAN: usize = 600;
-/// About four lines at the page's line length.
-const LEAD_CHARS: usize = 360;
 
 /// Room for a page to render into without growing: a rating page takes about 6 KB a paper, and
 /// growing a buffer copies it each time.
@@ -39,8 +37,9 @@ pub struct PaperView {
     /// The paper's address, when it is a web address.
     pub link: Option<String>,
     pub abstract_text: String,
-    /// The start of a long abstract, shown while the rest is folded.
-    pub abstract_lead: Option<String>,
+    /// The abstract is long enough to be shown folded. The page holds it once; the
+    /// stylesheet shows its first lines until the reader unfolds it.
+    pub abstract_folds: bool,
 }
 
 impl From<Paper> for PaperView {
@@ -48,7 +47,7 @@ impl From<Paper> for PaperView {
         PaperView {
             anchor: anchor(&paper.external_id),
             link: web_link(&paper.url),
-            abstract_lead: lead(&paper.abstract_text),
+            abstract_folds: paper.abstract_text.chars().count() > FOLD_ABSTRACTS_LONGER_THAN,
             external_id: paper.external_id,
             title: paper.title,
             authors: paper.authors,
@@ -82,23 +81,6 @@ fn web_link(url: &str) -> Option<String> {
     is_web.then(|| url.to_owned())
 }
 
-/// The lead of an abstract long enough to fold: up to [`LEAD_CHARS`], cut at a space, without
-/// a dangling comma before its ellipsis.
-fn lead(abstract_text: &str) -> Option<String> {
-    if abstract_text.chars().count() <= FOLD_ABSTRACTS_LONGER_THAN {
-        return None;
-    }
-    let cut = abstract_text
-        .char_indices()
-        .nth(LEAD_CHARS)
-        .map_or(abstract_text.len(), |(index, _)| index);
-    let head = &abstract_text[..cut];
-    let head = head
-        .rfind(char::is_whitespace)
-        .map_or(head, |space| &head[..space]);
-    Some(format!("{}…", head.trim_end_matches([' ', ',', ';', ':'])))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,20 +105,5 @@ mod tests {
         assert_eq!(web_link("javascript:alert(1)"), None);
         assert_eq!(web_link(""), None);
         assert_eq!(web_link("ftp://x.org"), None);
-    }
-
-    #[test]
-    fn long_abstracts_fold_at_a_space_and_short_ones_do_not() {
-        assert_eq!(lead(&"word ".repeat(120)), None);
-        let long = "word ".repeat(121);
-        let lead = lead(&long).expect("a lead");
-        assert!(lead.ends_with("word…"), "{lead}");
-        assert_eq!(lead.chars().count(), 359 + 1);
-        let with_comma = format!("{}so, {}", "w ".repeat(178), "x ".repeat(200));
-        assert!(lead_ends_with(&with_comma, " so…"));
-    }
-
-    fn lead_ends_with(abstract_text: &str, end: &str) -> bool {
-        lead(abstract_text).is_some_and(|lead| lead.ends_with(end))
     }
 }
