@@ -1,7 +1,7 @@
 //! What the evaluation layer reads: models, rated targets, ratings and the top of every list.
 //!
-//! Lists and judgments come aggregated, one row per list and per target: a study holds
-//! millions of list entries, and rows, not bytes, are what a query costs through the driver.
+//! Lists and judgments come aggregated, one row per target: a study holds millions of list
+//! entries, and rows, not bytes, are what a query costs through the driver.
 
 use sqlx::SqlitePool;
 
@@ -77,7 +77,8 @@ async fn lists_of(
     let targets =
         serde_json::to_string(targets).map_err(|error| sqlx::Error::Encode(error.into()))?;
     // Naming every model lets SQLite seek straight to the top of each list. One row per
-    // target: each row costs a hand-over between the driver's threads.
+    // target: each row costs a hand-over between the driver's threads. (An ORDER BY inside
+    // GROUP_CONCAT needs SQLite 3.44; sqlx bundles a newer one.)
     let sql = "SELECT target_id, GROUP_CONCAT(model_id || ' ' || papers, ';')
          FROM (SELECT target_id, model_id, GROUP_CONCAT(paper_id ORDER BY position) AS papers
                FROM recommendations
