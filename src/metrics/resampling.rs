@@ -136,7 +136,11 @@ fn gathered_sums(rows: &[[f64; LANES]], indices: &[u32]) -> [f64; LANES] {
     for &index in quads.remainder() {
         add_lanes(&mut partial[0], &rows[index as usize]);
     }
-    let [a, b, c, d] = partial;
+    combined(partial)
+}
+
+/// The four partial sums as one, lane by lane, always as (s0 + s1) + (s2 + s3).
+fn combined([a, b, c, d]: [[f64; LANES]; 4]) -> [f64; LANES] {
     std::array::from_fn(|lane| (a[lane] + b[lane]) + (c[lane] + d[lane]))
 }
 
@@ -296,7 +300,7 @@ impl SignFlips {
 
 /// Σ ±d with independent fair signs, lane by lane: one random word gives the signs of 64
 /// differences, bit j for difference j, so 4 bits pick the pattern of each quad. Four
-/// interleaved partial sums, combined as in [`gathered_sums`].
+/// interleaved partial sums, [`combined`] as in [`gathered_sums`].
 #[inline(never)]
 fn flipped_sums(sums: &[[[f64; LANES]; 16]], rng: &mut ChaCha8Rng) -> [f64; LANES] {
     let mut partial = [[0.0; LANES]; 4];
@@ -314,8 +318,7 @@ fn flipped_sums(sums: &[[[f64; LANES]; 16]], rng: &mut ChaCha8Rng) -> [f64; LANE
             signs >>= 4;
         }
     }
-    let [a, b, c, d] = partial;
-    std::array::from_fn(|lane| (a[lane] + b[lane]) + (c[lane] + d[lane]))
+    combined(partial)
 }
 
 /// Holm's step-down adjustment of `p_values` (one family), returned in the same order;
