@@ -2,23 +2,19 @@
 //! every page but `/healthz` and the login page needs, sessions, logout, slowed guessing, and
 //! the caps on request bodies.
 
-mod common;
-mod process_support;
-mod web_support;
-
 use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpStream};
 
+use crate::process_support::{paperjudge, ServerProcess};
+use crate::web_support::TestApp;
 use paperjudge::web::{Password, Settings};
-use process_support::{paperjudge, ServerProcess};
 use reqwest::header::{
     CONTENT_SECURITY_POLICY, COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE, X_CONTENT_TYPE_OPTIONS,
 };
 use reqwest::{Response, StatusCode};
 use serde_json::json;
-use web_support::TestApp;
 
-use common::TestStudy;
+use crate::common::TestStudy;
 
 const PASSWORD: &str = "correct horse battery staple";
 
@@ -130,7 +126,7 @@ impl Browser {
     /// The token of the page's forms (fetching the page gives a new browser its cookie).
     async fn form_token(&mut self, path: &str) -> String {
         let page = self.get(path).await.text().await.expect("a page");
-        web_support::hidden_token(&page).expect("a form with a token")
+        crate::web_support::hidden_token(&page).expect("a form with a token")
     }
 
     async fn log_in(&mut self, password: &str) -> Response {
@@ -196,7 +192,7 @@ async fn with_a_password_every_page_but_healthz_and_login_needs_a_session() {
         "{page}"
     );
     assert!(page.contains("type=\"password\""), "{page}");
-    assert!(web_support::hidden_token(&page).is_some(), "{page}");
+    assert!(crate::web_support::hidden_token(&page).is_some(), "{page}");
     let stylesheet = browser.get("/static/style.css").await;
     assert_eq!(stylesheet.status(), StatusCode::OK);
 
@@ -349,7 +345,7 @@ async fn logging_out_ends_the_session_on_the_server_too() {
         page.contains("<form method=\"post\" action=\"/logout\">"),
         "{page}"
     );
-    let token = web_support::hidden_token(&page).expect("a token");
+    let token = crate::web_support::hidden_token(&page).expect("a token");
 
     let without_token = browser.post("/logout", &[], false).await;
     assert_eq!(without_token.status(), StatusCode::FORBIDDEN);
@@ -583,8 +579,9 @@ async fn log_in_to(server: &ServerProcess, password: &str) -> StatusCode {
         .send()
         .await
         .expect("the login page");
-    let cookie = web_support::csrf_cookie(page.headers()).expect("a CSRF cookie");
-    let token = web_support::hidden_token(&page.text().await.expect("a page")).expect("a token");
+    let cookie = crate::web_support::csrf_cookie(page.headers()).expect("a CSRF cookie");
+    let token =
+        crate::web_support::hidden_token(&page.text().await.expect("a page")).expect("a token");
     http.post(server.url("/login"))
         .header(COOKIE, cookie)
         .form(&[("password", password), ("csrf_token", &token)])

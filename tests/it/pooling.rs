@@ -1,8 +1,6 @@
-mod common;
-
 use std::collections::{BTreeSet, HashMap};
 
-use common::TestStudy;
+use crate::common::TestStudy;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
@@ -18,7 +16,7 @@ fn csv(rows: &[(String, String, usize, String)]) -> String {
 #[tokio::test]
 async fn the_pool_is_the_deduplicated_union_of_every_models_top_eight() {
     let study = TestStudy::new().await;
-    study.papers(&common::papers_csv(40)).await;
+    study.papers(&crate::common::papers_csv(40)).await;
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
     let candidates: Vec<String> = (2..=25).map(|i| format!("P{i}")).collect();
     let mut rows = Vec::new();
@@ -53,7 +51,7 @@ async fn the_pool_is_the_deduplicated_union_of_every_models_top_eight() {
 #[tokio::test]
 async fn a_model_added_later_keeps_the_order_of_every_earlier_pair() {
     let study = TestStudy::new().await;
-    study.papers(&common::papers_csv(60)).await;
+    study.papers(&crate::common::papers_csv(60)).await;
     let first: Vec<_> = (1..=3)
         .flat_map(|model| {
             (1..=8).map(move |rank| {
@@ -110,7 +108,7 @@ async fn a_model_added_later_keeps_the_order_of_every_earlier_pair() {
 #[tokio::test]
 async fn a_rated_pair_survives_a_reimport_that_drops_it() {
     let study = TestStudy::new().await;
-    study.papers(&common::papers_csv(10)).await;
+    study.papers(&crate::common::papers_csv(10)).await;
     study
         .recommendations("model,target,rank,paper\nm,P1,1,P2\nm,P1,2,P3\nm,P1,3,P4\n")
         .await;

@@ -1,6 +1,5 @@
 //! The real binary as a separate process: commands that run to the end, and a server that
 //! runs until the test kills it (with SIGKILL, as a crash or the OOM killer would).
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -38,6 +37,11 @@ pub fn succeeded(output: &Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+/// A command's standard error, as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("UTF-8 errors")
 }
 
 /// A running `paperjudge serve`.

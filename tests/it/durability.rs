@@ -2,10 +2,6 @@
 //! concurrent raters lose no update and never see "database is locked", and a backup taken
 //! during a burst of ratings is consistent and holds every rating acknowledged before it.
 
-mod common;
-mod process_support;
-mod web_support;
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -13,13 +9,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use process_support::{paperjudge, succeeded, ServerProcess};
+use crate::process_support::{paperjudge, succeeded, ServerProcess};
+use crate::web_support::{Answer, TestApp};
 use reqwest::header::{ACCEPT, COOKIE};
 use reqwest::StatusCode;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::SqlitePool;
 use tokio::task::JoinHandle;
-use web_support::{Answer, TestApp};
 
 const TARGETS: usize = 10;
 const PAPERS_PER_TARGET: usize = 20;
@@ -124,8 +120,8 @@ impl Burst {
             .send()
             .await
             .expect("a rating page");
-        let cookie = web_support::csrf_cookie(page.headers()).expect("a CSRF cookie");
-        let token = web_support::hidden_token(&page.text().await.expect("a page"))
+        let cookie = crate::web_support::csrf_cookie(page.headers()).expect("a CSRF cookie");
+        let token = crate::web_support::hidden_token(&page.text().await.expect("a page"))
             .expect("the form's token");
         let burst = Burst {
             acknowledged: Arc::new(Mutex::new(vec![Vec::new(); pairs.len()])),

@@ -3,20 +3,17 @@
 //! Needs Debian's `chromium` and `chromium-driver`. Without chromedriver the test is skipped
 //! with a message, except in CI (`CI` set), where a missing browser is a failure.
 
-mod common;
-mod web_support;
-
 use std::io::Write;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::web_support::TestApp;
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;
-use web_support::TestApp;
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 const CHROMIUM: &str = "/usr/bin/chromium";

@@ -1,7 +1,6 @@
 //! Shared by the web and browser tests: the app on port 0 over a real SQLite file, a fixture
 //! study whose model names and scores must never reach a rating page, and an HTTP client that
 //! keeps the CSRF cookie by hand (no cookie store: the tests see exactly what is sent).
-#![allow(dead_code)]
 
 use std::net::TcpListener;
 
@@ -59,7 +58,6 @@ charlie-bm25,T2,1,P1,20.1
 ";
 
 pub const T1_POOL_SIZE: i64 = 7;
-pub const T2_POOL_SIZE: i64 = 4;
 
 /// The running app and a client for it.
 pub struct TestApp {

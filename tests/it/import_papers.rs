@@ -1,6 +1,4 @@
-mod common;
-
-use common::TestStudy;
+use crate::common::TestStudy;
 use paperjudge::db::papers::{self, Paper};
 use paperjudge::domain::PaperKey;
 use paperjudge::import::{Format, Kind};
@@ -81,7 +79,7 @@ async fn jsonl_takes_author_arrays_and_string_years() {
 #[tokio::test]
 async fn bad_papers_are_rejected_whole_with_their_lines_named() {
     let study = TestStudy::new().await;
-    study.papers(&common::papers_csv(2)).await;
+    study.papers(&crate::common::papers_csv(2)).await;
 
     let message = study.rejected(&CSV, b"").await;
     assert!(message.contains("test.csv: the file is empty"), "{message}");

@@ -10,19 +10,16 @@
 //! in seconds in a debug build. A crash found here (or by the cargo-fuzz target in `fuzz/`)
 //! becomes a named regression test in this file.
 
-mod common;
-mod web_support;
-
 use std::future::Future;
 
-use common::TestStudy;
+use crate::common::TestStudy;
+use crate::web_support::{Answer, Session, TestApp};
 use paperjudge::import::{self, Format, ImportError, Kind};
 use paperjudge::web::{Password, Settings};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, COOKIE};
 use reqwest::StatusCode;
-use web_support::{Answer, Session, TestApp};
 
 /// Runs `property` on `cases` values of `strategy`, inside one runtime and with one `state`
 /// made by `setup` for all of them; a failure is shrunk to a minimal input and reported.
@@ -337,7 +334,15 @@ fn importers_report_problems_in_any_input_and_never_crash() {
 // The web app's forms and query strings
 
 /// The pool of T1 in the web fixture (`tests/web_support`).
-const T1_POOL: &[&str] = &["P1", "P2", "P3", "P4", "P5", "P6", web_support::HOSTILE_ID];
+const T1_POOL: &[&str] = &[
+    "P1",
+    "P2",
+    "P3",
+    "P4",
+    "P5",
+    "P6",
+    crate::web_support::HOSTILE_ID,
+];
 
 /// The app, the internal id of T1, and a browser's CSRF cookie and token.
 struct Served {
@@ -363,9 +368,9 @@ async fn served(settings: Settings) -> Served {
         format!("/targets/{t1}")
     };
     let response = app.get(&page).await;
-    let cookie = web_support::csrf_cookie(response.headers()).expect("a CSRF cookie");
-    let token =
-        web_support::hidden_token(&response.text().await.expect("a page")).expect("a form's token");
+    let cookie = crate::web_support::csrf_cookie(response.headers()).expect("a CSRF cookie");
+    let token = crate::web_support::hidden_token(&response.text().await.expect("a page"))
+        .expect("a form's token");
     Served {
         app,
         t1,

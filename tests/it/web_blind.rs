@@ -1,11 +1,8 @@
 //! Blindness: no model name or score of the study reaches the rater, in any page, answer,
 //! address or script of the rating workflow.
 
-mod common;
-mod web_support;
-
+use crate::web_support::{Answer, TestApp, MODELS, SCORES};
 use reqwest::Response;
-use web_support::{Answer, TestApp, MODELS, SCORES};
 
 /// Everything a response shows: its status line, headers (Location included) and body.
 async fn everything_in(response: Response) -> String {

@@ -1,6 +1,4 @@
-mod common;
-
-use common::TestStudy;
+use crate::common::TestStudy;
 use paperjudge::db::{self, ratings::Source};
 use paperjudge::domain::Stars;
 use paperjudge::export;
@@ -9,7 +7,7 @@ use paperjudge::metrics::Relevance;
 
 async fn study_with_pool() -> TestStudy {
     let study = TestStudy::new().await;
-    study.papers(&common::papers_csv(6)).await;
+    study.papers(&crate::common::papers_csv(6)).await;
     study
         .recommendations("model,target,rank,paper\nA,P1,1,P2\nA,P1,2,P3\nB,P1,1,P4\n")
         .await;

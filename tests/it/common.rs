@@ -1,5 +1,4 @@
 //! Shared by the integration tests: a study in a real SQLite file in a temporary directory.
-#![allow(dead_code)]
 
 use rand::SeedableRng;
 use sqlx::SqlitePool;

@@ -1,16 +1,13 @@
 //! Safe forms and pages: CSRF, the 400/404/413 answers with their messages, escaping, and the
 //! security headers.
 
-mod common;
-mod web_support;
-
+use crate::web_support::{Answer, Session, TestApp, HOSTILE_TITLE};
 use reqwest::header::{
     CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, SET_COOKIE,
     X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
 };
 use reqwest::StatusCode;
 use serde_json::json;
-use web_support::{Answer, Session, TestApp, HOSTILE_TITLE};
 
 #[tokio::test]
 async fn a_post_without_a_matching_token_is_refused_with_403() {
@@ -99,7 +96,7 @@ async fn the_csrf_cookie_is_strict_and_http_only_and_given_once() {
     assert!(returning.headers().get(SET_COOKIE).is_none());
     let page = returning.text().await.expect("a body");
     assert_eq!(
-        web_support::hidden_token(&page),
+        crate::web_support::hidden_token(&page),
         Some(session.token.clone())
     );
 }
@@ -112,7 +109,7 @@ async fn every_form_of_the_rating_page_carries_the_token() {
 
     // Per paper a rating form and a clearing form, plus the undo form.
     let forms = page.matches("<form ").count();
-    assert_eq!(forms, 2 * web_support::T1_POOL_SIZE as usize + 1);
+    assert_eq!(forms, 2 * crate::web_support::T1_POOL_SIZE as usize + 1);
     assert_eq!(page.matches("name=\"csrf_token\"").count(), forms);
 }
 

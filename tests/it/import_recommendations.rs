@@ -1,6 +1,4 @@
-mod common;
-
-use common::{recommendations, TestStudy};
+use crate::common::{recommendations, TestStudy};
 use paperjudge::import::Format;
 
 /// Every stored list as `model target: papers in position order`.
@@ -24,7 +22,7 @@ async fn lists(study: &TestStudy) -> Vec<String> {
 #[tokio::test]
 async fn csv_orders_by_rank_drops_self_recommendations_and_replaces_lists() {
     let study = TestStudy::new().await;
-    study.papers(&common::papers_csv(9)).await;
+    study.papers(&crate::common::papers_csv(9)).await;
     let summary = study
         .recommendations(
             "model,target,rank,paper,score\n\
@@ -60,7 +58,7 @@ async fn csv_orders_by_rank_drops_self_recommendations_and_replaces_lists() {
 #[tokio::test]
 async fn scattered_rows_of_a_list_are_merged_in_rank_order() {
     let study = TestStudy::new().await;
-    study.papers(&common::papers_csv(6)).await;
+    study.papers(&crate::common::papers_csv(6)).await;
     study
         .recommendations(
             "model,target,rank,paper\n\
@@ -76,7 +74,7 @@ async fn scattered_rows_of_a_list_are_merged_in_rank_order() {
 #[tokio::test]
 async fn trec_runs_follow_trec_eval_order_and_jsonl_orders_by_score_without_rank() {
     let study = TestStudy::new().await;
-    study.papers(&common::papers_csv(6)).await;
+    study.papers(&crate::common::papers_csv(6)).await;
     // Scores tie for P3 and P5: trec_eval puts the larger id (byte order) first; the rank
     // column is ignored.
     let run =
@@ -102,7 +100,7 @@ async fn trec_runs_follow_trec_eval_order_and_jsonl_orders_by_score_without_rank
 #[tokio::test]
 async fn bad_recommendations_are_rejected_whole_with_their_lines_named() {
     let study = TestStudy::new().await;
-    study.papers(&common::papers_csv(5)).await;
+    study.papers(&crate::common::papers_csv(5)).await;
     study
         .recommendations("model,target,rank,paper\nA,P1,1,P2\n")
         .await;

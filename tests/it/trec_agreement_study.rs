@@ -1,12 +1,10 @@
 //! trec_eval agreement end to end: the fixture's runs and qrels go through the importers into
 //! a study, and the leaderboard's per-target NDCG equals trec_eval's (tests/fixtures/trec).
 
-mod common;
-
 use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroUsize;
 
-use common::TestStudy;
+use crate::common::TestStudy;
 use paperjudge::evaluation;
 use paperjudge::import::Format;
 use paperjudge::metrics::{Empty, Settings, Unjudged};
@@ -41,7 +39,11 @@ async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
     study.papers(&papers).await;
     for run in &runs {
         study
-            .import(&common::recommendations(Format::Trec), run.as_bytes(), 1)
+            .import(
+                &crate::common::recommendations(Format::Trec),
+                run.as_bytes(),
+                1,
+            )
             .await
             .unwrap();
     }

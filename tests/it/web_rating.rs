@@ -1,12 +1,9 @@
 //! Rating through HTTP: rate, re-rate, clear and undo, answered as JSON or as a 303, with every
 //! change in the history, on a page whose order never changes.
 
-mod common;
-mod web_support;
-
+use crate::web_support::{location, papers_in_page_order, Answer, TestApp, T1_POOL_SIZE};
 use reqwest::StatusCode;
 use serde_json::json;
-use web_support::{location, papers_in_page_order, Answer, TestApp, T1_POOL_SIZE};
 
 #[tokio::test]
 async fn a_plain_form_saves_and_answers_303_back_to_the_paper() {
@@ -32,7 +29,13 @@ async fn the_anchor_of_an_odd_paper_id_is_escaped() {
     let session = app.session(t1).await;
 
     let response = app
-        .rate(&session, t1, web_support::HOSTILE_ID, "1", Answer::Redirect)
+        .rate(
+            &session,
+            t1,
+            crate::web_support::HOSTILE_ID,
+            "1",
+            Answer::Redirect,
+        )
         .await;
 
     assert_eq!(response.status(), StatusCode::SEE_OTHER);

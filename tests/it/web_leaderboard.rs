@@ -1,18 +1,15 @@
 //! The leaderboard pages and downloads over HTTP, on the fixture study with T1 fully rated and
 //! T2 half rated, against numbers computed by hand and against `paperjudge leaderboard`.
 
-mod common;
-mod web_support;
-
 use std::path::Path;
 use std::process::Command;
 
+use crate::web_support::{unescape, TestApp, HOSTILE_ID, HOSTILE_TITLE, MODELS};
 use paperjudge::db;
 use paperjudge::domain::PaperKey;
 use reqwest::header::{ACCEPT, CONTENT_DISPOSITION, CONTENT_TYPE};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use web_support::{unescape, TestApp, HOSTILE_ID, HOSTILE_TITLE, MODELS};
 
 const ALPHA: &str = MODELS[0];
 const BRAVO: &str = MODELS[1];

@@ -2,31 +2,15 @@
 //! small study whose numbers are computed by hand.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{json, Value};
 
-fn paperjudge(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_paperjudge"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env("PAPERJUDGE_LOG", "warn")
-        .output()
-        .expect("the binary runs")
-}
+use crate::process_support::{paperjudge, stderr, succeeded};
 
-fn stdout(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
+/// The binary on `db`, with no environment of its own.
+fn run(db: &Path, args: &[&str]) -> Output {
+    paperjudge(db, args, &[])
 }
 
 /// T1: A 5★, B 3★, C 1★, D 4★ (X unrated). T2: C2 and D2 1★ (nothing to find). T3: unrated.
@@ -55,12 +39,9 @@ fn small_study(dir: &Path) -> std::path::PathBuf {
         "ratings.csv",
         "target,paper,stars\nT1,A,5\nT1,B,3\nT1,C,1\nT1,D,4\nT2,C2,1\nT2,D2,1\n",
     );
-    stdout(&paperjudge(&db, &["import", "papers", &papers]));
-    stdout(&paperjudge(
-        &db,
-        &["import", "recommendations", &recommendations],
-    ));
-    let imported = paperjudge(&db, &["import", "ratings", &ratings]);
+    succeeded(&run(&db, &["import", "papers", &papers]));
+    succeeded(&run(&db, &["import", "recommendations", &recommendations]));
+    let imported = run(&db, &["import", "ratings", &ratings]);
     assert_eq!(
         stderr(&imported).trim(),
         "read 6 rows; ratings: 6 added, 0 updated, 0 unchanged; 0 rows dropped"
@@ -79,10 +60,10 @@ fn close(value: &Value, expected: f64) {
 fn the_leaderboard_of_a_small_study_matches_the_hand_computation() {
     let dir = tempfile::tempdir().unwrap();
     let db = small_study(dir.path());
-    let json = stdout(&paperjudge(&db, &["leaderboard", "--format", "json"]));
+    let json = succeeded(&run(&db, &["leaderboard", "--format", "json"]));
     assert_eq!(
         json,
-        stdout(&paperjudge(&db, &["leaderboard", "--format", "json"])),
+        succeeded(&run(&db, &["leaderboard", "--format", "json"])),
         "the same study must print the same bytes"
     );
     let board: Value = serde_json::from_str(&json).unwrap();
@@ -139,7 +120,7 @@ fn the_leaderboard_of_a_small_study_matches_the_hand_computation() {
     close(&second["ap"], 0.25);
     close(&second["rr"], 0.5);
 
-    let per_target = stdout(&paperjudge(
+    let per_target = succeeded(&run(
         &db,
         &[
             "leaderboard",
@@ -168,7 +149,7 @@ fn the_leaderboard_of_a_small_study_matches_the_hand_computation() {
         .unwrap();
     assert_eq!(t2_m2["ndcg"], Value::Null);
 
-    let table = stdout(&paperjudge(&db, &["leaderboard"]));
+    let table = succeeded(&run(&db, &["leaderboard"]));
     assert!(
         table.starts_with("NDCG@8 · linear gain = stars − 1"),
         "{table}"
@@ -180,25 +161,19 @@ fn status_and_exports_report_the_study() {
     let dir = tempfile::tempdir().unwrap();
     let db = small_study(dir.path());
     let status: Value =
-        serde_json::from_str(&stdout(&paperjudge(&db, &["status", "--format", "json"]))).unwrap();
+        serde_json::from_str(&succeeded(&run(&db, &["status", "--format", "json"]))).unwrap();
     assert_eq!(
         status,
         json!({"papers": 10, "models": 2, "targets": 3, "recommendations": 11,
                "pooled_pairs": 9, "rated_pairs": 6, "targets_finished": 1, "pool_depth": 8})
     );
-    let qrels = stdout(&paperjudge(
-        &db,
-        &["export", "qrels", "--relevance", "stars"],
-    ));
+    let qrels = succeeded(&run(&db, &["export", "qrels", "--relevance", "stars"]));
     assert_eq!(
         qrels,
         "T1 0 A 5\nT1 0 B 3\nT1 0 C 1\nT1 0 D 4\nT2 0 C2 1\nT2 0 D2 1\n"
     );
     let out = dir.path().join("pool.csv");
-    stdout(&paperjudge(
-        &db,
-        &["export", "pool", "-o", out.to_str().unwrap()],
-    ));
+    succeeded(&run(&db, &["export", "pool", "-o", out.to_str().unwrap()]));
     let pool = std::fs::read_to_string(&out).unwrap();
     assert_eq!(pool.lines().count(), 10);
     assert!(pool.starts_with("target,paper,position,stars\r\n"));
@@ -214,7 +189,7 @@ fn bad_input_and_usage_exit_with_status_two_and_a_message() {
     let db = small_study(dir.path());
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "target,paper,stars\nT1,A,7\n").unwrap();
-    let output = paperjudge(&db, &["import", "ratings", bad.to_str().unwrap()]);
+    let output = run(&db, &["import", "ratings", bad.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         stderr(&output),
@@ -224,11 +199,11 @@ fn bad_input_and_usage_exit_with_status_two_and_a_message() {
         )
     );
 
-    let output = paperjudge(&db, &["import", "papers", "/nonexistent/papers.csv"]);
+    let output = run(&db, &["import", "papers", "/nonexistent/papers.csv"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).starts_with("paperjudge: cannot open /nonexistent/papers.csv"));
 
-    let output = paperjudge(
+    let output = run(
         &db,
         &[
             "import",
@@ -239,7 +214,7 @@ fn bad_input_and_usage_exit_with_status_two_and_a_message() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("pass --format"));
 
-    let output = paperjudge(&db, &["init", "--pool-depth", "5"]);
+    let output = run(&db, &["init", "--pool-depth", "5"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("the pool depth is 8 and cannot change to 5"),
@@ -247,7 +222,7 @@ fn bad_input_and_usage_exit_with_status_two_and_a_message() {
         stderr(&output)
     );
 
-    let output = paperjudge(&db, &["leaderboard", "--ideal", "best"]);
+    let output = run(&db, &["leaderboard", "--ideal", "best"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("ideal must be one of: judged, list (got \"best\")"));
 }
@@ -256,10 +231,10 @@ fn bad_input_and_usage_exit_with_status_two_and_a_message() {
 fn init_sets_the_pool_depth_of_a_new_study() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("new.db");
-    stdout(&paperjudge(&db, &["init", "--pool-depth", "5"]));
+    succeeded(&run(&db, &["init", "--pool-depth", "5"]));
     let status: Value =
-        serde_json::from_str(&stdout(&paperjudge(&db, &["status", "--format", "json"]))).unwrap();
+        serde_json::from_str(&succeeded(&run(&db, &["status", "--format", "json"]))).unwrap();
     assert_eq!(status["pool_depth"], 5);
-    let output = paperjudge(&db, &["init", "--pool-depth", "0"]);
+    let output = run(&db, &["init", "--pool-depth", "0"]);
     assert_eq!(output.status.code(), Some(2));
 }

@@ -1,11 +1,8 @@
 //! The pages around rating: dashboard, target list, `/next`, the next-target link, health.
 
-mod common;
-mod web_support;
-
-use common::TestStudy;
+use crate::common::TestStudy;
+use crate::web_support::{location, TestApp};
 use reqwest::StatusCode;
-use web_support::{location, TestApp};
 
 #[tokio::test]
 async fn the_dashboard_of_an_empty_study_says_how_to_start() {

@@ -1,0 +1,29 @@
+//! paperjudge's integration tests, in one test binary: the library, the web app on a real
+//! port and the real command-line binary, each over a real SQLite file in a temporary
+//! directory. One binary links the library once instead of once per file.
+//!
+//! Helpers: `common` (a study in a temporary file), `web_support` (the app on port 0 and an
+//! HTTP client), `process_support` (the binary as a child process).
+
+mod common;
+mod process_support;
+mod web_support;
+
+mod browser_rating;
+mod cli;
+mod durability;
+mod import_papers;
+mod import_ratings;
+mod import_recommendations;
+mod metrics_properties;
+mod metrics_reference;
+mod parser_properties;
+mod pooling;
+mod security_access;
+mod trec_agreement;
+mod trec_agreement_study;
+mod web_blind;
+mod web_leaderboard;
+mod web_pages;
+mod web_rating;
+mod web_safety;
