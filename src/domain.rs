@@ -115,3 +115,15 @@ mod tests {
         assert_eq!(PoolDepth::new(1001), None);
     }
 }
+
+/// Whether a character is a control character (Unicode category Cc: NUL, ESC, line breaks,
+/// ...) or a format character (Cf: zero-width space, byte order mark, bidi overrides, ...):
+/// invisible, or acting on the text around it. Paper ids and model names may hold none, so
+/// that two names that look alike are alike, and none can rewrite a terminal's screen.
+pub fn is_control_or_format(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    matches!(
+        c.general_category(),
+        GeneralCategory::Control | GeneralCategory::Format
+    )
+}

@@ -190,7 +190,7 @@ async fn a_cleared_rating_is_recorded_in_the_history() {
         paper,
         None,
         "2026-11-22T00:00:00Z",
-        Source::Web,
+        Source::Web { browser: "tab" },
     )
     .await
     .unwrap();

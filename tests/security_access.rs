@@ -38,6 +38,7 @@ async fn protected_app(behind_tls: bool) -> TestApp {
     let settings = Settings {
         password: Password::new(PASSWORD),
         behind_tls,
+        ..Settings::default()
     };
     TestApp::spawn_with(small_study().await, settings).await
 }
@@ -245,7 +246,7 @@ async fn a_wrong_password_is_refused_and_the_right_one_opens_a_session() {
     let t1 = app.key("T1").await;
     let mut browser = Browser::new(&app);
     let login_page = browser.get("/login").await;
-    let csrf = set_cookie_starting(&login_page, "paperjudge_csrf=").expect("a CSRF cookie");
+    let csrf = set_cookie_starting(&login_page, "paperjudge_browser=").expect("a CSRF cookie");
     assert!(!csrf.contains("Secure"), "{csrf}");
 
     for wrong in [
@@ -298,7 +299,7 @@ async fn behind_tls_the_session_and_csrf_cookies_are_secure() {
     let mut browser = Browser::new(&app);
 
     let login_page = browser.get("/login").await;
-    let csrf = set_cookie_starting(&login_page, "paperjudge_csrf=").expect("a CSRF cookie");
+    let csrf = set_cookie_starting(&login_page, "paperjudge_browser=").expect("a CSRF cookie");
     assert!(csrf.contains("; Secure"), "{csrf}");
     assert!(csrf.contains("; HttpOnly"), "{csrf}");
     let accepted = browser.log_in(PASSWORD).await;
