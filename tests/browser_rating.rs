@@ -219,6 +219,16 @@ async fn a_failed_save_is_shown_and_retried_until_it_is_stored() {
     browser.finish(outcome).await;
 }
 
+#[tokio::test]
+async fn a_save_during_an_import_waits_and_is_retried_until_it_is_stored() {
+    let test = "a_save_during_an_import_waits_and_is_retried_until_it_is_stored";
+    let Some(browser) = BrowserTest::start(test).await else {
+        return;
+    };
+    let outcome = wait_for_an_import(&browser).await;
+    browser.finish(outcome).await;
+}
+
 /// Rates three papers with the keys alone, checks each is stored and shown saved, undoes, and
 /// goes on to the next target.
 async fn rate_with_the_keyboard(browser: &BrowserTest) -> Result<(), String> {
@@ -358,6 +368,54 @@ async fn retry_a_failed_save(browser: &BrowserTest) -> Result<(), String> {
     if app.study.count("ratings").await != 0 {
         return Err("a rating was stored while the network was down".to_owned());
     }
+    eventually("the rating in the database", || async {
+        app.stored_stars("T1", &order[0]).await == Some(3)
+    })
+    .await?;
+    eventually("saved on the page", || async {
+        text_of(client, &status)
+            .await
+            .is_ok_and(|text| text == "Saved: 3 moderately relevant")
+    })
+    .await
+}
+
+/// An import holds the study's write lock: the server answers 503, the page says it waits for
+/// the import and retries, and says "saved" only once the rating is stored after the import.
+async fn wait_for_an_import(browser: &BrowserTest) -> Result<(), String> {
+    let (app, client) = (&browser.app, &browser.client);
+    let order = app.stored_order("T1").await;
+    let anchors = browser.open_t1().await?;
+    let importer = sqlx::sqlite::SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(paperjudge::db::connect_options(&app.study.db_path()))
+        .await
+        .map_err(|error| format!("no second connection: {error}"))?;
+    let mut import = importer
+        .acquire()
+        .await
+        .map_err(|error| error.to_string())?;
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut *import)
+        .await
+        .map_err(|error| format!("no write lock: {error}"))?;
+
+    press(client, '3').await?;
+
+    let status = format!("#{} .paper-status", anchors[0]);
+    eventually("the wait on the page", || async {
+        text_of(client, &status).await.is_ok_and(|text| {
+            text.starts_with("Not saved yet: waiting for an import to finish, will retry in")
+        })
+    })
+    .await?;
+    if app.study.count("ratings").await != 0 {
+        return Err("a rating was stored while the import held the study".to_owned());
+    }
+    sqlx::query("COMMIT")
+        .execute(&mut *import)
+        .await
+        .map_err(|error| format!("the import does not end: {error}"))?;
     eventually("the rating in the database", || async {
         app.stored_stars("T1", &order[0]).await == Some(3)
     })

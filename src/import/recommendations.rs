@@ -574,8 +574,8 @@ fn parse_rank(text: &str, line: u64) -> Result<Option<i64>, Problem> {
         return Ok(None);
     }
     match text.parse::<i64>() {
-        Ok(rank) => check_rank(rank, line).map(Some),
-        Err(_) => Err(Problem::at(
+        Ok(rank) if rank >= 1 => Ok(Some(rank)),
+        _ => Err(Problem::at(
             line,
             Some("rank"),
             format!("expected a positive integer rank, got {text:?}"),
@@ -583,7 +583,7 @@ fn parse_rank(text: &str, line: u64) -> Result<Option<i64>, Problem> {
     }
 }
 
-/// Ranks count from 1.
+/// Ranks count from 1 (a JSON rank; a CSV rank is checked as it is parsed).
 fn check_rank(rank: i64, line: u64) -> Result<i64, Problem> {
     if rank >= 1 {
         Ok(rank)

@@ -524,6 +524,50 @@ mod tests {
     }
 
     #[test]
+    fn the_client_is_the_entry_the_proxy_appended() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut map = header::HeaderMap::new();
+            for (name, value) in pairs {
+                map.append(
+                    header::HeaderName::from_static(name),
+                    header::HeaderValue::from_static(value),
+                );
+            }
+            map
+        };
+        let ip = |text: &str| text.parse::<IpAddr>().expect("an address");
+        let client = |pairs| forwarded_client(&headers(pairs));
+        assert_eq!(
+            client(&[("x-forwarded-for", "192.0.2.7")]),
+            Some(ip("192.0.2.7"))
+        );
+        assert_eq!(
+            client(&[("x-forwarded-for", "10.0.0.1, 192.0.2.7")]),
+            Some(ip("192.0.2.7"))
+        );
+        assert_eq!(
+            client(&[
+                ("x-forwarded-for", "10.0.0.1"),
+                ("x-forwarded-for", "198.51.100.1, [2001:db8::5]:4711")
+            ]),
+            Some(ip("2001:db8::5"))
+        );
+        assert_eq!(
+            client(&[(
+                "forwarded",
+                "for=10.0.0.1, for=\"192.0.2.60:8080\";proto=https"
+            )]),
+            Some(ip("192.0.2.60"))
+        );
+        assert_eq!(
+            client(&[("x-forwarded-for", "::ffff:192.0.2.9")]),
+            Some(ip("192.0.2.9"))
+        );
+        assert_eq!(client(&[("x-forwarded-for", "unknown")]), None);
+        assert_eq!(client(&[]), None);
+    }
+
+    #[test]
     fn sessions_open_until_closed_or_expired() {
         let mut sessions = Sessions::default();
         let start = Instant::now();
