@@ -563,6 +563,8 @@ fn copy_alone(db: &Path, dir: &Path) -> PathBuf {
     copy
 }
 
+const LIBRARY_PAPERS: usize = 1500;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_command_the_study_file_alone_is_the_whole_study() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -575,6 +577,19 @@ async fn after_a_command_the_study_file_alone_is_the_whole_study() {
     std::fs::write(&ratings_file, ratings).expect("ratings written");
     let file = ratings_file.to_str().expect("a UTF-8 path");
     succeeded(&paperjudge(&db, &["import", "ratings", file], &[]));
+    // Megabytes of papers, as a real library has: more than a process exiting in a hurry
+    // would still write from the log into the file.
+    let mut library = String::from("id,title,abstract\n");
+    for paper in 1..=LIBRARY_PAPERS {
+        library.push_str(&format!(
+            "L{paper},Library paper {paper},{}\n",
+            "words ".repeat(400)
+        ));
+    }
+    let library_file = dir.path().join("library.csv");
+    std::fs::write(&library_file, library).expect("papers written");
+    let file = library_file.to_str().expect("a UTF-8 path");
+    succeeded(&paperjudge(&db, &["import", "papers", file], &[]));
 
     let copy = open_alone(&copy_alone(&db, dir.path())).await;
 
@@ -589,7 +604,7 @@ async fn after_a_command_the_study_file_alone_is_the_whole_study() {
     assert_eq!(
         counts,
         (
-            (TARGETS + PAPERS_PER_TARGET) as i64,
+            (TARGETS + PAPERS_PER_TARGET + LIBRARY_PAPERS) as i64,
             PAIRS as i64,
             PAIRS as i64,
             TARGETS as i64
