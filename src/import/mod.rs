@@ -50,8 +50,10 @@ pub async fn import_file<R: Read>(
     let restored = sqlx::query("PRAGMA foreign_keys = ON; PRAGMA cache_size = -2000")
         .execute(&mut *conn)
         .await;
-    if restored.is_err() {
-        // Never hand a connection without foreign keys back to the pool.
+    // Never hand back to the pool a connection without foreign keys, nor one whose failed
+    // transaction SQLite may have ended by itself (a full disk does), which leaves sqlx
+    // believing it is still inside it.
+    if restored.is_err() || matches!(result, Err(ImportError::Database(_))) {
         conn.close_on_drop();
     }
     result
