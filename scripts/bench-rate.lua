@@ -1,9 +1,9 @@
 -- wrk script for the rating benchmark: POSTs ratings of the pooled papers in PAPERS (comma-
--- separated external ids) in turn, with the CSRF cookie and token of a session and a JSON
--- answer, as the rating page's script does. Each pass over the papers gives other stars, so
+-- separated external ids) in turn, with the browser-session cookie (BROWSER) and CSRF token of
+-- a page and a JSON answer, as the rating page's script does. Each pass over the papers gives other stars, so
 -- every request changes a rating and commits.
 local token = os.getenv("CSRF_TOKEN")
-local cookie = "paperjudge_csrf=" .. token
+local cookie = "paperjudge_browser=" .. os.getenv("BROWSER")
 local papers = {}
 for paper in string.gmatch(os.getenv("PAPERS"), "[^,]+") do
     table.insert(papers, paper)

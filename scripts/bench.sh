@@ -103,10 +103,12 @@ static_path=$(grep -m1 -o '/static/style.css?v=[0-9a-f]*' "$work/page.html")
 static_url="http://127.0.0.1:$port$static_path"
 curl -sf -o "$work/static.css" "$static_url"
 token=$(grep -m1 -o 'name="csrf_token" value="[^"]*"' "$work/page.html" | sed 's/.*value="//; s/"$//')
+# The token is bound to the browser session in the cookie the page came with.
+browser=$(awk '$6 == "paperjudge_browser" {print $7}' "$work/cookies")
 for run in $(seq "$runs"); do
     wrk -t2 -c16 -d5s --latency "$page_url" > "$work/wrk-page-$run.txt"
     wrk -t2 -c16 -d5s --latency "$static_url" > "$work/wrk-static-$run.txt"
-    CSRF_TOKEN=$token PAPERS=$papers wrk -t2 -c16 -d5s --latency -s "$root/scripts/bench-rate.lua" \
+    CSRF_TOKEN=$token BROWSER=$browser PAPERS=$papers wrk -t2 -c16 -d5s --latency -s "$root/scripts/bench-rate.lua" \
         "$page_url/ratings" > "$work/wrk-rate-$run.txt"
 done
 peak_kb=$(awk '/VmHWM/ {print $2}' "/proc/$server/status")

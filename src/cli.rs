@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
-use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -77,9 +77,15 @@ pub struct ServeArgs {
     /// PAPERJUDGE_PASSWORD instead).
     #[arg(long, value_name = "FILE")]
     pub password_file: Option<PathBuf>,
-    /// A TLS proxy serves the app over HTTPS: mark the session and CSRF cookies Secure.
+    /// A TLS proxy serves the app over HTTPS: mark the cookies Secure, and take the client's
+    /// address (for slowing down password guessing) from the right-most entry of the proxy's
+    /// X-Forwarded-For (or from Forwarded), believed only on connections from the proxy.
     #[arg(long)]
     pub behind_tls: bool,
+    /// The proxy's address, when it is not on this machine (repeat for several); without
+    /// it, only loopback connections count as the proxy's.
+    #[arg(long, value_name = "ADDRESS", requires = "behind_tls")]
+    pub trusted_proxy: Vec<IpAddr>,
 }
 
 /// The environment variable that may hold the password (kept off the command line, where
@@ -209,15 +215,18 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             error,
         )
     })?;
-    match cli.command {
+    let result = match cli.command {
         Command::Init { pool_depth } => init(&pool, pool_depth).await,
-        Command::Serve(args) => serve(pool, args).await,
+        Command::Serve(args) => serve(pool.clone(), args).await,
         Command::Import(command) => run_import(&pool, command).await,
         Command::Export(command) => run_export(&pool, command).await,
         Command::Leaderboard(args) => leaderboard(&pool, args).await,
-        Command::Backup { file } => backup(&pool, &file).await,
+        Command::Backup { file } => backup(&pool, &cli.db, &file).await,
         Command::Status { format } => status(&pool, format).await,
-    }
+    };
+    // Whatever happened, the study file is left whole on its own (see `db::close`).
+    db::close(&pool).await;
+    result
 }
 
 async fn init(pool: &SqlitePool, pool_depth: i64) -> Result<(), CliError> {
@@ -276,11 +285,15 @@ async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
     let settings = web::Settings {
         password,
         behind_tls: args.behind_tls,
+        trusted_proxies: args.trusted_proxy,
     };
+    // Runs until SIGTERM (after the requests in flight are answered) or SIGINT.
     web::run(listener, pool, settings)
         .map_err(|error| CliError::internal("cannot start the web server", error))?
         .await
-        .map_err(|error| CliError::internal("the web server failed", error))
+        .map_err(|error| CliError::internal("the web server failed", error))?;
+    tracing::info!("the server has stopped");
+    Ok(())
 }
 
 /// The password from `--password-file` (its first line) or from the environment, not both.
@@ -309,10 +322,33 @@ fn password(file: Option<&Path>, variable: Option<OsString>) -> Result<Option<Pa
             (first_line, format!("the password file {}", file.display()))
         }
     };
-    Password::new(&text)
-        .map(Some)
-        .ok_or_else(|| CliError::Usage(format!("the password in {source} is empty")))
+    let password = Password::new(&text)
+        .ok_or_else(|| CliError::Usage(format!("the password in {source} is empty")))?;
+    if let Some(file) = file {
+        warn_if_others_can_read(file);
+    }
+    Ok(Some(password))
 }
+
+/// Warns when the password file can be read by other users of this machine.
+#[cfg(unix)]
+fn warn_if_others_can_read(file: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(metadata) = std::fs::metadata(file) else {
+        return;
+    };
+    let mode = metadata.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        tracing::warn!(
+            "the password file {} can be read by other users of this machine (mode {mode:03o}): \
+             run chmod 600 on it",
+            crate::terminal::escape(&file.display().to_string())
+        );
+    }
+}
+
+#[cfg(not(unix))]
+fn warn_if_others_can_read(_: &Path) {}
 
 async fn run_import(pool: &SqlitePool, command: ImportCommand) -> Result<(), CliError> {
     let (file, kind) = match command {
@@ -439,20 +475,37 @@ async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), Cli
     write_output(None, |out| out.write_all(text.as_bytes()))
 }
 
-async fn backup(pool: &SqlitePool, file: &Path) -> Result<(), CliError> {
-    if file.exists() {
-        return Err(CliError::Usage(format!(
+async fn backup(pool: &SqlitePool, study: &Path, file: &Path) -> Result<(), CliError> {
+    let is_the_study = match (study.canonicalize(), file.canonicalize()) {
+        (Ok(study), Ok(file)) => study == file,
+        _ => false,
+    };
+    let exists = || {
+        CliError::Usage(format!(
             "{} exists already; choose a new file for the backup",
+            file.display()
+        ))
+    };
+    if is_the_study {
+        return Err(CliError::Usage(format!(
+            "{} is the study itself (--db); choose a new file for the backup",
             file.display()
         )));
     }
-    db::backup(pool, file).await.map_err(|error| {
-        CliError::internal(
+    if file.exists() {
+        return Err(exists());
+    }
+    db::backup(pool, file).await.map_err(|error| match error {
+        sqlx::Error::Io(io) if io.kind() == io::ErrorKind::AlreadyExists => exists(),
+        error => CliError::internal(
             &format!("cannot write the backup {}", file.display()),
             error,
-        )
+        ),
     })?;
-    eprintln!("backup written to {}", file.display());
+    eprintln!(
+        "backup written to {}",
+        crate::terminal::escape(&file.display().to_string())
+    );
     Ok(())
 }
 

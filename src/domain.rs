@@ -92,6 +92,18 @@ impl fmt::Display for PoolDepth {
     }
 }
 
+/// Whether a character is a control character (Unicode category Cc: NUL, ESC, line breaks,
+/// ...) or a format character (Cf: zero-width space, byte order mark, bidi overrides, ...):
+/// invisible, or acting on the text around it. Paper ids and model names may hold none, so
+/// that two names that look alike are alike, and none can rewrite a terminal's screen.
+pub fn is_control_or_format(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    matches!(
+        c.general_category(),
+        GeneralCategory::Control | GeneralCategory::Format
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +125,17 @@ mod tests {
         assert_eq!(PoolDepth::new(0), None);
         assert_eq!(PoolDepth::new(8).map(PoolDepth::get), Some(8));
         assert_eq!(PoolDepth::new(1001), None);
+    }
+
+    #[test]
+    fn control_and_format_characters_are_told_apart_from_the_rest() {
+        for c in [
+            '\0', '\u{1b}', '\t', '\u{7f}', '\u{200b}', '\u{feff}', '\u{202e}', '\u{ad}',
+        ] {
+            assert!(is_control_or_format(c), "{c:?}");
+        }
+        for c in ['a', ' ', 'é', '日', '\u{1F600}', '-', '\u{a0}'] {
+            assert!(!is_control_or_format(c), "{c:?}");
+        }
     }
 }

@@ -232,7 +232,7 @@ impl Leaderboard {
         for row in &self.models {
             let mut line = vec![
                 row.rank.to_string(),
-                row.model.clone(),
+                crate::terminal::escape(&row.model).into_owned(),
                 table_number(row.ndcg),
                 row.ci95
                     .map_or("-".to_owned(), |[lo, hi]| format!("[{lo:.4}, {hi:.4}]")),

@@ -14,4 +14,5 @@ pub mod import;
 pub mod leaderboard;
 pub mod metrics;
 pub mod parallel;
+pub mod terminal;
 pub mod web;

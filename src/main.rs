@@ -18,7 +18,7 @@ async fn main() {
             tracing::error!(cause = %source, "{error}");
         }
         for line in error.to_string().lines() {
-            eprintln!("paperjudge: {line}");
+            eprintln!("paperjudge: {}", paperjudge::terminal::escape(line));
         }
         std::process::exit(error.exit_code());
     }

@@ -4,7 +4,8 @@
 // forms are sent with fetch, in the order they were made and one at a time, so the server
 // stores changes in the order the rater made them. A paper says "saved" only once the server
 // has answered that it committed; a save that fails for a passing reason (server unreachable,
-// server error) stays first in line and is retried until it succeeds.
+// server error, an import holding the study, a full disk) stays first in line and is retried
+// until it succeeds.
 "use strict";
 
 (function () {
@@ -105,8 +106,18 @@
       if (response.ok && answer) {
         return { kind: "done", answer: answer };
       }
+      if (response.status === 503) {
+        // An import holds the study; the server says when to ask again.
+        const seconds = Number(response.headers.get("Retry-After"));
+        return {
+          kind: "retry",
+          message: "waiting for an import to finish, will retry",
+          waitMs: seconds > 0 ? seconds * 1000 : null,
+        };
+      }
       if (response.status >= 500 || response.status === 429 || (response.ok && !answer)) {
-        return { kind: "retry", message: "the server had a problem" };
+        const reason = answer && answer.error ? answer.error : "the server had a problem";
+        return { kind: "retry", message: reason };
       }
       const reason = answer && answer.error ? answer.error : "the server answered " + response.status;
       return { kind: "refused", message: reason };
@@ -125,8 +136,9 @@
       const change = queue[0];
       const outcome = await post(change);
       if (outcome.kind === "retry" && change.retry) {
-        change.waiting(outcome.message, wait);
-        await sleep(wait);
+        const pause = outcome.waitMs || wait;
+        change.waiting(outcome.message, pause);
+        await sleep(pause);
         wait = Math.min(wait * 2, LAST_RETRY_MS);
         continue;
       }
@@ -166,7 +178,10 @@
       // Setting a rating to a value is idempotent: sending it again is always safe.
       retry: true,
       waiting(message, ms) {
-        const text = "Not saved yet: " + message + ". Trying again in " + Math.round(ms / 1000) + " s.";
+        const seconds = Math.round(ms / 1000);
+        const text = message.endsWith("will retry")
+          ? "Not saved yet: " + message + " in " + seconds + " s."
+          : "Not saved yet: " + message + ". Trying again in " + seconds + " s.";
         setPaperStatus(paper, text, "error");
         announce(label(paper) + ": " + text, "error");
       },
@@ -198,7 +213,7 @@
       retry: false,
       done(answer) {
         showProgress(answer.target_progress);
-        if (!answer.undone) {
+        if (!answer.undone && !answer.paper) {
           announce("There is nothing to undo on this target.");
           return;
         }
@@ -208,9 +223,19 @@
           return;
         }
         showStars(paper, answer.stars);
-        const text = "Undone: " + describe(paper, answer.stars);
-        setPaperStatus(paper, text, "saved");
-        announce(label(paper) + " " + text.toLowerCase());
+        if (answer.undone) {
+          const text = "Undone: " + describe(paper, answer.stars);
+          setPaperStatus(paper, text, "saved");
+          announce(label(paper) + " " + text.toLowerCase());
+        } else {
+          // Another rater changed the paper after this browser did: their rating stays.
+          setPaperStatus(paper, "Saved: " + describe(paper, answer.stars), "saved");
+          announce(
+            "Not undone: someone else has changed " + label(paper) + " since your change; it stays " +
+              describe(paper, answer.stars) + ".",
+            "error",
+          );
+        }
         moveTo(papers.indexOf(paper));
       },
       failed(message) {

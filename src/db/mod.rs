@@ -10,27 +10,40 @@ pub mod targets;
 pub mod unblinded;
 
 use std::path::Path;
-use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+    Sqlite, SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteSynchronous,
 };
 
 /// Opens (creating if missing) the study file and brings its schema up to date.
+pub async fn open(path: &Path) -> Result<SqlitePool, sqlx::Error> {
+    open_with(connect_options(path)).await
+}
+
+/// How every connection to the study file is set up.
 ///
 /// WAL lets the web app read while a rating commits; `synchronous = FULL` makes every commit
 /// durable before we answer that it is saved; the busy timeout turns writer contention into
 /// waiting instead of "database is locked".
-pub async fn open(path: &Path) -> Result<SqlitePool, sqlx::Error> {
-    let options = SqliteConnectOptions::from_str("sqlite:")?
+pub fn connect_options(path: &Path) -> SqliteConnectOptions {
+    SqliteConnectOptions::new()
         .filename(path)
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Full)
         .foreign_keys(true)
-        .busy_timeout(Duration::from_secs(30));
+        .busy_timeout(BUSY_TIMEOUT)
+}
+
+/// How long a statement waits for another connection's lock before it fails.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Opens the study with connections set up as `options` say, and brings its schema up to date.
+pub async fn open_with(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx::Error> {
     let pool = SqlitePoolOptions::new()
         .max_connections(8)
         .connect_with(options)
@@ -46,27 +59,98 @@ pub async fn open(path: &Path) -> Result<SqlitePool, sqlx::Error> {
 #[derive(Debug, Clone, Default)]
 pub struct WriteQueue(Arc<tokio::sync::Mutex<()>>);
 
+/// How long a write of the queue waits for another process's write (an import) to finish
+/// before it gives up with [`WriteError::Locked`]: a rater is told within seconds why the
+/// save waits, instead of hearing nothing for the 30 s of the busy timeout.
+pub const LOCK_WAIT: Duration = Duration::from_secs(2);
+
 impl WriteQueue {
-    /// Waits for this process's turn to write, then begins an immediate transaction.
+    /// Waits for this process's turn to write, then begins an immediate transaction, waiting
+    /// at most [`LOCK_WAIT`] for another process to let go of the study.
+    ///
+    /// The transaction is begun and ended with plain SQL rather than `sqlx::Transaction`:
+    /// when SQLite rolls a transaction back by itself (a full disk does), sqlx's rollback
+    /// fails and leaves the connection believing it is still inside the transaction, so that
+    /// every later `BEGIN` on it fails. Here every failure ends in a rollback, or in closing
+    /// the connection.
     pub async fn begin(&self, pool: &SqlitePool) -> Result<WriteTransaction, sqlx::Error> {
         let turn = self.0.clone().lock_owned().await;
-        let transaction = pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut conn = pool.acquire().await?;
+        let wait = format!("PRAGMA busy_timeout = {}", LOCK_WAIT.as_millis());
+        sqlx::query(&wait).execute(&mut *conn).await?;
+        let begun = sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await;
+        let restore = format!("PRAGMA busy_timeout = {}", BUSY_TIMEOUT.as_millis());
+        if let Err(error) = sqlx::query(&restore).execute(&mut *conn).await {
+            // Never hand a connection with the short wait back to the pool.
+            conn.close_on_drop();
+            if begun.is_ok() {
+                return Err(error);
+            }
+        }
+        begun?;
         Ok(WriteTransaction {
-            transaction,
+            conn,
+            open: true,
             _turn: turn,
         })
     }
 }
 
-/// A write transaction holding its turn of the [`WriteQueue`] until it ends.
+/// A write transaction holding its turn of the [`WriteQueue`] until it ends. One dropped
+/// before it ended (a cancelled request) closes its connection, which rolls it back.
 pub struct WriteTransaction {
-    transaction: sqlx::Transaction<'static, sqlx::Sqlite>,
+    conn: PoolConnection<Sqlite>,
+    open: bool,
     _turn: tokio::sync::OwnedMutexGuard<()>,
 }
 
 impl WriteTransaction {
-    pub async fn commit(self) -> Result<(), sqlx::Error> {
-        self.transaction.commit().await
+    /// Commits; if the commit fails, rolls back, so that the connection is fit for reuse.
+    pub async fn commit(mut self) -> Result<(), sqlx::Error> {
+        match sqlx::query("COMMIT").execute(&mut *self.conn).await {
+            Ok(_) => {
+                self.open = false;
+                Ok(())
+            }
+            Err(error) => {
+                self.roll_back().await;
+                Err(error)
+            }
+        }
+    }
+
+    /// Commits when `work` (done inside this transaction) succeeded, rolls back when it
+    /// failed; answers `work`'s result, or the commit's error.
+    pub async fn finish<T, E: From<sqlx::Error>>(mut self, work: Result<T, E>) -> Result<T, E> {
+        match work {
+            Ok(value) => {
+                self.commit().await?;
+                Ok(value)
+            }
+            Err(error) => {
+                self.roll_back().await;
+                Err(error)
+            }
+        }
+    }
+
+    /// Rolls back. SQLite may have rolled back already (after a full disk, say), and then
+    /// `ROLLBACK` fails; whatever the reason, a connection whose state is uncertain is closed
+    /// rather than handed to the next writer.
+    async fn roll_back(&mut self) {
+        if let Err(error) = sqlx::query("ROLLBACK").execute(&mut *self.conn).await {
+            tracing::debug!(%error, "the rollback failed; closing the connection");
+            self.conn.close_on_drop();
+        }
+        self.open = false;
+    }
+}
+
+impl Drop for WriteTransaction {
+    fn drop(&mut self) {
+        if self.open {
+            self.conn.close_on_drop();
+        }
     }
 }
 
@@ -74,34 +158,104 @@ impl std::ops::Deref for WriteTransaction {
     type Target = sqlx::SqliteConnection;
 
     fn deref(&self) -> &Self::Target {
-        &self.transaction
+        &self.conn
     }
 }
 
 impl std::ops::DerefMut for WriteTransaction {
     fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.transaction
+        &mut self.conn
     }
 }
 
+/// Why a write failed, as far as the person who asked for it needs to know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteError {
+    /// The disk (or SQLite's size limit) has no room for the change.
+    Full,
+    /// Another process holds the write lock (an import is running).
+    Locked,
+}
+
+impl WriteError {
+    /// What a database error means for the writer, when it is one of the passing conditions.
+    pub fn of(error: &sqlx::Error) -> Option<WriteError> {
+        let code = error.as_database_error()?.code()?.parse::<i32>().ok()?;
+        // SQLite's primary result code is the low byte of the extended one.
+        match code & 0xff {
+            SQLITE_FULL => Some(WriteError::Full),
+            SQLITE_BUSY | SQLITE_LOCKED => Some(WriteError::Locked),
+            _ => None,
+        }
+    }
+}
+
+const SQLITE_BUSY: i32 = 5;
+const SQLITE_LOCKED: i32 = 6;
+const SQLITE_FULL: i32 = 13;
+
+/// Leaves the study file whole on its own, then closes the pool: the WAL is copied into the
+/// file and emptied (`wal_checkpoint(TRUNCATE)`), and the last connection to close removes
+/// it. A copy of the `.db` alone is then the whole study: people copy, sync and mail that one
+/// file. Every command ends here, the server once it has stopped.
+///
+/// If another process (a running server) has the study open, the checkpoint does not wait for
+/// it: that would hold up its writers. The study is whole in one file again once that process
+/// closes it; until then, `paperjudge backup` makes the copy.
+pub async fn close(pool: &SqlitePool) {
+    let checkpoint = async {
+        let mut conn = pool.acquire().await?;
+        sqlx::query("PRAGMA busy_timeout = 0")
+            .execute(&mut *conn)
+            .await?;
+        let (busy, _, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(TRUNCATE)")
+            .fetch_one(&mut *conn)
+            .await?;
+        // Not back to the pool with the zero busy timeout.
+        conn.close().await?;
+        Ok::<_, sqlx::Error>(busy != 0)
+    };
+    match checkpoint.await {
+        Ok(false) => {}
+        Ok(true) => tracing::debug!(
+            "another process has the study open: its write-ahead log stays until it closes"
+        ),
+        Err(error) => tracing::warn!(%error, "the study's write-ahead log was not checkpointed"),
+    }
+    pool.close().await;
+}
+
 /// Writes a consistent snapshot of the study to `file` (which must not exist) while others
-/// go on reading and writing: SQLite's `VACUUM INTO` copies one read transaction. The copy is
-/// written beside the target and renamed, so a crash never leaves half a backup.
+/// go on reading and writing: SQLite's `VACUUM INTO` copies one read transaction.
+///
+/// The copy is written to a new file of a unique name beside the target, created here (so
+/// nothing of anyone else's is ever overwritten or removed), and gets the target's name only
+/// once complete and on disk, without replacing a file that appeared meanwhile: a crash never
+/// leaves half a backup under the target's name.
 pub async fn backup(pool: &SqlitePool, file: &Path) -> Result<(), sqlx::Error> {
-    let partial = file.with_extension("partial");
-    let _ = std::fs::remove_file(&partial);
-    sqlx::query("VACUUM INTO ?")
-        .bind(partial.to_string_lossy().into_owned())
-        .execute(pool)
-        .await?;
-    // VACUUM INTO does not sync what it writes: the copy reaches the disk before it gets its
-    // name, and the name before "backup written" is said.
-    std::fs::File::open(&partial)?.sync_all()?;
-    std::fs::rename(&partial, file)?;
     let directory = match file.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
+    let name = file
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // VACUUM INTO writes into an empty file.
+    let partial = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".partial")
+        .tempfile_in(directory)?;
+    sqlx::query("VACUUM INTO ?")
+        .bind(partial.path().to_string_lossy().into_owned())
+        .execute(pool)
+        .await?;
+    // VACUUM INTO does not sync what it writes: the copy reaches the disk before it gets its
+    // name, and the name before "backup written" is said.
+    partial.as_file().sync_all()?;
+    partial
+        .persist_noclobber(file)
+        .map_err(|error| sqlx::Error::Io(error.error))?;
     std::fs::File::open(directory)?.sync_all()?;
     Ok(())
 }

@@ -4,20 +4,28 @@ use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperKey, Stars};
 
-/// Where a change of a rating came from.
+/// Where a change of a rating came from. Web changes and undos name the browser session that
+/// made them (as the web layer tags it), so that undo reverts only that session's changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    Web,
+pub enum Source<'a> {
+    Web { browser: &'a str },
     Import,
-    Undo,
+    Undo { browser: &'a str },
 }
 
-impl Source {
+impl Source<'_> {
     fn as_str(self) -> &'static str {
         match self {
-            Source::Web => "web",
+            Source::Web { .. } => "web",
             Source::Import => "import",
-            Source::Undo => "undo",
+            Source::Undo { .. } => "undo",
+        }
+    }
+
+    fn browser(self) -> Option<String> {
+        match self {
+            Source::Web { browser } | Source::Undo { browser } => Some(browser.to_owned()),
+            Source::Import => None,
         }
     }
 }
@@ -50,7 +58,7 @@ pub async fn set(
     paper: PaperKey,
     stars: Option<Stars>,
     rated_at: &str,
-    source: Source,
+    source: Source<'_>,
 ) -> Result<Change, sqlx::Error> {
     let change = Change {
         previous: current(&mut *conn, target, paper).await?,
@@ -71,33 +79,50 @@ pub struct PairChange {
     pub change: Change,
 }
 
-/// Reverts the last change the web made on `target` that no undo has reverted yet: the pair
-/// gets its previous rating back, and the undo is recorded with source `undo`. `None` when
-/// there is nothing left to undo.
+/// What an undo did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Undone {
+    /// The pair got back the rating it had before the session's change.
+    Reverted(PairChange),
+    /// Someone else (another browser session, an import) changed the pair after the
+    /// session's change: their rating stays, and the session's change counts as undone.
+    Superseded {
+        paper: PaperKey,
+        kept: Option<Stars>,
+    },
+}
+
+/// Reverts the last change that the browser session `browser` made on `target` through the
+/// web and that no undo has reverted yet: the pair gets its previous rating back, and the
+/// undo is recorded with source `undo`. `None` when the session has nothing left to undo.
 ///
-/// Undos pair with web changes like closing with opening brackets: reading the history
-/// newest first, each undo cancels the nearest earlier web change not cancelled yet. So
-/// repeated undos walk back through the web changes, and the state survives reloads and
-/// restarts. The undo is recorded even when the pair already has its previous rating (an
-/// import changed it meanwhile), so that it still cancels its web change.
+/// Undos pair with web changes like closing with opening brackets: reading the session's
+/// history newest first, each undo cancels the nearest earlier web change not cancelled yet.
+/// So repeated undos walk back through the session's changes, and the state survives reloads
+/// and restarts. Changes of other sessions are never reverted: if one of them (or an import)
+/// changed the pair since, its rating stays ([`Undone::Superseded`]); the undo is recorded all
+/// the same, so that it cancels its web change and the next undo goes further back.
 ///
 /// Call inside a transaction begun with `BEGIN IMMEDIATE`.
 pub async fn undo_last_web_change(
     conn: &mut SqliteConnection,
     target: PaperKey,
+    browser: &str,
     rated_at: &str,
-) -> Result<Option<PairChange>, sqlx::Error> {
-    let newest_first: Vec<(i64, Option<i64>, String)> = sqlx::query_as(
-        "SELECT paper_id, previous_stars, source FROM rating_history
-         WHERE target_id = ? AND source IN ('web', 'undo')
+) -> Result<Option<Undone>, sqlx::Error> {
+    let newest_first: Vec<(i64, Option<i64>, Option<i64>, String)> = sqlx::query_as(
+        "SELECT paper_id, previous_stars, stars, source FROM rating_history
+         WHERE target_id = ? AND browser_session = ? AND source IN ('web', 'undo')
          ORDER BY id DESC",
     )
     .bind(target.0)
+    .bind(browser)
     .fetch_all(&mut *conn)
     .await?;
+    let undo = Source::Undo { browser };
     let mut open_undos = 0_usize;
-    let last_web_change = newest_first.into_iter().find(|(_, _, source)| {
-        if source == Source::Undo.as_str() {
+    let last_web_change = newest_first.into_iter().find(|(_, _, _, source)| {
+        if source == undo.as_str() {
             open_undos += 1;
             false
         } else if open_undos > 0 {
@@ -107,17 +132,27 @@ pub async fn undo_last_web_change(
             true
         }
     });
-    let Some((paper, previous, _)) = last_web_change else {
+    let Some((paper, previous, set_to, _)) = last_web_change else {
         return Ok(None);
     };
     let paper = PaperKey(paper);
+    let (previous, set_to) = (stars_from_db(previous), stars_from_db(set_to));
+    let now = current(&mut *conn, target, paper).await?;
+    if now != set_to && now != previous {
+        let kept = Change {
+            previous: now,
+            current: now,
+        };
+        append_history(conn, target, paper, kept, undo).await?;
+        return Ok(Some(Undone::Superseded { paper, kept: now }));
+    }
     let change = Change {
-        previous: current(&mut *conn, target, paper).await?,
-        current: stars_from_db(previous),
+        previous: now,
+        current: previous,
     };
     write(&mut *conn, target, paper, change.current, rated_at).await?;
-    append_history(conn, target, paper, change, Source::Undo).await?;
-    Ok(Some(PairChange { paper, change }))
+    append_history(conn, target, paper, change, undo).await?;
+    Ok(Some(Undone::Reverted(PairChange { paper, change })))
 }
 
 /// The current rating of a pair.
@@ -173,11 +208,12 @@ async fn append_history(
     target: PaperKey,
     paper: PaperKey,
     change: Change,
-    source: Source,
+    source: Source<'_>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "INSERT INTO rating_history (target_id, paper_id, stars, previous_stars, source, changed_at)
-         VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO rating_history
+            (target_id, paper_id, stars, previous_stars, source, changed_at, browser_session)
+         VALUES (?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(target.0)
     .bind(paper.0)
@@ -185,6 +221,7 @@ async fn append_history(
     .bind(change.previous.map(|s| i64::from(s.get())))
     .bind(source.as_str())
     .bind(super::now_rfc3339())
+    .bind(source.browser())
     .execute(conn)
     .await?;
     Ok(())

@@ -1,5 +1,6 @@
 //! Study-wide settings and counts.
 
+use rand::Rng;
 use serde::Serialize;
 use sqlx::SqlitePool;
 
@@ -11,7 +12,31 @@ pub(crate) async fn ensure_exists(pool: &SqlitePool) -> Result<(), sqlx::Error> 
         .bind(super::now_rfc3339())
         .execute(pool)
         .await?;
+    let has_secret: bool =
+        sqlx::query_scalar("SELECT form_secret IS NOT NULL FROM study WHERE id = 1")
+            .fetch_one(pool)
+            .await?;
+    if !has_secret {
+        let secret: [u8; FORM_SECRET_BYTES] = rand::rng().random();
+        sqlx::query("UPDATE study SET form_secret = ? WHERE id = 1 AND form_secret IS NULL")
+            .bind(&secret[..])
+            .execute(pool)
+            .await?;
+    }
     Ok(())
+}
+
+/// 256 bits, the size of the HMAC-SHA256 output it keys.
+const FORM_SECRET_BYTES: usize = 32;
+
+/// The study's secret for signing the forms' CSRF tokens (made when the study was opened).
+pub async fn form_secret<'e, E>(executor: E) -> Result<Vec<u8>, sqlx::Error>
+where
+    E: sqlx::SqliteExecutor<'e>,
+{
+    sqlx::query_scalar("SELECT form_secret FROM study WHERE id = 1 AND form_secret IS NOT NULL")
+        .fetch_one(executor)
+        .await
 }
 
 pub async fn pool_depth<'e, E>(executor: E) -> Result<PoolDepth, sqlx::Error>

@@ -1,39 +1,67 @@
-//! Reading input files safely: a UTF-8 byte order mark is dropped, and a line longer than
-//! [`MAX_LINE_BYTES`] stops the read with an error naming it, so that a file without line
-//! breaks cannot make an importer buffer gigabytes.
+//! Reading input files safely: a UTF-8 byte order mark is dropped, and no importer buffers
+//! more than a bounded amount for one record. A line longer than [`MAX_LINE_BYTES`], or a CSV
+//! row longer than [`MAX_RECORD_BYTES`] (its quoted fields may span lines), stops the read
+//! with an error naming where it starts; a field longer than [`MAX_FIELD_BYTES`] is a problem
+//! naming its line and column.
 
 use std::io::{self, BufRead, BufReader, Read};
 
 use super::Problem;
 
-/// The longest line an input file may have (1 MiB): far beyond any real abstract.
+/// The longest line an input file may have (1 MiB): far beyond any real abstract, and it
+/// bounds what is buffered for a JSONL or TREC record (one a line).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The longest CSV row (1 MiB, as a line): a row is a record however many lines its quoted
+/// fields span, so without this bound one open quote would have the importer buffer the rest
+/// of the file as one field.
+pub const MAX_RECORD_BYTES: usize = MAX_LINE_BYTES;
+
+/// The longest field (64 KiB): the longest abstracts run to a few KB. A rating page repeats
+/// the title and abstract of every pooled paper, so a field may not weigh megabytes.
+pub const MAX_FIELD_BYTES: usize = 64 << 10;
+
+/// How much the CSV parser reads ahead of the record it is parsing (its buffer). A record is
+/// known to be too long once this much more than the limit has been read since it started.
+const CSV_BUFFER_BYTES: usize = 64 << 10;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// The error an [`InputReader`] returns for a line that is too long.
+/// The error an [`InputReader`] returns for a line or a CSV row that is too long.
 #[derive(Debug)]
-pub struct LineTooLong {
-    pub line: u64,
+pub enum TooLong {
+    Line { line: u64 },
+    Row { line: u64 },
 }
 
-impl std::fmt::Display for LineTooLong {
+impl std::fmt::Display for TooLong {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "line is longer than {} bytes (the limit is 1 MiB); is this the right file?",
-            MAX_LINE_BYTES
-        )
+        match self {
+            TooLong::Line { .. } => write!(
+                f,
+                "line is longer than {MAX_LINE_BYTES} bytes (the limit is 1 MiB); is this the \
+                 right file?"
+            ),
+            TooLong::Row { .. } => write!(
+                f,
+                "the row starting on this line is longer than {MAX_RECORD_BYTES} bytes (the \
+                 limit is 1 MiB); is a quote left open?"
+            ),
+        }
     }
 }
 
-impl std::error::Error for LineTooLong {}
+impl std::error::Error for TooLong {}
 
 pub struct InputReader<R> {
     inner: R,
     at_start: bool,
     line: u64,
     line_bytes: usize,
+    /// Bytes handed out so far.
+    read: u64,
+    /// CSV only: where the row being parsed starts (byte, line), as the parser reported it.
+    row_start: Option<(u64, u64)>,
 }
 
 impl<R: Read> InputReader<R> {
@@ -43,7 +71,14 @@ impl<R: Read> InputReader<R> {
             at_start: true,
             line: 1,
             line_bytes: 0,
+            read: 0,
+            row_start: None,
         }
+    }
+
+    /// The CSV parser starts a row at this byte offset and line.
+    fn start_row(&mut self, byte: u64, line: u64) {
+        self.row_start = Some((byte, line));
     }
 
     fn drop_byte_order_mark(&mut self, buf: &mut [u8], read: usize) -> io::Result<usize> {
@@ -78,25 +113,51 @@ impl<R: Read> Read for InputReader<R> {
             } else {
                 self.line_bytes += 1;
                 if self.line_bytes > MAX_LINE_BYTES {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        LineTooLong { line: self.line },
-                    ));
+                    return Err(too_long(TooLong::Line { line: self.line }));
                 }
+            }
+        }
+        self.read += read as u64;
+        if let Some((start, line)) = self.row_start {
+            if self.read - start > (MAX_RECORD_BYTES + CSV_BUFFER_BYTES) as u64 {
+                return Err(too_long(TooLong::Row { line }));
             }
         }
         Ok(read)
     }
 }
 
+fn too_long(error: TooLong) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, error)
+}
+
 /// Turns a read error into the problem to report; `line` is used when the error has none.
 pub(crate) fn read_problem(error: &io::Error, line: u64) -> Problem {
     match error
         .get_ref()
-        .and_then(|inner| inner.downcast_ref::<LineTooLong>())
+        .and_then(|inner| inner.downcast_ref::<TooLong>())
     {
-        Some(too_long) => Problem::at(too_long.line, None, too_long.to_string()),
+        Some(too_long @ (TooLong::Line { line } | TooLong::Row { line })) => {
+            Problem::at(*line, None, too_long.to_string())
+        }
         None => Problem::at(line, None, format!("could not read the file: {error}")),
+    }
+}
+
+/// A problem unless a field's text fits [`MAX_FIELD_BYTES`].
+pub(crate) fn check_field_size(text: &str, field: &str, line: u64) -> Result<(), Problem> {
+    if text.len() <= MAX_FIELD_BYTES {
+        Ok(())
+    } else {
+        Err(Problem::at(
+            line,
+            Some(field),
+            format!(
+                "the field holds {} bytes, more than the {MAX_FIELD_BYTES} (64 KiB) a field may \
+                 hold",
+                text.len()
+            ),
+        ))
     }
 }
 
@@ -139,7 +200,28 @@ pub fn open_csv<R: Read>(reader: R) -> csv::Reader<InputReader<R>> {
     csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
+        .buffer_capacity(CSV_BUFFER_BYTES)
         .from_reader(InputReader::new(reader))
+}
+
+/// Reads the next CSV row into `record`, bounded by [`MAX_RECORD_BYTES`]: `Ok(false)` at the
+/// end of the file.
+fn read_row<R: Read>(
+    reader: &mut csv::Reader<InputReader<R>>,
+    record: &mut csv::ByteRecord,
+) -> Result<bool, Problem> {
+    let start = reader.position().clone();
+    reader.get_mut().start_row(start.byte(), start.line());
+    let read = reader
+        .read_byte_record(record)
+        .map_err(|error| csv_problem(&error))?;
+    if read && record.as_slice().len() > MAX_RECORD_BYTES {
+        return Err(read_problem(
+            &too_long(TooLong::Row { line: start.line() }),
+            start.line(),
+        ));
+    }
+    Ok(read)
 }
 
 /// The columns of a CSV header, located by name.
@@ -154,19 +236,15 @@ impl Header {
         expected: &str,
     ) -> Result<Header, Problem> {
         let mut record = csv::ByteRecord::new();
-        match reader.read_byte_record(&mut record) {
-            Ok(true) => {}
-            Ok(false) => {
-                return Err(Problem::whole_file(format!(
-                    "the file is empty; expected a header row: {expected}"
-                )))
-            }
-            Err(error) => return Err(csv_problem(&error)),
+        if !read_row(reader, &mut record)? {
+            return Err(Problem::whole_file(format!(
+                "the file is empty; expected a header row: {expected}"
+            )));
         }
-        let mut names = Vec::with_capacity(record.len());
+        let mut names: Vec<String> = Vec::with_capacity(record.len());
         for field in record.iter() {
-            match std::str::from_utf8(field) {
-                Ok(name) => names.push(name.trim().to_ascii_lowercase()),
+            let name = match std::str::from_utf8(field) {
+                Ok(name) => name.trim().to_ascii_lowercase(),
                 Err(_) => {
                     return Err(Problem::at(
                         1,
@@ -174,7 +252,23 @@ impl Header {
                         "the header row is not valid UTF-8; save the file as UTF-8",
                     ))
                 }
+            };
+            // Two columns of one name: which one holds the values is anyone's guess.
+            if let Some(first) = names.iter().position(|column| column == &name) {
+                if !name.is_empty() {
+                    return Err(Problem::at(
+                        1,
+                        Some(&name),
+                        format!(
+                            "the header names this column twice (columns {} and {}); name each \
+                             column once",
+                            first + 1,
+                            names.len() + 1
+                        ),
+                    ));
+                }
             }
+            names.push(name);
         }
         Ok(Header { names })
     }
@@ -244,7 +338,7 @@ pub(crate) fn utf8_field<'r>(
     line: u64,
 ) -> Result<&'r str, Problem> {
     let bytes = record.get(index).unwrap_or_default();
-    std::str::from_utf8(bytes).map_err(|error| {
+    let text = std::str::from_utf8(bytes).map_err(|error| {
         Problem::at(
             line,
             Some(column),
@@ -253,7 +347,9 @@ pub(crate) fn utf8_field<'r>(
                 error.valid_up_to() + 1
             ),
         )
-    })
+    })?;
+    check_field_size(text, column, line)?;
+    Ok(text)
 }
 
 /// Reads the next CSV record; `Ok(None)` at the end, `Err` for a problem that stops reading.
@@ -261,12 +357,12 @@ pub(crate) fn next_record<R: Read>(
     reader: &mut csv::Reader<InputReader<R>>,
     record: &mut csv::ByteRecord,
 ) -> Result<Option<u64>, Problem> {
-    match reader.read_byte_record(record) {
-        Ok(true) => Ok(Some(
+    if read_row(reader, record)? {
+        Ok(Some(
             record.position().map_or(0, |position| position.line()),
-        )),
-        Ok(false) => Ok(None),
-        Err(error) => Err(csv_problem(&error)),
+        ))
+    } else {
+        Ok(None)
     }
 }
 
@@ -296,5 +392,40 @@ mod tests {
             .read_to_end(&mut Vec::new())
             .unwrap_err();
         assert_eq!(read_problem(&error, 0).line, Some(3));
+    }
+
+    #[test]
+    fn stops_at_an_overlong_row_of_short_lines_and_names_its_start() {
+        let mut input = b"id,title\nP1,a\nP2,\"".to_vec();
+        input.extend(b"x\n".repeat(MAX_RECORD_BYTES));
+        let mut reader = open_csv(&input[..]);
+        let mut record = csv::ByteRecord::new();
+        let mut problem = None;
+        for _ in 0..3 {
+            if let Err(found) = read_row(&mut reader, &mut record) {
+                problem = Some(found);
+                break;
+            }
+        }
+        let problem = problem.expect("the long row is refused");
+        assert_eq!(problem.line, Some(3));
+        assert!(
+            problem.message.contains("is a quote left open?"),
+            "{problem:?}"
+        );
+    }
+
+    #[test]
+    fn a_header_naming_a_column_twice_is_refused() {
+        let mut reader = open_csv(&b"id,Title,title\nP1,a,b\n"[..]);
+        let problem = Header::read(&mut reader, "id,title")
+            .err()
+            .expect("refused");
+        assert_eq!(problem.line, Some(1));
+        assert_eq!(problem.field.as_deref(), Some("title"));
+        assert_eq!(
+            problem.message,
+            "the header names this column twice (columns 2 and 3); name each column once"
+        );
     }
 }

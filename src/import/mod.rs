@@ -50,8 +50,10 @@ pub async fn import_file<R: Read>(
     let restored = sqlx::query("PRAGMA foreign_keys = ON; PRAGMA cache_size = -2000")
         .execute(&mut *conn)
         .await;
-    if restored.is_err() {
-        // Never hand a connection without foreign keys back to the pool.
+    // Never hand back to the pool a connection without foreign keys, nor one whose failed
+    // transaction SQLite may have ended by itself (a full disk does), which leaves sqlx
+    // believing it is still inside it.
+    if restored.is_err() || matches!(result, Err(ImportError::Database(_))) {
         conn.close_on_drop();
     }
     result
@@ -278,7 +280,8 @@ impl Format {
     }
 }
 
-/// An external id must be usable in TREC files, which separate fields by whitespace.
+/// An external id must be usable in TREC files, which separate fields by whitespace, and
+/// hold no control or format character (see [`crate::domain::is_control_or_format`]).
 pub(crate) fn check_external_id(id: &str) -> Result<(), String> {
     if id.is_empty() {
         Err("is empty".to_owned())
@@ -286,9 +289,23 @@ pub(crate) fn check_external_id(id: &str) -> Result<(), String> {
         Err(format!(
             "{id:?} contains whitespace, which TREC files cannot hold"
         ))
+    } else if let Some(c) = invisible_character(id) {
+        Err(format!("{id:?} {c}"))
     } else {
         Ok(())
     }
+}
+
+/// What is wrong with a name holding a control or format character, if it holds one.
+pub(crate) fn invisible_character(name: &str) -> Option<String> {
+    let c = name
+        .chars()
+        .find(|c| crate::domain::is_control_or_format(*c))?;
+    Some(format!(
+        "contains the control or format character U+{:04X}, which is invisible or acts on the \
+         text around it",
+        u32::from(c)
+    ))
 }
 
 /// A JSONL line that does not parse: serde's message, with the column but without its own

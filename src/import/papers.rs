@@ -179,6 +179,18 @@ fn parse_year(text: &str, line: u64) -> Result<Option<i64>, Problem> {
 }
 
 fn validated(paper: NewPaper, line: u64) -> Result<NewPaper, Problem> {
+    let texts = [
+        ("id", Some(&paper.external_id)),
+        ("title", Some(&paper.title)),
+        ("abstract", paper.abstract_text.as_ref()),
+        ("authors", paper.authors.as_ref()),
+        ("url", paper.url.as_ref()),
+    ];
+    for (field, text) in texts {
+        if let Some(text) = text {
+            input::check_field_size(text, field, line)?;
+        }
+    }
     if let Err(why) = check_external_id(&paper.external_id) {
         return Err(Problem::at(line, Some("id"), format!("the paper id {why}")));
     }

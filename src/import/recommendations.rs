@@ -78,6 +78,13 @@ pub async fn import<R: Read>(
         problems: Problems::new(source),
         summary: Summary::new("lists"),
     };
+    if let Some(problem) =
+        (options.model.as_deref()).and_then(|model| check_model_name(model, 0).err())
+    {
+        return Err(importer
+            .problems
+            .fail(Problem::whole_file(format!("--model: {}", problem.message))));
+    }
     match options.format {
         Format::Csv => importer.read_csv(conn, reader, rng).await?,
         Format::Jsonl | Format::Trec => importer.read_lines(conn, reader, rng).await?,
@@ -196,9 +203,8 @@ impl Importer<'_> {
     ) -> Result<(), sqlx::Error> {
         let target = self.resolve(row.target, "target", line);
         let paper = self.resolve(row.paper, "paper", line);
-        if row.model.trim().is_empty() {
-            self.problems
-                .push(Problem::at(line, Some("model"), "the model name is empty"));
+        if let Err(problem) = check_model_name(row.model, line) {
+            self.problems.push(problem);
             return Ok(());
         }
         let (Some(target), Some(paper)) = (target, paper) else {
@@ -368,8 +374,24 @@ impl Importer<'_> {
     /// Puts one list in order (by rank, or by score for TREC runs and rank-less lists) and
     /// checks it; `None` after recording its problems.
     fn order(&mut self, mut entries: Vec<Pending>, model: &str) -> Option<Vec<NewEntry>> {
-        let by_rank = self.options.format != Format::Trec
-            && entries.iter().all(|entry| entry.given_rank.is_some());
+        let ranked = entries.iter().find(|entry| entry.given_rank.is_some());
+        let unranked = entries.iter().find(|entry| entry.given_rank.is_none());
+        if let (Some(ranked), Some(unranked)) = (ranked, unranked) {
+            // Ordered by rank, the rows without one have no place; ordered by score, the
+            // ranks would be dropped without a word.
+            self.problems.push(Problem::at(
+                later_line(ranked, unranked),
+                Some("rank"),
+                format!(
+                    "the list of model {model:?} for this target gives a rank on {} but none on \
+                     {}: give every row of a list a rank, or none (to order it by score)",
+                    line_name(ranked),
+                    line_name(unranked)
+                ),
+            ));
+            return None;
+        }
+        let by_rank = self.options.format != Format::Trec && ranked.is_some();
         if by_rank {
             entries.sort_by_key(|entry| entry.given_rank);
             for pair in entries.windows(2) {
@@ -436,6 +458,26 @@ impl Importer<'_> {
 
 fn later_line(a: &Pending, b: &Pending) -> u64 {
     a.line.max(b.line).unwrap_or_default()
+}
+
+fn line_name(entry: &Pending) -> String {
+    match entry.line {
+        Some(line) => format!("line {line}"),
+        None => "a row earlier in the file".to_owned(),
+    }
+}
+
+/// A model name is not empty and holds no control or format character.
+fn check_model_name(model: &str, line: u64) -> Result<(), Problem> {
+    let problem = |message: String| Problem::at(line, Some("model"), message);
+    if model.trim().is_empty() {
+        return Err(problem("the model name is empty".to_owned()));
+    }
+    input::check_field_size(model, "model", line)?;
+    match super::invisible_character(model) {
+        Some(why) => Err(problem(format!("the model name {model:?} {why}"))),
+        None => Ok(()),
+    }
 }
 
 fn also_at(a: &Pending, b: &Pending) -> String {
@@ -531,13 +573,27 @@ fn parse_rank(text: &str, line: u64) -> Result<Option<i64>, Problem> {
     if text.is_empty() {
         return Ok(None);
     }
-    text.parse::<i64>().map(Some).map_err(|_| {
-        Problem::at(
+    match text.parse::<i64>() {
+        Ok(rank) if rank >= 1 => Ok(Some(rank)),
+        _ => Err(Problem::at(
             line,
             Some("rank"),
-            format!("expected an integer rank, got {text:?}"),
-        )
-    })
+            format!("expected a positive integer rank, got {text:?}"),
+        )),
+    }
+}
+
+/// Ranks count from 1 (a JSON rank; a CSV rank is checked as it is parsed).
+fn check_rank(rank: i64, line: u64) -> Result<i64, Problem> {
+    if rank >= 1 {
+        Ok(rank)
+    } else {
+        Err(Problem::at(
+            line,
+            Some("rank"),
+            format!("expected a positive integer rank, got {rank}"),
+        ))
+    }
 }
 
 fn parse_score(text: &str, line: u64) -> Result<Option<f64>, Problem> {
@@ -595,6 +651,9 @@ fn json_row<'a>(
     }
     if row.score.is_some_and(|score| !score.is_finite()) {
         return Err(Problem::at(line, Some("score"), "expected a finite number"));
+    }
+    if let Some(rank) = row.rank {
+        check_rank(rank, line)?;
     }
     Ok(JsonOrTrec::Json(row))
 }

@@ -7,12 +7,17 @@
 //! a client could forge, only a token the server made and still keeps. Sessions end at logout,
 //! after [`SESSION_LIFETIME`], and when the server stops.
 //!
+//! Failed logins are counted per client. Behind the TLS proxy every connection comes from the
+//! proxy, so there the client is the address the proxy appended to `X-Forwarded-For` (or
+//! named in `Forwarded`), believed only when the connection comes from the proxy: see
+//! [`Clients`].
+//!
 //! Without a password the app has no [`Auth`], nothing is asked, and `/login` does not exist:
 //! the command line allows that only on a loopback address.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -80,15 +85,17 @@ pub struct Auth {
     password: Password,
     /// The app is served over HTTPS (by a proxy): the session cookie gets `Secure`.
     behind_tls: bool,
+    clients: Clients,
     sessions: Mutex<Sessions>,
     logins: Mutex<LoginAttempts>,
 }
 
 impl Auth {
-    pub fn new(password: Password, behind_tls: bool) -> Auth {
+    pub fn new(password: Password, behind_tls: bool, clients: Clients) -> Auth {
         Auth {
             password,
             behind_tls,
+            clients,
             sessions: Mutex::default(),
             logins: Mutex::default(),
         }
@@ -182,21 +189,106 @@ impl LoginAttempts {
     }
 }
 
-/// Who counts as one client: the peer's address, and for IPv6 its /64 network, which one
-/// host usually has whole.
-fn client_of(request: &HttpRequest) -> IpAddr {
-    match request.peer_addr() {
-        Some(peer) => client_network(peer.ip()),
-        None => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+/// How the client of a request is told: by the peer's address, or behind the TLS proxy by
+/// what the proxy says.
+#[derive(Debug, Clone, Default)]
+pub struct Clients {
+    behind_tls: bool,
+    /// The proxy's addresses; empty means any loopback address.
+    trusted_proxies: Vec<IpAddr>,
+}
+
+impl Clients {
+    pub fn new(behind_tls: bool, trusted_proxies: Vec<IpAddr>) -> Clients {
+        let trusted_proxies = trusted_proxies.into_iter().map(canonical).collect();
+        Clients {
+            behind_tls,
+            trusted_proxies,
+        }
+    }
+
+    /// Who counts as one client: its address, and for IPv6 its /64 network, which one host
+    /// usually has whole. The address is the peer's, unless the peer is the TLS proxy and
+    /// says whose request it passes on. A client cannot speak for itself: what it puts in
+    /// those headers comes before the entry the proxy appends, and a connection that does not
+    /// come from the proxy is taken at its own address.
+    fn of(&self, request: &HttpRequest) -> IpAddr {
+        let Some(peer) = request.peer_addr().map(|peer| canonical(peer.ip())) else {
+            return IpAddr::V4(Ipv4Addr::UNSPECIFIED);
+        };
+        let forwarded = if self.is_proxy(peer) {
+            let client = forwarded_client(request.headers());
+            if client.is_none() {
+                tracing::warn!(
+                    %peer,
+                    "the TLS proxy did not say whose request it passes on: set X-Forwarded-For"
+                );
+            }
+            client
+        } else {
+            None
+        };
+        client_network(forwarded.unwrap_or(peer))
+    }
+
+    fn is_proxy(&self, peer: IpAddr) -> bool {
+        self.behind_tls
+            && if self.trusted_proxies.is_empty() {
+                peer.is_loopback()
+            } else {
+                self.trusted_proxies.contains(&peer)
+            }
     }
 }
 
-fn client_network(ip: IpAddr) -> IpAddr {
+/// An IPv4 address written as IPv6 (`::ffff:192.0.2.1`), as a dual-stack socket reports it,
+/// is the IPv4 address.
+fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
-        IpAddr::V6(ip) => match ip.to_ipv4_mapped() {
-            Some(ipv4) => IpAddr::V4(ipv4),
-            None => IpAddr::V6(Ipv6Addr::from_bits(ip.to_bits() & !u128::from(u64::MAX))),
-        },
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+/// The client a proxy names: the last entry of the last `X-Forwarded-For` (the one the proxy
+/// appended), or without that header the last element's `for=` of `Forwarded`.
+fn forwarded_client(headers: &header::HeaderMap) -> Option<IpAddr> {
+    let last_value = |name: &str| {
+        headers
+            .get_all(name)
+            .filter_map(|value| value.to_str().ok())
+            .last()
+            .and_then(|value| value.rsplit(',').next())
+            .map(str::trim)
+    };
+    if let Some(entry) = last_value("x-forwarded-for") {
+        return parse_node(entry);
+    }
+    let element = last_value("forwarded")?;
+    let node = element.split(';').find_map(|pair| {
+        let (name, value) = pair.trim().split_once('=')?;
+        name.eq_ignore_ascii_case("for").then_some(value)
+    })?;
+    parse_node(node.trim_matches('"'))
+}
+
+/// An address as proxies write it: `192.0.2.1`, `192.0.2.1:4711`, `2001:db8::1` or
+/// `[2001:db8::1]:4711`.
+fn parse_node(node: &str) -> Option<IpAddr> {
+    let node = node.trim();
+    node.parse::<IpAddr>()
+        .ok()
+        .or_else(|| node.parse::<SocketAddr>().ok().map(|socket| socket.ip()))
+        .or_else(|| {
+            let inner = node.strip_prefix('[')?.strip_suffix(']')?;
+            inner.parse::<IpAddr>().ok()
+        })
+        .map(canonical)
+}
+
+fn client_network(ip: IpAddr) -> IpAddr {
+    match canonical(ip) {
+        IpAddr::V6(ip) => IpAddr::V6(Ipv6Addr::from_bits(ip.to_bits() & !u128::from(u64::MAX))),
         ipv4 => ipv4,
     }
 }
@@ -308,7 +400,7 @@ async fn log_in(
 ) -> Result<HttpResponse, WebError> {
     // The token first, so that another site cannot spend a visitor's attempts.
     csrf::verify(&request, form.csrf_token.as_deref())?;
-    let client = client_of(&request);
+    let client = auth.clients.of(&request);
     let now = Instant::now();
     if let Err(wait) = lock(&auth.logins).admit(client, now) {
         let seconds = wait.as_millis().div_ceil(1000).max(1);
@@ -429,6 +521,50 @@ mod tests {
             client_network(ip("2001:db8:1:2:aaaa:bbbb:cccc:dddd")),
             ip("2001:db8:1:2::")
         );
+    }
+
+    #[test]
+    fn the_client_is_the_entry_the_proxy_appended() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut map = header::HeaderMap::new();
+            for (name, value) in pairs {
+                map.append(
+                    header::HeaderName::from_static(name),
+                    header::HeaderValue::from_static(value),
+                );
+            }
+            map
+        };
+        let ip = |text: &str| text.parse::<IpAddr>().expect("an address");
+        let client = |pairs| forwarded_client(&headers(pairs));
+        assert_eq!(
+            client(&[("x-forwarded-for", "192.0.2.7")]),
+            Some(ip("192.0.2.7"))
+        );
+        assert_eq!(
+            client(&[("x-forwarded-for", "10.0.0.1, 192.0.2.7")]),
+            Some(ip("192.0.2.7"))
+        );
+        assert_eq!(
+            client(&[
+                ("x-forwarded-for", "10.0.0.1"),
+                ("x-forwarded-for", "198.51.100.1, [2001:db8::5]:4711")
+            ]),
+            Some(ip("2001:db8::5"))
+        );
+        assert_eq!(
+            client(&[(
+                "forwarded",
+                "for=10.0.0.1, for=\"192.0.2.60:8080\";proto=https"
+            )]),
+            Some(ip("192.0.2.60"))
+        );
+        assert_eq!(
+            client(&[("x-forwarded-for", "::ffff:192.0.2.9")]),
+            Some(ip("192.0.2.9"))
+        );
+        assert_eq!(client(&[("x-forwarded-for", "unknown")]), None);
+        assert_eq!(client(&[]), None);
     }
 
     #[test]

@@ -1,63 +1,107 @@
-//! Protection against cross-site request forgery, by double submit: a random token lives in a
-//! cookie and in a hidden field of every form, and a POST counts only when both are equal.
+//! Protection against cross-site request forgery, in two layers, and the browser sessions it
+//! rests on.
 //!
-//! Another site can make a browser post to paperjudge, but it can read neither the cookie nor
-//! the page, so it cannot fill in the field; `SameSite=Strict` keeps the cookie off such posts
-//! in the first place, and `HttpOnly` keeps it from scripts.
+//! Every browser gets a session: a random id in a long-lived cookie, `HttpOnly` (no script
+//! reads it) and `SameSite=Strict`. Each form of a page carries a token, the HMAC-SHA256 of
+//! that id under a secret of the study, and a request that changes something counts only when
+//! its token is the one for the cookie it came with. Another site can make a browser post
+//! here, and a page on another port of the same host can even plant a cookie of its choosing,
+//! but without the study's secret neither can make the token that goes with a cookie.
+//!
+//! Before that, [`guard`] refuses every request that changes something and that the browser
+//! says comes from elsewhere: a `Sec-Fetch-Site` other than `same-origin` or `none` (a page
+//! on another port of this host is `same-site`, and refused), or an `Origin` that is not this
+//! server's.
+//!
+//! The session also scopes undo: each web change records which session made it.
 
 use std::future::{ready, Ready};
 
-use actix_web::cookie::{Cookie, SameSite};
-use actix_web::dev::Payload;
+use actix_web::body::MessageBody;
+use actix_web::cookie::{self, Cookie, SameSite};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header;
+use actix_web::middleware::Next;
 use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
+use hmac::{Hmac, Mac};
 use rand::Rng;
+use sha2::{Digest, Sha256};
+use sqlx::SqlitePool;
+use subtle::ConstantTimeEq;
 
 use super::WebError;
+use crate::db;
 
-const COOKIE_NAME: &str = "paperjudge_csrf";
-const TOKEN_BYTES: usize = 32;
+const COOKIE_NAME: &str = "paperjudge_browser";
+const BROWSER_ID_BYTES: usize = 32;
+
+/// How long a browser keeps its session: 400 days, the longest Chromium keeps any cookie, so
+/// that undo reaches the changes of earlier days.
+const COOKIE_LIFETIME_DAYS: i64 = 400;
 
 /// Whether the app's cookies are marked `Secure`: a proxy serves it over HTTPS.
 #[derive(Debug, Clone, Copy)]
 pub struct SecureCookies(pub bool);
 
-/// The CSRF token of the browser that sent a request: the one in its cookie, or a new one.
+/// The study's secret for the tokens, read from the database by [`guard`] on the first
+/// request (the app is built before anything can be awaited).
+#[derive(Debug, Default)]
+pub struct FormKey(tokio::sync::OnceCell<Vec<u8>>);
+
+/// The browser that sent a request, by its session id.
+pub struct BrowserSession {
+    id: String,
+}
+
+impl BrowserSession {
+    /// How the rating history names this session: the SHA-256 of its id, in hex. The study
+    /// file travels (copies, backups, mail); the id itself, which the cookie carries, does not.
+    pub fn history_tag(&self) -> String {
+        hex(&Sha256::digest(self.id.as_bytes()))
+    }
+}
+
+/// The browser session and CSRF token of a page's forms: the session in the request's cookie,
+/// or a new one.
 pub struct CsrfToken {
-    value: String,
+    browser: String,
+    token: String,
     is_new: bool,
     secure: bool,
 }
 
 impl CsrfToken {
-    fn of(request: &HttpRequest) -> CsrfToken {
+    fn of(request: &HttpRequest) -> Result<CsrfToken, WebError> {
         let secure =
             (request.app_data::<web::Data<SecureCookies>>()).is_some_and(|secure| secure.0);
-        let (value, is_new) = match request.cookie(COOKIE_NAME) {
+        let (browser, is_new) = match request.cookie(COOKIE_NAME) {
             Some(cookie) if is_well_formed(cookie.value()) => (cookie.value().to_owned(), false),
-            _ => (new_token(), true),
+            _ => (new_browser_id(), true),
         };
-        CsrfToken {
-            value,
+        Ok(CsrfToken {
+            token: token_for(form_key(request)?, &browser),
+            browser,
             is_new,
             secure,
-        }
+        })
     }
 
     /// The value for the hidden `csrf_token` field of the page's forms.
     pub fn value(&self) -> &str {
-        &self.value
+        &self.token
     }
 
-    /// Gives the browser the cookie, if it did not send this token.
+    /// Gives the browser its session cookie, if it did not send one.
     pub fn set_cookie_on(&self, response: &mut HttpResponse) -> Result<(), WebError> {
         if !self.is_new {
             return Ok(());
         }
-        let cookie = Cookie::build(COOKIE_NAME, self.value.clone())
+        let cookie = Cookie::build(COOKIE_NAME, self.browser.clone())
             .path("/")
             .http_only(true)
             .same_site(SameSite::Strict)
             .secure(self.secure)
+            .max_age(cookie::time::Duration::days(COOKIE_LIFETIME_DAYS))
             .finish();
         response
             .add_cookie(&cookie)
@@ -70,36 +114,135 @@ impl FromRequest for CsrfToken {
     type Future = Ready<Result<CsrfToken, actix_web::Error>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(Ok(CsrfToken::of(request)))
+        ready(CsrfToken::of(request).map_err(actix_web::Error::from))
     }
 }
 
-/// Accepts a POST whose `csrf_token` field equals the token in the browser's cookie.
-pub fn verify(request: &HttpRequest, submitted: Option<&str>) -> Result<(), WebError> {
+/// Accepts a form whose `csrf_token` field is the token of the browser session in its cookie,
+/// and answers that session.
+pub fn verify(request: &HttpRequest, submitted: Option<&str>) -> Result<BrowserSession, WebError> {
     let cookie = request.cookie(COOKIE_NAME).ok_or(WebError::Forbidden)?;
     let submitted = submitted.ok_or(WebError::Forbidden)?;
-    if is_well_formed(cookie.value())
-        && constant_time_eq(cookie.value().as_bytes(), submitted.as_bytes())
-    {
-        Ok(())
+    if !is_well_formed(cookie.value()) {
+        return Err(WebError::Forbidden);
+    }
+    let expected = token_for(form_key(request)?, cookie.value());
+    // Constant time: how long the comparison takes says nothing about how much of a guess is
+    // right. (The length is no secret: every token has the same.)
+    if bool::from(expected.as_bytes().ct_eq(submitted.as_bytes())) {
+        Ok(BrowserSession {
+            id: cookie.value().to_owned(),
+        })
     } else {
         Err(WebError::Forbidden)
     }
 }
 
-fn new_token() -> String {
-    let bytes: [u8; TOKEN_BYTES] = rand::rng().random();
+/// The middleware: refuses a cross-site request that would change something (403), and
+/// loads the study's [`FormKey`] on the first request.
+pub async fn guard(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let checked = match same_origin(request.request()) {
+        Ok(()) => load_form_key(&request).await,
+        Err(refusal) => Err(refusal),
+    };
+    if let Err(error) = checked {
+        let error = error.answer_for(request.request());
+        return Ok(request.error_response(error).map_into_right_body());
+    }
+    Ok(next.call(request).await?.map_into_left_body())
+}
+
+/// `Ok` for a request that changes nothing, or that the browser says comes from one of this
+/// server's own pages (a request without these headers comes from no browser, and the token
+/// decides).
+fn same_origin(request: &HttpRequest) -> Result<(), WebError> {
+    if request.method().is_safe() {
+        return Ok(());
+    }
+    let headers = request.headers();
+    if let Some(site) = headers.get("sec-fetch-site") {
+        let site = site.to_str().unwrap_or_default();
+        if !matches!(site, "same-origin" | "none") {
+            return Err(WebError::CrossSite(format!("Sec-Fetch-Site: {site}")));
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or_default();
+        let own = own_origin(request);
+        if !normalized_origin(origin).eq_ignore_ascii_case(&own) {
+            return Err(WebError::CrossSite(format!(
+                "Origin: {origin}; this server is {own}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// This server's origin as the browser sees it: the scheme (HTTPS behind the TLS proxy) and
+/// the host the request was sent to (as a proxy forwards it).
+fn own_origin(request: &HttpRequest) -> String {
+    let behind_tls =
+        (request.app_data::<web::Data<SecureCookies>>()).is_some_and(|secure| secure.0);
+    let info = request.connection_info();
+    let scheme = if behind_tls { "https" } else { info.scheme() };
+    normalized_origin(&format!("{scheme}://{}", info.host()))
+}
+
+/// An origin without the port its scheme implies (browsers leave it out; a `Host` may not).
+fn normalized_origin(origin: &str) -> String {
+    for (scheme, port) in [("http://", ":80"), ("https://", ":443")] {
+        let has_scheme = origin
+            .get(..scheme.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(scheme));
+        if let Some(without_port) = origin.strip_suffix(port).filter(|_| has_scheme) {
+            return without_port.to_owned();
+        }
+    }
+    origin.to_owned()
+}
+
+async fn load_form_key(request: &ServiceRequest) -> Result<(), WebError> {
+    let (Some(key), Some(pool)) = (
+        request.app_data::<web::Data<FormKey>>().cloned(),
+        request.app_data::<web::Data<SqlitePool>>().cloned(),
+    ) else {
+        return Ok(());
+    };
+    key.0
+        .get_or_try_init(|| db::study::form_secret(&**pool))
+        .await?;
+    Ok(())
+}
+
+fn form_key(request: &HttpRequest) -> Result<&[u8], WebError> {
+    request
+        .app_data::<web::Data<FormKey>>()
+        .and_then(|key| key.0.get())
+        .map(Vec::as_slice)
+        .ok_or_else(|| WebError::Internal("the study's form key is not loaded".into()))
+}
+
+/// The token of a browser session: HMAC-SHA256 of its id under the study's secret, in hex.
+fn token_for(key: &[u8], browser: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
+    mac.update(browser.as_bytes());
+    hex(&mac.finalize().into_bytes())
+}
+
+fn new_browser_id() -> String {
+    let bytes: [u8; BROWSER_ID_BYTES] = rand::rng().random();
+    hex(&bytes)
+}
+
+fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-fn is_well_formed(token: &str) -> bool {
-    token.len() == 2 * TOKEN_BYTES && token.bytes().all(|byte| byte.is_ascii_hexdigit())
-}
-
-/// Compares without an early exit, so the time taken says nothing about how many leading bytes
-/// of a guess are right. (The length is no secret: every token has the same.)
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0_u8, |diff, (x, y)| diff | (x ^ y)) == 0
+fn is_well_formed(id: &str) -> bool {
+    id.len() == 2 * BROWSER_ID_BYTES && id.bytes().all(|byte| byte.is_ascii_hexdigit())
 }
 
 #[cfg(test)]
@@ -107,25 +250,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn new_tokens_are_well_formed_and_differ() {
-        let (first, second) = (new_token(), new_token());
+    fn new_browser_ids_are_well_formed_and_differ() {
+        let (first, second) = (new_browser_id(), new_browser_id());
         assert!(is_well_formed(&first), "{first}");
         assert_ne!(first, second);
     }
 
     #[test]
-    fn only_equal_tokens_compare_equal() {
-        assert!(constant_time_eq(b"abc", b"abc"));
-        assert!(!constant_time_eq(b"abc", b"abd"));
-        assert!(!constant_time_eq(b"abc", b"ab"));
-        assert!(!constant_time_eq(b"", b"a"));
+    fn a_token_depends_on_the_key_and_the_browser() {
+        let browser = "0123456789abcdef".repeat(4);
+        let token = token_for(b"key", &browser);
+        assert_eq!(token.len(), 64);
+        assert_eq!(token, token_for(b"key", &browser));
+        assert_ne!(token, token_for(b"other key", &browser));
+        assert_ne!(token, token_for(b"key", &"f".repeat(64)));
     }
 
     #[test]
-    fn malformed_cookies_are_not_tokens() {
+    fn malformed_cookies_are_not_browser_ids() {
         assert!(!is_well_formed(""));
         assert!(!is_well_formed(&"g".repeat(64)));
         assert!(!is_well_formed(&"a".repeat(63)));
         assert!(is_well_formed(&"0123456789abcdef".repeat(4)));
+    }
+
+    #[test]
+    fn default_ports_are_left_out_of_origins() {
+        assert_eq!(normalized_origin("http://x.org:80"), "http://x.org");
+        assert_eq!(normalized_origin("https://x.org:443"), "https://x.org");
+        assert_eq!(normalized_origin("http://x.org:443"), "http://x.org:443");
+        assert_eq!(
+            normalized_origin("http://127.0.0.1:8080"),
+            "http://127.0.0.1:8080"
+        );
     }
 }

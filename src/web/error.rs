@@ -18,20 +18,59 @@ pub enum WebError {
     /// 403: the form's CSRF token is missing or does not match the browser's cookie.
     #[error("the form's security token is missing or out of date: reload the page and try again")]
     Forbidden,
+    /// 403: the browser says the request comes from another site (the detail says how).
+    #[error(
+        "refused: this request comes from another site ({0}); paperjudge takes changes only \
+         from its own pages"
+    )]
+    CrossSite(String),
     /// 404: the message says what was not found.
     #[error("{0}")]
     NotFound(String),
+    /// 405: the address exists, but not for this method; `allow` lists the methods it takes.
+    #[error("this address takes {allow}, not {method}")]
+    MethodNotAllowed { method: String, allow: String },
     /// 413
     #[error("the form is larger than the {limit} bytes accepted")]
     PayloadTooLarge { limit: usize },
+    /// 503: another process (an import) holds the study's write lock; worth another try.
+    #[error(
+        "an import is running, so this change was NOT saved: save it again once the import has \
+         finished"
+    )]
+    ImportRunning,
+    /// 507: the disk holding the study is full.
+    #[error(
+        "the server's disk is full, so this change was NOT saved: free some space on the \
+         server, then save it again"
+    )]
+    DiskFull,
     /// 500: the database or a template failed. Logged, never shown.
     #[error("something went wrong on the server; its log has the details")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// 500 while changing something: as `Internal`, saying that the change was not made.
+    #[error(
+        "something went wrong on the server, so this change was NOT saved; its log has the details"
+    )]
+    ChangeFailed(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
+
+/// How long a client should wait before it sends a change refused with 503 again.
+const RETRY_AFTER_SECONDS: u32 = 2;
 
 impl From<sqlx::Error> for WebError {
     fn from(error: sqlx::Error) -> WebError {
-        WebError::Internal(Box::new(error))
+        match crate::db::WriteError::of(&error) {
+            Some(crate::db::WriteError::Full) => {
+                tracing::error!(%error, "the study's disk is full");
+                WebError::DiskFull
+            }
+            Some(crate::db::WriteError::Locked) => {
+                tracing::warn!(%error, "another process holds the study's write lock");
+                WebError::ImportRunning
+            }
+            None => WebError::Internal(Box::new(error)),
+        }
     }
 }
 
@@ -51,10 +90,34 @@ impl WebError {
         }
     }
 
+    /// This error as the answer to a request that changes something: an internal failure
+    /// says that the change was not made.
+    pub fn of_change(self) -> WebError {
+        match self {
+            WebError::Internal(cause) => WebError::ChangeFailed(cause),
+            other => other,
+        }
+    }
+
     fn log_internal_cause(&self) {
-        if let WebError::Internal(cause) = self {
+        if let WebError::Internal(cause) | WebError::ChangeFailed(cause) = self {
             tracing::error!(%cause, "a request failed");
         }
+    }
+
+    /// The answer's status with the headers that go with it.
+    fn response_builder(&self) -> actix_web::HttpResponseBuilder {
+        let mut builder = HttpResponse::build(self.status_code());
+        match self {
+            WebError::ImportRunning => {
+                builder.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECONDS));
+            }
+            WebError::MethodNotAllowed { allow, .. } => {
+                builder.insert_header((header::ALLOW, allow.as_str()));
+            }
+            _ => {}
+        }
+        builder
     }
 }
 
@@ -69,10 +132,13 @@ impl ResponseError for WebError {
     fn status_code(&self) -> StatusCode {
         match self {
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            WebError::Forbidden => StatusCode::FORBIDDEN,
+            WebError::Forbidden | WebError::CrossSite(_) => StatusCode::FORBIDDEN,
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
+            WebError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             WebError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            WebError::ImportRunning => StatusCode::SERVICE_UNAVAILABLE,
+            WebError::DiskFull => StatusCode::INSUFFICIENT_STORAGE,
+            WebError::Internal(_) | WebError::ChangeFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -84,12 +150,13 @@ impl ResponseError for WebError {
             message: &message,
         };
         match page.render() {
-            Ok(html) => HttpResponse::build(self.status_code())
+            Ok(html) => self
+                .response_builder()
                 .content_type(ContentType::html())
                 .body(html),
             Err(error) => {
                 tracing::error!(%error, "cannot render the error page");
-                HttpResponse::build(self.status_code())
+                self.response_builder()
                     .content_type(ContentType::plaintext())
                     .body(message)
             }
@@ -109,7 +176,8 @@ impl ResponseError for JsonError {
 
     fn error_response(&self) -> HttpResponse {
         self.0.log_internal_cause();
-        HttpResponse::build(self.status_code())
+        self.0
+            .response_builder()
             .json(serde_json::json!({ "error": self.0.to_string() }))
     }
 }
@@ -128,15 +196,13 @@ pub fn accepts_json(request: &HttpRequest) -> bool {
 }
 
 /// The answer for an address no route matches.
-pub async fn no_such_page() -> Result<HttpResponse, WebError> {
-    Err(WebError::NotFound(
-        "there is no page at this address".to_owned(),
-    ))
+pub fn no_such_page() -> WebError {
+    WebError::NotFound("there is no page at this address".to_owned())
 }
 
 /// A path parameter that is not an id (`/targets/abc`) names no page.
 pub fn unknown_path(_: PathError, _: &HttpRequest) -> actix_web::Error {
-    WebError::NotFound("there is no page at this address".to_owned()).into()
+    no_such_page().into()
 }
 
 pub fn unreadable_form(error: UrlencodedError, request: &HttpRequest) -> actix_web::Error {

@@ -11,13 +11,14 @@ mod dashboard;
 mod downloads;
 mod error;
 mod leaderboard;
+mod methods;
 mod rating_page;
 mod ratings;
 mod security;
 mod target_list;
 mod view;
 
-use std::net::TcpListener;
+use std::net::{IpAddr, TcpListener};
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -36,8 +37,12 @@ pub struct Settings {
     /// Every visitor must log in with this password; `None` lets everyone in, which the
     /// command line allows only on a loopback address.
     pub password: Option<Password>,
-    /// A proxy serves the app over HTTPS: the session and CSRF cookies are marked `Secure`.
+    /// A proxy serves the app over HTTPS: the cookies are marked `Secure`, and the proxy's
+    /// `X-Forwarded-For` names the client (for slowing down password guessing).
     pub behind_tls: bool,
+    /// The addresses of the TLS proxy, the only peers whose `X-Forwarded-For` is believed;
+    /// empty means loopback addresses (a proxy on this machine).
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 /// Starts the app on `listener` (port 0 in tests); the returned server runs when awaited.
@@ -45,15 +50,18 @@ pub fn run(listener: TcpListener, pool: SqlitePool, settings: Settings) -> std::
     let pool = web::Data::new(pool);
     let write_queue = web::Data::new(crate::db::WriteQueue::default());
     let secure_cookies = web::Data::new(csrf::SecureCookies(settings.behind_tls));
+    let form_key = web::Data::new(csrf::FormKey::default());
+    let clients = auth::Clients::new(settings.behind_tls, settings.trusted_proxies);
     // One for all workers: sessions and login attempts are shared.
     let auth = settings
         .password
-        .map(|password| web::Data::new(auth::Auth::new(password, settings.behind_tls)));
+        .map(|password| web::Data::new(auth::Auth::new(password, settings.behind_tls, clients)));
     let server = HttpServer::new(move || {
         App::new()
             .app_data(pool.clone())
             .app_data(write_queue.clone())
             .app_data(secure_cookies.clone())
+            .app_data(form_key.clone())
             .app_data(
                 web::FormConfig::default()
                     .limit(FORM_LIMIT_BYTES)
@@ -62,11 +70,14 @@ pub fn run(listener: TcpListener, pool: SqlitePool, settings: Settings) -> std::
             .app_data(web::PathConfig::default().error_handler(error::unknown_path))
             .app_data(web::QueryConfig::default().error_handler(error::unreadable_query))
             .configure(auth::configure(auth.clone()))
-            // The headers wrap the session check, so that its redirects carry them too.
             .wrap(from_fn(auth::require_session))
+            // A request from another site is refused before anything else is asked of it.
+            .wrap(from_fn(csrf::guard))
+            .wrap(from_fn(methods::head_and_not_allowed))
+            // The headers wrap everything, so that every refusal and redirect carries them too.
             .wrap(security::headers())
             .configure(routes)
-            .default_service(web::to(error::no_such_page))
+            .service(methods::every_other_address())
     })
     .listen(listener)?
     .run();

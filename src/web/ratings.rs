@@ -2,18 +2,21 @@
 //!
 //! Each change commits (durably: WAL with `synchronous = FULL`) before the answer is sent, so
 //! "saved" on the page means saved. The answer is JSON when the request accepts it (the
-//! rating script), else a 303 back to the paper on the rating page (a plain form).
+//! rating script), else a 303 back to the paper on the rating page (a plain form). A change
+//! that could not be saved gets an error saying so: 503 while an import holds the study, 507
+//! when the disk is full, 500 otherwise.
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use sqlx::{SqliteConnection, SqlitePool};
 
+use super::csrf::{self, BrowserSession};
 use super::error::accepts_json;
 use super::rating_page::no_such_target;
-use super::{csrf, view, WebError};
+use super::{view, WebError};
 use crate::db;
-use crate::db::ratings::Source;
+use crate::db::ratings::{Source, Undone};
 use crate::db::targets::Progress;
 use crate::db::WriteQueue;
 use crate::domain::{PaperKey, Stars};
@@ -75,13 +78,13 @@ pub async fn rate(
         csrf_token,
     } = form.into_inner();
     let saved = async {
-        csrf::verify(&request, csrf_token.as_deref())?;
+        let browser = csrf::verify(&request, csrf_token.as_deref())?;
         let change = RatingChange::parse(paper, stars)?;
-        let progress = save_rating(&pool, &write_queue, target, &change).await?;
+        let progress = save_rating(&pool, &write_queue, target, &change, &browser).await?;
         Ok::<_, WebError>((change, progress))
     }
     .await;
-    let (change, progress) = saved.map_err(|error| error.answer_for(&request))?;
+    let (change, progress) = saved.map_err(|error| error.of_change().answer_for(&request))?;
     Ok(if accepts_json(&request) {
         HttpResponse::Ok().json(SavedAnswer {
             saved: true,
@@ -100,26 +103,38 @@ async fn save_rating(
     write_queue: &WriteQueue,
     target: PaperKey,
     change: &RatingChange,
+    browser: &BrowserSession,
 ) -> Result<Progress, WebError> {
     let mut tx = write_queue.begin(pool).await?;
-    target_progress(&mut tx, target).await?;
+    let saved = store_rating(&mut tx, target, change, browser).await;
+    tx.finish(saved).await
+}
+
+async fn store_rating(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    change: &RatingChange,
+    browser: &BrowserSession,
+) -> Result<Progress, WebError> {
+    target_progress(conn, target).await?;
     let not_in_pool = || {
         WebError::BadRequest(format!(
             "paper {:?} is not in the pool of this target",
             change.paper
         ))
     };
-    let paper = db::papers::key_of(&mut *tx, &change.paper)
+    let paper = db::papers::key_of(&mut *conn, &change.paper)
         .await?
         .ok_or_else(not_in_pool)?;
-    if !db::pool::contains(&mut *tx, target, paper).await? {
+    if !db::pool::contains(&mut *conn, target, paper).await? {
         return Err(not_in_pool());
     }
     let rated_at = db::now_rfc3339();
-    db::ratings::set(&mut tx, target, paper, change.stars, &rated_at, Source::Web).await?;
-    let progress = target_progress(&mut tx, target).await?;
-    tx.commit().await?;
-    Ok(progress)
+    let source = Source::Web {
+        browser: &browser.history_tag(),
+    };
+    db::ratings::set(conn, target, paper, change.stars, &rated_at, source).await?;
+    target_progress(conn, target).await
 }
 
 #[derive(Debug, Deserialize)]
@@ -127,7 +142,9 @@ pub struct UndoForm {
     csrf_token: Option<String>,
 }
 
-/// What an undo did: the paper whose rating went back, and to which stars.
+/// What an undo did: the paper whose rating went back, and to which stars. `undone` is false
+/// with a `paper` when another rater (or an import) changed that paper after this browser's
+/// change: their rating stays, and `stars` is it.
 #[derive(Debug, Serialize)]
 struct UndoAnswer {
     undone: bool,
@@ -136,7 +153,7 @@ struct UndoAnswer {
     target_progress: Progress,
 }
 
-/// Reverts the last change the web made on this target; see
+/// Reverts the last change this browser session made on this target; see
 /// [`db::ratings::undo_last_web_change`] for how undos walk back through the history.
 pub async fn undo(
     request: HttpRequest,
@@ -147,11 +164,13 @@ pub async fn undo(
 ) -> Result<HttpResponse, actix_web::Error> {
     let target = PaperKey(target.into_inner());
     let undone = async {
-        csrf::verify(&request, form.csrf_token.as_deref())?;
-        undo_last_change(&pool, &write_queue, target).await
+        let browser = csrf::verify(&request, form.csrf_token.as_deref())?;
+        let mut tx = write_queue.begin(&pool).await?;
+        let undone = undo_last_change(&mut tx, target, &browser).await;
+        tx.finish(undone).await
     }
     .await
-    .map_err(|error| error.answer_for(&request))?;
+    .map_err(|error| error.of_change().answer_for(&request))?;
     Ok(if accepts_json(&request) {
         HttpResponse::Ok().json(&undone)
     } else {
@@ -160,27 +179,30 @@ pub async fn undo(
 }
 
 async fn undo_last_change(
-    pool: &SqlitePool,
-    write_queue: &WriteQueue,
+    conn: &mut SqliteConnection,
     target: PaperKey,
+    browser: &BrowserSession,
 ) -> Result<UndoAnswer, WebError> {
-    let mut tx = write_queue.begin(pool).await?;
-    target_progress(&mut tx, target).await?;
+    target_progress(conn, target).await?;
     let rated_at = db::now_rfc3339();
-    let undone = db::ratings::undo_last_web_change(&mut tx, target, &rated_at).await?;
-    let paper = match undone {
-        Some(undone) => db::papers::get(&mut *tx, undone.paper)
+    let undone =
+        db::ratings::undo_last_web_change(conn, target, &browser.history_tag(), &rated_at).await?;
+    let (undone, paper, stars) = match undone {
+        None => (false, None, None),
+        Some(Undone::Reverted(reverted)) => (true, Some(reverted.paper), reverted.change.current),
+        Some(Undone::Superseded { paper, kept }) => (false, Some(paper), kept),
+    };
+    let paper = match paper {
+        Some(paper) => db::papers::get(&mut *conn, paper)
             .await?
             .map(|paper| paper.external_id),
         None => None,
     };
-    let target_progress = target_progress(&mut tx, target).await?;
-    tx.commit().await?;
     Ok(UndoAnswer {
-        undone: undone.is_some(),
+        undone,
         paper,
-        stars: undone.and_then(|undone| undone.change.current.map(Stars::get)),
-        target_progress,
+        stars: stars.map(Stars::get),
+        target_progress: target_progress(conn, target).await?,
     })
 }
 

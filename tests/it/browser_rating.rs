@@ -216,6 +216,16 @@ async fn a_failed_save_is_shown_and_retried_until_it_is_stored() {
     browser.finish(outcome).await;
 }
 
+#[tokio::test]
+async fn a_save_during_an_import_waits_and_is_retried_until_it_is_stored() {
+    let test = "a_save_during_an_import_waits_and_is_retried_until_it_is_stored";
+    let Some(browser) = BrowserTest::start(test).await else {
+        return;
+    };
+    let outcome = wait_for_an_import(&browser).await;
+    browser.finish(outcome).await;
+}
+
 /// Rates three papers with the keys alone, checks each is stored and shown saved, undoes, and
 /// goes on to the next target.
 async fn rate_with_the_keyboard(browser: &BrowserTest) -> Result<(), String> {
@@ -343,26 +353,81 @@ async fn retry_a_failed_save(browser: &BrowserTest) -> Result<(), String> {
         .await
         .map_err(|error| format!("cannot break the network: {error}"))?;
 
-    press(client, '3').await?;
+    let status = rate_while_not_saving(
+        browser,
+        &anchors[0],
+        "Not saved yet: the server cannot be reached. Trying again in",
+    )
+    .await?;
+    saved_in_the_end(browser, &order[0], &status).await
+}
 
-    let status = format!("#{} .paper-status", anchors[0]);
-    eventually("the failure on the page", || async {
-        text_of(client, &status).await.is_ok_and(|text| {
-            text.starts_with("Not saved yet: the server cannot be reached. Trying again in")
-        })
+/// Presses 3 on the first paper while saves cannot succeed: the page says `waiting` (how it
+/// starts), and nothing is stored. Answers the selector of the paper's status.
+async fn rate_while_not_saving(
+    browser: &BrowserTest,
+    anchor: &str,
+    waiting: &str,
+) -> Result<String, String> {
+    let (app, client) = (&browser.app, &browser.client);
+    press(client, '3').await?;
+    let status = format!("#{anchor} .paper-status");
+    eventually(&format!("{waiting:?} on the page"), || async {
+        text_of(client, &status)
+            .await
+            .is_ok_and(|text| text.starts_with(waiting))
     })
     .await?;
     if app.study.count("ratings").await != 0 {
-        return Err("a rating was stored while the network was down".to_owned());
+        return Err("a rating was stored while saving could not succeed".to_owned());
     }
+    Ok(status)
+}
+
+/// The retried save of 3 stars on `paper` arrives, and only then does the page say "saved".
+async fn saved_in_the_end(browser: &BrowserTest, paper: &str, status: &str) -> Result<(), String> {
+    let (app, client) = (&browser.app, &browser.client);
     eventually("the rating in the database", || async {
-        app.stored_stars("T1", &order[0]).await == Some(3)
+        app.stored_stars("T1", paper).await == Some(3)
     })
     .await?;
     eventually("saved on the page", || async {
-        text_of(client, &status)
+        text_of(client, status)
             .await
             .is_ok_and(|text| text == "Saved: 3 moderately relevant")
     })
     .await
+}
+
+/// An import holds the study's write lock: the server answers 503, the page says it waits for
+/// the import and retries, and says "saved" only once the rating is stored after the import.
+async fn wait_for_an_import(browser: &BrowserTest) -> Result<(), String> {
+    let app = &browser.app;
+    let order = app.stored_order("T1").await;
+    let anchors = browser.open_t1().await?;
+    let importer = sqlx::sqlite::SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(paperjudge::db::connect_options(&app.study.db_path()))
+        .await
+        .map_err(|error| format!("no second connection: {error}"))?;
+    let mut import = importer
+        .acquire()
+        .await
+        .map_err(|error| error.to_string())?;
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut *import)
+        .await
+        .map_err(|error| format!("no write lock: {error}"))?;
+
+    let status = rate_while_not_saving(
+        browser,
+        &anchors[0],
+        "Not saved yet: waiting for an import to finish, will retry in",
+    )
+    .await?;
+    sqlx::query("COMMIT")
+        .execute(&mut *import)
+        .await
+        .map_err(|error| format!("the import does not end: {error}"))?;
+    saved_in_the_end(browser, &order[0], &status).await
 }

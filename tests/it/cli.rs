@@ -238,3 +238,97 @@ fn init_sets_the_pool_depth_of_a_new_study() {
     let output = run(&db, &["init", "--pool-depth", "0"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[tokio::test]
+async fn what_the_terminal_shows_has_its_control_characters_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_study(dir.path());
+    // A study from before model names were checked: one holds an ESC sequence that would
+    // clear the screen.
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&db);
+    let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+    sqlx::query("UPDATE models SET name = 'm1\x1b[2J\u{202e}' WHERE name = 'm1'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+
+    let table = succeeded(&run(&db, &["leaderboard"]));
+    assert!(
+        !table.contains('\x1b') && !table.contains('\u{202e}'),
+        "{table:?}"
+    );
+    assert!(table.contains("m1\\u{1b}[2J\\u{202e}"), "{table}");
+
+    let header = dir.path().join("header.csv");
+    std::fs::write(&header, "id,ti\x1b[2Jtle\nA,x\n").unwrap();
+    let output = run(&db, &["import", "papers", header.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(!message.contains('\x1b'), "{message:?}");
+    assert!(message.contains("(found: id,ti\\u{1b}[2jtle;"), "{message}");
+}
+
+#[test]
+fn a_backup_goes_through_a_name_of_its_own_and_removes_nothing_it_did_not_make() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = small_study(dir.path());
+    // The study under a name that the old backup took for its own temporary file.
+    let live = dir.path().join("study.partial");
+    std::fs::rename(&study, &live).unwrap();
+    let theirs = dir.path().join("copy.partial");
+    std::fs::write(&theirs, "someone else's file").unwrap();
+
+    for target in ["study.db", "copy.db"] {
+        let target = dir.path().join(target);
+        let output = run(&live, &["backup", target.to_str().unwrap()]);
+        assert_eq!(
+            stderr(&output),
+            format!("backup written to {}\n", target.display())
+        );
+        let status: Value =
+            serde_json::from_str(&succeeded(&run(&target, &["status", "--format", "json"])))
+                .unwrap();
+        assert_eq!(status["rated_pairs"], 6, "{}", target.display());
+    }
+
+    let live_status: Value =
+        serde_json::from_str(&succeeded(&run(&live, &["status", "--format", "json"]))).unwrap();
+    assert_eq!(live_status["rated_pairs"], 6, "the live study is intact");
+    assert_eq!(
+        std::fs::read_to_string(&theirs).unwrap(),
+        "someone else's file"
+    );
+    let mut files: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".csv") && !name.ends_with(".jsonl"))
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["copy.db", "copy.partial", "study.db", "study.partial"],
+        "no temporary file is left"
+    );
+
+    for (target, message) in [
+        (
+            live.clone(),
+            format!(
+                "paperjudge: {} is the study itself (--db); choose a new file for the backup\n",
+                live.display()
+            ),
+        ),
+        (
+            dir.path().join("copy.db"),
+            format!(
+                "paperjudge: {} exists already; choose a new file for the backup\n",
+                dir.path().join("copy.db").display()
+            ),
+        ),
+    ] {
+        let output = run(&live, &["backup", target.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(2));
+        assert_eq!(stderr(&output), message);
+    }
+}

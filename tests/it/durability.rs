@@ -1,6 +1,8 @@
 //! Never lose a rating: ratings acknowledged before a SIGKILL are there after a restart,
-//! concurrent raters lose no update and never see "database is locked", and a backup taken
-//! during a burst of ratings is consistent and holds every rating acknowledged before it.
+//! concurrent raters lose no update and never see "database is locked", a backup taken
+//! during a burst of ratings is consistent and holds every rating acknowledged before it, the
+//! study file alone is the whole study after a command or a graceful stop, and saves that
+//! fail for a full disk or an import answer so and resume on their own.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -433,3 +435,258 @@ async fn two_tabs_rating_the_same_paper_at_once_lose_no_update() {
         assert_eq!(app.stored_stars("T1", paper).await, Some(4), "{paper}");
     }
 }
+
+/// The options `db::open` uses, with the study file unable to grow beyond `max_pages`: SQLite's
+/// `max_page_count` on every connection stands for a full disk, without root or a tmpfs.
+fn study_on_a_full_disk(db: &Path, max_pages: i64) -> SqliteConnectOptions {
+    paperjudge::db::connect_options(db).pragma("max_page_count", max_pages.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn saves_resume_as_soon_as_a_full_disk_has_room_again() {
+    let study = crate::web_support::fixture_study().await;
+    let db = study.db_path();
+    // Pages that deleting this table later hands back: the room that comes back.
+    sqlx::query("CREATE TABLE room (bytes BLOB)")
+        .execute(&study.pool)
+        .await
+        .expect("a table");
+    for _ in 0..8 {
+        sqlx::query("INSERT INTO room VALUES (zeroblob(3000))")
+            .execute(&study.pool)
+            .await
+            .expect("a row");
+    }
+    let pages: i64 = sqlx::query_scalar("PRAGMA page_count")
+        .fetch_one(&study.pool)
+        .await
+        .expect("the size");
+    study.pool.close().await;
+    let full = SqlitePoolOptions::new()
+        .connect_with(study_on_a_full_disk(&db, pages))
+        .await
+        .expect("the study opens");
+    // Fill the end of T1/P1's history with the smallest rows there are, until none fits: a
+    // web change of that pair needs at least as much room.
+    let key = |id: &'static str| {
+        sqlx::query_scalar::<_, i64>("SELECT id FROM papers WHERE external_id = ?")
+            .bind(id)
+            .fetch_one(&full)
+    };
+    let (t1, p1) = (key("T1").await.expect("T1"), key("P1").await.expect("P1"));
+    let full_error = loop {
+        let filled = sqlx::query(
+            "INSERT INTO rating_history (target_id, paper_id, source, changed_at)
+             VALUES (?, ?, 'import', '')",
+        )
+        .bind(t1)
+        .bind(p1)
+        .execute(&full)
+        .await;
+        if let Err(error) = filled {
+            break error;
+        }
+    };
+    assert!(
+        full_error.to_string().contains("database or disk is full"),
+        "{full_error}"
+    );
+    let app = TestApp::spawn(crate::common::TestStudy {
+        pool: full.clone(),
+        dir: study.dir,
+    })
+    .await;
+    let session = app.session(t1).await;
+
+    for attempt in 1..=2 {
+        let refused = app.rate(&session, t1, "P1", "4", Answer::Json).await;
+        assert_eq!(
+            refused.status(),
+            StatusCode::INSUFFICIENT_STORAGE,
+            "{attempt}"
+        );
+        assert_eq!(
+            refused.json::<serde_json::Value>().await.expect("JSON"),
+            serde_json::json!({"error": DISK_FULL}),
+            "{attempt}"
+        );
+    }
+    let plain = app.rate(&session, t1, "P1", "4", Answer::Redirect).await;
+    assert_eq!(plain.status(), StatusCode::INSUFFICIENT_STORAGE);
+    let page = plain.text().await.expect("a page");
+    assert!(page.contains("this change was NOT saved"), "{page}");
+    assert_eq!(app.stored_stars("T1", "P1").await, None);
+
+    sqlx::query("DROP TABLE room")
+        .execute(&full)
+        .await
+        .expect("room again");
+
+    let saved = app.rate(&session, t1, "P1", "4", Answer::Json).await;
+    assert_eq!(saved.status(), StatusCode::OK);
+    for paper in ["P2", "P3", "P4", "P5", "P6"] {
+        let saved = app.rate(&session, t1, paper, "2", Answer::Redirect).await;
+        assert_eq!(saved.status(), StatusCode::SEE_OTHER, "{paper}");
+    }
+    assert_eq!(app.stored_stars("T1", "P1").await, Some(4));
+    assert_eq!(app.stored_stars("T1", "P6").await, Some(2));
+    assert_eq!(
+        app.history("T1", "P1").await.last(),
+        Some(&(None, Some(4), "web".to_owned()))
+    );
+}
+
+const DISK_FULL: &str = "the server's disk is full, so this change was NOT saved: free some \
+                         space on the server, then save it again";
+
+/// Opens a copy of a study file on its own, without migrating it.
+async fn open_alone(db: &Path) -> SqlitePool {
+    let options = SqliteConnectOptions::new().filename(db);
+    SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .expect("the copy opens")
+}
+
+/// Copies the study file, and only it, to a directory of its own, as a person copies the one
+/// file the README names.
+fn copy_alone(db: &Path, dir: &Path) -> PathBuf {
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir(&elsewhere).expect("a directory");
+    let copy = elsewhere.join("study.db");
+    std::fs::copy(db, &copy).expect("the study file copies");
+    copy
+}
+
+const LIBRARY_PAPERS: usize = 1500;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_command_the_study_file_alone_is_the_whole_study() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let db = study_with_many_pairs(dir.path());
+    let mut ratings = String::from("target,paper,stars\n");
+    for target in 1..=TARGETS {
+        ratings.push_str(&format!("T{target},P1,{}\n", 1 + target % 5));
+    }
+    let ratings_file = dir.path().join("ratings.csv");
+    std::fs::write(&ratings_file, ratings).expect("ratings written");
+    let file = ratings_file.to_str().expect("a UTF-8 path");
+    succeeded(&paperjudge(&db, &["import", "ratings", file], &[]));
+    // Megabytes of papers, as a real library has: more than a process exiting in a hurry
+    // would still write from the log into the file.
+    let mut library = String::from("id,title,abstract\n");
+    for paper in 1..=LIBRARY_PAPERS {
+        library.push_str(&format!(
+            "L{paper},Library paper {paper},{}\n",
+            "words ".repeat(400)
+        ));
+    }
+    let library_file = dir.path().join("library.csv");
+    std::fs::write(&library_file, library).expect("papers written");
+    let file = library_file.to_str().expect("a UTF-8 path");
+    succeeded(&paperjudge(&db, &["import", "papers", file], &[]));
+
+    let copy = open_alone(&copy_alone(&db, dir.path())).await;
+
+    assert_eq!(integrity(&copy).await, "ok");
+    let counts: (i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM papers), (SELECT COUNT(*) FROM recommendations),
+                (SELECT COUNT(*) FROM pool), (SELECT COUNT(*) FROM ratings)",
+    )
+    .fetch_one(&copy)
+    .await
+    .expect("the copy reads");
+    assert_eq!(
+        counts,
+        (
+            (TARGETS + PAPERS_PER_TARGET + LIBRARY_PAPERS) as i64,
+            PAIRS as i64,
+            PAIRS as i64,
+            TARGETS as i64
+        )
+    );
+    let stars: Vec<i64> = sqlx::query_scalar(
+        "SELECT r.stars FROM ratings r JOIN papers t ON t.id = r.target_id
+         ORDER BY CAST(substr(t.external_id, 2) AS INTEGER)",
+    )
+    .fetch_all(&copy)
+    .await
+    .expect("the ratings read");
+    assert_eq!(
+        stars,
+        (1..=TARGETS as i64).map(|t| 1 + t % 5).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_graceful_stop_the_study_file_alone_holds_every_rating() {
+    for signal in ["TERM", "INT"] {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let db = study_with_many_pairs(dir.path());
+        let pairs = every_pair(&db).await;
+        let mut server = ServerProcess::start(&db, &["--addr", "127.0.0.1:0"], &[]);
+        let burst = Burst::fire(&server.address, &pairs, 1).await;
+        burst.wait_for_acknowledged(PAIRS).await;
+        let acknowledged = burst.finish().await;
+
+        let status = server.stop(signal);
+
+        assert!(status.success(), "SIG{signal}: {status}");
+        let copy = open_alone(&copy_alone(&db, dir.path())).await;
+        assert_eq!(integrity(&copy).await, "ok", "SIG{signal}");
+        for ((pair, acks), (history, current)) in pairs
+            .iter()
+            .zip(&acknowledged)
+            .zip(stored_ratings(&copy, &pairs).await)
+        {
+            assert_eq!(&history, acks, "SIG{signal}: {pair:?}");
+            assert_eq!(current, acks.last().copied(), "SIG{signal}: {pair:?}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_save_while_an_import_holds_the_study_answers_503_and_the_next_one_saves() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    let session = app.session(t1).await;
+    // Another process importing: a connection of its own holding the write lock.
+    let importer = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(paperjudge::db::connect_options(&app.study.db_path()))
+        .await
+        .expect("a second connection");
+    let mut import = importer.acquire().await.expect("a connection");
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut *import)
+        .await
+        .expect("the import's write lock");
+
+    let refused = app.rate(&session, t1, "P1", "4", Answer::Json).await;
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.headers()["retry-after"], "2");
+    assert_eq!(
+        refused.json::<serde_json::Value>().await.expect("JSON"),
+        serde_json::json!({"error": IMPORT_RUNNING})
+    );
+    let plain = app.rate(&session, t1, "P1", "4", Answer::Redirect).await;
+    assert_eq!(plain.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let page = plain.text().await.expect("a page");
+    assert!(page.contains("this change was NOT saved"), "{page}");
+    let undo = app.undo(&session, t1, Answer::Json).await;
+    assert_eq!(undo.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(app.stored_stars("T1", "P1").await, None);
+
+    sqlx::query("COMMIT")
+        .execute(&mut *import)
+        .await
+        .expect("the import ends");
+
+    let saved = app.rate(&session, t1, "P1", "4", Answer::Json).await;
+    assert_eq!(saved.status(), StatusCode::OK);
+    assert_eq!(app.stored_stars("T1", "P1").await, Some(4));
+}
+
+const IMPORT_RUNNING: &str = "an import is running, so this change was NOT saved: save it \
+                              again once the import has finished";

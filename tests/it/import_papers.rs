@@ -149,3 +149,105 @@ async fn bad_papers_are_rejected_whole_with_their_lines_named() {
         "{message}"
     );
 }
+
+#[tokio::test]
+async fn a_quoted_field_spanning_lines_stops_at_the_row_limit() {
+    let study = TestStudy::new().await;
+    // An open quote makes the rest of the file one field, however short its lines.
+    let mut open_quote = b"id,title\nN1,One\nN2,\"".to_vec();
+    open_quote.extend(b"a line of a title that does not end\n".repeat(40_000));
+    open_quote.extend(b"\"\nN3,Three\n");
+    let message = study.rejected(&CSV, &open_quote).await;
+    assert_eq!(
+        message,
+        "test.csv:3: the row starting on this line is longer than 1048576 bytes (the limit is \
+         1 MiB); is a quote left open?"
+    );
+    // Just over the limit, within what the parser reads ahead.
+    let mut just_over = b"id,title,abstract\nN1,\"".to_vec();
+    just_over.extend(b"x\n".repeat(300_000));
+    just_over.extend(b"\",\"");
+    just_over.extend(b"y\n".repeat(300_000));
+    just_over.extend(b"\"\n");
+    let message = study.rejected(&CSV, &just_over).await;
+    assert!(
+        message.starts_with("test.csv:2: the row starting on this line is longer than"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_field_over_64_kib_is_refused_naming_its_line_and_column() {
+    let study = TestStudy::new().await;
+    let long = "x".repeat(65_537);
+    let problem = |line: u64, field: &str| {
+        format!(
+            "test.csv:{line}: `{field}`: the field holds 65537 bytes, more than the 65536 \
+             (64 KiB) a field may hold"
+        )
+    };
+
+    let csv = format!("id,title,abstract\nN1,One,short\nN2,{long},\nN3,Three,\"{long}\"\n");
+    let message = study.rejected(&CSV, csv.as_bytes()).await;
+    assert_eq!(
+        message.lines().collect::<Vec<_>>(),
+        [problem(3, "title"), problem(4, "abstract")]
+    );
+    let jsonl = format!(
+        "{{\"id\":\"N1\",\"title\":\"One\"}}\n{{\"id\":\"N2\",\"title\":\"Two\",\"authors\":[\"{long}\"]}}\n"
+    );
+    let message = study.rejected(&JSONL, jsonl.as_bytes()).await;
+    assert_eq!(message, problem(2, "authors"));
+
+    let at_the_limit = "y".repeat(65_536);
+    study
+        .papers(&format!("id,title\nN9,{at_the_limit}\n"))
+        .await;
+    assert_eq!(paper(&study, "N9").await.title, at_the_limit);
+}
+
+#[tokio::test]
+async fn control_and_format_characters_in_paper_ids_are_refused() {
+    let study = TestStudy::new().await;
+    let ids = [
+        ("N\u{0}1", 0x0),
+        ("N\u{1b}[31m2", 0x1b),
+        ("N\u{200b}3", 0x200b),
+        ("N4\u{feff}", 0xfeff),
+        ("N\u{202e}5", 0x202e),
+        ("N6\u{ad}", 0xad),
+    ];
+    let mut csv = String::from("id,title\n");
+    for (id, _) in ids {
+        csv.push_str(&format!("{id},A title\n"));
+    }
+
+    let message = study.rejected(&CSV, csv.as_bytes()).await;
+
+    let expected: Vec<String> = (2..)
+        .zip(ids)
+        .map(|(line, (id, code))| {
+            format!(
+                "test.csv:{line}: `id`: the paper id {id:?} contains the control or format \
+                 character U+{code:04X}, which is invisible or acts on the text around it"
+            )
+        })
+        .collect();
+    assert_eq!(message.lines().collect::<Vec<_>>(), expected);
+    let jsonl = "{\"id\":\"N\\u001b7\",\"title\":\"T\"}\n";
+    let message = study.rejected(&JSONL, jsonl.as_bytes()).await;
+    assert!(message.contains("U+001B"), "{message}");
+}
+
+#[tokio::test]
+async fn a_header_naming_a_column_twice_is_refused() {
+    let study = TestStudy::new().await;
+
+    let message = study.rejected(&CSV, b"id,title,Title\nN1,One,Two\n").await;
+
+    assert_eq!(
+        message,
+        "test.csv:1: `title`: the header names this column twice (columns 2 and 3); name each \
+         column once"
+    );
+}

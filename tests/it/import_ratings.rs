@@ -188,7 +188,7 @@ async fn a_cleared_rating_is_recorded_in_the_history() {
         paper,
         None,
         "2026-11-22T00:00:00Z",
-        Source::Web,
+        Source::Web { browser: "tab" },
     )
     .await
     .unwrap();
@@ -196,4 +196,30 @@ async fn a_cleared_rating_is_recorded_in_the_history() {
     assert_eq!((change.previous, change.current), (Stars::new(3), None));
     assert_eq!(stars_of(&study, "P1", "P2").await, [Some(3), None]);
     assert_eq!(study.count("ratings").await, 0);
+}
+
+#[tokio::test]
+async fn ratings_files_keep_the_field_limit_and_name_each_column_once() {
+    let study = study_with_pool().await;
+    let long = "P".repeat(70_000);
+
+    let message = study
+        .rejected(
+            &Kind::Ratings,
+            format!("target,paper,stars\nP1,{long},3\n").as_bytes(),
+        )
+        .await;
+    assert_eq!(
+        message,
+        "test.csv:2: `paper`: the field holds 70000 bytes, more than the 65536 (64 KiB) a field \
+         may hold"
+    );
+    let message = study
+        .rejected(&Kind::Ratings, b"target,paper,stars,Stars\nP1,P2,3,4\n")
+        .await;
+    assert_eq!(
+        message,
+        "test.csv:1: `stars`: the header names this column twice (columns 3 and 4); name each \
+         column once"
+    );
 }

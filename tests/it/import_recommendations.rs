@@ -146,7 +146,7 @@ async fn bad_recommendations_are_rejected_whole_with_their_lines_named() {
         lines,
         [
             "test.csv:3: `paper`: the same paper appears twice in the list of model \"A\" for this target (also line 2)",
-            "test.csv:4: `rank`: expected an integer rank, got \"x\"",
+            "test.csv:4: `rank`: expected a positive integer rank, got \"x\"",
         ]
     );
 
@@ -190,5 +190,97 @@ async fn bad_recommendations_are_rejected_whole_with_their_lines_named() {
             "test.csv:2: `score`: expected a finite number, got \"high\"",
             "test.csv:3: expected 6 fields `target Q0 paper rank score model`, found 4",
         ]
+    );
+}
+
+#[tokio::test]
+async fn ranks_are_positive_and_given_for_a_whole_list_or_not_at_all() {
+    let study = TestStudy::new().await;
+    study.papers(&crate::common::papers_csv(6)).await;
+
+    let message = study
+        .rejected(
+            &recommendations(Format::Csv),
+            b"model,target,rank,paper,score\n\
+              A,P1,1,P2,0.9\nA,P1,,P3,0.8\nA,P1,3,P4,0.7\nB,P1,0,P2,0.5\nB,P2,-1,P3,0.5\n",
+        )
+        .await;
+
+    assert_eq!(
+        message.lines().collect::<Vec<_>>(),
+        [
+            "test.csv:3: `rank`: the list of model \"A\" for this target gives a rank on line 2 \
+             but none on line 3: give every row of a list a rank, or none (to order it by score)",
+            "test.csv:5: `rank`: expected a positive integer rank, got \"0\"",
+            "test.csv:6: `rank`: expected a positive integer rank, got \"-1\"",
+        ]
+    );
+    let message = study
+        .rejected(
+            &recommendations(Format::Jsonl),
+            b"{\"model\":\"A\",\"target\":\"P1\",\"rank\":0,\"paper\":\"P2\"}\n",
+        )
+        .await;
+    assert_eq!(
+        message,
+        "test.csv:1: `rank`: expected a positive integer rank, got 0"
+    );
+    // Rows of one list scattered through the file count together.
+    let message = study
+        .rejected(
+            &recommendations(Format::Csv),
+            b"model,target,rank,paper,score\nA,P1,,P2,0.9\nA,P2,1,P3,0.5\nA,P1,2,P4,0.7\n",
+        )
+        .await;
+    assert!(
+        message.starts_with("test.csv:4: `rank`: the list of model \"A\" for this target gives a rank on line 4 but none on"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn control_and_format_characters_in_model_names_are_refused() {
+    let study = TestStudy::new().await;
+    study.papers(&crate::common::papers_csv(4)).await;
+    let problem = |line: u64, name: &str, code: u32| {
+        format!(
+            "test.csv:{line}: `model`: the model name {name:?} contains the control or format \
+             character U+{code:04X}, which is invisible or acts on the text around it"
+        )
+    };
+
+    let message = study
+        .rejected(
+            &recommendations(Format::Csv),
+            "model,target,rank,paper\nevil\u{1b}[2J,P1,1,P2\nzero\u{200b}width,P1,1,P3\n"
+                .as_bytes(),
+        )
+        .await;
+    assert_eq!(
+        message.lines().collect::<Vec<_>>(),
+        [
+            problem(2, "evil\u{1b}[2J", 0x1b),
+            problem(3, "zero\u{200b}width", 0x200b)
+        ]
+    );
+    let message = study
+        .rejected(
+            &recommendations(Format::Trec),
+            "P1 Q0 P2 1 0.5 run\u{202e}1\n".as_bytes(),
+        )
+        .await;
+    assert_eq!(message, problem(1, "run\u{202e}1", 0x202e));
+    let named =
+        paperjudge::import::Kind::Recommendations(paperjudge::import::recommendations::Options {
+            format: Format::Csv,
+            model: Some("m\u{7}".to_owned()),
+        });
+    let message = study
+        .rejected(&named, b"target,rank,paper\nP1,1,P2\n")
+        .await;
+    assert_eq!(
+        message,
+        "test.csv: --model: the model name \"m\\u{7}\" contains the control or format character \
+         U+0007, which is invisible or acts on the text around it"
     );
 }

@@ -495,7 +495,7 @@ fn the_rating_forms_refuse_arbitrary_bodies_with_400_or_403() {
 fn the_login_form_refuses_arbitrary_bodies_without_a_server_error() {
     let settings = Settings {
         password: Password::new("a password"),
-        behind_tls: false,
+        ..Settings::default()
     };
     check(
         512,

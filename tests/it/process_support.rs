@@ -1,11 +1,12 @@
 //! The real binary as a separate process: commands that run to the end, and a server that
-//! runs until the test kills it (with SIGKILL, as a crash or the OOM killer would).
+//! runs until the test stops it (with SIGTERM or SIGINT, as a service manager or Ctrl-C
+//! would) or kills it (with SIGKILL, as a crash or the OOM killer would).
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 /// What the server prints once it listens, followed by its address.
@@ -49,6 +50,8 @@ pub struct ServerProcess {
     child: Child,
     /// `http://127.0.0.1:PORT`, whatever address the server was given.
     pub address: String,
+    /// What the server wrote to stderr after it started listening.
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 impl ServerProcess {
@@ -60,6 +63,8 @@ impl ServerProcess {
             .expect("the server starts");
         let stderr = child.stderr.take().expect("a piped stderr");
         let (listening, address) = mpsc::channel();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let kept = Arc::clone(&log);
         // Reads stderr to its end, so that the server never blocks on a full pipe.
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -67,6 +72,7 @@ impl ServerProcess {
                     let _ = listening.send(rest.trim_end_matches('/').to_owned());
                 } else {
                     eprintln!("server: {line}");
+                    kept.lock().expect("not poisoned").push(line);
                 }
             }
         });
@@ -79,7 +85,23 @@ impl ServerProcess {
         ServerProcess {
             child,
             address: format!("http://127.0.0.1:{port}"),
+            log,
         }
+    }
+
+    /// Everything the server logged so far, one line each.
+    pub fn log(&self) -> Vec<String> {
+        self.log.lock().expect("not poisoned").clone()
+    }
+
+    /// Sends `signal` (`TERM`, `INT`) and waits for the server to exit.
+    pub fn stop(&mut self, signal: &str) -> ExitStatus {
+        let sent = Command::new("kill")
+            .args(["-s", signal, &self.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "SIG{signal} was not sent");
+        self.child.wait().expect("the stopped server is reaped")
     }
 
     pub fn url(&self, path: &str) -> String {

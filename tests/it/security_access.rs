@@ -31,9 +31,14 @@ async fn small_study() -> TestStudy {
 }
 
 async fn protected_app(behind_tls: bool) -> TestApp {
+    protected_app_trusting(behind_tls, Vec::new()).await
+}
+
+async fn protected_app_trusting(behind_tls: bool, trusted_proxies: Vec<IpAddr>) -> TestApp {
     let settings = Settings {
         password: Password::new(PASSWORD),
         behind_tls,
+        trusted_proxies,
     };
     TestApp::spawn_with(small_study().await, settings).await
 }
@@ -43,6 +48,8 @@ struct Browser {
     http: reqwest::Client,
     address: String,
     cookies: Vec<(String, String)>,
+    /// What a TLS proxy in front of the app says of this browser's requests.
+    forwarded_for: Option<String>,
 }
 
 impl Browser {
@@ -62,6 +69,23 @@ impl Browser {
             http,
             address: app.address.clone(),
             cookies: Vec::new(),
+            forwarded_for: None,
+        }
+    }
+
+    /// A browser whose requests reach the app through a proxy, which appends `client` to
+    /// `X-Forwarded-For` (after whatever the browser itself put there).
+    fn through_proxy(app: &TestApp, client: &str) -> Browser {
+        Browser {
+            forwarded_for: Some(client.to_owned()),
+            ..Browser::new(app)
+        }
+    }
+
+    fn with_forwarded_for(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match &self.forwarded_for {
+            Some(client) => request.header("x-forwarded-for", client),
+            None => request,
         }
     }
 
@@ -98,9 +122,9 @@ impl Browser {
     }
 
     async fn get(&mut self, path: &str) -> Response {
+        let request = self.http.get(format!("{}{path}", self.address));
         let response = self
-            .http
-            .get(format!("{}{path}", self.address))
+            .with_forwarded_for(request)
             .header(COOKIE, self.cookie_header())
             .send()
             .await
@@ -110,9 +134,9 @@ impl Browser {
     }
 
     async fn post(&mut self, path: &str, fields: &[(&str, &str)], json: bool) -> Response {
+        let request = self.http.post(format!("{}{path}", self.address));
         let mut request = self
-            .http
-            .post(format!("{}{path}", self.address))
+            .with_forwarded_for(request)
             .header(COOKIE, self.cookie_header())
             .form(fields);
         if json {
@@ -241,7 +265,7 @@ async fn a_wrong_password_is_refused_and_the_right_one_opens_a_session() {
     let t1 = app.key("T1").await;
     let mut browser = Browser::new(&app);
     let login_page = browser.get("/login").await;
-    let csrf = set_cookie_starting(&login_page, "paperjudge_csrf=").expect("a CSRF cookie");
+    let csrf = set_cookie_starting(&login_page, "paperjudge_browser=").expect("a CSRF cookie");
     assert!(!csrf.contains("Secure"), "{csrf}");
 
     for wrong in [
@@ -294,7 +318,7 @@ async fn behind_tls_the_session_and_csrf_cookies_are_secure() {
     let mut browser = Browser::new(&app);
 
     let login_page = browser.get("/login").await;
-    let csrf = set_cookie_starting(&login_page, "paperjudge_csrf=").expect("a CSRF cookie");
+    let csrf = set_cookie_starting(&login_page, "paperjudge_browser=").expect("a CSRF cookie");
     assert!(csrf.contains("; Secure"), "{csrf}");
     assert!(csrf.contains("; HttpOnly"), "{csrf}");
     let accepted = browser.log_in(PASSWORD).await;
@@ -380,10 +404,8 @@ async fn a_login_without_the_form_token_is_refused() {
     assert_eq!(session_set_cookie(&response), None);
 }
 
-#[tokio::test]
-async fn the_sixth_attempt_in_a_minute_is_refused_even_with_the_right_password() {
-    let app = protected_app(false).await;
-    let mut guesser = Browser::new(&app);
+/// Five wrong passwords, each refused as wrong: the most a client may try in a minute.
+async fn guess_five_times(guesser: &mut Browser) {
     for attempt in 1..=5 {
         let refused = guesser.log_in(&format!("guess {attempt}")).await;
         assert_eq!(
@@ -392,6 +414,13 @@ async fn the_sixth_attempt_in_a_minute_is_refused_even_with_the_right_password()
             "attempt {attempt}"
         );
     }
+}
+
+#[tokio::test]
+async fn the_sixth_attempt_in_a_minute_is_refused_even_with_the_right_password() {
+    let app = protected_app(false).await;
+    let mut guesser = Browser::new(&app);
+    guess_five_times(&mut guesser).await;
 
     let sixth = guesser.log_in(PASSWORD).await;
 
@@ -441,6 +470,51 @@ async fn parallel_guesses_get_no_more_than_five_tries() {
     let mut expected = vec![StatusCode::UNAUTHORIZED; 5];
     expected.extend([StatusCode::TOO_MANY_REQUESTS; 7]);
     assert_eq!(statuses, expected);
+}
+
+#[tokio::test]
+async fn behind_the_proxy_guesses_from_one_client_do_not_lock_out_another() {
+    let app = protected_app(true).await;
+    let mut guesser = Browser::through_proxy(&app, "203.0.113.9");
+    guess_five_times(&mut guesser).await;
+    let sixth = guesser.log_in(PASSWORD).await;
+    assert_eq!(sixth.status(), StatusCode::TOO_MANY_REQUESTS);
+    // What the guesser writes itself comes before what the proxy appends, so naming another
+    // client does not reset its count.
+    let mut pretending = Browser::through_proxy(&app, "198.51.100.7, 203.0.113.9");
+    let pretended = pretending.log_in(PASSWORD).await;
+    assert_eq!(pretended.status(), StatusCode::TOO_MANY_REQUESTS);
+
+    // The researcher comes through the same proxy, from elsewhere.
+    let mut researcher = Browser::through_proxy(&app, "198.51.100.7");
+    let accepted = researcher.log_in(PASSWORD).await;
+
+    assert_eq!(accepted.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&accepted), "/");
+}
+
+#[tokio::test]
+async fn a_forwarded_address_counts_only_from_the_proxy() {
+    // Not behind a proxy, or reached by a peer that is not the proxy: the header is the
+    // client's own claim, and ignored.
+    for (behind_tls, trusted) in [
+        (false, Vec::new()),
+        (true, vec![IpAddr::V4(Ipv4Addr::new(127, 0, 0, 9))]),
+    ] {
+        let app = protected_app_trusting(behind_tls, trusted.clone()).await;
+        for attempt in 1..=5 {
+            let mut guesser = Browser::through_proxy(&app, &format!("203.0.113.{attempt}"));
+            let refused = guesser.log_in("guess").await;
+            assert_eq!(refused.status(), StatusCode::UNAUTHORIZED, "{trusted:?}");
+        }
+        let mut sixth = Browser::through_proxy(&app, "198.51.100.7");
+        let refused = sixth.log_in(PASSWORD).await;
+        assert_eq!(
+            refused.status(),
+            StatusCode::TOO_MANY_REQUESTS,
+            "{trusted:?}"
+        );
+    }
 }
 
 /// Runs the requests at once, each on a task of its own.
@@ -619,6 +693,32 @@ async fn with_a_password_serve_binds_a_public_address_behind_the_login() {
         StatusCode::UNAUTHORIZED
     );
     assert_eq!(log_in_to(&server, PASSWORD).await, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn a_password_file_others_can_read_gets_a_warning() {
+    let study = TestStudy::new().await;
+    let mut warnings = Vec::new();
+    for mode in [0o644, 0o640, 0o600] {
+        let file = study.dir.path().join(format!("password-{mode:o}"));
+        std::fs::write(&file, PASSWORD).expect("written");
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(mode))
+            .expect("the mode is set");
+        let path = file.to_str().expect("a UTF-8 path");
+        let server = ServerProcess::start(
+            &study.db_path(),
+            &["--addr", "127.0.0.1:0", "--password-file", path],
+            &[],
+        );
+        let warned = server.log().into_iter().any(|line| {
+            line.contains(&format!(
+                "the password file {path} can be read by other users of this machine (mode \
+                 {mode:03o}): run chmod 600 on it"
+            ))
+        });
+        warnings.push((mode, warned));
+    }
+    assert_eq!(warnings, [(0o644, true), (0o640, true), (0o600, false)]);
 }
 
 #[tokio::test]

@@ -231,3 +231,76 @@ async fn the_page_shows_each_stored_rating_and_the_target_progress() {
         "<strong id=\"target-rated\">2</strong> of <span id=\"target-total\">7</span> rated"
     ));
 }
+
+#[tokio::test]
+async fn undo_reverts_only_the_changes_of_the_browser_that_asks() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    // Two browsers (two raters, or two tabs of different profiles): each gets its own session.
+    let tab_a = app.session(t1).await;
+    let tab_b = app.session(t1).await;
+    assert_ne!(tab_a.cookie, tab_b.cookie);
+    app.rate(&tab_a, t1, "P1", "3", Answer::Json).await;
+    app.rate(&tab_b, t1, "P2", "5", Answer::Json).await;
+
+    let undone_by_a = app.undo(&tab_a, t1, Answer::Json).await;
+
+    assert_eq!(undone_by_a.status(), StatusCode::OK);
+    assert_eq!(
+        undone_by_a.json::<serde_json::Value>().await.expect("JSON"),
+        json!({"undone": true, "paper": "P1", "stars": null,
+               "target_progress": {"rated": 1, "total": T1_POOL_SIZE}})
+    );
+    assert_eq!(app.stored_stars("T1", "P1").await, None);
+    assert_eq!(
+        app.stored_stars("T1", "P2").await,
+        Some(5),
+        "B's rating stays"
+    );
+    // A has nothing left to undo; B's own undo reverts B's change.
+    let nothing = app.undo(&tab_a, t1, Answer::Json).await;
+    assert_eq!(
+        nothing.json::<serde_json::Value>().await.expect("JSON"),
+        json!({"undone": false, "paper": null, "stars": null,
+               "target_progress": {"rated": 1, "total": T1_POOL_SIZE}})
+    );
+    let undone_by_b = app.undo(&tab_b, t1, Answer::Json).await;
+    assert_eq!(
+        undone_by_b.json::<serde_json::Value>().await.expect("JSON"),
+        json!({"undone": true, "paper": "P2", "stars": null,
+               "target_progress": {"rated": 0, "total": T1_POOL_SIZE}})
+    );
+    assert_eq!(
+        app.history("T1", "P2").await,
+        [
+            (None, Some(5), "web".to_owned()),
+            (Some(5), None, "undo".to_owned()),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn an_undo_keeps_a_rating_another_browser_gave_the_same_paper_since() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    let tab_a = app.session(t1).await;
+    let tab_b = app.session(t1).await;
+    app.rate(&tab_a, t1, "P3", "2", Answer::Json).await;
+    app.rate(&tab_b, t1, "P3", "4", Answer::Json).await;
+
+    let kept = app.undo(&tab_a, t1, Answer::Json).await;
+
+    assert_eq!(
+        kept.json::<serde_json::Value>().await.expect("JSON"),
+        json!({"undone": false, "paper": "P3", "stars": 4,
+               "target_progress": {"rated": 1, "total": T1_POOL_SIZE}})
+    );
+    assert_eq!(app.stored_stars("T1", "P3").await, Some(4));
+    // The undo cancelled A's change: A's next undo has nothing left.
+    let nothing = app.undo(&tab_a, t1, Answer::Json).await;
+    assert_eq!(
+        nothing.json::<serde_json::Value>().await.expect("JSON")["paper"],
+        serde_json::Value::Null
+    );
+    assert_eq!(app.stored_stars("T1", "P3").await, Some(4));
+}

@@ -347,3 +347,188 @@ async fn static_files_are_cached_for_a_year_under_a_versioned_address() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_made_up_or_planted_cookie_and_token_pair_is_refused() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    let real = app.session(t1).await;
+    let real_browser = real.cookie.trim_start_matches("paperjudge_browser=");
+    // The attacker sets the cookie (a page on another port of this host can) and the field
+    // to values of its choosing: equal, a browser id with a token made up for it, or a real
+    // browser's id with the token of another.
+    let made_up = "ab".repeat(32);
+    let other = app.session(t1).await;
+    for (browser, token) in [
+        (made_up.as_str(), made_up.as_str()),
+        (made_up.as_str(), other.token.as_str()),
+        (real_browser, made_up.as_str()),
+        (real_browser, other.token.as_str()),
+    ] {
+        let forged = Session {
+            cookie: format!("paperjudge_csrf={browser}; paperjudge_browser={browser}"),
+            token: token.to_owned(),
+        };
+        let response = app.rate(&forged, t1, "P1", "3", Answer::Json).await;
+        assert_eq!(
+            response.status(),
+            StatusCode::FORBIDDEN,
+            "{browser} {token}"
+        );
+        let plain = app.rate(&forged, t1, "P1", "3", Answer::Redirect).await;
+        assert_eq!(plain.status(), StatusCode::FORBIDDEN, "{browser} {token}");
+    }
+    assert_eq!(app.study.count("ratings").await, 0);
+
+    let genuine = app.rate(&real, t1, "P1", "3", Answer::Json).await;
+    assert_eq!(genuine.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_post_from_another_site_is_refused_with_403_even_with_a_valid_token() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+    let session = app.session(t1).await;
+    let port: u16 = app
+        .address
+        .rsplit(':')
+        .next()
+        .and_then(|port| port.parse().ok())
+        .expect("a port");
+    let other_port = format!("http://127.0.0.1:{}", port.wrapping_add(1));
+    let ratings = app.url(&format!("/targets/{t1}/ratings"));
+    let post = |headers: Vec<(&'static str, String)>| {
+        let mut request = app
+            .http
+            .post(&ratings)
+            .header("cookie", &session.cookie)
+            .header("accept", "application/json")
+            .form(&[
+                ("paper", "P1"),
+                ("stars", "3"),
+                ("csrf_token", &session.token),
+            ]);
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        request.send()
+    };
+
+    for headers in [
+        vec![("sec-fetch-site", "cross-site".to_owned())],
+        // A page on another port of this host is same-site, but not same-origin.
+        vec![("sec-fetch-site", "same-site".to_owned())],
+        vec![("origin", "http://evil.example".to_owned())],
+        vec![("origin", other_port.clone())],
+        vec![("origin", "null".to_owned())],
+        vec![
+            ("origin", "http://evil.example".to_owned()),
+            ("sec-fetch-site", "cross-site".to_owned()),
+        ],
+    ] {
+        let response = post(headers.clone()).await.expect("POST answers");
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{headers:?}");
+    }
+    let refused = post(vec![("sec-fetch-site", "same-site".to_owned())])
+        .await
+        .expect("POST answers");
+    assert_eq!(
+        refused.json::<serde_json::Value>().await.expect("JSON"),
+        json!({"error": "refused: this request comes from another site (Sec-Fetch-Site: \
+                         same-site); paperjudge takes changes only from its own pages"})
+    );
+    let undo = app
+        .http
+        .post(app.url(&format!("/targets/{t1}/undo")))
+        .header("cookie", &session.cookie)
+        .header("origin", "http://evil.example")
+        .form(&[("csrf_token", &session.token)])
+        .send()
+        .await
+        .expect("POST answers");
+    assert_eq!(undo.status(), StatusCode::FORBIDDEN);
+    assert_eq!(app.study.count("ratings").await, 0);
+    assert_eq!(app.study.count("rating_history").await, 0);
+
+    // The rating page's own posts: same origin, or typed by the person (`none`).
+    for headers in [
+        vec![
+            ("sec-fetch-site", "same-origin".to_owned()),
+            ("origin", app.address.clone()),
+        ],
+        vec![("sec-fetch-site", "none".to_owned())],
+    ] {
+        let response = post(headers.clone()).await.expect("POST answers");
+        assert_eq!(response.status(), StatusCode::OK, "{headers:?}");
+    }
+}
+
+#[tokio::test]
+async fn head_answers_every_page_and_other_methods_get_405_with_allow() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.key("T1").await;
+
+    for path in [
+        "/".to_owned(),
+        "/healthz".to_owned(),
+        "/targets".to_owned(),
+        format!("/targets/{t1}"),
+        "/next".to_owned(),
+        "/leaderboard".to_owned(),
+        "/leaderboard.json".to_owned(),
+        "/export/ratings.csv".to_owned(),
+        "/static/rating.js".to_owned(),
+    ] {
+        let get = app.get(&path).await;
+        let head = app
+            .http
+            .head(app.url(&path))
+            .send()
+            .await
+            .expect("HEAD answers");
+        assert_eq!(head.status(), get.status(), "{path}");
+        assert_eq!(
+            head.headers().get(CONTENT_TYPE),
+            get.headers().get(CONTENT_TYPE),
+            "{path}"
+        );
+        assert_eq!(head.headers()[X_CONTENT_TYPE_OPTIONS], "nosniff", "{path}");
+        assert_eq!(head.bytes().await.expect("no body").len(), 0, "{path}");
+    }
+
+    for (method, path, allow) in [
+        ("PUT", "/".to_owned(), "GET, HEAD"),
+        ("DELETE", "/healthz".to_owned(), "GET, HEAD"),
+        ("POST", format!("/targets/{t1}"), "GET, HEAD"),
+        ("GET", format!("/targets/{t1}/ratings"), "POST"),
+        ("PUT", format!("/targets/{t1}/undo"), "POST"),
+    ] {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
+        let response = app
+            .http
+            .request(method.clone(), app.url(&path))
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(
+            response.status(),
+            StatusCode::METHOD_NOT_ALLOWED,
+            "{method} {path}"
+        );
+        assert_eq!(response.headers()["allow"], allow, "{method} {path}");
+        let page = response.text().await.expect("a page");
+        assert!(
+            page.contains(&format!("this address takes {allow}, not {method}")),
+            "{method} {path}: {page}"
+        );
+    }
+    for method in [reqwest::Method::PUT, reqwest::Method::HEAD] {
+        let response = app
+            .http
+            .request(method.clone(), app.url("/no/such/page"))
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{method}");
+    }
+}

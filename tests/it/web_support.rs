@@ -59,6 +59,14 @@ charlie-bm25,T2,1,P1,20.1
 
 pub const T1_POOL_SIZE: i64 = 7;
 
+/// The fixture study, not served yet.
+pub async fn fixture_study() -> TestStudy {
+    let study = TestStudy::new().await;
+    study.papers(PAPERS_CSV).await;
+    study.recommendations(RECOMMENDATIONS_CSV).await;
+    study
+}
+
 /// The running app and a client for it.
 pub struct TestApp {
     pub study: TestStudy,
@@ -82,10 +90,7 @@ pub enum Answer {
 impl TestApp {
     /// The fixture study, served.
     pub async fn with_fixture() -> TestApp {
-        let study = TestStudy::new().await;
-        study.papers(PAPERS_CSV).await;
-        study.recommendations(RECOMMENDATIONS_CSV).await;
-        TestApp::spawn(study).await
+        TestApp::spawn(fixture_study().await).await
     }
 
     pub async fn spawn(study: TestStudy) -> TestApp {
@@ -266,13 +271,13 @@ impl TestApp {
     }
 }
 
-/// `paperjudge_csrf=<token>` from a response's `Set-Cookie`.
+/// `paperjudge_browser=<id>` (the browser session the CSRF token is bound to) from a response's `Set-Cookie`.
 pub fn csrf_cookie(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(SET_COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
-        .find(|value| value.starts_with("paperjudge_csrf="))
+        .find(|value| value.starts_with("paperjudge_browser="))
         .and_then(|value| value.split(';').next())
         .map(str::to_owned)
 }

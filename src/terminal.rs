@@ -1,0 +1,43 @@
+//! Text bound for a terminal. A model name or a line of an input file may hold control or
+//! format characters: ESC starts a sequence that moves the cursor, recolours or rewrites the
+//! screen, and a bidi override reorders what follows. Printed as they are, they would let a
+//! file make the terminal show something other than what paperjudge wrote, so everything
+//! paperjudge prints from data goes through [`escape`].
+
+use std::borrow::Cow;
+
+use crate::domain::is_control_or_format;
+
+/// `text` with each control or format character written as a Rust escape (`\u{1b}` for ESC,
+/// `\t` for a tab); other text as it is.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_control_or_format) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if is_control_or_format(c) {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_and_format_characters_are_escaped_and_nothing_else() {
+        assert_eq!(escape("LDA 300 · ü"), "LDA 300 · ü");
+        assert_eq!(escape("a\u{1b}[31mred"), "a\\u{1b}[31mred");
+        assert_eq!(escape("tab\there"), "tab\\there");
+        assert_eq!(escape("zero\u{200b}width"), "zero\\u{200b}width");
+        assert_eq!(escape("\u{202e}evil"), "\\u{202e}evil");
+        assert_eq!(escape("nul\0"), "nul\\u{0}");
+    }
+}
