@@ -6,7 +6,8 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Independent random streams, one per part of the study, so that e.g. the paper texts do not
-/// shift when the recommendation algorithm changes.
+/// shift when the recommendation algorithm changes, and an optional output leaves the others
+/// as they are.
 #[derive(Clone, Copy, Debug)]
 pub enum Stream {
     Topics = 1,
@@ -14,6 +15,8 @@ pub enum Stream {
     Targets = 3,
     Recommendations = 4,
     Ratings = 5,
+    Retrained = 6,
+    Chosen = 7,
 }
 
 pub fn rng_for(seed: u64, stream: Stream) -> ChaCha8Rng {

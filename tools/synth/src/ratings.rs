@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rand::Rng;
 
-use crate::config::Config;
+use crate::config::{Config, Ratings};
 use crate::format::push_id;
 use crate::random::{mix, rng_for, unit, Stream};
 use crate::recommendations::{Candidate, Pools};
@@ -53,7 +53,8 @@ fn stars(seed: u64, target: u32, paper: u32, relevance: f64) -> u8 {
     (value + 0.5).floor().clamp(1.0, 5.0) as u8
 }
 
-/// Writes `ratings.csv`.
+/// Writes `ratings.csv`. As a pair's stars depend on the pair alone, a fully rated target
+/// gives the same stars to the pairs it shares with a partly rated one.
 pub fn write_ratings(
     config: &Config,
     seed: u64,
@@ -63,7 +64,10 @@ pub fn write_ratings(
 ) -> io::Result<()> {
     let mut rng = rng_for(seed, Stream::Ratings);
     let sizes: Vec<usize> = pools.offsets.windows(2).map(|w| w[1] - w[0]).collect();
-    let quotas = quotas(&sizes, config.ratings);
+    let quotas = match config.ratings {
+        Ratings::Count(total) => quotas(&sizes, total),
+        Ratings::AllPooled => sizes,
+    };
     let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
     out.write_all(b"target,paper,stars\n")?;
     let mut line = String::with_capacity(32);

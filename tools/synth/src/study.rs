@@ -4,11 +4,11 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter};
 use std::path::Path;
 
-use crate::config::Config;
+use crate::config::{Config, CsvOrder, Ratings};
 use crate::papers::{assign_topics, write_papers};
 use crate::ratings::write_ratings;
 use crate::recommendations::write_recommendations;
-use crate::targets::choose_targets;
+use crate::targets::{choose_targets, write_chosen};
 
 /// What was written.
 #[derive(Debug, Default)]
@@ -20,14 +20,20 @@ pub struct Summary {
     pub recommendations_bytes: u64,
     pub runs_bytes: u64,
     pub ratings_bytes: u64,
+    pub retrained_bytes: Option<u64>,
+    pub chosen_bytes: Option<u64>,
 }
 
 impl Summary {
     /// The counts and file sizes, for the summary line.
     pub fn describe(&self, config: &Config) -> String {
-        format!(
+        let order = match config.csv_order {
+            CsvOrder::Target => "",
+            CsvOrder::Model => " model by model",
+        };
+        let mut text = format!(
             "{} papers (papers.csv {}), {} models x {} targets x {} = {} recommendations \
-             (recommendations.csv {}, runs/ {}), {} ratings over {} targets (ratings.csv {})",
+             (recommendations.csv {}{order}, runs/ {}), {} ratings over {} targets (ratings.csv {})",
             config.papers,
             megabytes(self.papers_bytes),
             config.models,
@@ -39,7 +45,23 @@ impl Summary {
             self.ratings,
             self.rated_targets,
             megabytes(self.ratings_bytes),
-        )
+        );
+        if let (Some(retrained), Some(bytes)) = (config.retrained, self.retrained_bytes) {
+            text.push_str(&format!(
+                ", retrained/model-{}.run {} with {} of {} lists changed",
+                retrained.model + 1,
+                megabytes(bytes),
+                retrained.changed_targets,
+                config.targets
+            ));
+        }
+        if let (Some(chosen), Some(bytes)) = (config.chosen, self.chosen_bytes) {
+            text.push_str(&format!(
+                ", {chosen} chosen targets (chosen-targets.txt {})",
+                megabytes(bytes)
+            ));
+        }
+        text
     }
 }
 
@@ -63,11 +85,18 @@ pub fn write_study(config: &Config, seed: u64, out: &Path) -> io::Result<Summary
     let pools = write_recommendations(config, seed, &topics, &targets, out, &mut summary)?;
 
     write_ratings(config, seed, &pools, &out.join("ratings.csv"), &mut summary)?;
-    if summary.ratings < config.ratings {
-        eprintln!(
-            "paperjudge-synth: warning: the pools hold only {0} pairs, so only {0} of {1} ratings were written",
-            summary.ratings, config.ratings
-        );
+    if let Ratings::Count(wanted) = config.ratings {
+        if summary.ratings < wanted {
+            eprintln!(
+                "paperjudge-synth: warning: the pools hold only {0} pairs, so only {0} of {wanted} ratings were written",
+                summary.ratings
+            );
+        }
+    }
+
+    if let Some(chosen) = config.chosen {
+        let path = out.join("chosen-targets.txt");
+        summary.chosen_bytes = Some(write_chosen(seed, &targets, chosen, &path)?);
     }
     Ok(summary)
 }

@@ -1,4 +1,5 @@
-//! `recommendations.csv` and `runs/*.run`: every model's ranked list of every target.
+//! `recommendations.csv`, `runs/*.run` and the optional retrained run: every model's ranked
+//! list of every target.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -8,13 +9,15 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 mod output;
+mod retrained;
 
 use crate::config::Config;
 use crate::format::push_id;
 use crate::random::{gauss, rng_for, Stream};
 use crate::study::{finish, Summary};
 use crate::text::TOPIC_COUNT;
-use output::ListFormatter;
+use output::{ListFormatter, RecommendationsCsv};
+use retrained::RetrainedRun;
 
 /// A candidate paper of a target with its hidden relevance in [0, 1].
 #[derive(Clone, Copy, Debug)]
@@ -125,7 +128,8 @@ impl<'a> CandidateDrawer<'a> {
     }
 }
 
-/// Writes `recommendations.csv` and `runs/*.run`; returns the pools of the rated targets.
+/// Writes `recommendations.csv`, `runs/*.run` and, if asked for, the retrained run; returns
+/// the pools of the rated targets.
 pub fn write_recommendations(
     config: &Config,
     seed: u64,
@@ -139,13 +143,22 @@ pub fn write_recommendations(
 
     let names: Vec<String> = (1..=config.models).map(|m| format!("model-{m}")).collect();
     let file_capacity = ((8 << 20) / config.models).clamp(64 << 10, 1 << 20);
-    let mut csv = BufWriter::with_capacity(4 << 20, File::create(out.join("recommendations.csv"))?);
-    csv.write_all(b"model,target,rank,paper,score\n")?;
+    let mut csv = RecommendationsCsv::create(out, config.csv_order, config.models, file_capacity)?;
     let mut runs = Vec::with_capacity(config.models);
     for name in &names {
         let path = out.join("runs").join(format!("{name}.run"));
         runs.push(BufWriter::with_capacity(file_capacity, File::create(path)?));
     }
+    let mut retrained = match config.retrained {
+        Some(retrained) => Some(RetrainedRun::create(
+            retrained,
+            seed,
+            targets.len(),
+            &out.join("retrained")
+                .join(format!("{}.run", names[retrained.model])),
+        )?),
+        None => None,
+    };
     let noise: Vec<f64> = (0..config.models)
         .map(|m| model_noise(m, config.models))
         .collect();
@@ -184,11 +197,21 @@ pub fn write_recommendations(
                 &list,
                 &names[model],
                 &target_id,
-                &mut csv_rows,
+                Some(&mut csv_rows),
                 &mut run_lines,
             );
-            csv.write_all(csv_rows.as_bytes())?;
+            csv.write_rows(model, &csv_rows)?;
             run.write_all(run_lines.as_bytes())?;
+            if let Some(retrained) = retrained.as_mut().filter(|r| r.model == model) {
+                retrained.write_target(
+                    target_index,
+                    &candidates,
+                    noise[model],
+                    (&list, &run_lines),
+                    (&names[model], &target_id),
+                    &mut formatter,
+                )?;
+            }
         }
         if pooled {
             pools.targets.push(target);
@@ -206,9 +229,12 @@ pub fn write_recommendations(
     }
 
     summary.recommendations = targets.len() * config.models * list_len;
-    summary.recommendations_bytes = finish(csv)?;
+    summary.recommendations_bytes = csv.finish()?;
     for run in runs {
         summary.runs_bytes += finish(run)?;
+    }
+    if let Some(retrained) = retrained {
+        summary.retrained_bytes = Some(retrained.finish()?);
     }
     Ok(pools)
 }
@@ -234,7 +260,7 @@ fn rank(candidates: &[Candidate], noise: f64, rng: &mut ChaCha8Rng, scored: &mut
 
 /// A paper of a written list and its score in millionths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Listed {
+struct Listed {
     paper: u32,
     micros: u32,
 }

@@ -9,7 +9,12 @@ use crate::config::tests::config;
 use crate::config::Config;
 
 fn tiny() -> Config {
-    config(&[
+    tiny_with(&[])
+}
+
+/// The tiny study's counts (37 ratings unless `extra` says otherwise) and `extra` options.
+fn tiny_with(extra: &[&str]) -> Config {
+    let mut argv = vec![
         "--papers",
         "40",
         "--models",
@@ -20,9 +25,12 @@ fn tiny() -> Config {
         "6",
         "--rated-targets",
         "5",
-        "--ratings",
-        "37",
-    ])
+    ];
+    if !extra.contains(&"--ratings") {
+        argv.extend(["--ratings", "37"]);
+    }
+    argv.extend_from_slice(extra);
+    config(&argv)
 }
 
 /// A fresh directory under the system temp dir, removed on drop.
@@ -272,15 +280,243 @@ fn ndcg_by_model(dir: &Path, models: usize) -> Vec<f64> {
 
 #[test]
 fn ratings_rank_the_models_in_order() {
-    let config = config(&["--size", "s"]);
-    let dir = TempDir::new("order");
-    let summary = write_study(&config, 1, &dir.0).unwrap();
-    assert_eq!(summary.ratings, 1_300);
-    assert_eq!(summary.rated_targets, 65);
-    let ndcg = ndcg_by_model(&dir.0, 8);
-    assert!(ndcg[0] > ndcg[7] + 0.2, "{ndcg:?}");
-    assert!(
-        ndcg[0] > ndcg[3] && ndcg[3] > ndcg[7],
-        "best, middle and worst in order: {ndcg:?}"
+    // The preset's partly rated targets, and the same targets fully rated.
+    for (ratings, count) in [("1300", 1_300), ("all", 1_830)] {
+        let config = config(&["--size", "s", "--ratings", ratings]);
+        let dir = TempDir::new(&format!("order-{ratings}"));
+        let summary = write_study(&config, 1, &dir.0).unwrap();
+        assert_eq!(summary.ratings, count);
+        assert_eq!(summary.rated_targets, 65);
+        let ndcg = ndcg_by_model(&dir.0, 8);
+        assert!(ndcg[0] > ndcg[7] + 0.2, "--ratings {ratings}: {ndcg:?}");
+        assert!(
+            ndcg.windows(2).all(|pair| pair[0] > pair[1]),
+            "--ratings {ratings}: every model above the next: {ndcg:?}"
+        );
+    }
+}
+
+/// The lines of a TREC run file by target, and the run tags it names.
+fn run_by_target(path: &Path) -> (HashMap<String, Vec<String>>, HashSet<String>) {
+    let mut by_target: HashMap<String, Vec<String>> = HashMap::new();
+    let mut tags = HashSet::new();
+    for line in fs::read_to_string(path).expect("run file").lines() {
+        let fields: Vec<&str> = line.split(' ').collect();
+        assert_eq!(fields.len(), 6, "{line}");
+        tags.insert(fields[5].to_owned());
+        by_target
+            .entry(fields[0].to_owned())
+            .or_default()
+            .push(line.to_owned());
+    }
+    (by_target, tags)
+}
+
+/// The papers of a list of run lines, in rank order.
+fn papers_of(lines: &[String]) -> Vec<&str> {
+    lines
+        .iter()
+        .map(|line| line.split(' ').nth(2).unwrap())
+        .collect()
+}
+
+#[test]
+fn options_are_deterministic_and_change_only_their_files() {
+    let options = [
+        "--csv-order",
+        "model",
+        "--retrained-share",
+        "0.25",
+        "--retrained-model",
+        "2",
+        "--chosen",
+        "4",
+    ];
+    let (plain, a, b) = (
+        TempDir::new("plain"),
+        TempDir::new("options-a"),
+        TempDir::new("options-b"),
     );
+    write_study(&tiny(), 42, &plain.0).unwrap();
+    write_study(&tiny_with(&options), 42, &a.0).unwrap();
+    write_study(&tiny_with(&options), 42, &b.0).unwrap();
+    let (plain, a, b) = (all_files(&plain.0), all_files(&a.0), all_files(&b.0));
+    let names: Vec<&str> = a.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "chosen-targets.txt",
+            "papers.csv",
+            "ratings.csv",
+            "recommendations.csv",
+            "retrained/model-2.run",
+            "runs/model-1.run",
+            "runs/model-2.run",
+            "runs/model-3.run",
+        ]
+    );
+    assert!(a == b, "the same options and seed give the same bytes");
+    let plain: HashMap<&str, &Vec<u8>> = plain.iter().map(|(n, b)| (n.as_str(), b)).collect();
+    for (name, bytes) in &a {
+        match name.as_str() {
+            "chosen-targets.txt" | "retrained/model-2.run" => {
+                assert!(!plain.contains_key(name.as_str()))
+            }
+            "recommendations.csv" => assert!(plain[name.as_str()] != bytes),
+            _ => assert!(plain[name.as_str()] == bytes, "{name} changed"),
+        }
+    }
+    // Fully rated targets get the same stars as partly rated ones: ratings.csv alone changes.
+    let (partly, fully) = (TempDir::new("partly"), TempDir::new("fully"));
+    write_study(&tiny(), 42, &partly.0).unwrap();
+    write_study(&tiny_with(&["--ratings", "all"]), 42, &fully.0).unwrap();
+    for ((name, partly), (_, fully)) in all_files(&partly.0).iter().zip(&all_files(&fully.0)) {
+        assert_eq!(name == "ratings.csv", partly != fully, "{name}");
+    }
+}
+
+#[test]
+fn model_major_csv_holds_the_same_rows_model_by_model() {
+    let (by_target, by_model) = (TempDir::new("by-target"), TempDir::new("by-model"));
+    write_study(&tiny(), 5, &by_target.0).unwrap();
+    write_study(&tiny_with(&["--csv-order", "model"]), 5, &by_model.0).unwrap();
+    let (header, target_rows) = read_csv(&by_target.0.join("recommendations.csv"));
+    let (model_header, model_rows) = read_csv(&by_model.0.join("recommendations.csv"));
+    assert_eq!(header, model_header);
+    assert_eq!(model_rows.len(), 12 * 3 * 6);
+    // Model by model, then the target-major order within a model: a stable sort by model.
+    let model_number = |row: &Vec<String>| -> usize { row[0]["model-".len()..].parse().unwrap() };
+    let mut expected = target_rows.clone();
+    expected.sort_by_key(model_number);
+    assert_eq!(model_rows, expected);
+    assert_eq!(model_rows[0][0], "model-1");
+    assert_eq!(model_rows[12 * 6][0], "model-2");
+    assert!(!by_model.0.join(".recommendations-by-model").exists());
+}
+
+#[test]
+fn retrained_run_changes_exactly_the_stated_share_of_targets() {
+    // 40 targets; the second study's lists hold every candidate, so a new list is a new order.
+    let cases = [
+        (
+            vec!["--papers", "60", "--targets", "40", "--models", "3"],
+            "0.25",
+            "2",
+            10,
+        ),
+        (vec!["--papers", "60", "--targets", "40"], "0.1", "1", 4),
+        (
+            vec!["--papers", "5", "--list-len", "4", "--models", "2"],
+            "1",
+            "2",
+            5,
+        ),
+        (vec!["--papers", "60", "--targets", "40"], "0", "1", 0),
+    ];
+    for (counts, share, model, changed) in cases {
+        let mut argv = counts.clone();
+        argv.extend(["--retrained-share", share, "--retrained-model", model]);
+        let config = config(&argv);
+        let dir = TempDir::new("retrained");
+        let summary = write_study(&config, 11, &dir.0).unwrap();
+        let tag = format!("model-{model}");
+        let (original, original_tags) =
+            run_by_target(&dir.0.join("runs").join(format!("{tag}.run")));
+        let (retrained, retrained_tags) =
+            run_by_target(&dir.0.join("retrained").join(format!("{tag}.run")));
+        assert_eq!(
+            retrained_tags,
+            HashSet::from([tag.clone()]),
+            "the same run tag"
+        );
+        assert_eq!(original_tags, retrained_tags);
+        assert_eq!(retrained.len(), config.targets);
+        let mut differing = 0;
+        for (target, lines) in &retrained {
+            let before = &original[target];
+            assert_eq!(lines.len(), config.list_len);
+            if lines != before {
+                differing += 1;
+                assert_ne!(papers_of(lines), papers_of(before), "{target}: a new list");
+            }
+            // A valid list: ranks 1.., scores strictly decreasing, distinct papers, never
+            // the target itself.
+            let papers = papers_of(lines);
+            assert_eq!(papers.iter().collect::<HashSet<_>>().len(), papers.len());
+            assert!(!papers.contains(&target.as_str()));
+            let fields: Vec<Vec<&str>> = lines.iter().map(|l| l.split(' ').collect()).collect();
+            for (i, f) in fields.iter().enumerate() {
+                assert_eq!(f[3], (i + 1).to_string());
+            }
+            let scores: Vec<f64> = fields.iter().map(|f| f[4].parse().unwrap()).collect();
+            assert!(scores.windows(2).all(|w| w[0] > w[1]), "{scores:?}");
+        }
+        assert_eq!(
+            differing, changed,
+            "--retrained-share {share} of {counts:?}"
+        );
+        assert_eq!(
+            summary.retrained_bytes,
+            Some(
+                fs::metadata(dir.0.join("retrained").join(format!("{tag}.run")))
+                    .unwrap()
+                    .len()
+            )
+        );
+    }
+}
+
+#[test]
+fn fully_rated_targets_have_every_pooled_pair_at_the_pool_depth() {
+    for depth in ["8", "3"] {
+        let config = tiny_with(&["--ratings", "all", "--pool-depth", depth]);
+        let dir = TempDir::new(&format!("fully-{depth}"));
+        let summary = write_study(&config, 9, &dir.0).unwrap();
+        let (_, recs) = read_csv(&dir.0.join("recommendations.csv"));
+        let mut targets: Vec<&str> = recs.iter().map(|row| row[1].as_str()).collect();
+        targets.sort();
+        targets.dedup();
+        let rated: HashSet<&str> = targets[..config.rated_targets].iter().copied().collect();
+        let pooled: HashSet<(String, String)> = recs
+            .iter()
+            .filter(|row| rated.contains(row[1].as_str()))
+            .filter(|row| row[2].parse::<usize>().unwrap() <= config.pool_depth)
+            .map(|row| (row[1].clone(), row[3].clone()))
+            .collect();
+        let (_, ratings) = read_csv(&dir.0.join("ratings.csv"));
+        let judged: HashSet<(String, String)> = ratings
+            .iter()
+            .map(|row| (row[0].clone(), row[1].clone()))
+            .collect();
+        assert_eq!(judged.len(), ratings.len(), "no pair twice");
+        assert_eq!(judged, pooled, "--pool-depth {depth}");
+        assert_eq!(summary.ratings, pooled.len());
+        assert_eq!(summary.rated_targets, 5);
+    }
+}
+
+#[test]
+fn chosen_targets_are_distinct_targets_at_random() {
+    let (a, b) = (TempDir::new("chosen-a"), TempDir::new("chosen-b"));
+    let config = config(&["--chosen", "20"]);
+    let summary = write_study(&config, 3, &a.0).unwrap();
+    write_study(&config, 4, &b.0).unwrap();
+    let (_, recs) = read_csv(&a.0.join("recommendations.csv"));
+    let targets: HashSet<&str> = recs.iter().map(|row| row[1].as_str()).collect();
+    assert_eq!(targets.len(), 65);
+    let text = fs::read_to_string(a.0.join("chosen-targets.txt")).unwrap();
+    assert_eq!(summary.chosen_bytes, Some(text.len() as u64));
+    let chosen: Vec<&str> = text.lines().collect();
+    assert_eq!(chosen.len(), 20);
+    assert!(
+        chosen.windows(2).all(|w| w[0] < w[1]),
+        "ascending, distinct"
+    );
+    assert!(chosen.iter().all(|id| targets.contains(id)), "{chosen:?}");
+    // Drawn among all the targets, not the first ones.
+    let mut sorted: Vec<&str> = targets.into_iter().collect();
+    sorted.sort();
+    assert_ne!(chosen, sorted[..20]);
+    let other = fs::read_to_string(b.0.join("chosen-targets.txt")).unwrap();
+    assert_ne!(text, other, "another seed, another choice");
 }
