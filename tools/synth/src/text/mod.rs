@@ -144,6 +144,36 @@ impl TextGen {
         }
     }
 
+    /// Appends one piece of a template. `article_end` is where an `a` just written ends, so
+    /// that a word said with a vowel first turns it into `an`; `title` capitalises the word.
+    fn push_piece(
+        &self,
+        out: &mut String,
+        piece: Piece,
+        article_end: &mut Option<usize>,
+        title: bool,
+        topic: usize,
+        rng: &mut ChaCha8Rng,
+    ) {
+        match piece {
+            Piece::Literal(text) => {
+                out.push_str(text);
+                *article_end = text.eq_ignore_ascii_case("a").then_some(out.len());
+            }
+            Piece::Slot { kind, pre, post } => {
+                out.push_str(pre);
+                let word = out.len();
+                self.push_word(out, kind, topic, rng);
+                if title {
+                    title_case(out, word);
+                }
+                fix_article(out, article_end.filter(|_| pre.is_empty()), word);
+                out.push_str(post);
+                *article_end = None;
+            }
+        }
+    }
+
     /// A title of 6-12 words in title case.
     pub fn title(&self, out: &mut String, first: bool, topic: usize, rng: &mut ChaCha8Rng) {
         out.clear();
@@ -157,21 +187,7 @@ impl TextGen {
             if i > 0 {
                 out.push(' ');
             }
-            match *piece {
-                Piece::Literal(text) => {
-                    out.push_str(text);
-                    article_end = text.eq_ignore_ascii_case("a").then_some(out.len());
-                }
-                Piece::Slot { kind, pre, post } => {
-                    out.push_str(pre);
-                    let start = out.len();
-                    self.push_word(out, kind, topic, rng);
-                    title_case(out, start);
-                    fix_article(out, article_end.filter(|_| pre.is_empty()), start);
-                    out.push_str(post);
-                    article_end = None;
-                }
-            }
+            self.push_piece(out, *piece, &mut article_end, true, topic, rng);
         }
     }
 
@@ -195,20 +211,7 @@ impl TextGen {
                     out.push(' ');
                 }
                 let start = out.len();
-                match *piece {
-                    Piece::Literal(text) => {
-                        out.push_str(text);
-                        article_end = text.eq_ignore_ascii_case("a").then_some(out.len());
-                    }
-                    Piece::Slot { kind, pre, post } => {
-                        out.push_str(pre);
-                        let word = out.len();
-                        self.push_word(out, kind, topic, rng);
-                        fix_article(out, article_end.filter(|_| pre.is_empty()), word);
-                        out.push_str(post);
-                        article_end = None;
-                    }
-                }
+                self.push_piece(out, *piece, &mut article_end, false, topic, rng);
                 if i == 0 {
                     capitalize_at(out, start);
                 }
