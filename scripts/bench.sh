@@ -7,7 +7,8 @@
 #   RUNS=5 scripts/bench.sh     # more runs per figure
 #
 # It installs what it needs (hyperfine and sqlite3 from Debian, pytrec_eval-terrier from
-# PyPI), builds in release mode and generates the synthetic study L into target/bench/ once.
+# PyPI), builds the app and the study generator (tools/synth) in release mode and generates the
+# synthetic study L into target/bench/ once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -27,7 +28,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 python3 -c 'import pytrec_eval' 2>/dev/null || pip install -q pytrec_eval-terrier
 
-cargo build --release --bins
+cargo build --release -p paperjudge -p paperjudge-synth
 bin=$root/target/release/paperjudge
 synth=$root/target/release/paperjudge-synth
 study=$work/study-l
