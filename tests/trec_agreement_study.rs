@@ -7,7 +7,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroUsize;
 
 use common::TestStudy;
-use paperjudge::evaluation;
+use paperjudge::evaluation::{self, PerTarget, Scope};
+use paperjudge::leaderboard::Partial;
 use paperjudge::import::Format;
 use paperjudge::metrics::{Empty, Settings, Unjudged};
 use serde_json::Value;
@@ -66,7 +67,12 @@ async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
                 empty: Empty::Zero,
                 ..Settings::default()
             };
-            let board = evaluation::leaderboard(&study.pool, settings, true)
+            // trec_eval scores every target of its qrels: partly rated ones too.
+            let scope = Scope {
+                per_target: PerTarget::All,
+                partial: Partial::Include,
+            };
+            let board = evaluation::leaderboard(&study.pool, settings, scope)
                 .await
                 .unwrap();
             let ours: HashMap<(String, String), Option<f64>> = board

@@ -148,6 +148,8 @@ pub async fn key_of<'e, E: SqliteExecutor<'e>>(
 /// (`AND`, `NEAR`, `*`, `:`, parentheses, quotes); the tokenizer splits a quoted word at
 /// punctuation as it split the indexed text, so `10.1145/3292500` finds that id.
 pub fn search_expression(text: &str) -> Option<String> {
+    // FTS5 reads a query as a C string: a NUL would cut it short inside a quoted word.
+    let text = text.replace(char::is_control, " ");
     let terms: Vec<String> = text
         .split_whitespace()
         .filter(|word| word.chars().any(char::is_alphanumeric))
@@ -239,6 +241,10 @@ mod tests {
         assert_eq!(
             search_expression("title:x OR \"y NEAR(z"),
             Some("\"title:x\"* \"OR\" \"\"\"y\" \"NEAR(z\"*".to_owned())
+        );
+        assert_eq!(
+            search_expression("a\u{0}b\tc"),
+            Some("\"a\" \"b\" \"c\"".to_owned())
         );
         assert_eq!(
             search_expression("10.1145/3292500"),

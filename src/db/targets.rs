@@ -119,6 +119,9 @@ impl Overview {
     /// recommendations" or "rating 65 chosen targets of 40,000 with recommendations".
     pub fn in_words(&self) -> String {
         match self.choice {
+            TargetChoice::All if self.active == 0 => {
+                "rating no target yet: no paper has recommendations".to_owned()
+            }
             TargetChoice::All if self.active == 1 => {
                 "rating the 1 target that has recommendations".to_owned()
             }
@@ -564,6 +567,10 @@ mod tests {
         assert_eq!(
             overview(TargetChoice::All, 1, 1).in_words(),
             "rating the 1 target that has recommendations"
+        );
+        assert_eq!(
+            overview(TargetChoice::All, 0, 0).in_words(),
+            "rating no target yet: no paper has recommendations"
         );
         assert_eq!(
             overview(TargetChoice::Chosen, 65, 40000).in_words(),

@@ -505,7 +505,8 @@ impl Links {
         };
         Links {
             blind: blind.link("/leaderboard", &[]),
-            per_target: query.link("/leaderboard/targets", &[]),
+            // The per-target views show fully rated targets only, whatever `partial` says.
+            per_target: blind.link("/leaderboard/targets", &[]),
             csv: query.link("/leaderboard.csv", &[]),
             per_target_csv: query.link("/leaderboard.csv", &[("per_target", "1")]),
             json: query.link("/leaderboard.json", &[]),

@@ -256,6 +256,17 @@ impl TestApp {
         tx.commit().await.expect("the commit");
     }
 
+    /// The targets being rated in the order `/next` offers them (the study's random order).
+    pub async fn rating_order(&self) -> Vec<String> {
+        sqlx::query_scalar(
+            "SELECT p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
+             WHERE t.active = 1 ORDER BY t.order_key, t.target_id",
+        )
+        .fetch_all(&self.study.pool)
+        .await
+        .expect("the rating order")
+    }
+
     /// A target's pool in the stored blind order, by external id.
     pub async fn stored_order(&self, target: &str) -> Vec<String> {
         db::pool::all_rows(&self.study.pool)
