@@ -59,7 +59,11 @@ fn quoted(ids: &[String]) -> String {
 }
 
 fn has(ids: &[String]) -> String {
-    format!("{} {}", quoted(ids), if ids.len() == 1 { "has" } else { "have" })
+    format!(
+        "{} {}",
+        quoted(ids),
+        if ids.len() == 1 { "has" } else { "have" }
+    )
 }
 
 /// What a choice did.
@@ -294,7 +298,10 @@ fn ids_of(ids: &[String]) -> impl Iterator<Item = &str> {
 
 /// The keys of the papers with these ids (once each, in the order given); an error naming
 /// every id that is no paper.
-async fn resolve(conn: &mut SqliteConnection, ids: &[String]) -> Result<Vec<PaperKey>, ChoiceError> {
+async fn resolve(
+    conn: &mut SqliteConnection,
+    ids: &[String],
+) -> Result<Vec<PaperKey>, ChoiceError> {
     let mut keys = Vec::new();
     let mut unknown = Vec::new();
     for id in ids_of(ids) {

@@ -580,7 +580,10 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
                 let change = choice::choose_all(&mut tx, &mut rng)
                     .await
                     .map_err(choice_error)?;
-                format!("every paper with recommendations is a target again; pool: {} pairs added", change.added)
+                format!(
+                    "every paper with recommendations is a target again; pool: {} pairs added",
+                    change.added
+                )
             } else if let Some(count) = args.sample {
                 let seed = args.seed.unwrap_or_else(|| rng.random());
                 let chosen = choice::sample(&mut tx, count, seed, &mut rng)
@@ -592,14 +595,15 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
                     Some(file) => ids_from_file(file)?,
                     None => (args.ids.clone(), Vec::new()),
                 };
-                let chosen = choice::choose(&mut tx, &ids, &mut rng)
-                    .await
-                    .map_err(|error| match (error, &args.file) {
-                        (choice::ChoiceError::UnknownIds(unknown), Some(file)) => {
-                            unknown_in_file(file, &ids, &lines, &unknown)
-                        }
-                        (error, _) => choice_error(error),
-                    })?;
+                let chosen =
+                    choice::choose(&mut tx, &ids, &mut rng)
+                        .await
+                        .map_err(|error| match (error, &args.file) {
+                            (choice::ChoiceError::UnknownIds(unknown), Some(file)) => {
+                                unknown_in_file(file, &ids, &lines, &unknown)
+                            }
+                            (error, _) => choice_error(error),
+                        })?;
                 chosen.to_string()
             };
             tx.commit().await?;
@@ -618,8 +622,7 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
             Ok(())
         }
         TargetsCommand::List { format } => {
-            let targets =
-                db::targets::list(pool, db::targets::Listing::EVERY_TARGET).await?;
+            let targets = db::targets::list(pool, db::targets::Listing::EVERY_TARGET).await?;
             let text = match format {
                 ListFormat::Text => targets_table(&targets),
                 ListFormat::Csv => targets_csv(&targets)

@@ -146,7 +146,13 @@ pub async fn leaderboard(
     let include_per_target = scope.per_target != PerTarget::None;
     let computing = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
-        let board = compute(data, settings, pool_depth, scope.partial, include_per_target);
+        let board = compute(
+            data,
+            settings,
+            pool_depth,
+            scope.partial,
+            include_per_target,
+        );
         tracing::debug!(elapsed = ?started.elapsed(), "computed the leaderboard");
         board
     });

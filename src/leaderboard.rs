@@ -811,7 +811,9 @@ mod tests {
              k,gain,relevance,ideal,unjudged,empty,threshold,ap_denominator,pool_depth,partial"
         );
         assert!(lines[1].starts_with("alpha,1,1,1,1,2,1,0,,,0.3333333333333333,1,0.5,1,1,"));
-        assert!(lines[1].ends_with(",3,linear,stars-minus-one,judged,zero,skip,4,relevant,3,include"));
+        assert!(
+            lines[1].ends_with(",3,linear,stars-minus-one,judged,zero,skip,4,relevant,3,include")
+        );
         assert!(lines[3].starts_with("\"gamma, v2\",3,"));
         assert_eq!(lines.len(), 4);
 

@@ -79,9 +79,11 @@ fn close(value: &Value, expected: f64) {
 fn by_default_the_leaderboard_scores_only_fully_rated_targets() {
     let dir = tempfile::tempdir().unwrap();
     let db = small_study(dir.path());
-    let board: Value =
-        serde_json::from_str(&stdout(&paperjudge(&db, &["leaderboard", "--format", "json"])))
-            .unwrap();
+    let board: Value = serde_json::from_str(&stdout(&paperjudge(
+        &db,
+        &["leaderboard", "--format", "json"],
+    )))
+    .unwrap();
     assert_eq!(board["settings"]["partial"], "exclude");
     // T1 is partly rated (X is not), T2 fully rated with nothing relevant, T3 unrated.
     assert_eq!(

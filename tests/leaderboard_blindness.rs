@@ -98,7 +98,9 @@ async fn every_output_stays_the_same_until_the_last_paper_of_a_target_is_rated()
     let mut before = outputs(&app).await;
     assert_eq!(before.len(), 9);
     for (index, paper) in blind_order.iter().enumerate() {
-        let rated = app.rate(&session, t2, paper, stars(paper), Answer::Json).await;
+        let rated = app
+            .rate(&session, t2, paper, stars(paper), Answer::Json)
+            .await;
         assert_eq!(rated.status(), StatusCode::OK);
         let after = outputs(&app).await;
         for ((name, old), (_, new)) in before.iter().zip(&after) {
@@ -156,7 +158,9 @@ async fn a_rating_changed_after_a_per_target_view_showed_its_target_is_marked() 
     app.get_text("/leaderboard").await;
     app.get_text("/leaderboard.json").await;
     assert_eq!(
-        app.get(&format!("/leaderboard/targets/{t2}")).await.status(),
+        app.get(&format!("/leaderboard/targets/{t2}"))
+            .await
+            .status(),
         StatusCode::FORBIDDEN
     );
     app.rate(&session, t1, "P3", "1", Answer::Json).await;
@@ -180,7 +184,10 @@ async fn a_rating_changed_after_a_per_target_view_showed_its_target_is_marked() 
     let page = app.get_text("/leaderboard?partial=include").await;
     assert!(page.contains("<strong>Not blind.</strong>"));
     app.rate(&session, t2, "P9", "2", Answer::Json).await;
-    assert_eq!(provenance(&app).await.last(), Some(&entry("T2", "P9", true)));
+    assert_eq!(
+        provenance(&app).await.last(),
+        Some(&entry("T2", "P9", true))
+    );
     let status: Value = serde_json::from_str(&succeeded(&paperjudge(
         &app.study.db_path(),
         &["status", "--format", "json"],
@@ -210,7 +217,11 @@ async fn per_target_downloads_and_the_matrix_unblind_the_targets_they_show() {
 
     app.store_rating("T2", "P7", 5).await;
     app.get_text("/leaderboard/targets").await;
-    assert_eq!(unblinded().await, ["T1"], "T2 is not fully rated: not shown");
+    assert_eq!(
+        unblinded().await,
+        ["T1"],
+        "T2 is not fully rated: not shown"
+    );
     succeeded(&paperjudge(
         &app.study.db_path(),
         &["leaderboard", "--include-partial"],

@@ -45,7 +45,12 @@ fn reported(db: &Path, args: &[&str]) -> String {
 
 fn refused(db: &Path, args: &[&str]) -> String {
     let output = run(db, args);
-    assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{args:?}: {}",
+        stderr(&output)
+    );
     stderr(&output)
 }
 
@@ -64,7 +69,11 @@ fn imported(dir: &Path, name: &str) -> PathBuf {
     succeeded(&run(&db, &["import", "papers", papers.to_str().unwrap()]));
     succeeded(&run(
         &db,
-        &["import", "recommendations", recommendations.to_str().unwrap()],
+        &[
+            "import",
+            "recommendations",
+            recommendations.to_str().unwrap(),
+        ],
     ));
     db
 }
@@ -95,7 +104,11 @@ async fn targets_chosen_before_the_lists_arrive_are_the_only_ones_pooled() {
     assert_eq!(
         reported(
             &db,
-            &["import", "recommendations", recommendations.to_str().unwrap()]
+            &[
+                "import",
+                "recommendations",
+                recommendations.to_str().unwrap()
+            ]
         ),
         "read 30 rows; lists: 10 added, 0 updated, 0 unchanged; 0 rows dropped; pool: 10 pairs \
          added, 0 removed\nthe study is rating 2 chosen targets of 5 with recommendations\n"
@@ -114,7 +127,14 @@ async fn targets_chosen_before_the_lists_arrive_are_the_only_ones_pooled() {
     let pooled_targets: Vec<&str> = (pool.lines().skip(1))
         .map(|line| line.split(',').next().unwrap())
         .collect();
-    assert_eq!(pooled_targets, ["P1"; 5].iter().chain(&["P3"; 5]).copied().collect::<Vec<_>>());
+    assert_eq!(
+        pooled_targets,
+        ["P1"; 5]
+            .iter()
+            .chain(&["P3"; 5])
+            .copied()
+            .collect::<Vec<_>>()
+    );
 
     // Choosing a paper with stored lists builds its pool from them.
     assert_eq!(
@@ -145,7 +165,10 @@ async fn unknown_ids_are_named_and_nothing_changes() {
     std::fs::write(&file, "# read in 2026\nP1\n\nnope\n  P2  \nnada\n").unwrap();
     let shown = file.display();
     assert_eq!(
-        refused(&db, &["targets", "choose", "--file", file.to_str().unwrap()]),
+        refused(
+            &db,
+            &["targets", "choose", "--file", file.to_str().unwrap()]
+        ),
         format!(
             "paperjudge: {shown}:4: unknown paper id \"nope\"\n\
              paperjudge: {shown}:6: unknown paper id \"nada\"\n\
@@ -154,7 +177,10 @@ async fn unknown_ids_are_named_and_nothing_changes() {
     );
     std::fs::write(&file, "P1\nP2 P3\n").unwrap();
     assert_eq!(
-        refused(&db, &["targets", "choose", "--file", file.to_str().unwrap()]),
+        refused(
+            &db,
+            &["targets", "choose", "--file", file.to_str().unwrap()]
+        ),
         format!("paperjudge: {shown}:2: \"P2 P3\" holds whitespace: give one paper id a line\n")
     );
     assert_eq!(
@@ -183,10 +209,17 @@ async fn a_file_of_ids_chooses_them() {
     let dir = tempfile::tempdir().unwrap();
     let db = imported(dir.path(), "study.db");
     let file = dir.path().join("read.txt");
-    std::fs::write(&file, "\u{feff}# the papers I have read\r\nP4\r\n\r\nP2\r\nP4\r\n").unwrap();
+    std::fs::write(
+        &file,
+        "\u{feff}# the papers I have read\r\nP4\r\n\r\nP2\r\nP4\r\n",
+    )
+    .unwrap();
 
     assert_eq!(
-        reported(&db, &["targets", "choose", "--file", file.to_str().unwrap()]),
+        reported(
+            &db,
+            &["targets", "choose", "--file", file.to_str().unwrap()]
+        ),
         "chose 2 targets; pool: 0 pairs added\n\
          the study no longer rates every target with recommendations, only the chosen ones \
          (`paperjudge targets choose --all` goes back)\n\
@@ -205,11 +238,23 @@ async fn a_sample_is_the_same_for_the_same_seed() {
     let [first, second, third] =
         ["first.db", "second.db", "third.db"].map(|name| imported(dir.path(), name));
 
-    let said = reported(&first, &["targets", "choose", "--sample", "3", "--seed", "7"]);
-    assert!(said.starts_with("chose 3 targets; pool: 0 pairs added\n"), "{said}");
+    let said = reported(
+        &first,
+        &["targets", "choose", "--sample", "3", "--seed", "7"],
+    );
+    assert!(
+        said.starts_with("chose 3 targets; pool: 0 pairs added\n"),
+        "{said}"
+    );
     assert!(said.contains("sampled with --seed 7\n"), "{said}");
-    succeeded(&run(&second, &["targets", "choose", "--sample", "3", "--seed", "7"]));
-    succeeded(&run(&third, &["targets", "choose", "--sample", "3", "--seed", "9"]));
+    succeeded(&run(
+        &second,
+        &["targets", "choose", "--sample", "3", "--seed", "7"],
+    ));
+    succeeded(&run(
+        &third,
+        &["targets", "choose", "--sample", "3", "--seed", "9"],
+    ));
     let sampled = list_csv(&first);
     assert_eq!(sampled.lines().count(), 4);
     assert_eq!(list_csv(&second), sampled);
@@ -222,10 +267,16 @@ async fn a_sample_is_the_same_for_the_same_seed() {
         .nth(1)
         .and_then(|rest| rest.split_whitespace().next())
         .expect("the seed is printed");
-    succeeded(&run(&second, &["targets", "choose", "--sample", "1", "--seed", seed]));
+    succeeded(&run(
+        &second,
+        &["targets", "choose", "--sample", "1", "--seed", seed],
+    ));
     assert_eq!(list_csv(&second), list_csv(&first));
     // A sample draws among the targets not chosen yet.
-    succeeded(&run(&first, &["targets", "choose", "--sample", "1", "--seed", "1"]));
+    succeeded(&run(
+        &first,
+        &["targets", "choose", "--sample", "1", "--seed", "1"],
+    ));
     assert_eq!(status(&first)["targets"], 5);
 }
 
@@ -248,9 +299,11 @@ async fn list_next_drop_and_all() {
          P2               0/5  Paper number 2\n\
          P5               0/5  Paper number 5\n"
     );
-    let listed: Value =
-        serde_json::from_str(&succeeded(&run(&db, &["targets", "list", "--format", "json"])))
-            .unwrap();
+    let listed: Value = serde_json::from_str(&succeeded(&run(
+        &db,
+        &["targets", "list", "--format", "json"],
+    )))
+    .unwrap();
     assert_eq!(
         listed,
         json!([
@@ -264,7 +317,10 @@ async fn list_next_drop_and_all() {
     let next_json: Value =
         serde_json::from_str(&succeeded(&run(&db, &["next", "--format", "json"]))).unwrap();
     assert_eq!(next_json["target"], next.trim());
-    assert_eq!((&next_json["rated"], &next_json["pooled"]), (&json!(0), &json!(5)));
+    assert_eq!(
+        (&next_json["rated"], &next_json["pooled"]),
+        (&json!(0), &json!(5))
+    );
 
     // Rate all of the next target; `next` moves on to the other one, then says nothing.
     let ratings = dir.path().join("ratings.csv");
@@ -297,7 +353,11 @@ async fn list_next_drop_and_all() {
     );
     assert_eq!(status(&db)["rated_pairs"], 5);
     let ratings_export = succeeded(&run(&db, &["export", "ratings"]));
-    assert_eq!(ratings_export.lines().count(), 11, "dropping keeps every rating");
+    assert_eq!(
+        ratings_export.lines().count(),
+        11,
+        "dropping keeps every rating"
+    );
 
     assert_eq!(
         reported(&db, &["targets", "choose", "--all"]),
@@ -305,12 +365,20 @@ async fn list_next_drop_and_all() {
          the study is rating all 5 targets that have recommendations\n"
     );
     assert_eq!(
-        list_csv(&db).lines().skip(1).map(|line| line.split(',').next().unwrap()).collect::<Vec<_>>(),
+        list_csv(&db)
+            .lines()
+            .skip(1)
+            .map(|line| line.split(',').next().unwrap())
+            .collect::<Vec<_>>(),
         ["P1", "P2", "P3", "P4", "P5"]
     );
     let all = status(&db);
     assert_eq!(
-        (&all["targets_finished"], &all["pooled_pairs"], &all["rated_pairs"]),
+        (
+            &all["targets_finished"],
+            &all["pooled_pairs"],
+            &all["rated_pairs"]
+        ),
         (&json!(2), &json!(25), &json!(10))
     );
 
@@ -342,7 +410,11 @@ async fn progress_counts_follow_every_change() {
     check(db.clone()).await;
     let ratings = dir.path().join("ratings.csv");
     // P11 is in no list: its rating brings it into P1's pool.
-    std::fs::write(&ratings, "target,paper,stars\nP1,P6,4\nP1,P11,2\nP12,P6,5\n").unwrap();
+    std::fs::write(
+        &ratings,
+        "target,paper,stars\nP1,P6,4\nP1,P11,2\nP12,P6,5\n",
+    )
+    .unwrap();
     succeeded(&run(&db, &["import", "ratings", ratings.to_str().unwrap()]));
     check(db.clone()).await;
     succeeded(&run(&db, &["targets", "choose", "P1", "P12"]));
@@ -355,7 +427,10 @@ async fn progress_counts_follow_every_change() {
         "model,target,rank,paper\nm1,P1,1,P11\nm1,P1,2,P12\nm1,P3,1,P11\n",
     )
     .unwrap();
-    let said = reported(&db, &["import", "recommendations", changed.to_str().unwrap()]);
+    let said = reported(
+        &db,
+        &["import", "recommendations", changed.to_str().unwrap()],
+    );
     assert!(said.contains("pool: 1 pairs added, 1 removed"), "{said}");
     check(db.clone()).await;
     succeeded(&run(&db, &["targets", "choose", "--all"]));

@@ -8,8 +8,8 @@ use std::num::NonZeroUsize;
 
 use common::TestStudy;
 use paperjudge::evaluation::{self, PerTarget, Scope};
-use paperjudge::leaderboard::Partial;
 use paperjudge::import::Format;
+use paperjudge::leaderboard::Partial;
 use paperjudge::metrics::{Empty, Settings, Unjudged};
 use serde_json::Value;
 

@@ -85,7 +85,10 @@ async fn next_goes_to_the_first_target_with_unrated_pairs_in_the_random_order_th
     for paper in app.stored_order(&order[0]).await {
         app.store_rating(&order[0], &paper, 3).await;
     }
-    assert_eq!(location(&app.get("/next").await), format!("/targets/{second}"));
+    assert_eq!(
+        location(&app.get("/next").await),
+        format!("/targets/{second}")
+    );
 
     for paper in app.stored_order(&order[1]).await {
         app.store_rating(&order[1], &paper, 3).await;

@@ -34,7 +34,9 @@ fn hits(html: &str) -> Vec<String> {
 }
 
 fn heading(html: &str) -> String {
-    let start = html.find("<h2 id=\"results-heading\">").expect("a results heading")
+    let start = html
+        .find("<h2 id=\"results-heading\">")
+        .expect("a results heading")
         + "<h2 id=\"results-heading\">".len();
     html[start..start + html[start..].find("</h2>").unwrap()].to_owned()
 }
@@ -74,14 +76,20 @@ async fn search_ranks_id_title_authors_then_abstract() {
 
     assert_eq!(hits(&page), ["graph-2019", "G1", "A1", "G2"]);
     assert_eq!(heading(&page), "4 papers found");
-    assert!(page.contains("<p class=\"abstract hit-passage\">A <mark>graph</mark> of citations helps.</p>"));
+    assert!(page.contains(
+        "<p class=\"abstract hit-passage\">A <mark>graph</mark> of citations helps.</p>"
+    ));
     // Every word must appear; a word of 3 letters or more finds the words it begins.
     let (_, page) = searching(&app, "/papers?q=GRAPH+citat").await;
     assert_eq!(hits(&page), ["A1", "G2"]);
     let (_, page) = searching(&app, "/papers?q=gra").await;
     assert_eq!(hits(&page).len(), 5, "gra begins Graham too");
     let page = app.get_text("/papers?q=gr").await;
-    assert_eq!(heading(&page), "No paper found", "two letters find whole words only");
+    assert_eq!(
+        heading(&page),
+        "No paper found",
+        "two letters find whole words only"
+    );
     assert!(page.contains("This study is rating no target yet: no paper has recommendations."));
 }
 
@@ -98,14 +106,20 @@ async fn search_pages_through_every_hit_once() {
 
     assert_eq!(heading(&first), "45 papers found, 1 to 20 shown");
     assert_eq!(heading(&third), "45 papers found, 41 to 45 shown");
-    assert_eq!(heading(&past), "45 papers found; this page is past the last of them");
+    assert_eq!(
+        heading(&past),
+        "45 papers found; this page is past the last of them"
+    );
     assert!(first.contains("<a href=\"/papers?q=abstract&#38;page=2\" rel=\"next\">Next page</a>"));
     assert!(!first.contains("rel=\"prev\""));
     assert!(third.contains("<a href=\"/papers?q=abstract&#38;page=2\" rel=\"prev\">"));
     assert!(!third.contains("rel=\"next\""));
     assert!(first.contains("<ol class=\"hits\" start=\"1\">"));
     assert!(third.contains("<ol class=\"hits\" start=\"41\">"));
-    let mut all: Vec<String> = [first, second, third].iter().flat_map(|page| hits(page)).collect();
+    let mut all: Vec<String> = [first, second, third]
+        .iter()
+        .flat_map(|page| hits(page))
+        .collect();
     assert_eq!(all.len(), 45);
     all.sort();
     all.dedup();
@@ -138,9 +152,9 @@ async fn hostile_text_is_never_query_syntax_and_always_escaped() {
     let page = app
         .get_text("/papers?q=%22%3Cscript%3Ealert(1)%3C%2Fscript%3E")
         .await;
-    assert!(page.contains(
-        "value=\"&#34;&#60;script&#62;alert(1)&#60;/script&#62;\" maxlength=\"200\""
-    ));
+    assert!(
+        page.contains("value=\"&#34;&#60;script&#62;alert(1)&#60;/script&#62;\" maxlength=\"200\"")
+    );
 
     // The hostile paper itself: found by its words, shown escaped everywhere.
     let (_, page) = searching(&app, "/papers?q=script+alert").await;
@@ -176,39 +190,51 @@ async fn hostile_text_is_never_query_syntax_and_always_escaped() {
 #[tokio::test]
 async fn choosing_in_the_browser_switches_the_study_to_the_chosen_targets() {
     let app = TestApp::with_fixture().await;
-    assert!(app.get_text("/").await.contains(
-        "This study is rating all 2 targets that have recommendations."
-    ));
+    assert!(app
+        .get_text("/")
+        .await
+        .contains("This study is rating all 2 targets that have recommendations."));
     let (session, page) = searching(&app, "/papers?q=target").await;
     assert_eq!(hits(&page), ["T1", "T2"]);
-    assert!(page.contains("Choosing a target here switches it to rating only the targets you choose."));
+    assert!(
+        page.contains("Choosing a target here switches it to rating only the targets you choose.")
+    );
     assert_eq!(
-        page.matches(
-            "A target while the study rates every paper with recommendations: 0 of "
-        )
-        .count(),
+        page.matches("A target while the study rates every paper with recommendations: 0 of ")
+            .count(),
         2
     );
 
-    let chosen = choose(&app, &session, &[("paper", "T2"), ("q", "target"), ("page", "1")]).await;
+    let chosen = choose(
+        &app,
+        &session,
+        &[("paper", "T2"), ("q", "target"), ("page", "1")],
+    )
+    .await;
     assert_eq!(chosen.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&chosen), "/papers?q=target&page=1#paper-T2");
     assert_eq!(listed_targets(&app).await, ["T2"]);
-    assert!(app.get_text("/").await.contains(
-        "This study is rating 1 chosen target of 2 with recommendations."
-    ));
+    assert!(app
+        .get_text("/")
+        .await
+        .contains("This study is rating 1 chosen target of 2 with recommendations."));
     let t1 = app.key("T1").await;
     assert_eq!(
         app.get(&format!("/targets/{t1}")).await.status(),
         StatusCode::NOT_FOUND
     );
-    assert_eq!(web_support::location(&app.get("/next").await), format!("/targets/{}", app.key("T2").await));
+    assert_eq!(
+        web_support::location(&app.get("/next").await),
+        format!("/targets/{}", app.key("T2").await)
+    );
 
     // A paper nothing was recommended for yet can be chosen; its page says so.
     let chosen = choose(&app, &session, &[("paper", "P10")]).await;
     assert_eq!(location(&chosen), "/papers#paper-P10");
     assert_eq!(listed_targets(&app).await, ["T2", "P10"]);
-    let p10 = app.get_text(&format!("/targets/{}", app.key("P10").await)).await;
+    let p10 = app
+        .get_text(&format!("/targets/{}", app.key("P10").await))
+        .await;
     assert!(p10.contains("Nothing has been recommended for this target yet"));
 
     let (_, page) = searching(&app, "/papers?q=paper+ten").await;
@@ -219,7 +245,9 @@ async fn choosing_in_the_browser_switches_the_study_to_the_chosen_targets() {
     assert_eq!(listed_targets(&app).await, ["T2"]);
     let (_, page) = searching(&app, "/papers?q=paper+ten").await;
     assert!(page.contains("Not a target yet, and nothing has been recommended for it so far."));
-    assert!(page.contains(">Rate this target<span class=\"visually-hidden\"> (P10)</span></button>"));
+    assert!(
+        page.contains(">Rate this target<span class=\"visually-hidden\"> (P10)</span></button>")
+    );
 
     // A target with ratings is not dropped by a click.
     let t2 = app.key("T2").await;
@@ -243,7 +271,12 @@ async fn a_bad_choice_is_refused_naming_what_is_wrong() {
     let (session, _) = searching(&app, "/papers?q=target").await;
 
     let no_token = app
-        .post("/targets", Some(&session), &[("paper", "T1")], Answer::Redirect)
+        .post(
+            "/targets",
+            Some(&session),
+            &[("paper", "T1")],
+            Answer::Redirect,
+        )
         .await;
     assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
     let no_cookie = app
@@ -274,7 +307,11 @@ async fn a_bad_choice_is_refused_naming_what_is_wrong() {
         assert!(body.contains(message), "{fields:?}: {body}");
     }
     assert_eq!(listed_targets(&app).await, ["T1", "T2"], "nothing changed");
-    let status = succeeded(&paperjudge(&app.study.db_path(), &["status", "--format", "json"], &[]));
+    let status = succeeded(&paperjudge(
+        &app.study.db_path(),
+        &["status", "--format", "json"],
+        &[],
+    ));
     assert!(status.contains("\"target_choice\":\"all\""), "{status}");
 }
 
@@ -288,17 +325,29 @@ async fn a_dropped_target_chosen_again_keeps_its_ratings_and_its_order() {
         app.rate(&session, t1, paper, stars, Answer::Json).await;
     }
     let before = app.get_text(&format!("/targets/{t1}")).await;
-    let stars_before: Vec<&str> = before.split("data-stars=\"").skip(1).map(|rest| &rest[..rest.find('"').unwrap()]).collect();
+    let stars_before: Vec<&str> = before
+        .split("data-stars=\"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('"').unwrap()])
+        .collect();
     assert_eq!(stars_before, ["5", "2", "4", "", "", "", ""]);
 
-    succeeded(&paperjudge(&app.study.db_path(), &["targets", "drop", "T1"], &[]));
+    succeeded(&paperjudge(
+        &app.study.db_path(),
+        &["targets", "drop", "T1"],
+        &[],
+    ));
     assert_eq!(
         app.get(&format!("/targets/{t1}")).await.status(),
         StatusCode::NOT_FOUND
     );
     assert_eq!(listed_targets(&app).await, ["T2"]);
     let refused = app.rate(&session, t1, &order[3], "3", Answer::Json).await;
-    assert_eq!(refused.status(), StatusCode::NOT_FOUND, "a dropped target takes no rating");
+    assert_eq!(
+        refused.status(),
+        StatusCode::NOT_FOUND,
+        "a dropped target takes no rating"
+    );
     assert_eq!(app.study.count("ratings").await, 3);
 
     let (search, _) = searching(&app, "/papers?q=target+one").await;
@@ -306,9 +355,15 @@ async fn a_dropped_target_chosen_again_keeps_its_ratings_and_its_order() {
     assert_eq!(chosen.status(), StatusCode::SEE_OTHER);
     let after = app.get_text(&format!("/targets/{t1}")).await;
     assert_eq!(papers_in_page_order(&after), order);
-    let stars_after: Vec<&str> = after.split("data-stars=\"").skip(1).map(|rest| &rest[..rest.find('"').unwrap()]).collect();
+    let stars_after: Vec<&str> = after
+        .split("data-stars=\"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('"').unwrap()])
+        .collect();
     assert_eq!(stars_after, stars_before);
-    assert!(after.contains("<strong id=\"target-rated\">3</strong> of <span id=\"target-total\">7</span> rated"));
+    assert!(after.contains(
+        "<strong id=\"target-rated\">3</strong> of <span id=\"target-total\">7</span> rated"
+    ));
 }
 
 #[tokio::test]

@@ -114,14 +114,13 @@ pub async fn ensure_pair(
     rng: &mut impl Rng,
 ) -> Result<(), sqlx::Error> {
     super::targets::ensure(&mut *conn, target, rng).await?;
-    let inserted = sqlx::query(
-        "INSERT OR IGNORE INTO pool (target_id, paper_id, sort_key) VALUES (?, ?, ?)",
-    )
-    .bind(target.0)
-    .bind(paper.0)
-    .bind(rng.random::<i64>())
-    .execute(&mut *conn)
-    .await?;
+    let inserted =
+        sqlx::query("INSERT OR IGNORE INTO pool (target_id, paper_id, sort_key) VALUES (?, ?, ?)")
+            .bind(target.0)
+            .bind(paper.0)
+            .bind(rng.random::<i64>())
+            .execute(&mut *conn)
+            .await?;
     if inserted.rows_affected() > 0 {
         super::targets::add_pooled(conn, &[(target, 1)]).await?;
     }

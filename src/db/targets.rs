@@ -492,9 +492,8 @@ pub async fn add_pooled(
     changes: &[(PaperKey, i64)],
 ) -> Result<(), sqlx::Error> {
     for chunk in changes.chunks(super::recommendations::ROWS_PER_INSERT) {
-        let mut update = sqlx::QueryBuilder::new(
-            "UPDATE targets SET pooled = pooled + change.column2 FROM (",
-        );
+        let mut update =
+            sqlx::QueryBuilder::new("UPDATE targets SET pooled = pooled + change.column2 FROM (");
         update.push_values(chunk, |mut row, (target, change)| {
             row.push_bind(target.0).push_bind(*change);
         });
