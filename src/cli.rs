@@ -107,7 +107,7 @@ pub struct ChooseArgs {
     pub sample: Option<usize>,
     /// The seed of --sample: the same study and seed give the same targets [default: random,
     /// and printed].
-    #[arg(long, value_name = "S", requires = "sample")]
+    #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// Rate every paper with recommendations again (the chosen set is forgotten; ratings are
     /// kept).
@@ -575,6 +575,11 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
     let mut rng = rand::rngs::StdRng::from_os_rng();
     match command {
         TargetsCommand::Choose(args) => {
+            if args.seed.is_some() && args.sample.is_none() {
+                return Err(CliError::Usage(
+                    "--seed goes with --sample N; nothing changed".to_owned(),
+                ));
+            }
             let mut tx = write_queue.begin(pool).await?;
             let said = if args.all {
                 let change = choice::choose_all(&mut tx, &mut rng)
@@ -585,6 +590,11 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
                     change.added
                 )
             } else if let Some(count) = args.sample {
+                if count == 0 {
+                    return Err(CliError::Usage(
+                        "--sample must be at least 1; nothing changed".to_owned(),
+                    ));
+                }
                 let seed = args.seed.unwrap_or_else(|| rng.random());
                 let chosen = choice::sample(&mut tx, count, seed, &mut rng)
                     .await

@@ -10,22 +10,12 @@ mod web_support;
 use process_support::{paperjudge, succeeded};
 use reqwest::StatusCode;
 use serde_json::Value;
-use web_support::{papers_in_page_order, Answer, TestApp, HOSTILE_ID};
+use web_support::{papers_in_page_order, Answer, TestApp};
 
 /// The fixture with T1 fully rated and T2 (P1, P7, P8, P9) not rated at all.
 async fn study_with_t1_rated() -> TestApp {
     let app = TestApp::with_fixture().await;
-    for (paper, stars) in [
-        ("P1", 5),
-        ("P2", 4),
-        ("P3", 1),
-        ("P4", 3),
-        ("P5", 1),
-        ("P6", 2),
-        (HOSTILE_ID, 1),
-    ] {
-        app.store_rating("T1", paper, stars).await;
-    }
+    app.rate_all_of_t1().await;
     app
 }
 

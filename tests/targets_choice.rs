@@ -188,6 +188,14 @@ async fn unknown_ids_are_named_and_nothing_changes() {
         "paperjudge: unknown paper id: \"gone\"; nothing changed\n"
     );
     assert!(refused(&db, &["targets", "choose"]).contains("the following required arguments"));
+    assert_eq!(
+        refused(&db, &["targets", "choose", "--sample", "0"]),
+        "paperjudge: --sample must be at least 1; nothing changed\n"
+    );
+    assert_eq!(
+        refused(&db, &["targets", "choose", "--seed", "3", "P1"]),
+        "paperjudge: --seed goes with --sample N; nothing changed\n"
+    );
     assert!(refused(&db, &["targets", "choose", "P1", "--all"]).contains("cannot be used with"));
     assert_eq!(status(&db), before, "a refused choice changed the study");
 

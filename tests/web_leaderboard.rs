@@ -25,17 +25,7 @@ const CHARLIE: &str = MODELS[2];
 /// T2 alpha [P7 P8], bravo [P8 P9 (unrated)], charlie [P1 (unrated)].
 async fn rated_study() -> TestApp {
     let app = TestApp::with_fixture().await;
-    for (paper, stars) in [
-        ("P1", 5),
-        ("P2", 4),
-        ("P3", 1),
-        ("P4", 3),
-        ("P5", 1),
-        ("P6", 2),
-        (HOSTILE_ID, 1),
-    ] {
-        app.store_rating("T1", paper, stars).await;
-    }
+    app.rate_all_of_t1().await;
     app.store_rating("T2", "P7", 5).await;
     app.store_rating("T2", "P8", 3).await;
     app

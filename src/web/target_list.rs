@@ -130,9 +130,9 @@ pub async fn choose(
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
     csrf::verify(&request, form.csrf_token.as_deref())?;
-    let paper = form
-        .paper
+    let paper = (form.paper.as_deref().map(str::trim))
         .filter(|paper| !paper.is_empty())
+        .map(str::to_owned)
         .ok_or_else(|| WebError::BadRequest("missing field: paper (the paper's id)".into()))?;
     let ids = [paper.clone()];
     let mut tx = write_queue.begin(&pool).await?;

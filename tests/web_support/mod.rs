@@ -256,6 +256,22 @@ impl TestApp {
         tx.commit().await.expect("the commit");
     }
 
+    /// Rates every pooled paper of T1: P1 5★, P2 4★, P3 1★, P4 3★, P5 1★, P6 2★ and the
+    /// hostile paper 1★ (gains at the defaults 4, 3, 0, 2, 0, 1, 0).
+    pub async fn rate_all_of_t1(&self) {
+        for (paper, stars) in [
+            ("P1", 5),
+            ("P2", 4),
+            ("P3", 1),
+            ("P4", 3),
+            ("P5", 1),
+            ("P6", 2),
+            (HOSTILE_ID, 1),
+        ] {
+            self.store_rating("T1", paper, stars).await;
+        }
+    }
+
     /// The targets being rated in the order `/next` offers them (the study's random order).
     pub async fn rating_order(&self) -> Vec<String> {
         sqlx::query_scalar(
