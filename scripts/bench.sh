@@ -61,8 +61,10 @@ hyperfine --runs "$runs" --export-json "$work/import.json" \
     import recommendations "$study/recommendations.csv" 2>/dev/null || true
 
 echo "== 2. leaderboard --format json vs pytrec_eval ndcg_cut_8, and the floor"
+# Study L's 5,000 rated targets are partly rated: --include-partial scores them all, as
+# pytrec_eval scores every target of the qrels.
 hyperfine --runs "$runs" --warmup 1 --export-json "$work/leaderboard.json" \
-    -n paperjudge "$bin --db $full leaderboard --format json" \
+    -n paperjudge "$bin --db $full leaderboard --format json --include-partial" \
     -n pytrec_eval "python3 $root/scripts/pytrec_ndcg.py $work/study-l.qrels $study/runs/model-1.run $study/runs/model-2.run $study/runs/model-3.run $study/runs/model-4.run $study/runs/model-5.run $study/runs/model-6.run $study/runs/model-7.run $study/runs/model-8.run" \
     -n "read the lists" "sqlite3 $full 'SELECT target_id, model_id, paper_id FROM recommendations WHERE target_id IN (SELECT target_id FROM ratings) AND position <= 8' >/dev/null"
 
@@ -154,7 +156,7 @@ print("`paperjudge-synth --size l --seed 1`.\n")
 print("| benchmark | paperjudge | reference | ratio | goal |")
 print("| --- | --- | --- | --- | --- |")
 print("| import 6.4 M recommendation rows, pooling included | %.2f s | sqlite3 `.import` into a plain table: %.2f s | %.2fx the reference | at most 1.5x: %s |" % (imp, sq, imp / sq, "met" if imp / sq <= 1.5 else "MISSED"))
-print("| `leaderboard --format json` (whole process, intervals and tests included) | %.2f s | pytrec_eval ndcg_cut_8 of the 8 runs from TREC files: %.2f s | %.1fx faster | at least 10x: %s |" % (board, pytrec, pytrec / board, "met" if pytrec / board >= 10 else "MISSED"))
+print("| `leaderboard --format json --include-partial` (whole process, intervals and tests included) | %.2f s | pytrec_eval ndcg_cut_8 of the 8 runs from TREC files: %.2f s | %.1fx faster | at least 10x: %s |" % (board, pytrec, pytrec / board, "met" if pytrec / board >= 10 else "MISSED"))
 print("| (floor) read the top 8 of every list from the study file | %.2f s | | | |" % floor)
 print("| rating page of a target with 60 pooled papers (%s bytes), 16 connections | %.0f req/s, median %.2f ms, p99 %.2f ms | the same server's stylesheet (%s bytes): %.0f req/s, p99 %.2f ms | %.2f of its req/s | at least 0.5 and p99 under 10 ms: %s |" % (
     page_bytes, page[0], page[1], page[2], static_bytes, static[0], static[2], page[0] / static[0],
