@@ -91,6 +91,17 @@ async fn search_ranks_id_title_authors_then_abstract() {
         "two letters find whole words only"
     );
     assert!(page.contains("This study is rating no target yet: no paper has recommendations."));
+
+    // The index follows every import: a changed title, a new paper.
+    app.study
+        .papers("id,title\nG1,Hypergraph sparsifiers\nN1,Graph drawing\n")
+        .await;
+    let page = app.get_text("/papers?q=neural").await;
+    assert_eq!(heading(&page), "No paper found");
+    let (_, page) = searching(&app, "/papers?q=graph").await;
+    assert_eq!(hits(&page), ["graph-2019", "N1", "A1", "G2"]);
+    let (_, page) = searching(&app, "/papers?q=hypergraph").await;
+    assert_eq!(hits(&page), ["G1"]);
 }
 
 #[tokio::test]

@@ -141,6 +141,20 @@ pub async fn key_of<'e, E: SqliteExecutor<'e>>(
     Ok(id.map(PaperKey))
 }
 
+/// Indexes the papers added since the last call for search, in one statement (see the
+/// migration `paper_search`); every import of papers ends with it.
+pub async fn index_new(conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO papers_search (rowid, external_id, title, authors, abstract)
+         SELECT p.id, p.external_id, p.title, p.authors, p.abstract
+         FROM papers_search_pending n JOIN papers p ON p.id = n.paper_id;
+         DELETE FROM papers_search_pending",
+    )
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 /// The FTS5 query that finds papers containing every word of `text` (a word of 3 or more
 /// characters also as the start of a longer one), or `None` when `text` has no word.
 ///

@@ -2,10 +2,10 @@
 //! files (`target Q0 paper rank score model`).
 //!
 //! Rows are buffered one target at a time and written when the target changes, so memory does
-//! not grow with the file. Only the targets the study rates now get a pool; the lists of the
-//! others are stored, to be pooled when they are chosen. A (model, target) list in the file replaces the stored one; if the
+//! not grow with the file. A (model, target) list in the file replaces the stored one; if the
 //! rows of one list are scattered through the file, the part written earlier is read back and
-//! merged, so any row order gives the same result.
+//! merged, so any row order gives the same result. Only the targets the study rates now get a
+//! pool; the lists of the others are stored, to be pooled when they are chosen.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;

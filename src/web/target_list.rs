@@ -134,19 +134,22 @@ pub async fn choose(
         .filter(|paper| !paper.is_empty())
         .map(str::to_owned)
         .ok_or_else(|| WebError::BadRequest("missing field: paper (the paper's id)".into()))?;
-    let ids = [paper.clone()];
-    let mut tx = write_queue.begin(&pool).await?;
-    let result = match form.action.as_deref() {
-        None | Some("") | Some("choose") => {
-            let mut rng = rand::rngs::StdRng::from_os_rng();
-            choice::choose(&mut tx, &ids, &mut rng).await.map(|_| ())
-        }
-        Some("drop") => choice::drop_unrated(&mut tx, &ids).await.map(|_| ()),
+    let drop = match form.action.as_deref() {
+        None | Some("") | Some("choose") => false,
+        Some("drop") => true,
         Some(other) => {
             return Err(WebError::BadRequest(format!(
                 "action must be choose or drop, got {other:?}"
             )))
         }
+    };
+    let ids = [paper.clone()];
+    let mut tx = write_queue.begin(&pool).await?;
+    let result = if drop {
+        choice::drop_unrated(&mut tx, &ids).await.map(|_| ())
+    } else {
+        let mut rng = rand::rngs::StdRng::from_os_rng();
+        choice::choose(&mut tx, &ids, &mut rng).await.map(|_| ())
     };
     match result {
         Ok(()) => tx.commit().await?,
