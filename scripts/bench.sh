@@ -217,7 +217,7 @@ kill "$server"
 trap - EXIT
 python3 - "$work/chosen-pages.jsonl" "$work/chosen-status.txt" "$(cat "$work/chosen-import.s")" \
     "${PAGE_REQUESTS:-300}" >> BENCHMARKS.md <<'PY'
-import datetime, json, sys
+import datetime, json, os, sys
 pages = [json.loads(line) for line in open(sys.argv[1])]
 status, import_s, requests = open(sys.argv[2]).read(), sys.argv[3], sys.argv[4]
 goal = {"/targets", "/next", "/", "/papers?q=graph"}
@@ -227,7 +227,8 @@ print("(`targets choose --file`), so that the import of the 6.4 M rows pooled th
 print("(%s s); 40 of them fully rated, 25 half rated. Each page alone, %s requests one after" % (import_s, requests))
 print("another over one connection, after 5 of warm-up. Goal: under 100 ms at the 95th")
 print("percentile for the target list, `/next`, a rating page, a search and the dashboard.")
-print("Measured %s UTC.\n" % datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"))
+print("Measured %s UTC, load average %.1f on the machine's cores.\n" % (
+    datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"), os.getloadavg()[0]))
 print("| page | status | bytes | median | 95th percentile | max | goal |")
 print("| --- | --- | --- | --- | --- | --- | --- |")
 for i, page in enumerate(pages):
