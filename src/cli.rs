@@ -8,14 +8,17 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use sqlx::SqlitePool;
 
+use crate::choice;
 use crate::db;
+use crate::db::targets::TargetChoice;
 use crate::domain::PoolDepth;
 use crate::evaluation;
 use crate::export;
 use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
+use crate::leaderboard::Partial;
 use crate::metrics::Relevance;
 use crate::web::{self, Password};
 
@@ -63,6 +66,60 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
         format: StatusFormat,
     },
+    /// Choose the targets to rate, drop them, or list them with their progress.
+    #[command(subcommand)]
+    Targets(TargetsCommand),
+    /// The target to rate next (the one `/next` opens); nothing when every pair is rated.
+    Next {
+        #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
+        format: StatusFormat,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TargetsCommand {
+    /// Choose targets to rate. Until a first choice every paper with recommendations is a
+    /// target; from the first choice on, only the chosen ones are.
+    Choose(ChooseArgs),
+    /// Stop rating these targets; their ratings, history and blind order are kept.
+    Drop {
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<String>,
+    },
+    /// The targets being rated, with their progress.
+    List {
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+    },
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("which").required(true).args(["ids", "file", "sample", "all"])))]
+pub struct ChooseArgs {
+    /// Paper ids.
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+    /// A file of paper ids, one a line (blank lines and lines starting with # are skipped).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["ids", "sample", "all"])]
+    pub file: Option<PathBuf>,
+    /// N targets drawn at random from the papers with recommendations not chosen yet.
+    #[arg(long, value_name = "N", conflicts_with_all = ["ids", "all"])]
+    pub sample: Option<usize>,
+    /// The seed of --sample: the same study and seed give the same targets [default: random,
+    /// and printed].
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Rate every paper with recommendations again (the chosen set is forgotten; ratings are
+    /// kept).
+    #[arg(long, conflicts_with_all = ["ids"])]
+    pub all: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Text,
+    Csv,
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -144,6 +201,11 @@ pub struct LeaderboardArgs {
     /// Add every evaluated target's NDCG and Judged@k per model.
     #[arg(long)]
     pub per_target: bool,
+    /// Also evaluate targets with some but not all pooled pairs rated. Their numbers move
+    /// with every rating and so tell which models listed the paper just rated: for analysis,
+    /// never while rating.
+    #[arg(long)]
+    pub include_partial: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -223,6 +285,8 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Leaderboard(args) => leaderboard(&pool, args).await,
         Command::Backup { file } => backup(&pool, &cli.db, &file).await,
         Command::Status { format } => status(&pool, format).await,
+        Command::Targets(command) => targets(&pool, command).await,
+        Command::Next { format } => next(&pool, format).await,
     };
     // Whatever happened, the study file is left whole on its own (see `db::close`).
     db::close(&pool).await;
@@ -380,6 +444,10 @@ async fn run_import(pool: &SqlitePool, command: ImportCommand) -> Result<(), Cli
     };
     let summary = import_file(pool, &file, &kind).await?;
     eprintln!("{summary}");
+    if matches!(kind, Kind::Recommendations(_)) {
+        let overview = db::targets::overview(pool).await?;
+        eprintln!("the study is {}", overview.in_words());
+    }
     Ok(())
 }
 
@@ -465,7 +533,19 @@ fn write_output(
 
 async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), CliError> {
     let settings = evaluation::settings(pool, &args.options).await?;
-    let board = evaluation::leaderboard(pool, settings, args.per_target).await?;
+    let scope = evaluation::Scope {
+        per_target: if args.per_target {
+            evaluation::PerTarget::All
+        } else {
+            evaluation::PerTarget::None
+        },
+        partial: if args.include_partial {
+            Partial::Include
+        } else {
+            Partial::Exclude
+        },
+    };
+    let board = evaluation::leaderboard(pool, settings, scope).await?;
     let text = match args.format {
         LeaderboardFormat::Table => board.to_table(),
         LeaderboardFormat::Csv if args.per_target => board.per_target_csv(),
@@ -518,16 +598,250 @@ async fn status(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError>
                 .map_err(|error| CliError::internal("cannot encode the status", error))?
         ),
         StatusFormat::Text => format!(
-            "papers           {}\nmodels           {}\ntargets          {} ({} fully rated)\n\
-             recommendations  {}\npooled pairs     {}\nrated pairs      {}\npool depth       {}\n",
+            "papers           {}\nmodels           {}\ntargets          {} ({} fully rated, {} \
+             partly rated; {})\nrecommendations  {}\npooled pairs     {}\nrated pairs      {}\n\
+             pool depth       {}\nrating changes with provenance known  {}\n",
             status.papers,
             status.models,
             status.targets,
             status.targets_finished,
+            status.targets_partly_rated,
+            match status.target_choice {
+                TargetChoice::All => "all with recommendations".to_owned(),
+                TargetChoice::Chosen => format!(
+                    "chosen of {} with recommendations",
+                    status.candidate_targets
+                ),
+            },
             status.recommendations,
             status.pooled_pairs,
             status.rated_pairs,
-            status.pool_depth
+            status.pool_depth,
+            status.judgments_with_provenance_known,
+        ),
+    };
+    write_output(None, |out| out.write_all(text.as_bytes()))
+}
+
+async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliError> {
+    let write_queue = db::WriteQueue::default();
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    match command {
+        TargetsCommand::Choose(args) => {
+            if args.seed.is_some() && args.sample.is_none() {
+                return Err(CliError::Usage(
+                    "--seed goes with --sample N; nothing changed".to_owned(),
+                ));
+            }
+            let mut tx = write_queue.begin(pool).await?;
+            let said = if args.all {
+                let change = choice::choose_all(&mut tx, &mut rng)
+                    .await
+                    .map_err(choice_error)?;
+                format!(
+                    "every paper with recommendations is a target again; pool: {} pairs added",
+                    change.added
+                )
+            } else if let Some(count) = args.sample {
+                if count == 0 {
+                    return Err(CliError::Usage(
+                        "--sample must be at least 1; nothing changed".to_owned(),
+                    ));
+                }
+                let seed = args.seed.unwrap_or_else(|| rng.random());
+                let chosen = choice::sample(&mut tx, count, seed, &mut rng)
+                    .await
+                    .map_err(choice_error)?;
+                format!("{chosen}\nsampled with --seed {seed}")
+            } else {
+                let (ids, lines) = match &args.file {
+                    Some(file) => ids_from_file(file)?,
+                    None => (args.ids.clone(), Vec::new()),
+                };
+                let chosen =
+                    choice::choose(&mut tx, &ids, &mut rng)
+                        .await
+                        .map_err(|error| match (error, &args.file) {
+                            (choice::ChoiceError::UnknownIds(unknown), Some(file)) => {
+                                unknown_in_file(file, &ids, &lines, &unknown)
+                            }
+                            (error, _) => choice_error(error),
+                        })?;
+                chosen.to_string()
+            };
+            tx.commit().await?;
+            eprintln!("{said}");
+            let overview = db::targets::overview(pool).await?;
+            eprintln!("the study is {}", overview.in_words());
+            Ok(())
+        }
+        TargetsCommand::Drop { ids } => {
+            let mut tx = write_queue.begin(pool).await?;
+            let dropped = choice::drop(&mut tx, &ids).await.map_err(choice_error)?;
+            tx.commit().await?;
+            eprintln!("{dropped}");
+            let overview = db::targets::overview(pool).await?;
+            eprintln!("the study is {}", overview.in_words());
+            Ok(())
+        }
+        TargetsCommand::List { format } => {
+            let targets = db::targets::list(pool, db::targets::Listing::EVERY_TARGET).await?;
+            let text = match format {
+                ListFormat::Text => targets_table(&targets),
+                ListFormat::Csv => targets_csv(&targets)
+                    .map_err(|error| CliError::internal("cannot write the list", error))?,
+                ListFormat::Json => {
+                    let rows: Vec<ListedTarget> = targets.iter().map(ListedTarget::new).collect();
+                    let mut json = serde_json::to_string_pretty(&rows)
+                        .map_err(|error| CliError::internal("cannot encode the list", error))?;
+                    json.push('\n');
+                    json
+                }
+            };
+            write_output(None, |out| out.write_all(text.as_bytes()))
+        }
+    }
+}
+
+fn choice_error(error: choice::ChoiceError) -> CliError {
+    match error {
+        choice::ChoiceError::Database(error) => CliError::from(error),
+        refused => CliError::Usage(format!("{refused}; nothing changed")),
+    }
+}
+
+/// The ids of a file of ids, one a line, and the line of each.
+fn ids_from_file(file: &Path) -> Result<(Vec<String>, Vec<u64>), CliError> {
+    let text = std::fs::read(file)
+        .map_err(|error| CliError::Usage(format!("cannot read {}: {error}", file.display())))?;
+    let text = String::from_utf8(text).map_err(|error| {
+        CliError::Usage(format!(
+            "{}: not valid UTF-8 (byte {}); save the file as UTF-8",
+            file.display(),
+            error.utf8_error().valid_up_to() + 1
+        ))
+    })?;
+    let mut ids = Vec::new();
+    let mut lines = Vec::new();
+    let mut problems = Vec::new();
+    for (number, line) in (1..).zip(text.trim_start_matches('\u{feff}').lines()) {
+        let id = line.trim();
+        if id.is_empty() || id.starts_with('#') {
+            continue;
+        }
+        if id.contains(char::is_whitespace) {
+            problems.push(format!(
+                "{}:{number}: {id:?} holds whitespace: give one paper id a line",
+                file.display()
+            ));
+            continue;
+        }
+        ids.push(id.to_owned());
+        lines.push(number);
+    }
+    if !problems.is_empty() {
+        return Err(CliError::Usage(problems.join("\n")));
+    }
+    if ids.is_empty() {
+        return Err(CliError::Usage(format!(
+            "{}: no paper id in the file (one a line)",
+            file.display()
+        )));
+    }
+    Ok((ids, lines))
+}
+
+/// Unknown ids of a file, each with its line.
+fn unknown_in_file(file: &Path, ids: &[String], lines: &[u64], unknown: &[String]) -> CliError {
+    let problems: Vec<String> = (ids.iter().zip(lines))
+        .filter(|(id, _)| unknown.contains(id))
+        .map(|(id, line)| format!("{}:{line}: unknown paper id {id:?}", file.display()))
+        .collect();
+    CliError::Usage(format!("{}\nnothing was chosen", problems.join("\n")))
+}
+
+/// A target as `targets list --format json` writes it.
+#[derive(Debug, serde::Serialize)]
+struct ListedTarget<'a> {
+    target: &'a str,
+    title: &'a str,
+    rated: i64,
+    pooled: i64,
+    finished: bool,
+}
+
+impl ListedTarget<'_> {
+    fn new(target: &db::targets::TargetSummary) -> ListedTarget<'_> {
+        ListedTarget {
+            target: &target.external_id,
+            title: &target.title,
+            rated: target.rated,
+            pooled: target.total,
+            finished: target.progress().is_finished(),
+        }
+    }
+}
+
+fn targets_table(targets: &[db::targets::TargetSummary]) -> String {
+    let width = (targets.iter())
+        .map(|target| target.external_id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("target".len());
+    let mut text = format!("{:<width$}  rated/pooled  title\n", "target");
+    for target in targets {
+        let progress = format!("{}/{}", target.rated, target.total);
+        text.push_str(&format!(
+            "{:<width$}  {progress:>12}  {}\n",
+            target.external_id, target.title
+        ));
+    }
+    text
+}
+
+fn targets_csv(targets: &[db::targets::TargetSummary]) -> Result<String, csv::Error> {
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    writer.write_record(["target", "title", "rated", "pooled", "finished"])?;
+    for target in targets {
+        writer.write_record([
+            target.external_id.as_str(),
+            target.title.as_str(),
+            &target.rated.to_string(),
+            &target.total.to_string(),
+            &target.progress().is_finished().to_string(),
+        ])?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|error| csv::Error::from(error.into_error()))?;
+    Ok(String::from_utf8(bytes).unwrap_or_default())
+}
+
+/// `paperjudge next`: the id of the target `/next` opens, nothing when every pair is rated.
+async fn next(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
+    let next = match db::targets::first_to_rate(pool).await? {
+        Some(key) => {
+            let paper = db::papers::get(pool, key).await?;
+            let progress = db::targets::progress(pool, key).await?;
+            paper.zip(progress)
+        }
+        None => None,
+    };
+    let text = match (format, next) {
+        (StatusFormat::Text, None) => String::new(),
+        (StatusFormat::Text, Some((paper, _))) => format!("{}\n", paper.external_id),
+        (StatusFormat::Json, None) => "{\"target\":null}\n".to_owned(),
+        (StatusFormat::Json, Some((paper, progress))) => format!(
+            "{}\n",
+            serde_json::json!({
+                "target": paper.external_id,
+                "title": paper.title,
+                "rated": progress.rated,
+                "pooled": progress.total,
+                "path": format!("/targets/{}", paper.id),
+            })
         ),
     };
     write_output(None, |out| out.write_all(text.as_bytes()))

@@ -10,7 +10,7 @@ use sqlx::SqlitePool;
 
 use crate::db;
 use crate::domain::{PaperKey, PoolDepth, Stars};
-use crate::leaderboard::{Leaderboard, TargetInput};
+use crate::leaderboard::{Leaderboard, Partial, StudyTargets, TargetInput};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
 use crate::parallel;
 
@@ -80,11 +80,43 @@ pub async fn settings(
     })
 }
 
-/// Compares every model of the study under `settings`.
+/// Which per-target rows a comparison adds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PerTarget {
+    #[default]
+    None,
+    /// Every evaluated target's.
+    All,
+    /// Only this target's (the per-target view of one target).
+    Only(PaperKey),
+}
+
+/// What a comparison covers beyond its metric settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Scope {
+    pub per_target: PerTarget,
+    pub partial: Partial,
+}
+
+impl Scope {
+    /// The scope of a view a rater reaches while rating: fully rated targets, no rows per
+    /// target.
+    pub const BLIND: Scope = Scope {
+        per_target: PerTarget::None,
+        partial: Partial::Exclude,
+    };
+}
+
+/// Compares every model on the targets rated now under `settings`.
+///
+/// Rows per target, and any partly rated target evaluated, unblind the targets concerned:
+/// they tell which model listed which paper. Those targets are recorded as unblinded, so that
+/// the rating history marks every later change of their ratings as made with provenance
+/// known.
 pub async fn leaderboard(
     pool: &SqlitePool,
     settings: Settings,
-    include_per_target: bool,
+    scope: Scope,
 ) -> Result<Leaderboard, sqlx::Error> {
     let pool_depth = db::study::pool_depth(pool).await?;
     // Only the top k of a list counts, unless unjudged papers are skipped before the cutoff.
@@ -93,25 +125,52 @@ pub async fn leaderboard(
         Unjudged::Skip => usize::MAX,
     };
     let started = Instant::now();
-    let data = db::evaluation::load(pool, depth).await?;
+    let data = db::evaluation::load(pool, depth, scope.partial == Partial::Include).await?;
     tracing::debug!(elapsed = ?started.elapsed(), "read the ratings and lists");
+    let unblinded: Vec<String> = (data.rated_targets.iter())
+        .filter(|(target, _, _, partly_rated)| match scope.per_target {
+            PerTarget::All => true,
+            PerTarget::Only(only) => only.0 == *target || *partly_rated,
+            PerTarget::None => *partly_rated,
+        })
+        .map(|(_, external_id, _, _)| external_id.clone())
+        .collect();
+    let only = match scope.per_target {
+        PerTarget::Only(only) => (data.rated_targets.iter())
+            .find(|(target, ..)| *target == only.0)
+            .map(|(_, external_id, ..)| external_id.clone()),
+        PerTarget::None | PerTarget::All => None,
+    };
     // Scoring and resampling keep the cores busy for a while: off the async workers, which
     // go on serving the rating pages meanwhile.
+    let include_per_target = scope.per_target != PerTarget::None;
     let computing = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
-        let board = compute(data, settings, pool_depth, include_per_target);
+        let board = compute(
+            data,
+            settings,
+            pool_depth,
+            scope.partial,
+            include_per_target,
+        );
         tracing::debug!(elapsed = ?started.elapsed(), "computed the leaderboard");
         board
     });
-    Ok(computing
+    let mut board = computing
         .await
-        .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic())))
+        .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()));
+    if let (PerTarget::Only(_), Some(rows)) = (scope.per_target, &mut board.per_target) {
+        rows.retain(|row| Some(&row.target) == only.as_ref());
+    }
+    db::targets::record_unblinded(pool, &unblinded).await?;
+    Ok(board)
 }
 
 fn compute(
     data: db::evaluation::EvaluationData,
     settings: Settings,
     pool_depth: PoolDepth,
+    partial: Partial,
     include_per_target: bool,
 ) -> Leaderboard {
     let model_index: HashMap<i64, usize> = (data.models.iter().enumerate())
@@ -121,7 +180,7 @@ fn compute(
         .map(|(target, lists)| (*target, lists.as_str()))
         .collect();
     let targets: Vec<TargetInput<PaperKey>> =
-        parallel::map(&data.rated_targets, |(target, external_id, ratings)| {
+        parallel::map(&data.rated_targets, |(target, external_id, ratings, _)| {
             let mut lists = vec![None; model_index.len()];
             for (model, papers) in parse_lists(lists_of.get(target).copied().unwrap_or_default()) {
                 if let Some(&model) = model_index.get(&model) {
@@ -140,10 +199,15 @@ fn compute(
             }
         });
     let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
+    let study = StudyTargets {
+        total: data.target_count,
+        partly_rated: data.partly_rated,
+        partial,
+    };
     Leaderboard::compute(
         &names,
         &targets,
-        data.target_count,
+        study,
         settings,
         pool_depth,
         include_per_target,

@@ -25,10 +25,56 @@ pub struct TargetInput<K> {
     pub lists: Vec<Option<Vec<K>>>,
 }
 
+/// Which targets a comparison evaluates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Partial {
+    /// Only fully rated targets (every pooled pair rated): the default of every view a rater
+    /// can reach, since a number that moved with each rating of a target still being rated
+    /// would tell which models listed the paper just rated.
+    #[default]
+    Exclude,
+    /// Also targets with at least one rating (`include-partial`), for an analyst who accepts
+    /// that it unblinds the targets still being rated.
+    Include,
+}
+
+impl Partial {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Partial::Exclude => "exclude",
+            Partial::Include => "include",
+        }
+    }
+}
+
+/// The targets of the study around those given to [`Leaderboard::compute`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StudyTargets {
+    /// Every target of the study: those given, and unrated or partly rated ones that need not
+    /// be given (they are only counted).
+    pub total: usize,
+    /// Targets with some but not all pooled pairs rated.
+    pub partly_rated: usize,
+    /// Whether the partly rated targets are among those given.
+    pub partial: Partial,
+}
+
+impl StudyTargets {
+    /// A study where the targets given are all there are, each evaluated if it has a rating.
+    pub fn given(count: usize) -> StudyTargets {
+        StudyTargets {
+            total: count,
+            partly_rated: 0,
+            partial: Partial::Include,
+        }
+    }
+}
+
 /// How many targets the comparison used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct TargetCounts {
-    /// Targets with at least one rating.
+    /// Targets scored: fully rated ones, and with `include-partial` every one with a rating.
     pub evaluated: usize,
     /// Evaluated targets left out of the NDCG means: no judged paper has a positive gain
     /// (only with `empty = skip`).
@@ -38,6 +84,9 @@ pub struct TargetCounts {
     /// Evaluated targets left out of the P, R, F1, AP and RR means: no judged paper reaches
     /// the threshold (only with `empty = skip`). An extension of interface.md.
     pub skipped_no_relevant: usize,
+    /// Targets with some but not all pooled pairs rated: scored nowhere unless
+    /// `include-partial` (then among the evaluated ones).
+    pub partly_rated: usize,
 }
 
 /// One model's row. Every `Option` is `None` where the value is undefined.
@@ -89,6 +138,8 @@ pub struct PerTargetRow {
 pub struct Leaderboard {
     pub settings: Settings,
     pub pool_depth: PoolDepth,
+    /// Whether partly rated targets were evaluated.
+    pub partial: Partial,
     pub targets: TargetCounts,
     /// Sorted by `ndcg` descending (undefined last), then by model name; the first is the
     /// leader.
@@ -99,15 +150,15 @@ pub struct Leaderboard {
 }
 
 impl Leaderboard {
-    /// Compares `models` on `targets`. `study_targets` counts every target of the study:
-    /// those given, and unrated ones that need not be given (they are only counted).
+    /// Compares `models` on `targets`, each evaluated when it has a rating; `study` counts
+    /// the targets around them.
     ///
     /// # Panics
     /// When a target does not have exactly one list entry per model.
     pub fn compute<K: Copy + Eq + Hash + Sync>(
         models: &[String],
         targets: &[TargetInput<K>],
-        study_targets: usize,
+        study: StudyTargets,
         settings: Settings,
         pool_depth: PoolDepth,
         include_per_target: bool,
@@ -149,7 +200,8 @@ impl Leaderboard {
         Leaderboard {
             settings,
             pool_depth,
-            targets: count_targets(study_targets.max(targets.len()), &evaluated, &settings),
+            partial: study.partial,
+            targets: count_targets(study, targets.len(), &evaluated, &settings),
             models: model_rows(models, &scores, &order),
             per_target,
         }
@@ -262,11 +314,16 @@ impl Leaderboard {
             skipped_empty,
             unrated,
             skipped_no_relevant,
+            partly_rated,
         } = self.targets;
+        let partly_rated = match self.partial {
+            Partial::Exclude => format!("{partly_rated} partly rated and left out"),
+            Partial::Include => format!("{partly_rated} of them partly rated (include-partial)"),
+        };
         let mut table = format!(
             "{}\n{evaluated} targets evaluated ({skipped_empty} skipped from NDCG and \
              {skipped_no_relevant} from P/R/F1/AP/RR for having nothing relevant), \
-             {unrated} unrated; pool depth {}\n",
+             {partly_rated}, {unrated} unrated; pool depth {}\n",
             self.settings.describe(),
             self.pool_depth,
         );
@@ -307,6 +364,7 @@ impl Leaderboard {
             s.threshold.to_string(),
             s.ap_denominator.to_string(),
             self.pool_depth.to_string(),
+            self.partial.as_str().to_owned(),
         ]
     }
 }
@@ -328,7 +386,8 @@ fn leaderboard_order(models: &[String], scores: &[Vec<TargetScores>]) -> Vec<usi
 }
 
 fn count_targets<K: Copy + Eq + Hash>(
-    total: usize,
+    study: StudyTargets,
+    given: usize,
     evaluated: &[&TargetInput<K>],
     settings: &Settings,
 ) -> TargetCounts {
@@ -336,10 +395,16 @@ fn count_targets<K: Copy + Eq + Hash>(
     let nothing_to_find: Vec<TargetScores> = (evaluated.iter())
         .map(|t| metrics::evaluate_target(&[], &t.judgments, settings))
         .collect();
+    let left_out = match study.partial {
+        Partial::Exclude => study.partly_rated,
+        Partial::Include => 0,
+    };
+    let total = study.total.max(given + left_out);
     TargetCounts {
         evaluated: evaluated.len(),
         skipped_empty: nothing_to_find.iter().filter(|s| s.ndcg.is_none()).count(),
-        unrated: total - evaluated.len(),
+        unrated: total - evaluated.len() - left_out,
+        partly_rated: study.partly_rated,
         skipped_no_relevant: (nothing_to_find.iter())
             .filter(|s| s.precision.is_none())
             .count(),
@@ -443,6 +508,7 @@ const SETTINGS_COLUMNS: &[&str] = &[
     "threshold",
     "ap_denominator",
     "pool_depth",
+    "partial",
 ];
 
 /// Appends one record, quoting the fields that need it (RFC 4180).
@@ -481,6 +547,7 @@ impl Serialize for Leaderboard {
             #[serde(flatten)]
             metrics: &'a Settings,
             pool_depth: u32,
+            partial: Partial,
         }
         #[derive(Serialize)]
         struct LeaderboardJson<'a> {
@@ -494,6 +561,7 @@ impl Serialize for Leaderboard {
             settings: SettingsJson {
                 metrics: &self.settings,
                 pool_depth: self.pool_depth.get(),
+                partial: self.partial,
             },
             targets: &self.targets,
             models: &self.models,
@@ -562,7 +630,7 @@ mod tests {
         Leaderboard::compute(
             &models,
             &targets,
-            targets.len(),
+            StudyTargets::given(targets.len()),
             settings(),
             pool_depth,
             per_target,
@@ -585,6 +653,7 @@ mod tests {
                 skipped_empty: 1,
                 unrated: 1,
                 skipped_no_relevant: 1,
+                partly_rated: 0,
             }
         );
         let names: Vec<&str> = board.models.iter().map(|m| m.model.as_str()).collect();
@@ -677,6 +746,7 @@ mod tests {
                 "skipped_empty",
                 "unrated",
                 "skipped_no_relevant",
+                "partly_rated",
                 "model",
                 "rank",
                 "ndcg",
@@ -698,11 +768,12 @@ mod tests {
             value["settings"],
             json!({"k": 3, "gain": "linear", "relevance": "stars-minus-one", "ideal": "judged",
                    "unjudged": "zero", "empty": "skip", "threshold": 4,
-                   "ap_denominator": "relevant", "pool_depth": 3})
+                   "ap_denominator": "relevant", "pool_depth": 3, "partial": "include"})
         );
         assert_eq!(
             value["targets"],
-            json!({"evaluated": 3, "skipped_empty": 1, "unrated": 1, "skipped_no_relevant": 1})
+            json!({"evaluated": 3, "skipped_empty": 1, "unrated": 1, "skipped_no_relevant": 1,
+                   "partly_rated": 0})
         );
         let leader = &value["models"][0];
         assert_eq!(leader["model"], "alpha");
@@ -737,10 +808,12 @@ mod tests {
             lines[0],
             "model,rank,ndcg,ci95_low,ci95_high,targets,judged_at_k,mean_diff_vs_leader,\
              p_value_vs_leader,p_value_holm,precision,recall,f1,ap,rr,\
-             k,gain,relevance,ideal,unjudged,empty,threshold,ap_denominator,pool_depth"
+             k,gain,relevance,ideal,unjudged,empty,threshold,ap_denominator,pool_depth,partial"
         );
         assert!(lines[1].starts_with("alpha,1,1,1,1,2,1,0,,,0.3333333333333333,1,0.5,1,1,"));
-        assert!(lines[1].ends_with(",3,linear,stars-minus-one,judged,zero,skip,4,relevant,3"));
+        assert!(
+            lines[1].ends_with(",3,linear,stars-minus-one,judged,zero,skip,4,relevant,3,include")
+        );
         assert!(lines[3].starts_with("\"gamma, v2\",3,"));
         assert_eq!(lines.len(), 4);
 
@@ -767,7 +840,7 @@ mod tests {
         let board = Leaderboard::compute(
             &models,
             &targets,
-            targets.len(),
+            StudyTargets::given(targets.len()),
             settings(),
             PoolDepth::DEFAULT,
             true,
@@ -780,7 +853,14 @@ mod tests {
         );
         assert_eq!(board.targets.unrated, 1);
         assert_eq!(board.per_target, Some(vec![]));
-        let empty = Leaderboard::compute::<i64>(&[], &[], 0, settings(), PoolDepth::DEFAULT, false);
+        let empty = Leaderboard::compute::<i64>(
+            &[],
+            &[],
+            StudyTargets::given(0),
+            settings(),
+            PoolDepth::DEFAULT,
+            false,
+        );
         assert!(empty.models.is_empty());
         assert!(empty.to_table().lines().count() >= 3);
     }

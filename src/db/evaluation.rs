@@ -10,12 +10,15 @@ use sqlx::SqlitePool;
 pub struct EvaluationData {
     /// (model id, name), by name.
     pub models: Vec<(i64, String)>,
-    /// Every target of the study (every paper with a pool), rated or not.
+    /// Every target rated now, with ratings or not.
     pub target_count: usize,
-    /// Each rated target: id, external id, and its ratings as `code,…` with one code per
-    /// rated paper: paper id × 8 + stars (see [`rating_code`]).
-    pub rated_targets: Vec<(i64, String, String)>,
-    /// The lists of each rated target: target id, and `model papers;…` with the first
+    /// The targets rated now that have some but not all pooled pairs rated.
+    pub partly_rated: usize,
+    /// Each target to evaluate: id, external id, its ratings as `code,…` with one code per
+    /// rated paper: paper id × 8 + stars (see [`rating_code`]), and whether it is only partly
+    /// rated.
+    pub rated_targets: Vec<(i64, String, String, bool)>,
+    /// The lists of each target to evaluate: target id, and `model papers;…` with the first
     /// `depth` papers of each list in ranked order, as `paper,…`.
     pub lists: Vec<(i64, String)>,
 }
@@ -26,31 +29,41 @@ pub fn rating_code(code: i64) -> (i64, i64) {
     (code >> 3, code & 7)
 }
 
-pub async fn load(pool: &SqlitePool, depth: usize) -> Result<EvaluationData, sqlx::Error> {
-    // The models and the ratings come from one read transaction, the same snapshot while
-    // raters keep rating; another connection counts the targets (which only imports change)
-    // meanwhile.
-    let snapshot = async {
-        let mut tx = pool.begin().await?;
-        let models = sqlx::query_as("SELECT id, name FROM models ORDER BY name")
-            .fetch_all(&mut *tx)
-            .await?;
-        let rated_targets: Vec<(i64, String, String)> = sqlx::query_as(
-            "SELECT r.target_id, t.external_id, GROUP_CONCAT(r.paper_id * 8 + r.stars)
-             FROM ratings r JOIN papers t ON t.id = r.target_id
-             GROUP BY r.target_id ORDER BY t.external_id",
-        )
+/// Reads what the evaluation of the targets rated now needs: those fully rated, and with
+/// `include_partial` also those with at least one rating.
+pub async fn load(
+    pool: &SqlitePool,
+    depth: usize,
+    include_partial: bool,
+) -> Result<EvaluationData, sqlx::Error> {
+    // The models, the counts and the ratings come from one read transaction, the same
+    // snapshot while raters keep rating.
+    let mut tx = pool.begin().await?;
+    let models = sqlx::query_as("SELECT id, name FROM models ORDER BY name")
         .fetch_all(&mut *tx)
         .await?;
-        tx.commit().await?;
-        Ok::<_, sqlx::Error>((models, rated_targets))
-    };
-    let count =
-        sqlx::query_scalar::<_, i64>("SELECT COUNT(DISTINCT target_id) FROM pool").fetch_one(pool);
-    let ((models, rated_targets), target_count) = tokio::try_join!(snapshot, count)?;
-    // The lists of exactly the targets rated in that snapshot (unrated targets are not
-    // evaluated) are most of the reading: two connections read half of them each.
-    let targets: Vec<i64> = rated_targets.iter().map(|(target, _, _)| *target).collect();
+    let (target_count, partly_rated): (i64, i64) = sqlx::query_as(
+        "SELECT COUNT(*), COALESCE(SUM(rated > 0 AND rated < pooled), 0)
+         FROM targets WHERE active = 1",
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    let rated_targets: Vec<(i64, String, String, bool)> = sqlx::query_as(
+        "SELECT r.target_id, t.external_id, GROUP_CONCAT(r.paper_id * 8 + r.stars),
+                s.rated < s.pooled
+         FROM targets s
+         JOIN ratings r ON r.target_id = s.target_id
+         JOIN papers t ON t.id = s.target_id
+         WHERE s.active = 1 AND s.rated > 0 AND (s.rated = s.pooled OR ?)
+         GROUP BY r.target_id ORDER BY t.external_id",
+    )
+    .bind(include_partial)
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    // The lists of exactly the targets evaluated in that snapshot are most of the reading:
+    // two connections read half of them each.
+    let targets: Vec<i64> = rated_targets.iter().map(|(target, ..)| *target).collect();
     let (first_half, second_half) = targets.split_at(targets.len() / 2);
     let (mut lists, more_lists) = tokio::try_join!(
         lists_of(pool, first_half, depth),
@@ -60,6 +73,7 @@ pub async fn load(pool: &SqlitePool, depth: usize) -> Result<EvaluationData, sql
     Ok(EvaluationData {
         models,
         target_count: usize::try_from(target_count).unwrap_or_default(),
+        partly_rated: usize::try_from(partly_rated).unwrap_or_default(),
         rated_targets,
         lists,
     })

@@ -4,8 +4,13 @@
 //! the pool, and never redrawn: the order is stable across visits, and a pair that arrives
 //! later (a new model) lands at a random place among the others without moving them. The key
 //! is independent of every model and rank, so the order says nothing about provenance.
+//!
+//! Every function here that adds or removes pairs keeps `targets.pooled` in step, in the same
+//! transaction. (A trigger would do it row by row, which costs an import of a large library's
+//! pools seconds; here it is one statement per few hundred targets.) The target's row must
+//! exist first.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use rand::Rng;
 use sqlx::{SqliteConnection, SqliteExecutor};
@@ -52,6 +57,9 @@ pub async fn refresh_target(
             change.removed += 1;
         }
     }
+    if change.removed > 0 {
+        super::targets::add_pooled(&mut *conn, &[(target, -(change.removed as i64))]).await?;
+    }
     let arriving = with_display_keys(target, wanted.difference(&present).copied(), rng);
     insert_pairs(conn, &arriving).await?;
     change.added = arriving.len() as u64;
@@ -89,30 +97,33 @@ pub async fn insert_pairs(
         });
         insert.build().execute(&mut *conn).await?;
     }
-    Ok(())
+    let mut added: BTreeMap<PaperKey, i64> = BTreeMap::new();
+    for (target, _, _) in pairs {
+        *added.entry(*target).or_default() += 1;
+    }
+    let added: Vec<(PaperKey, i64)> = added.into_iter().collect();
+    super::targets::add_pooled(conn, &added).await
 }
 
-/// Every target that has a pool, i.e. every target with a stored list or a rating.
-pub async fn targets(conn: &mut SqliteConnection) -> Result<HashSet<PaperKey>, sqlx::Error> {
-    let targets: Vec<i64> = sqlx::query_scalar("SELECT DISTINCT target_id FROM pool")
-        .fetch_all(conn)
-        .await?;
-    Ok(targets.into_iter().map(PaperKey).collect())
-}
-
-/// Adds one pair to the pool (a rating imported for a pair no model pooled), if missing.
+/// Adds one pair to the pool (a rating imported for a pair no model pooled), if missing,
+/// and the target's row if it has none.
 pub async fn ensure_pair(
     conn: &mut SqliteConnection,
     target: PaperKey,
     paper: PaperKey,
     rng: &mut impl Rng,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("INSERT OR IGNORE INTO pool (target_id, paper_id, sort_key) VALUES (?, ?, ?)")
-        .bind(target.0)
-        .bind(paper.0)
-        .bind(rng.random::<i64>())
-        .execute(conn)
-        .await?;
+    super::targets::ensure(&mut *conn, target, rng).await?;
+    let inserted =
+        sqlx::query("INSERT OR IGNORE INTO pool (target_id, paper_id, sort_key) VALUES (?, ?, ?)")
+            .bind(target.0)
+            .bind(paper.0)
+            .bind(rng.random::<i64>())
+            .execute(&mut *conn)
+            .await?;
+    if inserted.rows_affected() > 0 {
+        super::targets::add_pooled(conn, &[(target, 1)]).await?;
+    }
     Ok(())
 }
 
@@ -137,17 +148,19 @@ pub struct PoolRow {
     pub stars: Option<i64>,
 }
 
-/// The whole blind pool, by target id and display position.
+/// The blind pool of every target being rated, by target id and display position.
 pub async fn all_rows<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<PoolRow>, sqlx::Error> {
     sqlx::query_as(
         "SELECT t.external_id AS target, p.external_id AS paper,
                 ROW_NUMBER() OVER (PARTITION BY pool.target_id
                                    ORDER BY pool.sort_key, pool.paper_id) AS position,
                 r.stars AS stars
-         FROM pool
+         FROM targets s
+         JOIN pool ON pool.target_id = s.target_id
          JOIN papers t ON t.id = pool.target_id
          JOIN papers p ON p.id = pool.paper_id
          LEFT JOIN ratings r ON r.target_id = pool.target_id AND r.paper_id = pool.paper_id
+         WHERE s.active = 1
          ORDER BY t.external_id, position",
     )
     .fetch_all(executor)

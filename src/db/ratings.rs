@@ -210,10 +210,13 @@ async fn append_history(
     change: Change,
     source: Source<'_>,
 ) -> Result<(), sqlx::Error> {
+    // A change on a target that a per-target view has shown is made with its provenance known.
     sqlx::query(
         "INSERT INTO rating_history
-            (target_id, paper_id, stars, previous_stars, source, changed_at, browser_session)
-         VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (target_id, paper_id, stars, previous_stars, source, changed_at, browser_session,
+             provenance_known)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, EXISTS (SELECT 1 FROM targets
+                                                    WHERE target_id = ?1 AND unblinded_at IS NOT NULL))",
     )
     .bind(target.0)
     .bind(paper.0)

@@ -4,6 +4,7 @@ use rand::Rng;
 use serde::Serialize;
 use sqlx::SqlitePool;
 
+use super::targets::{self, TargetChoice};
 use crate::domain::PoolDepth;
 
 pub(crate) async fn ensure_exists(pool: &SqlitePool) -> Result<(), sqlx::Error> {
@@ -90,51 +91,58 @@ pub async fn set_pool_depth(pool: &SqlitePool, depth: PoolDepth) -> Result<(), S
     Ok(())
 }
 
-/// The counts `paperjudge status` prints.
+/// The counts `paperjudge status` prints. Targets, pairs and progress are those of the
+/// targets rated now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StudyStatus {
     pub papers: i64,
     pub models: i64,
+    /// The targets to rate now: the chosen ones, or every candidate.
     pub targets: i64,
     pub recommendations: i64,
     pub pooled_pairs: i64,
     pub rated_pairs: i64,
     pub targets_finished: i64,
     pub pool_depth: u32,
+    /// Papers with recommendations, chosen or not.
+    pub candidate_targets: i64,
+    pub target_choice: TargetChoice,
+    pub targets_partly_rated: i64,
+    /// Targets chosen before any model recommended for them: nothing to rate yet.
+    pub targets_without_recommendations: i64,
+    /// Rating changes made on a target after a per-target view had shown which model listed
+    /// which of its papers.
+    pub judgments_with_provenance_known: i64,
 }
 
 pub async fn status(pool: &SqlitePool) -> Result<StudyStatus, sqlx::Error> {
-    let (papers, models, targets, recommendations, pooled_pairs, rated_pairs, targets_finished): (
-        i64,
-        i64,
-        i64,
-        i64,
-        i64,
-        i64,
-        i64,
-    ) = sqlx::query_as(
-        "SELECT
-            (SELECT COUNT(*) FROM papers),
-            (SELECT COUNT(*) FROM models),
-            (SELECT COUNT(DISTINCT target_id) FROM pool),
-            (SELECT COUNT(*) FROM recommendations),
-            (SELECT COUNT(*) FROM pool),
-            (SELECT COUNT(*) FROM pool JOIN ratings USING (target_id, paper_id)),
-            (SELECT COUNT(*) FROM (
-                SELECT p.target_id FROM pool p
-                LEFT JOIN ratings r USING (target_id, paper_id)
-                GROUP BY p.target_id HAVING COUNT(r.stars) = COUNT(*)))",
-    )
-    .fetch_one(pool)
-    .await?;
+    let mut tx = pool.begin().await?;
+    let (papers, models, recommendations, judgments_with_provenance_known): (i64, i64, i64, i64) =
+        sqlx::query_as(
+            "SELECT
+                (SELECT COUNT(*) FROM papers),
+                (SELECT COUNT(*) FROM models),
+                (SELECT COUNT(*) FROM recommendations),
+                (SELECT COUNT(*) FROM rating_history WHERE provenance_known = 1)",
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+    let overview = targets::overview(&mut *tx).await?;
+    let pool_depth = pool_depth(&mut *tx).await?.get();
+    tx.commit().await?;
     Ok(StudyStatus {
         papers,
         models,
-        targets,
+        targets: overview.active,
         recommendations,
-        pooled_pairs,
-        rated_pairs,
-        targets_finished,
-        pool_depth: pool_depth(pool).await?.get(),
+        pooled_pairs: overview.pairs.total,
+        rated_pairs: overview.pairs.rated,
+        targets_finished: overview.finished,
+        pool_depth,
+        candidate_targets: overview.candidates,
+        target_choice: overview.choice,
+        targets_partly_rated: overview.partly_rated,
+        targets_without_recommendations: overview.without_pool,
+        judgments_with_provenance_known,
     })
 }

@@ -1,14 +1,77 @@
-//! Targets as the rating pages see them: their progress, their pooled papers in blind order,
-//! and which one to rate next.
+//! Targets: which papers the study rates now, their progress, their pooled papers in blind
+//! order, and which one to rate next.
 //!
-//! A target is a paper with a pool. Targets are listed in the order their papers were first
-//! imported (`papers.id`), which follows the researcher's own papers file.
+//! The `targets` table holds one row per paper that is or could be a target: it has lists,
+//! a pool, or was chosen. A row is *active* when the study rates it now: every candidate (a
+//! paper with lists) while the study rates all of them, else the chosen ones. Every view of
+//! rating progress reads the active rows only, with the counts kept on them, so that no page
+//! scans the pool of a large library.
+//!
+//! Targets are listed in the order their papers were first imported (`papers.id`), which
+//! follows the researcher's own papers file; `/next` offers them in a random order fixed
+//! once per target (`order_key`).
 
+use std::collections::HashSet;
+use std::fmt;
+
+use rand::Rng;
 use serde::Serialize;
-use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
+use sqlx::{FromRow, SqliteConnection, SqliteExecutor, SqlitePool};
 
 use super::papers::Paper;
 use crate::domain::PaperKey;
+
+/// How the study decides which targets it rates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetChoice {
+    /// Every paper with recommendations (today's default, and the demo's).
+    All,
+    /// Only the targets chosen explicitly.
+    Chosen,
+}
+
+impl TargetChoice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetChoice::All => "all",
+            TargetChoice::Chosen => "chosen",
+        }
+    }
+
+    fn from_db(text: &str) -> TargetChoice {
+        // The schema's CHECK constraint allows only these two.
+        if text == "chosen" {
+            TargetChoice::Chosen
+        } else {
+            TargetChoice::All
+        }
+    }
+}
+
+impl fmt::Display for TargetChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+pub async fn choice<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<TargetChoice, sqlx::Error> {
+    let text: String = sqlx::query_scalar("SELECT target_choice FROM study WHERE id = 1")
+        .fetch_one(executor)
+        .await?;
+    Ok(TargetChoice::from_db(&text))
+}
+
+pub async fn set_choice(
+    conn: &mut SqliteConnection,
+    choice: TargetChoice,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE study SET target_choice = ? WHERE id = 1")
+        .bind(choice.as_str())
+        .execute(conn)
+        .await?;
+    Ok(())
+}
 
 /// How much of a pool is rated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -18,8 +81,9 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// Something to rate, and all of it rated.
     pub fn is_finished(&self) -> bool {
-        self.rated == self.total
+        self.total > 0 && self.rated == self.total
     }
 
     /// Whole percent rated, rounded down so that 100 means every pair.
@@ -32,8 +96,100 @@ impl Progress {
     }
 }
 
+/// The targets of the study at a glance: which it rates and how far it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Overview {
+    pub choice: TargetChoice,
+    /// The targets rated now.
+    pub active: i64,
+    /// Papers with recommendations, chosen or not.
+    pub candidates: i64,
+    /// Pooled and rated pairs of the active targets.
+    pub pairs: Progress,
+    /// Active targets with every pooled pair rated.
+    pub finished: i64,
+    /// Active targets with some but not all pooled pairs rated.
+    pub partly_rated: i64,
+    /// Active targets without a pool: chosen before any model recommended for them.
+    pub without_pool: i64,
+}
+
+impl Overview {
+    /// Which targets the study rates, in words: "rating all 8 targets that have
+    /// recommendations" or "rating 65 chosen targets of 40,000 with recommendations".
+    pub fn in_words(&self) -> String {
+        match self.choice {
+            TargetChoice::All if self.active == 0 => {
+                "rating no target yet: no paper has recommendations".to_owned()
+            }
+            TargetChoice::All if self.active == 1 => {
+                "rating the 1 target that has recommendations".to_owned()
+            }
+            TargetChoice::All => format!(
+                "rating all {} targets that have recommendations",
+                thousands(self.active)
+            ),
+            TargetChoice::Chosen => format!(
+                "rating {} chosen {} of {} with recommendations",
+                thousands(self.active),
+                if self.active == 1 {
+                    "target"
+                } else {
+                    "targets"
+                },
+                thousands(self.candidates)
+            ),
+        }
+    }
+}
+
+/// A count with thousands separated by commas: 40,000.
+pub fn thousands(count: i64) -> String {
+    let digits = count.unsigned_abs().to_string();
+    let mut text = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            text.push(',');
+        }
+        text.push(digit);
+    }
+    if count < 0 {
+        text.insert(0, '-');
+    }
+    text
+}
+
+pub async fn overview<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Overview, sqlx::Error> {
+    let row: (String, i64, i64, i64, i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT target_choice FROM study WHERE id = 1),
+                COUNT(*),
+                (SELECT COUNT(*) FROM targets WHERE listed = 1),
+                COALESCE(SUM(pooled), 0),
+                COALESCE(SUM(rated), 0),
+                COALESCE(SUM(pooled > 0 AND rated = pooled), 0),
+                COALESCE(SUM(rated > 0 AND rated < pooled), 0),
+                COALESCE(SUM(pooled = 0), 0)
+         FROM targets WHERE active = 1",
+    )
+    .fetch_one(executor)
+    .await?;
+    let (choice, active, candidates, pooled, rated, finished, partly_rated, without_pool) = row;
+    Ok(Overview {
+        choice: TargetChoice::from_db(&choice),
+        active,
+        candidates,
+        pairs: Progress {
+            rated,
+            total: pooled,
+        },
+        finished,
+        partly_rated,
+        without_pool,
+    })
+}
+
 /// One target with the progress of its pool.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
 pub struct TargetSummary {
     pub id: i64,
     pub external_id: String,
@@ -51,36 +207,53 @@ impl TargetSummary {
     }
 }
 
-/// Every target, in import order.
-pub async fn all<'e, E: SqliteExecutor<'e>>(
+/// Which active targets to list, and which page of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listing {
+    /// Leave out the finished targets.
+    pub only_unfinished: bool,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+impl Listing {
+    pub const EVERY_TARGET: Listing = Listing {
+        only_unfinished: false,
+        offset: 0,
+        limit: i64::MAX,
+    };
+}
+
+/// The active targets, in import order.
+pub async fn list<'e, E: SqliteExecutor<'e>>(
     executor: E,
+    listing: Listing,
 ) -> Result<Vec<TargetSummary>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT t.id, t.external_id, t.title, COUNT(r.stars) AS rated, COUNT(*) AS total
-         FROM pool p
-         JOIN papers t ON t.id = p.target_id
-         LEFT JOIN ratings r ON r.target_id = p.target_id AND r.paper_id = p.paper_id
-         GROUP BY t.id
-         ORDER BY t.id",
+        "SELECT p.id, p.external_id, p.title, t.rated, t.pooled AS total
+         FROM targets t JOIN papers p ON p.id = t.target_id
+         WHERE t.active = 1 AND NOT (?1 AND t.pooled > 0 AND t.rated = t.pooled)
+         ORDER BY t.target_id
+         LIMIT ?2 OFFSET ?3",
     )
+    .bind(listing.only_unfinished)
+    .bind(listing.limit)
+    .bind(listing.offset)
     .fetch_all(executor)
     .await
 }
 
-/// The progress of one target; `None` when the paper has no pool (is no target).
+/// The progress of one target; `None` when the paper is no target being rated.
 pub async fn progress<'e, E: SqliteExecutor<'e>>(
     executor: E,
     target: PaperKey,
 ) -> Result<Option<Progress>, sqlx::Error> {
-    let (rated, total): (i64, i64) = sqlx::query_as(
-        "SELECT COUNT(r.stars), COUNT(*)
-         FROM pool p LEFT JOIN ratings r USING (target_id, paper_id)
-         WHERE p.target_id = ?",
-    )
-    .bind(target.0)
-    .fetch_one(executor)
-    .await?;
-    Ok((total > 0).then_some(Progress { rated, total }))
+    let row: Option<(i64, i64)> =
+        sqlx::query_as("SELECT rated, pooled FROM targets WHERE target_id = ? AND active = 1")
+            .bind(target.0)
+            .fetch_optional(executor)
+            .await?;
+    Ok(row.map(|(rated, total)| Progress { rated, total }))
 }
 
 /// A pooled paper with its current rating, as the rating page lists it.
@@ -91,7 +264,7 @@ pub struct PooledPaper {
     pub stars: Option<i64>,
 }
 
-/// The pool of `target` in the blind display order; empty when the paper is no target.
+/// The pool of `target` in the blind display order; empty when it has none.
 pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     executor: E,
     target: PaperKey,
@@ -109,15 +282,15 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     .await
 }
 
-/// The first target, in import order, that has unrated pairs.
-pub async fn first_with_unrated<'e, E: SqliteExecutor<'e>>(
+/// The first target to rate: the first active target with unrated pairs in the study's
+/// random order.
+pub async fn first_to_rate<'e, E: SqliteExecutor<'e>>(
     executor: E,
 ) -> Result<Option<PaperKey>, sqlx::Error> {
     let target: Option<i64> = sqlx::query_scalar(
-        "SELECT p.target_id
-         FROM pool p LEFT JOIN ratings r USING (target_id, paper_id)
-         WHERE r.stars IS NULL
-         ORDER BY p.target_id
+        "SELECT target_id FROM targets
+         WHERE active = 1 AND rated < pooled
+         ORDER BY order_key, target_id
          LIMIT 1",
     )
     .fetch_optional(executor)
@@ -125,37 +298,293 @@ pub async fn first_with_unrated<'e, E: SqliteExecutor<'e>>(
     Ok(target.map(PaperKey))
 }
 
-/// The next target after `current` with unrated pairs, wrapping around to the first;
-/// never `current` itself.
-pub async fn next_with_unrated(
+/// The target to rate after `current` in the study's random order, wrapping around to the
+/// first; never `current` itself.
+pub async fn next_to_rate(
     conn: &mut SqliteConnection,
     current: PaperKey,
 ) -> Result<Option<PaperKey>, sqlx::Error> {
-    // Two scans in the pool's key order, each stopping at the first unrated pair: the one
-    // ORDER BY that puts later targets first would sort the whole pool on every page view.
-    let after = first_unrated_between(&mut *conn, current.0 + 1, i64::MAX).await?;
-    match after {
-        Some(target) => Ok(Some(target)),
-        None => first_unrated_between(conn, i64::MIN, current.0 - 1).await,
-    }
-}
-
-/// The first target with an id in `low..=high` that has unrated pairs.
-async fn first_unrated_between(
-    conn: &mut SqliteConnection,
-    low: i64,
-    high: i64,
-) -> Result<Option<PaperKey>, sqlx::Error> {
-    let target: Option<i64> = sqlx::query_scalar(
-        "SELECT p.target_id
-         FROM pool p LEFT JOIN ratings r USING (target_id, paper_id)
-         WHERE r.stars IS NULL AND p.target_id BETWEEN ? AND ?
-         ORDER BY p.target_id
+    // Two walks along the index in key order, each stopping at the first target with unrated
+    // pairs: one ORDER BY that put later targets first would sort them all on every page view.
+    let after: Option<i64> = sqlx::query_scalar(
+        "SELECT t.target_id FROM targets t, targets c
+         WHERE c.target_id = ?1 AND t.active = 1 AND t.rated < t.pooled
+           AND (t.order_key, t.target_id) > (c.order_key, c.target_id)
+         ORDER BY t.order_key, t.target_id
          LIMIT 1",
     )
-    .bind(low)
-    .bind(high)
+    .bind(current.0)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if let Some(target) = after {
+        return Ok(Some(PaperKey(target)));
+    }
+    let first: Option<i64> = sqlx::query_scalar(
+        "SELECT target_id FROM targets
+         WHERE active = 1 AND rated < pooled AND target_id <> ?
+         ORDER BY order_key, target_id
+         LIMIT 1",
+    )
+    .bind(current.0)
     .fetch_optional(conn)
     .await?;
-    Ok(target.map(PaperKey))
+    Ok(first.map(PaperKey))
+}
+
+/// What the importer of recommendations needs to know of the targets before it starts.
+#[derive(Debug, Default)]
+pub struct Known {
+    /// Targets with stored lists or a pool (and so, perhaps, ratings).
+    pub with_lists_or_pool: HashSet<PaperKey>,
+    /// Targets rated now.
+    pub active: HashSet<PaperKey>,
+}
+
+pub async fn known(conn: &mut SqliteConnection) -> Result<Known, sqlx::Error> {
+    let rows: Vec<(i64, bool, bool)> =
+        sqlx::query_as("SELECT target_id, listed = 1 OR pooled > 0, active = 1 FROM targets")
+            .fetch_all(conn)
+            .await?;
+    let mut known = Known::default();
+    for (target, with_lists_or_pool, active) in rows {
+        if with_lists_or_pool {
+            known.with_lists_or_pool.insert(PaperKey(target));
+        }
+        if active {
+            known.active.insert(PaperKey(target));
+        }
+    }
+    Ok(known)
+}
+
+/// Records that models have lists for `targets`, adding the rows of new ones (each with a
+/// random order key): active while the study rates all candidates.
+pub async fn register_listed(
+    conn: &mut SqliteConnection,
+    targets: &[PaperKey],
+    rng: &mut impl Rng,
+) -> Result<(), sqlx::Error> {
+    for chunk in targets.chunks(super::recommendations::ROWS_PER_INSERT) {
+        let mut insert = sqlx::QueryBuilder::new(
+            "INSERT INTO targets (target_id, listed, active, order_key)
+             SELECT column1, 1, (SELECT target_choice = 'all' FROM study WHERE id = 1), column2
+             FROM (",
+        );
+        insert.push_values(chunk, |mut row, target| {
+            row.push_bind(target.0).push_bind(rng.random::<i64>());
+        });
+        insert.push(
+            ") WHERE true
+             ON CONFLICT (target_id) DO UPDATE SET listed = 1, active = active OR excluded.active",
+        );
+        insert.build().execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// Adds the row of `target` if it has none (a rating arrives for a target no model listed):
+/// active while the study rates all candidates.
+pub async fn ensure(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    rng: &mut impl Rng,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT OR IGNORE INTO targets (target_id, active, order_key)
+         VALUES (?, (SELECT target_choice = 'all' FROM study WHERE id = 1), ?)",
+    )
+    .bind(target.0)
+    .bind(rng.random::<i64>())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// A target as choosing and dropping see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromRow)]
+pub struct ChoiceState {
+    pub listed: bool,
+    pub active: bool,
+    pub rated: i64,
+}
+
+/// The state of `target`; `None` when it has no row (never listed, pooled nor chosen).
+pub async fn state<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    target: PaperKey,
+) -> Result<Option<ChoiceState>, sqlx::Error> {
+    sqlx::query_as("SELECT listed, active, rated FROM targets WHERE target_id = ?")
+        .bind(target.0)
+        .fetch_optional(executor)
+        .await
+}
+
+/// Makes `target` active, adding its row (with a random order key) if it has none.
+pub async fn activate(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    rng: &mut impl Rng,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO targets (target_id, active, order_key) VALUES (?, 1, ?)
+         ON CONFLICT (target_id) DO UPDATE SET active = 1",
+    )
+    .bind(target.0)
+    .bind(rng.random::<i64>())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn deactivate(conn: &mut SqliteConnection, target: PaperKey) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE targets SET active = 0 WHERE target_id = ?")
+        .bind(target.0)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Makes every target inactive: the study is about to rate only what is chosen next.
+pub async fn deactivate_all(conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE targets SET active = 0 WHERE active = 1")
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Makes exactly the candidates (and targets with a pool) active; answers the candidates
+/// that were not active before, whose pools may be missing or out of date.
+pub async fn activate_every_candidate(
+    conn: &mut SqliteConnection,
+) -> Result<Vec<PaperKey>, sqlx::Error> {
+    let arriving: Vec<i64> = sqlx::query_scalar(
+        "SELECT target_id FROM targets WHERE listed = 1 AND active = 0 ORDER BY target_id",
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    sqlx::query("UPDATE targets SET active = (listed = 1 OR pooled > 0)")
+        .execute(conn)
+        .await?;
+    Ok(arriving.into_iter().map(PaperKey).collect())
+}
+
+/// The candidates (papers with lists), or only those not rated now, by external id (byte
+/// order), so that a seeded sample of them does not depend on import order.
+pub async fn candidates(
+    conn: &mut SqliteConnection,
+    only_inactive: bool,
+) -> Result<Vec<PaperKey>, sqlx::Error> {
+    let targets: Vec<i64> = sqlx::query_scalar(
+        "SELECT t.target_id FROM targets t JOIN papers p ON p.id = t.target_id
+         WHERE t.listed = 1 AND NOT (? AND t.active = 1)
+         ORDER BY p.external_id",
+    )
+    .bind(only_inactive)
+    .fetch_all(conn)
+    .await?;
+    Ok(targets.into_iter().map(PaperKey).collect())
+}
+
+/// Adds `change` to the pooled count of each target, each target at most once (the pool's
+/// writers call this).
+pub async fn add_pooled(
+    conn: &mut SqliteConnection,
+    changes: &[(PaperKey, i64)],
+) -> Result<(), sqlx::Error> {
+    for chunk in changes.chunks(super::recommendations::ROWS_PER_INSERT) {
+        let mut update =
+            sqlx::QueryBuilder::new("UPDATE targets SET pooled = pooled + change.column2 FROM (");
+        update.push_values(chunk, |mut row, (target, change)| {
+            row.push_bind(target.0).push_bind(*change);
+        });
+        update.push(") AS change WHERE targets.target_id = change.column1");
+        update.build().execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// Records that a per-target view showed `targets` (external ids), if it never did before:
+/// a rating changed on them from now on is made with its provenance known.
+pub async fn record_unblinded(pool: &SqlitePool, targets: &[String]) -> Result<(), sqlx::Error> {
+    if targets.is_empty() {
+        return Ok(());
+    }
+    let targets =
+        serde_json::to_string(targets).map_err(|error| sqlx::Error::Encode(error.into()))?;
+    const NEWLY_SHOWN: &str = "FROM targets t JOIN papers p ON p.id = t.target_id
+         WHERE t.unblinded_at IS NULL AND p.external_id IN (SELECT value FROM json_each(?))";
+    // Almost always every target shown was shown before: a read finds that without taking
+    // the write lock.
+    let newly_shown: bool = sqlx::query_scalar(&format!("SELECT EXISTS (SELECT 1 {NEWLY_SHOWN})"))
+        .bind(&targets)
+        .fetch_one(pool)
+        .await?;
+    if newly_shown {
+        sqlx::query(&format!(
+            "UPDATE targets SET unblinded_at = ? WHERE target_id IN (SELECT t.target_id {NEWLY_SHOWN})"
+        ))
+        .bind(super::now_rfc3339())
+        .bind(&targets)
+        .execute(pool)
+        .await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(40000), "40,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(thousands(-1234), "-1,234");
+    }
+
+    fn overview(choice: TargetChoice, active: i64, candidates: i64) -> Overview {
+        Overview {
+            choice,
+            active,
+            candidates,
+            pairs: Progress { rated: 0, total: 0 },
+            finished: 0,
+            partly_rated: 0,
+            without_pool: 0,
+        }
+    }
+
+    #[test]
+    fn the_choice_in_words() {
+        assert_eq!(
+            overview(TargetChoice::All, 8, 8).in_words(),
+            "rating all 8 targets that have recommendations"
+        );
+        assert_eq!(
+            overview(TargetChoice::All, 1, 1).in_words(),
+            "rating the 1 target that has recommendations"
+        );
+        assert_eq!(
+            overview(TargetChoice::All, 0, 0).in_words(),
+            "rating no target yet: no paper has recommendations"
+        );
+        assert_eq!(
+            overview(TargetChoice::Chosen, 65, 40000).in_words(),
+            "rating 65 chosen targets of 40,000 with recommendations"
+        );
+        assert_eq!(
+            overview(TargetChoice::Chosen, 1, 3).in_words(),
+            "rating 1 chosen target of 3 with recommendations"
+        );
+    }
+
+    #[test]
+    fn an_empty_pool_is_not_finished() {
+        assert!(!Progress { rated: 0, total: 0 }.is_finished());
+        assert!(Progress { rated: 3, total: 3 }.is_finished());
+        assert!(!Progress { rated: 2, total: 3 }.is_finished());
+    }
 }

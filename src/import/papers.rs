@@ -103,6 +103,7 @@ pub async fn import<R: Read>(
         )),
     }
     problems.into_result()?;
+    papers::index_new(conn).await?;
     Ok(summary)
 }
 

@@ -4,7 +4,8 @@
 //! Rows are buffered one target at a time and written when the target changes, so memory does
 //! not grow with the file. A (model, target) list in the file replaces the stored one; if the
 //! rows of one list are scattered through the file, the part written earlier is read back and
-//! merged, so any row order gives the same result.
+//! merged, so any row order gives the same result. Only the targets the study rates now get a
+//! pool; the lists of the others are stored, to be pooled when they are chosen.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
@@ -18,6 +19,7 @@ use super::{Format, ImportError, Problem, Problems, Summary};
 use crate::db::papers::PaperRef;
 use crate::db::pool::NewPair;
 use crate::db::recommendations::{self as stored, NewEntry, NewRow};
+use crate::db::targets::TargetChoice;
 use crate::db::{self, pool as pool_db};
 use crate::domain::{ModelKey, PaperKey};
 
@@ -54,7 +56,8 @@ struct Pending {
 }
 
 /// Imports recommendations inside the caller's transaction, refreshing the pool of every
-/// target whose lists changed. `rng` draws the pool's display keys.
+/// target rated now whose lists changed. `rng` draws the pool's display keys and the order
+/// keys of new targets.
 pub async fn import<R: Read>(
     conn: &mut SqliteConnection,
     reader: R,
@@ -64,13 +67,18 @@ pub async fn import<R: Read>(
 ) -> Result<Summary, ImportError> {
     let papers = db::papers::id_index(&mut *conn).await?;
     let depth = db::study::pool_depth(&mut *conn).await?.get();
+    let rates_all = db::targets::choice(&mut *conn).await? == TargetChoice::All;
+    let known = db::targets::known(&mut *conn).await?;
     let mut importer = Importer {
         papers: &papers,
         options,
         depth,
         models: HashMap::new(),
         seen_lists: HashSet::new(),
-        targets_with_pool: pool_db::targets(&mut *conn).await?,
+        rates_all,
+        targets_with_lists: known.with_lists_or_pool,
+        active: known.active,
+        staged_targets: Vec::new(),
         staged_rows: Vec::new(),
         staged_pairs: Vec::new(),
         current_target: None,
@@ -90,7 +98,7 @@ pub async fn import<R: Read>(
         Format::Jsonl | Format::Trec => importer.read_lines(conn, reader, rng).await?,
     }
     importer.flush(conn, rng).await?;
-    importer.write_staged(conn).await?;
+    importer.write_staged(conn, rng).await?;
     if importer.summary.read == 0 && importer.problems.is_empty() {
         importer.problems.push(Problem::whole_file(
             "the file holds no recommendations (an empty file imports nothing)",
@@ -108,9 +116,14 @@ struct Importer<'a> {
     models: HashMap<String, ModelKey>,
     /// Lists already written by this import (merged, not replaced, if they come up again).
     seen_lists: HashSet<(PaperKey, ModelKey)>,
+    /// The study rates every candidate target: each new one is rated, and gets a pool.
+    rates_all: bool,
     /// Targets with stored lists, pool or ratings, including those of this import.
-    targets_with_pool: HashSet<PaperKey>,
-    /// Rows and pool pairs of new targets, written in batches.
+    targets_with_lists: HashSet<PaperKey>,
+    /// Targets rated now, whose pools follow their lists.
+    active: HashSet<PaperKey>,
+    /// New targets, their rows, and the pool pairs of those rated now, written in batches.
+    staged_targets: Vec<PaperKey>,
     staged_rows: Vec<NewRow>,
     staged_pairs: Vec<NewPair>,
     current_target: Option<PaperRef>,
@@ -264,28 +277,29 @@ impl Importer<'_> {
             return Ok(());
         };
         let lists = std::mem::take(&mut self.buffer);
-        if self.targets_with_pool.insert(target.key) {
+        if self.targets_with_lists.insert(target.key) {
             self.stage_new_target(target.key, lists, rng);
             if self.staged_rows.len() >= STAGED_ROWS_LIMIT {
-                self.write_staged(conn).await?;
+                self.write_staged(conn, rng).await?;
             }
             Ok(())
         } else {
             // Stored lists to replace or merge, and a pool to keep: go through the database,
             // after what is staged, so that every read sees it.
-            self.write_staged(conn).await?;
+            self.write_staged(conn, rng).await?;
             self.replace_lists(conn, target.key, lists, rng).await
         }
     }
 
-    /// A target without stored lists, pool or ratings: its lists and pool follow from the
-    /// file alone.
+    /// A target without stored lists, pool or ratings: its lists (and its pool, if the study
+    /// rates it) follow from the file alone.
     fn stage_new_target(
         &mut self,
         target: PaperKey,
         lists: Vec<(ModelKey, String, Vec<Pending>)>,
         rng: &mut impl Rng,
     ) {
+        self.staged_targets.push(target);
         let mut pooled = HashSet::new();
         for (model, model_name, entries) in lists {
             self.seen_lists.insert((target, model));
@@ -307,6 +321,9 @@ impl Importer<'_> {
                 );
             }
         }
+        if !(self.rates_all || self.active.contains(&target)) {
+            return;
+        }
         let pairs = pool_db::with_display_keys(target, pooled, rng);
         self.summary.pool_added += pairs.len() as u64;
         if self.problems.is_empty() {
@@ -314,11 +331,17 @@ impl Importer<'_> {
         }
     }
 
-    async fn write_staged(&mut self, conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
+    async fn write_staged(
+        &mut self,
+        conn: &mut SqliteConnection,
+        rng: &mut impl Rng,
+    ) -> Result<(), sqlx::Error> {
         if self.problems.is_empty() {
+            db::targets::register_listed(conn, &self.staged_targets, rng).await?;
             stored::insert_rows(conn, &self.staged_rows).await?;
             pool_db::insert_pairs(conn, &self.staged_pairs).await?;
         }
+        self.staged_targets.clear();
         self.staged_rows.clear();
         self.staged_pairs.clear();
         Ok(())
@@ -364,9 +387,13 @@ impl Importer<'_> {
         }
         if self.problems.is_empty() {
             stored::insert_rows(conn, &rows).await?;
-            let change = pool_db::refresh_target(conn, target, self.depth, rng).await?;
-            self.summary.pool_added += change.added;
-            self.summary.pool_removed += change.removed;
+            // A target with only ratings so far becomes a candidate.
+            db::targets::register_listed(conn, &[target], rng).await?;
+            if self.rates_all || self.active.contains(&target) {
+                let change = pool_db::refresh_target(conn, target, self.depth, rng).await?;
+                self.summary.pool_added += change.added;
+                self.summary.pool_removed += change.removed;
+            }
         }
         Ok(())
     }

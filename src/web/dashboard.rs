@@ -1,4 +1,5 @@
-//! `GET /`: how far the study is, the way to continue rating, and the top of the leaderboard.
+//! `GET /`: which targets the study rates and how far it is, the way to continue rating, and
+//! the top of the leaderboard (fully rated targets only, like every view a rater reaches).
 
 use actix_web::{web, HttpResponse};
 use askama::Template;
@@ -7,16 +8,29 @@ use sqlx::SqlitePool;
 use super::leaderboard::{self, LeaderboardQuery, RowView};
 use super::{view, WebError};
 use crate::db;
-use crate::db::targets::Progress;
+use crate::db::targets::{Progress, TargetChoice};
+
+/// With more candidate targets than this, the dashboard offers to choose targets: rating
+/// every paper of a large library is rarely the plan.
+const MANY_CANDIDATES: i64 = 300;
 
 #[derive(Template)]
 #[template(path = "dashboard.html")]
 struct DashboardPage {
     pairs: Progress,
     targets: Progress,
+    /// "rating 65 chosen targets of 40,000 with recommendations", or the like.
+    choice_in_words: String,
+    /// A library large enough that choosing targets is the way to start.
+    many_candidates: bool,
+    /// The study rates every candidate (no target chosen yet).
+    rates_all: bool,
+    /// Chosen targets still waiting for recommendations.
+    without_pool: i64,
     /// The cutoff of the leaderboard's default settings.
     k: usize,
-    /// The top of the leaderboard under the default settings; empty until ratings exist.
+    /// The top of the leaderboard under the default settings; empty until a target is fully
+    /// rated.
     leaders: Vec<RowView>,
 }
 
@@ -24,7 +38,7 @@ struct DashboardPage {
 const LEADERS_SHOWN: usize = 3;
 
 pub async fn show(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
-    let status = db::study::status(&pool).await?;
+    let overview = db::targets::overview(&**pool).await?;
     let board = leaderboard::compute(&pool, &LeaderboardQuery::default()).await?;
     let leaders = if board.targets.evaluated > 0 {
         board
@@ -37,14 +51,15 @@ pub async fn show(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError>
         Vec::new()
     };
     view::html(&DashboardPage {
-        pairs: Progress {
-            rated: status.rated_pairs,
-            total: status.pooled_pairs,
-        },
+        pairs: overview.pairs,
         targets: Progress {
-            rated: status.targets_finished,
-            total: status.targets,
+            rated: overview.finished,
+            total: overview.active,
         },
+        choice_in_words: overview.in_words(),
+        many_candidates: overview.candidates > MANY_CANDIDATES,
+        rates_all: overview.choice == TargetChoice::All,
+        without_pool: overview.without_pool,
         k: board.settings.k.get(),
         leaders,
     })

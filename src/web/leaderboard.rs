@@ -14,9 +14,8 @@ use askama::Template;
 use sqlx::SqlitePool;
 
 use super::{view, WebError};
-use crate::db;
-use crate::evaluation;
-use crate::leaderboard::{Leaderboard, ModelRow, TargetCounts, SIGNIFICANCE_LEVEL};
+use crate::evaluation::{self, PerTarget, Scope};
+use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
 use chart::Chart;
 use query::{Column, Sort};
@@ -40,7 +39,15 @@ pub fn routes(config: &mut web::ServiceConfig) {
 /// The leaderboard the address asks for, computed as `paperjudge leaderboard` computes it.
 pub async fn compute(pool: &SqlitePool, query: &LeaderboardQuery) -> Result<Leaderboard, WebError> {
     let settings = evaluation::settings(pool, &query.options).await?;
-    Ok(evaluation::leaderboard(pool, settings, query.per_target).await?)
+    let scope = Scope {
+        per_target: if query.per_target {
+            PerTarget::All
+        } else {
+            PerTarget::None
+        },
+        partial: query.partial,
+    };
+    Ok(evaluation::leaderboard(pool, settings, scope).await?)
 }
 
 #[derive(Template)]
@@ -49,6 +56,8 @@ struct LeaderboardPage {
     k: usize,
     settings_in_words: String,
     targets_in_words: String,
+    /// With `partial=include`: what including partly rated targets gives away.
+    unblinding: Option<String>,
     warnings: Vec<String>,
     /// Whether any model has a value: there are models and rated targets.
     has_results: bool,
@@ -69,16 +78,14 @@ pub async fn show(
         ..LeaderboardQuery::parse(request.query_string())?
     };
     let board = compute(&pool, &query).await?;
-    let partly_rated = (db::targets::all(&**pool).await?.iter())
-        .filter(|target| target.rated > 0 && target.rated < target.total)
-        .count();
     let mut sorted = board.models.clone();
     query.sort.apply(&mut sorted);
     view::html(&LeaderboardPage {
         k: board.settings.k.get(),
         settings_in_words: board.settings.describe(),
-        targets_in_words: targets_in_words(&board.targets),
-        warnings: warnings(&board, partly_rated),
+        targets_in_words: targets_in_words(&board),
+        unblinding: unblinding(&board),
+        warnings: warnings(&board),
         has_results: board.targets.evaluated > 0 && !board.models.is_empty(),
         has_models: !board.models.is_empty(),
         headers: headers(&query, board.settings.k.get()),
@@ -271,22 +278,55 @@ fn column_description(column: Column) -> &'static str {
     }
 }
 
-fn targets_in_words(counts: &TargetCounts) -> String {
+fn targets_in_words(board: &Leaderboard) -> String {
     let TargetCounts {
         evaluated,
         skipped_empty,
         unrated,
         skipped_no_relevant,
-    } = *counts;
+        partly_rated,
+    } = board.targets;
+    let partly_rated = match board.partial {
+        Partial::Exclude => format!(
+            "{partly_rated} partly rated {} left out until every pooled paper of {} is rated",
+            if partly_rated == 1 {
+                "target is"
+            } else {
+                "targets are"
+            },
+            if partly_rated == 1 { "it" } else { "them" },
+        ),
+        Partial::Include => format!("{partly_rated} of them partly rated"),
+    };
     format!(
-        "{evaluated} {} evaluated, {unrated} without ratings. Left out for having nothing \
-         relevant: {skipped_empty} from NDCG, {skipped_no_relevant} from P, R, F1, AP and RR.",
+        "{evaluated} {} evaluated ({partly_rated}), {unrated} without ratings. Left out for \
+         having nothing relevant: {skipped_empty} from NDCG, {skipped_no_relevant} from P, R, \
+         F1, AP and RR.",
         if evaluated == 1 { "target" } else { "targets" },
     )
 }
 
+/// What `partial=include` gives away, when it is in force.
+fn unblinding(board: &Leaderboard) -> Option<String> {
+    (board.partial == Partial::Include).then(|| {
+        let partly_rated = board.targets.partly_rated;
+        format!(
+            "Partly rated targets are included ({partly_rated} now). These numbers move with \
+             every rating of a target still being rated, so they tell which models listed the \
+             paper just rated: rating {} after reading them is no longer blind, and the rating \
+             history marks every later change of {} ratings as made with provenance known.",
+            if partly_rated == 1 {
+                "that target"
+            } else {
+                "those targets"
+            },
+            if partly_rated == 1 { "its" } else { "their" },
+        )
+    })
+}
+
 /// Where the numbers rest on thin evidence, in words.
-fn warnings(board: &Leaderboard, partly_rated: usize) -> Vec<String> {
+fn warnings(board: &Leaderboard) -> Vec<String> {
     let k = board.settings.k;
     let mut warnings = Vec::new();
     let partly_judged: Vec<String> = (board.models.iter())
@@ -302,7 +342,8 @@ fn warnings(board: &Leaderboard, partly_rated: usize) -> Vec<String> {
             partly_judged.join(", ")
         ));
     }
-    if partly_rated > 0 {
+    let partly_rated = board.targets.partly_rated;
+    if partly_rated > 0 && board.partial == Partial::Include {
         warnings.push(format!(
             "{partly_rated} {} only partly rated: {} ideal ranking may still change.",
             if partly_rated == 1 {
@@ -344,6 +385,7 @@ struct OptionsForm {
     k: usize,
     pool_depth: u32,
     choices: Vec<Choice>,
+    include_partial: bool,
     sort: &'static str,
     order: &'static str,
 }
@@ -436,6 +478,7 @@ impl OptionsForm {
                     s.ap_denominator.as_str(),
                 ),
             ],
+            include_partial: board.partial == Partial::Include,
             sort: sort.column.as_str(),
             order: sort.order().as_str(),
         }
@@ -444,6 +487,8 @@ impl OptionsForm {
 
 /// The addresses of the other views and the downloads, with the options in force.
 struct Links {
+    /// This page without `partial=include`.
+    blind: String,
     per_target: String,
     csv: String,
     per_target_csv: String,
@@ -454,8 +499,14 @@ struct Links {
 
 impl Links {
     fn new(query: &LeaderboardQuery, settings: &Settings) -> Links {
+        let blind = LeaderboardQuery {
+            partial: Partial::Exclude,
+            ..query.clone()
+        };
         Links {
-            per_target: query.link("/leaderboard/targets", &[]),
+            blind: blind.link("/leaderboard", &[]),
+            // The per-target views show fully rated targets only, whatever `partial` says.
+            per_target: blind.link("/leaderboard/targets", &[]),
             csv: query.link("/leaderboard.csv", &[]),
             per_target_csv: query.link("/leaderboard.csv", &[("per_target", "1")]),
             json: query.link("/leaderboard.json", &[]),

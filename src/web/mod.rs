@@ -12,6 +12,7 @@ mod downloads;
 mod error;
 mod leaderboard;
 mod methods;
+mod papers;
 mod rating_page;
 mod ratings;
 mod security;
@@ -89,7 +90,12 @@ fn routes(config: &mut web::ServiceConfig) {
         .route("/", web::get().to(dashboard::show))
         .route("/healthz", web::get().to(healthz))
         .route("/next", web::get().to(target_list::next))
-        .route("/targets", web::get().to(target_list::show))
+        .service(
+            web::resource("/targets")
+                .route(web::get().to(target_list::show))
+                .route(web::post().to(target_list::choose)),
+        )
+        .route("/papers", web::get().to(papers::search))
         .route("/targets/{target}", web::get().to(rating_page::show))
         .service(web::resource("/targets/{target}/ratings").route(web::post().to(ratings::rate)))
         .service(web::resource("/targets/{target}/undo").route(web::post().to(ratings::undo)))

@@ -102,12 +102,15 @@ pub async fn show(
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
     let target = PaperKey(target.into_inner());
+    // A paper that is no target being rated (never one, or dropped) has no rating page.
+    if db::targets::progress(&**pool, target).await?.is_none() {
+        return Err(no_such_target(target));
+    }
     let pooled = db::targets::pooled_papers(&**pool, target).await?;
-    let target_paper = match db::papers::get(&**pool, target).await? {
-        Some(paper) if !pooled.is_empty() => paper,
-        _ => return Err(no_such_target(target)),
-    };
-    let next_target = db::targets::next_with_unrated(&mut *pool.acquire().await?, target).await?;
+    let target_paper = db::papers::get(&**pool, target)
+        .await?
+        .ok_or_else(|| no_such_target(target))?;
+    let next_target = db::targets::next_to_rate(&mut *pool.acquire().await?, target).await?;
     let papers: Vec<PooledPaperView> = pooled
         .into_iter()
         .enumerate()

@@ -1,14 +1,22 @@
-//! `GET /targets`: every target with its progress; `GET /next`: the way to the next one.
+//! `GET /targets`: the targets being rated with their progress, a page at a time;
+//! `GET /next`: the way to the next one; `POST /targets`: choose or drop a target.
 
 use actix_web::http::header;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
+use rand::SeedableRng;
 use serde::Deserialize;
 use sqlx::SqlitePool;
 
-use super::{view, WebError};
+use super::{csrf, view, WebError};
+use crate::choice::{self, ChoiceError};
 use crate::db;
-use crate::db::targets::TargetSummary;
+use crate::db::targets::{Listing, TargetSummary};
+use crate::db::WriteQueue;
+
+/// Targets per page of `/targets`: a study of a few hundred targets fits on one page, and a
+/// page of a study that rates every paper of a large library stays small.
+const TARGETS_PER_PAGE: i64 = 500;
 
 /// Which targets `/targets` lists: `?show=unfinished` hides the fully rated ones.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -23,6 +31,8 @@ pub enum Show {
 pub struct ListQuery {
     #[serde(default)]
     show: Show,
+    /// 1-based.
+    page: Option<u32>,
 }
 
 #[derive(Template)]
@@ -30,37 +40,136 @@ pub struct ListQuery {
 struct TargetsPage {
     targets: Vec<TargetSummary>,
     only_unfinished: bool,
-    finished: usize,
-    total: usize,
+    finished: i64,
+    total: i64,
+    choice_in_words: String,
+    /// 1-based positions of the first and last target shown.
+    first_shown: i64,
+    last_shown: i64,
+    previous_page: Option<String>,
+    next_page: Option<String>,
 }
 
 pub async fn show(
     pool: web::Data<SqlitePool>,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, WebError> {
-    let all = db::targets::all(&**pool).await?;
-    let finished = all.iter().filter(|t| t.progress().is_finished()).count();
-    let total = all.len();
+    let page = i64::from(query.page.unwrap_or(1));
+    if page < 1 {
+        return Err(WebError::BadRequest(
+            "page must be a whole number from 1 up".to_owned(),
+        ));
+    }
     let only_unfinished = query.show == Show::Unfinished;
-    let targets = all
-        .into_iter()
-        .filter(|target| !only_unfinished || !target.progress().is_finished())
-        .collect();
+    let overview = db::targets::overview(&**pool).await?;
+    let offset = (page - 1) * TARGETS_PER_PAGE;
+    // One more than shown tells whether another page follows.
+    let mut targets = db::targets::list(
+        &**pool,
+        Listing {
+            only_unfinished,
+            offset,
+            limit: TARGETS_PER_PAGE + 1,
+        },
+    )
+    .await?;
+    let has_next = targets.len() as i64 > TARGETS_PER_PAGE;
+    targets.truncate(TARGETS_PER_PAGE as usize);
+    let link = |page: i64| {
+        let show = if only_unfinished {
+            "show=unfinished&"
+        } else {
+            ""
+        };
+        format!("/targets?{show}page={page}")
+    };
     view::html(&TargetsPage {
+        first_shown: offset + 1,
+        last_shown: offset + targets.len() as i64,
+        previous_page: (page > 1).then(|| link(page - 1)),
+        next_page: has_next.then(|| link(page + 1)),
         targets,
         only_unfinished,
-        finished,
-        total,
+        finished: overview.finished,
+        total: overview.active,
+        choice_in_words: overview.in_words(),
     })
 }
 
-/// 303 to the first target with unrated pairs, or to the dashboard when every pair is rated.
+/// 303 to the next target to rate, in the study's random order, or to the dashboard when
+/// every pair is rated.
 pub async fn next(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
-    let location = match db::targets::first_with_unrated(&**pool).await? {
+    let location = match db::targets::first_to_rate(&**pool).await? {
         Some(target) => format!("/targets/{}", target.0),
         None => "/".to_owned(),
     };
-    Ok(HttpResponse::SeeOther()
+    Ok(see_other(&location))
+}
+
+/// The form of `POST /targets`; every field optional here so that a missing one gets a 400
+/// naming it (and a missing token a 403).
+#[derive(Debug, Deserialize)]
+pub struct ChoiceForm {
+    paper: Option<String>,
+    /// `choose` (the default) or `drop`.
+    action: Option<String>,
+    csrf_token: Option<String>,
+    /// The search the form was on, to go back to.
+    q: Option<String>,
+    page: Option<String>,
+}
+
+/// `POST /targets`: choose the paper as a target to rate (the study's first choice switches it
+/// from rating every candidate to rating the chosen ones), or drop a chosen target that has no
+/// ratings yet. Answers 303 back to the search the form was on.
+pub async fn choose(
+    request: HttpRequest,
+    pool: web::Data<SqlitePool>,
+    write_queue: web::Data<WriteQueue>,
+    form: web::Form<ChoiceForm>,
+) -> Result<HttpResponse, WebError> {
+    let form = form.into_inner();
+    csrf::verify(&request, form.csrf_token.as_deref())?;
+    let paper = (form.paper.as_deref().map(str::trim))
+        .filter(|paper| !paper.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| WebError::BadRequest("missing field: paper (the paper's id)".into()))?;
+    let drop = match form.action.as_deref() {
+        None | Some("") | Some("choose") => false,
+        Some("drop") => true,
+        Some(other) => {
+            return Err(WebError::BadRequest(format!(
+                "action must be choose or drop, got {other:?}"
+            )))
+        }
+    };
+    let ids = [paper.clone()];
+    let mut tx = write_queue.begin(&pool).await?;
+    let result = if drop {
+        choice::drop_unrated(&mut tx, &ids).await.map(|_| ())
+    } else {
+        let mut rng = rand::rngs::StdRng::from_os_rng();
+        choice::choose(&mut tx, &ids, &mut rng).await.map(|_| ())
+    };
+    match result {
+        Ok(()) => tx.commit().await?,
+        Err(ChoiceError::Database(error)) => return Err(error.into()),
+        Err(refused) => return Err(WebError::BadRequest(refused.to_string())),
+    }
+    let mut back = String::from("/papers");
+    let q = form.q.unwrap_or_default();
+    if !q.is_empty() {
+        back.push_str(&format!("?q={}", super::papers::encode_query_value(&q)));
+        if let Some(page) = form.page.and_then(|page| page.parse::<u32>().ok()) {
+            back.push_str(&format!("&page={page}"));
+        }
+    }
+    back.push_str(&format!("#{}", view::anchor(&paper)));
+    Ok(see_other(&back))
+}
+
+fn see_other(location: &str) -> HttpResponse {
+    HttpResponse::SeeOther()
         .insert_header((header::LOCATION, location))
-        .finish())
+        .finish()
 }

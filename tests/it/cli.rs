@@ -57,13 +57,46 @@ fn close(value: &Value, expected: f64) {
 }
 
 #[test]
+fn by_default_the_leaderboard_scores_only_fully_rated_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_study(dir.path());
+    let board: Value =
+        serde_json::from_str(&succeeded(&run(&db, &["leaderboard", "--format", "json"]))).unwrap();
+    assert_eq!(board["settings"]["partial"], "exclude");
+    // T1 is partly rated (X is not), T2 fully rated with nothing relevant, T3 unrated.
+    assert_eq!(
+        board["targets"],
+        json!({"evaluated": 1, "skipped_empty": 1, "unrated": 1, "skipped_no_relevant": 1,
+               "partly_rated": 1})
+    );
+    for model in board["models"].as_array().unwrap() {
+        assert_eq!(model["ndcg"], Value::Null, "{model}");
+        assert_eq!(model["targets"], 0);
+    }
+    let table = succeeded(&run(&db, &["leaderboard"]));
+    assert_eq!(
+        table.lines().nth(1),
+        Some(
+            "1 targets evaluated (1 skipped from NDCG and 1 from P/R/F1/AP/RR for having \
+             nothing relevant), 1 partly rated and left out, 1 unrated; pool depth 8"
+        )
+    );
+}
+
+#[test]
 fn the_leaderboard_of_a_small_study_matches_the_hand_computation() {
     let dir = tempfile::tempdir().unwrap();
     let db = small_study(dir.path());
-    let json = succeeded(&run(&db, &["leaderboard", "--format", "json"]));
+    let json = succeeded(&run(
+        &db,
+        &["leaderboard", "--format", "json", "--include-partial"],
+    ));
     assert_eq!(
         json,
-        succeeded(&run(&db, &["leaderboard", "--format", "json"])),
+        succeeded(&run(
+            &db,
+            &["leaderboard", "--format", "json", "--include-partial"]
+        )),
         "the same study must print the same bytes"
     );
     let board: Value = serde_json::from_str(&json).unwrap();
@@ -71,11 +104,12 @@ fn the_leaderboard_of_a_small_study_matches_the_hand_computation() {
         board["settings"],
         json!({"k": 8, "gain": "linear", "relevance": "stars-minus-one", "ideal": "judged",
                "unjudged": "zero", "empty": "skip", "threshold": 4,
-               "ap_denominator": "relevant", "pool_depth": 8})
+               "ap_denominator": "relevant", "pool_depth": 8, "partial": "include"})
     );
     assert_eq!(
         board["targets"],
-        json!({"evaluated": 2, "skipped_empty": 1, "unrated": 1, "skipped_no_relevant": 1})
+        json!({"evaluated": 2, "skipped_empty": 1, "unrated": 1, "skipped_no_relevant": 1,
+               "partly_rated": 1})
     );
     // T1's ideal: gains 4, 3, 2, 0.
     let log3 = 3f64.log2();
@@ -131,6 +165,7 @@ fn the_leaderboard_of_a_small_study_matches_the_hand_computation() {
             "2",
             "--gain",
             "exponential",
+            "--include-partial",
         ],
     ));
     let per_target: Value = serde_json::from_str(&per_target).unwrap();
@@ -165,7 +200,9 @@ fn status_and_exports_report_the_study() {
     assert_eq!(
         status,
         json!({"papers": 10, "models": 2, "targets": 3, "recommendations": 11,
-               "pooled_pairs": 9, "rated_pairs": 6, "targets_finished": 1, "pool_depth": 8})
+               "pooled_pairs": 9, "rated_pairs": 6, "targets_finished": 1, "pool_depth": 8,
+               "candidate_targets": 3, "target_choice": "all", "targets_partly_rated": 1,
+               "targets_without_recommendations": 0, "judgments_with_provenance_known": 0})
     );
     let qrels = succeeded(&run(&db, &["export", "qrels", "--relevance", "stars"]));
     assert_eq!(

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::num::NonZeroUsize;
 
 use paperjudge::domain::{PoolDepth, Stars};
-use paperjudge::leaderboard::{Leaderboard, TargetInput};
+use paperjudge::leaderboard::{Leaderboard, StudyTargets, TargetInput};
 use paperjudge::metrics::{
     bootstrap_ci95, evaluate_target, sign_flip_p_value, ApDenominator, Empty, Gain, Ideal,
     Relevance, Settings, TargetScores, Unjudged,
@@ -198,7 +198,7 @@ proptest! {
         let board = Leaderboard::compute(
             &models,
             &targets,
-            targets.len(),
+            StudyTargets::given(targets.len()),
             Settings::default(),
             PoolDepth::DEFAULT,
             false,

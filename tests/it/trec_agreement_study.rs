@@ -5,8 +5,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroUsize;
 
 use crate::common::TestStudy;
-use paperjudge::evaluation;
+use paperjudge::evaluation::{self, PerTarget, Scope};
 use paperjudge::import::Format;
+use paperjudge::leaderboard::Partial;
 use paperjudge::metrics::{Empty, Settings, Unjudged};
 use serde_json::Value;
 
@@ -68,7 +69,12 @@ async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
                 empty: Empty::Zero,
                 ..Settings::default()
             };
-            let board = evaluation::leaderboard(&study.pool, settings, true)
+            // trec_eval scores every target of its qrels: partly rated ones too.
+            let scope = Scope {
+                per_target: PerTarget::All,
+                partial: Partial::Include,
+            };
+            let board = evaluation::leaderboard(&study.pool, settings, scope)
                 .await
                 .unwrap();
             let ours: HashMap<(String, String), Option<f64>> = board

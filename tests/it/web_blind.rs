@@ -26,6 +26,7 @@ async fn no_model_name_or_score_appears_in_the_rating_workflow() {
         "/targets".to_owned(),
         "/targets?show=unfinished".to_owned(),
         "/next".to_owned(),
+        "/papers?q=paper".to_owned(),
         "/static/rating.js".to_owned(),
         "/static/style.css".to_owned(),
     ] {
@@ -40,7 +41,7 @@ async fn no_model_name_or_score_appears_in_the_rating_workflow() {
     let refused = app.rate(&session, t1, "P10", "3", Answer::Json).await;
     seen.push(("refused rating".to_owned(), everything_in(refused).await));
 
-    assert_eq!(seen.len(), 12);
+    assert_eq!(seen.len(), 13);
     for (what, text) in &seen {
         let text = text.to_lowercase();
         for name in MODELS.iter().chain(&SCORES) {

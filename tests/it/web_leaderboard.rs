@@ -22,17 +22,7 @@ const CHARLIE: &str = MODELS[2];
 /// T2 alpha [P7 P8], bravo [P8 P9 (unrated)], charlie [P1 (unrated)].
 async fn rated_study() -> TestApp {
     let app = TestApp::with_fixture().await;
-    for (paper, stars) in [
-        ("P1", 5),
-        ("P2", 4),
-        ("P3", 1),
-        ("P4", 3),
-        ("P5", 1),
-        ("P6", 2),
-        (HOSTILE_ID, 1),
-    ] {
-        app.store_rating("T1", paper, stars).await;
-    }
+    app.rate_all_of_t1().await;
     app.store_rating("T2", "P7", 5).await;
     app.store_rating("T2", "P8", 3).await;
     app
@@ -44,8 +34,19 @@ fn dcg(gains: &[f64]) -> f64 {
         .sum()
 }
 
-/// Mean NDCG@8 of alpha, bravo and charlie at the default settings.
+/// NDCG@8 of alpha, bravo and charlie at the default settings, which evaluate T1 alone (T2 is
+/// only partly rated).
 fn default_ndcg() -> [f64; 3] {
+    let t1 = dcg(&[4.0, 3.0, 2.0, 1.0]);
+    [
+        dcg(&[4.0, 3.0, 0.0]) / t1,
+        dcg(&[3.0, 2.0, 0.0]) / t1,
+        dcg(&[1.0, 4.0, 0.0]) / t1,
+    ]
+}
+
+/// Mean NDCG@8 of alpha, bravo and charlie with partly rated targets included (T1 and T2).
+fn partial_ndcg() -> [f64; 3] {
     let (t1, t2) = (dcg(&[4.0, 3.0, 2.0, 1.0]), dcg(&[4.0, 2.0]));
     [
         (dcg(&[4.0, 3.0, 0.0]) / t1 + 1.0) / 2.0,
@@ -92,12 +93,40 @@ fn row(rank: &str, model: &str, ndcg: f64) -> (String, String, String) {
 }
 
 #[tokio::test]
-async fn the_page_shows_the_defaults_in_words_the_table_and_the_warnings() {
+async fn by_default_the_page_leaves_partly_rated_targets_out() {
     let app = rated_study().await;
     let [alpha, bravo, charlie] = default_ndcg();
 
     let page = app.get_text("/leaderboard").await;
-    let json: Value = serde_json::from_str(&app.get_text("/leaderboard.json").await).unwrap();
+
+    assert!(page.contains(
+        "<p class=\"board-targets\">1 target evaluated (1 partly rated target is left out until \
+         every pooled paper of it is rated), 0 without ratings."
+    ));
+    assert_eq!(
+        table_rows(&page),
+        [
+            row("1", ALPHA, alpha),
+            row("2", BRAVO, bravo),
+            row("3", CHARLIE, charlie)
+        ]
+    );
+    assert!(!page.contains("Not blind."));
+    assert!(!page.contains("is-flagged"), "every paper of T1 is rated");
+    assert!(page.contains(
+        "<input id=\"option-partial\" name=\"partial\" type=\"checkbox\" value=\"include\" \
+         aria-describedby=\"option-partial-help\">"
+    ));
+}
+
+#[tokio::test]
+async fn the_page_shows_the_settings_in_words_the_table_and_the_warnings() {
+    let app = rated_study().await;
+    let [alpha, bravo, charlie] = partial_ndcg();
+
+    let page = app.get_text("/leaderboard?partial=include").await;
+    let json: Value =
+        serde_json::from_str(&app.get_text("/leaderboard.json?partial=include").await).unwrap();
 
     assert!(page.contains(
         "<p class=\"board-settings\">NDCG@8 · linear gain = stars − 1 · ideal from all judged \
@@ -105,9 +134,16 @@ async fn the_page_shows_the_defaults_in_words_the_table_and_the_warnings() {
          skipped · relevant = 4+ stars · AP over all relevant papers</p>"
     ));
     assert!(page.contains(
-        "2 targets evaluated, 0 without ratings. Left out for having nothing relevant: 0 from \
-         NDCG, 0 from P, R, F1, AP and RR."
+        "2 targets evaluated (1 of them partly rated), 0 without ratings. Left out for having \
+         nothing relevant: 0 from NDCG, 0 from P, R, F1, AP and RR."
     ));
+    assert!(page.contains(
+        "<p class=\"board-unblinding\" role=\"note\"><strong>Not blind.</strong> Partly rated \
+         targets are included (1 now)."
+    ));
+    assert!(page.contains("<a href=\"/leaderboard\">Fully rated targets only</a>"));
+    assert!(page.contains("value=\"include\" checked"));
+    assert_eq!(json["settings"]["partial"], "include");
     assert_eq!(
         table_rows(&page),
         [
@@ -155,10 +191,10 @@ async fn the_page_shows_the_defaults_in_words_the_table_and_the_warnings() {
         ]
     );
     for link in [
-        "href=\"/leaderboard.csv\"",
-        "href=\"/leaderboard.csv?per_target=1\"",
-        "href=\"/leaderboard.json\"",
-        "href=\"/leaderboard.json?per_target=1\"",
+        "href=\"/leaderboard.csv?partial=include\"",
+        "href=\"/leaderboard.csv?partial=include&#38;per_target=1\"",
+        "href=\"/leaderboard.json?partial=include\"",
+        "href=\"/leaderboard.json?partial=include&#38;per_target=1\"",
         "href=\"/export/ratings.csv\"",
         "href=\"/export/qrels.txt?relevance=stars-minus-one\"",
         "href=\"/leaderboard/targets\"",
@@ -174,7 +210,7 @@ async fn options_in_the_address_change_the_numbers_and_sorting_only_the_row_orde
     assert!(bravo > charlie, "{bravo} {charlie}");
 
     let page = app
-        .get_text("/leaderboard?k=2&gain=exponential&sort=model&order=desc")
+        .get_text("/leaderboard?k=2&gain=exponential&partial=include&sort=model&order=desc")
         .await;
 
     assert!(page.contains(
@@ -192,16 +228,18 @@ async fn options_in_the_address_change_the_numbers_and_sorting_only_the_row_orde
     assert!(page.contains("<th scope=\"col\" aria-sort=\"descending\" data-column=\"model\""));
     // The sorted heading's link reverses the order; the others keep the options.
     assert!(page.contains(
-        "<a href=\"/leaderboard?k=2&#38;gain=exponential&#38;sort=model&#38;order=asc\""
+        "<a href=\"/leaderboard?k=2&#38;gain=exponential&#38;partial=include&#38;sort=model\
+         &#38;order=asc\""
     ));
     assert!(page.contains(
-        "<a href=\"/leaderboard?k=2&#38;gain=exponential&#38;sort=ndcg&#38;order=desc\""
+        "<a href=\"/leaderboard?k=2&#38;gain=exponential&#38;partial=include&#38;sort=ndcg\
+         &#38;order=desc\""
     ));
     assert!(page.contains("name=\"k\" type=\"number\" min=\"1\" step=\"1\" value=\"2\""));
     assert!(page.contains("<option value=\"exponential\" selected>exponential</option>"));
     assert!(page.contains("<option value=\"linear\">linear</option>"));
     assert!(page.contains("<input type=\"hidden\" name=\"sort\" value=\"model\">"));
-    assert!(page.contains("href=\"/leaderboard.csv?k=2&#38;gain=exponential\""));
+    assert!(page.contains("href=\"/leaderboard.csv?k=2&#38;gain=exponential&#38;partial=include\""));
     assert!(page.contains("href=\"/leaderboard/targets?k=2&#38;gain=exponential\""));
     assert!(page.contains("Every metric at k = 2."));
 }
@@ -227,9 +265,10 @@ fn cli(db: &Path, args: &[String]) -> String {
 async fn downloads_equal_what_the_command_line_prints_byte_for_byte() {
     let app = rated_study().await;
     let db = app.study.db_path();
-    let option_sets: [&[(&str, &str)]; 3] = [
+    let option_sets: [&[(&str, &str)]; 4] = [
         &[],
         &[("k", "2"), ("gain", "exponential")],
+        &[("partial", "include")],
         &[
             ("relevance", "stars"),
             ("ideal", "list"),
@@ -248,11 +287,10 @@ async fn downloads_equal_what_the_command_line_prints_byte_for_byte() {
                     .map(|(name, value)| format!("{name}={value}"))
                     .collect();
                 let mut args = vec!["leaderboard".to_owned(), format!("--format={format}")];
-                args.extend(
-                    options
-                        .iter()
-                        .map(|(name, value)| format!("--{name}={value}")),
-                );
+                args.extend(options.iter().map(|(name, value)| match *name {
+                    "partial" => "--include-partial".to_owned(),
+                    _ => format!("--{name}={value}"),
+                }));
                 if per_target {
                     query.push("per_target=1".to_owned());
                     args.push("--per-target".to_owned());
@@ -282,7 +320,7 @@ async fn downloads_equal_what_the_command_line_prints_byte_for_byte() {
             }
         }
     }
-    assert_eq!(checked, 12);
+    assert_eq!(checked, 16);
 
     // The ratings CSV and the qrels, as `paperjudge export` writes them.
     for (path, args) in [
@@ -363,7 +401,7 @@ async fn an_invalid_option_is_refused_with_400_naming_the_allowed_values() {
     assert_eq!(unknown.status(), StatusCode::BAD_REQUEST);
     assert!(unknown.text().await.unwrap().contains(
         "is not a parameter of the leaderboard; the parameters are: k, gain, relevance, ideal, \
-         unjudged, empty, threshold, ap-denominator, sort, order, per_target"
+         unjudged, empty, threshold, ap-denominator, partial, sort, order, per_target"
     ));
 }
 
@@ -484,7 +522,7 @@ async fn the_per_target_view_shows_only_fully_rated_targets() {
 #[tokio::test]
 async fn the_chart_is_well_formed_svg_with_one_bar_per_model() {
     let app = rated_study().await;
-    let page = app.get_text("/leaderboard").await;
+    let page = app.get_text("/leaderboard?partial=include").await;
     let svg = &page[page.find("<svg").unwrap()..page.find("</svg>").unwrap() + "</svg>".len()];
 
     let document = roxmltree::Document::parse(svg).expect("the chart is XML");
@@ -492,7 +530,7 @@ async fn the_chart_is_well_formed_svg_with_one_bar_per_model() {
         .filter(|node| node.has_tag_name("rect") && node.attribute("class") == Some("bar"))
         .collect();
     assert_eq!(bars.len(), MODELS.len());
-    for ((bar, model), ndcg) in bars.iter().zip(MODELS).zip(default_ndcg()) {
+    for ((bar, model), ndcg) in bars.iter().zip(MODELS).zip(partial_ndcg()) {
         let row = bar.parent().unwrap();
         let title = row.children().find(|n| n.has_tag_name("title")).unwrap();
         assert!(title
@@ -545,7 +583,7 @@ async fn a_study_without_ratings_says_so() {
     let page = app.get_text("/leaderboard").await;
 
     assert!(
-        page.contains("No ratings yet: the comparison appears here once pooled papers are rated.")
+        page.contains("No target is fully rated yet: the comparison appears here once every pooled\npaper of a target is rated.")
     );
     assert!(!page.contains("<svg"));
     assert!(!page.contains("id=\"board-table\""));

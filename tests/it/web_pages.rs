@@ -2,6 +2,7 @@
 
 use crate::common::TestStudy;
 use crate::web_support::{location, TestApp};
+use rand::SeedableRng;
 use reqwest::StatusCode;
 
 #[tokio::test]
@@ -11,7 +12,7 @@ async fn the_dashboard_of_an_empty_study_says_how_to_start() {
     let page = app.get_text("/").await;
 
     assert!(page.contains("There is nothing to rate yet."));
-    assert!(page.contains("The leaderboard appears once ratings exist."));
+    assert!(page.contains("The leaderboard appears once a target is fully rated"));
     assert!(!page.contains("<progress"));
 }
 
@@ -31,8 +32,13 @@ async fn the_dashboard_shows_pairs_and_targets_done_and_the_way_on() {
     assert!(page.contains("<progress class=\"progress-bar\" max=\"11\" value=\"5\""));
     assert!(page.contains("<strong>1</strong> of 2 targets finished"));
     assert!(page.contains("<a class=\"button button-primary\" href=\"/next\">Continue rating</a>"));
-    // With ratings, the top of the leaderboard replaces the note (tests/web_leaderboard.rs).
-    assert!(!page.contains("The leaderboard appears once ratings exist."));
+    assert!(page.contains(
+        "<p class=\"study-choice\">This study is rating all 2 targets that have \
+         recommendations.</p>"
+    ));
+    // With a fully rated target, the top of the leaderboard replaces the note
+    // (tests/web_leaderboard.rs).
+    assert!(!page.contains("The leaderboard appears once a target is fully rated"));
     assert!(page.contains("<a href=\"/leaderboard\">The full leaderboard</a>"));
 }
 
@@ -63,23 +69,51 @@ async fn the_target_list_shows_progress_and_can_hide_finished_targets() {
 }
 
 #[tokio::test]
-async fn next_goes_to_the_first_target_with_unrated_pairs_then_home() {
+async fn next_goes_to_the_first_target_with_unrated_pairs_in_the_random_order_then_home() {
     let app = TestApp::with_fixture().await;
-    let (t1, t2) = (app.key("T1").await, app.key("T2").await);
+    let order = app.rating_order().await;
+    assert_eq!(order.len(), 2);
+    let (first, second) = (app.key(&order[0]).await, app.key(&order[1]).await);
 
-    let first = app.get("/next").await;
-    assert_eq!(first.status(), StatusCode::SEE_OTHER);
-    assert_eq!(location(&first), format!("/targets/{t1}"));
+    let answer = app.get("/next").await;
+    assert_eq!(answer.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&answer), format!("/targets/{first}"));
 
-    for paper in app.stored_order("T1").await {
-        app.store_rating("T1", &paper, 3).await;
+    for paper in app.stored_order(&order[0]).await {
+        app.store_rating(&order[0], &paper, 3).await;
     }
-    assert_eq!(location(&app.get("/next").await), format!("/targets/{t2}"));
+    assert_eq!(
+        location(&app.get("/next").await),
+        format!("/targets/{second}")
+    );
 
-    for paper in app.stored_order("T2").await {
-        app.store_rating("T2", &paper, 3).await;
+    for paper in app.stored_order(&order[1]).await {
+        app.store_rating(&order[1], &paper, 3).await;
     }
     assert_eq!(location(&app.get("/next").await), "/");
+}
+
+/// The order `/next` follows is drawn at random per study, not the import order: over a few
+/// studies of the same 12 targets, the first one offered differs.
+#[tokio::test]
+async fn the_order_of_targets_is_random_per_study() {
+    let mut firsts = std::collections::HashSet::new();
+    for _ in 0..6 {
+        let study = TestStudy::new().await;
+        study.papers(&crate::common::papers_csv(24)).await;
+        let mut csv = String::from("model,target,rank,paper\n");
+        for target in 1..=12 {
+            csv.push_str(&format!("m,P{target},1,P{}\n", target + 12));
+        }
+        let mut rng = rand::rngs::StdRng::from_os_rng();
+        let kind = crate::common::recommendations(paperjudge::import::Format::Csv);
+        paperjudge::import::import_file(&study.pool, &kind, csv.as_bytes(), "r.csv", &mut rng)
+            .await
+            .unwrap();
+        let app = TestApp::spawn(study).await;
+        firsts.insert(location(&app.get("/next").await));
+    }
+    assert!(firsts.len() > 1, "six studies all started at {firsts:?}");
 }
 
 #[tokio::test]

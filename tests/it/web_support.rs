@@ -259,6 +259,33 @@ impl TestApp {
         tx.commit().await.expect("the commit");
     }
 
+    /// Rates every pooled paper of T1: P1 5★, P2 4★, P3 1★, P4 3★, P5 1★, P6 2★ and the
+    /// hostile paper 1★ (gains at the defaults 4, 3, 0, 2, 0, 1, 0).
+    pub async fn rate_all_of_t1(&self) {
+        for (paper, stars) in [
+            ("P1", 5),
+            ("P2", 4),
+            ("P3", 1),
+            ("P4", 3),
+            ("P5", 1),
+            ("P6", 2),
+            (HOSTILE_ID, 1),
+        ] {
+            self.store_rating("T1", paper, stars).await;
+        }
+    }
+
+    /// The targets being rated in the order `/next` offers them (the study's random order).
+    pub async fn rating_order(&self) -> Vec<String> {
+        sqlx::query_scalar(
+            "SELECT p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
+             WHERE t.active = 1 ORDER BY t.order_key, t.target_id",
+        )
+        .fetch_all(&self.study.pool)
+        .await
+        .expect("the rating order")
+    }
+
     /// A target's pool in the stored blind order, by external id.
     pub async fn stored_order(&self, target: &str) -> Vec<String> {
         db::pool::all_rows(&self.study.pool)

@@ -5,7 +5,9 @@
 //!   paper; 403 while the target's pool is not fully rated.
 //!
 //! Both unblind: they tell which model found which paper. Shown only once a target is fully
-//! rated, they can never bias a rating still to come. Both take the leaderboard's options.
+//! rated, they can never bias a rating still to come; a target they showed is recorded as
+//! unblinded, so that a later change of its ratings is marked in the history. Both take the
+//! leaderboard's options; `partial=include` does not apply here.
 
 use std::collections::HashMap;
 
@@ -14,12 +16,13 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use sqlx::SqlitePool;
 
-use super::{compute, LeaderboardQuery};
+use super::LeaderboardQuery;
 use crate::db;
 use crate::db::targets::Progress;
 use crate::db::unblinded::ListedPaper;
 use crate::domain::{PaperKey, Stars};
-use crate::evaluation;
+use crate::evaluation::{self, PerTarget, Scope};
+use crate::leaderboard::Partial;
 use crate::web::{view, WebError};
 
 #[derive(Template)]
@@ -68,9 +71,15 @@ pub async fn matrix(
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: true,
+        partial: Partial::Exclude,
         ..LeaderboardQuery::parse(request.query_string())?
     };
-    let board = compute(&pool, &query).await?;
+    let settings = evaluation::settings(&pool, &query.options).await?;
+    let scope = Scope {
+        per_target: PerTarget::All,
+        partial: Partial::Exclude,
+    };
+    let board = evaluation::leaderboard(&pool, settings, scope).await?;
     // Per-target rows come target by target, models in leaderboard order.
     let mut ndcg_by_target: HashMap<&str, Vec<Option<f64>>> = HashMap::new();
     for row in board.per_target.iter().flatten() {
@@ -79,7 +88,7 @@ pub async fn matrix(
             .or_default()
             .push(row.ndcg);
     }
-    let targets = db::targets::all(&**pool).await?;
+    let targets = db::targets::list(&**pool, db::targets::Listing::EVERY_TARGET).await?;
     let (finished, unfinished): (Vec<_>, Vec<_>) =
         (targets.into_iter()).partition(|target| target.progress().is_finished());
     let rows = (finished.into_iter())
@@ -156,6 +165,7 @@ pub async fn target(
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: true,
+        partial: Partial::Exclude,
         ..LeaderboardQuery::parse(request.query_string())?
     };
     let key = PaperKey(path.into_inner());
@@ -182,7 +192,11 @@ pub async fn target(
             .content_type(ContentType::html())
             .body(page.render()?));
     };
-    let board = evaluation::leaderboard(&pool, settings, true).await?;
+    let scope = Scope {
+        per_target: PerTarget::Only(key),
+        partial: Partial::Exclude,
+    };
+    let board = evaluation::leaderboard(&pool, settings, scope).await?;
     let mut papers_by_model: HashMap<String, Vec<PaperInList>> = HashMap::new();
     for paper in listed {
         (papers_by_model.entry(paper.model.clone()).or_default()).push(PaperInList::new(paper));

@@ -13,12 +13,12 @@ use actix_web::web;
 
 use crate::domain::Stars;
 use crate::evaluation::LeaderboardOptions;
-use crate::leaderboard::ModelRow;
+use crate::leaderboard::{ModelRow, Partial};
 use crate::web::WebError;
 
 /// Every parameter the leaderboard's addresses take.
 const PARAMETERS: &str = "k, gain, relevance, ideal, unjudged, empty, threshold, \
-     ap-denominator, sort, order, per_target";
+     ap-denominator, partial, sort, order, per_target";
 
 /// What a leaderboard address asks for.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -30,6 +30,8 @@ pub struct LeaderboardQuery {
     /// Whether the downloads add every target's NDCG and Judged@k per model, as
     /// `paperjudge leaderboard --per-target` does.
     pub per_target: bool,
+    /// `partial=include` also evaluates partly rated targets, as `--include-partial` does.
+    pub partial: Partial,
 }
 
 impl LeaderboardQuery {
@@ -54,6 +56,7 @@ impl LeaderboardQuery {
                 "sort" => query.sort.column = parse(value)?,
                 "order" => query.sort.order = Some(parse(value)?),
                 "per_target" | "per-target" => query.per_target = parse_flag(name, value)?,
+                "partial" => query.partial = parse_partial(value)?,
                 _ => {
                     return Err(WebError::BadRequest(format!(
                         "{name:?} is not a parameter of the leaderboard; the parameters are: \
@@ -65,8 +68,9 @@ impl LeaderboardQuery {
         Ok(query)
     }
 
-    /// The metric options given, as a query string (`k=5&gain=exponential`), for links that
-    /// keep them. Every value is a number or a name from a fixed list, so none needs encoding.
+    /// The metric options given and `partial=include`, as a query string
+    /// (`k=5&gain=exponential`), for links that keep them. Every value is a number or a name
+    /// from a fixed list, so none needs encoding.
     pub fn options_query(&self) -> String {
         let LeaderboardOptions {
             k,
@@ -78,7 +82,7 @@ impl LeaderboardQuery {
             threshold,
             ap_denominator,
         } = &self.options;
-        let given: [(&str, Option<String>); 8] = [
+        let given: [(&str, Option<String>); 9] = [
             ("k", k.map(|k| k.to_string())),
             ("gain", gain.map(|v| v.to_string())),
             ("relevance", relevance.map(|v| v.to_string())),
@@ -87,6 +91,10 @@ impl LeaderboardQuery {
             ("empty", empty.map(|v| v.to_string())),
             ("threshold", threshold.map(|v| v.to_string())),
             ("ap-denominator", ap_denominator.map(|v| v.to_string())),
+            (
+                "partial",
+                (self.partial == Partial::Include).then(|| Partial::Include.as_str().to_owned()),
+            ),
         ];
         let pairs: Vec<String> = (given.into_iter())
             .filter_map(|(name, value)| Some(format!("{name}={}", value?)))
@@ -127,6 +135,16 @@ fn parse_k(value: &str) -> Result<NonZeroUsize, WebError> {
 
 fn parse_threshold(value: &str) -> Result<Stars, WebError> {
     crate::evaluation::parse_threshold(value).map_err(WebError::BadRequest)
+}
+
+fn parse_partial(value: &str) -> Result<Partial, WebError> {
+    match value {
+        "exclude" => Ok(Partial::Exclude),
+        "include" => Ok(Partial::Include),
+        _ => Err(WebError::BadRequest(format!(
+            "partial must be one of: exclude, include (got {value:?})"
+        ))),
+    }
 }
 
 fn parse_flag(name: &str, value: &str) -> Result<bool, WebError> {
@@ -330,10 +348,14 @@ mod tests {
             }
         );
         assert!(query.per_target);
+        assert_eq!(query.partial, Partial::Exclude);
         assert_eq!(
             query.options_query(),
             "k=5&gain=exponential&ap-denominator=hits"
         );
+        let partial = LeaderboardQuery::parse("partial=include&k=3").unwrap();
+        assert_eq!(partial.partial, Partial::Include);
+        assert_eq!(partial.options_query(), "k=3&partial=include");
         assert_eq!(
             query.link("/leaderboard.csv", &[("per_target", "1")]),
             "/leaderboard.csv?k=5&gain=exponential&ap-denominator=hits&per_target=1"
@@ -361,6 +383,10 @@ mod tests {
         assert_eq!(
             bad_request("threshold=6"),
             "threshold must be a number of stars from 1 to 5 (got \"6\")"
+        );
+        assert_eq!(
+            bad_request("partial=yes"),
+            "partial must be one of: exclude, include (got \"yes\")"
         );
         assert_eq!(
             bad_request("order=up"),

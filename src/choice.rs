@@ -1,0 +1,318 @@
+//! Choosing the targets a study rates: by id, by a seeded random sample, or all of them; and
+//! dropping targets again. The command line and the web both come here.
+//!
+//! Until a first choice, a study rates every paper with recommendations (`all`); the first
+//! explicit choice switches it to the chosen targets only (`chosen`), and `--all` switches it
+//! back. A target's pool is built when it becomes a target, from the lists stored for it, and
+//! is never deleted: dropping a target keeps its ratings, its history and its pool, so that a
+//! target chosen again comes back with its ratings and its blind order. A paper without
+//! recommendations can be chosen: its pool is built when they are imported.
+//!
+//! Each function works inside the caller's write transaction and changes nothing (the caller
+//! rolls back) when it answers an error.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sqlx::SqliteConnection;
+
+use crate::db::targets::{self, TargetChoice};
+use crate::db::{self, pool::PoolChange};
+use crate::domain::PaperKey;
+
+/// Why a choice was refused; nothing changed.
+#[derive(Debug, thiserror::Error)]
+pub enum ChoiceError {
+    #[error("unknown paper {}: {}", plural(.0.len(), "id", "ids"), quoted(.0))]
+    UnknownIds(Vec<String>),
+    #[error("not among the targets being rated: {}", quoted(.0))]
+    NotChosen(Vec<String>),
+    #[error(
+        "{} ratings; a target with ratings is dropped from the command line \
+         (`paperjudge targets drop`), which keeps them",
+        has(.0)
+    )]
+    HasRatings(Vec<String>),
+    #[error(
+        "cannot sample {asked} targets: only {available} {} with recommendations {} not chosen",
+        plural(*available, "paper", "papers"),
+        if *available == 1 { "is" } else { "are" }
+    )]
+    SampleTooLarge { asked: usize, available: usize },
+    #[error("the study database failed")]
+    Database(#[from] sqlx::Error),
+}
+
+fn plural(count: usize, one: &'static str, many: &'static str) -> &'static str {
+    if count == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+fn quoted(ids: &[String]) -> String {
+    let quoted: Vec<String> = ids.iter().map(|id| format!("{id:?}")).collect();
+    quoted.join(", ")
+}
+
+fn has(ids: &[String]) -> String {
+    format!(
+        "{} {}",
+        quoted(ids),
+        if ids.len() == 1 { "has" } else { "have" }
+    )
+}
+
+/// What a choice did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Chosen {
+    /// Targets that became targets to rate.
+    pub newly: usize,
+    /// Targets that were chosen before.
+    pub already: usize,
+    /// Of the newly chosen, those without recommendations (no pool yet).
+    pub without_recommendations: usize,
+    /// The study rated every candidate before, and now rates the chosen ones.
+    pub switched: bool,
+    pub pool: PoolChange,
+}
+
+impl fmt::Display for Chosen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "chose {} {}",
+            self.newly,
+            plural(self.newly, "target", "targets")
+        )?;
+        if self.already > 0 {
+            write!(f, " ({} more chosen already)", self.already)?;
+        }
+        if self.without_recommendations > 0 {
+            write!(
+                f,
+                "; {} {} no recommendations yet: {} pool is built when they are imported",
+                self.without_recommendations,
+                plural(self.without_recommendations, "has", "have"),
+                plural(self.without_recommendations, "its", "their"),
+            )?;
+        }
+        write!(f, "; pool: {} pairs added", self.pool.added)?;
+        if self.pool.removed > 0 {
+            write!(f, ", {} removed", self.pool.removed)?;
+        }
+        if self.switched {
+            write!(
+                f,
+                "\nthe study no longer rates every target with recommendations, only the \
+                 chosen ones (`paperjudge targets choose --all` goes back)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Chooses the papers with these external ids as targets to rate.
+pub async fn choose(
+    conn: &mut SqliteConnection,
+    ids: &[String],
+    rng: &mut impl Rng,
+) -> Result<Chosen, ChoiceError> {
+    let keys = resolve(conn, ids).await?;
+    choose_keys(conn, &keys, rng).await
+}
+
+/// Chooses `count` targets at random among the papers with recommendations that are not
+/// chosen yet: the same study and seed always give the same sample.
+pub async fn sample(
+    conn: &mut SqliteConnection,
+    count: usize,
+    seed: u64,
+    rng: &mut impl Rng,
+) -> Result<Chosen, ChoiceError> {
+    // While the study rates every candidate, none is chosen yet.
+    let rates_all = targets::choice(&mut *conn).await? == TargetChoice::All;
+    let candidates = targets::candidates(&mut *conn, !rates_all).await?;
+    if count > candidates.len() {
+        return Err(ChoiceError::SampleTooLarge {
+            asked: count,
+            available: candidates.len(),
+        });
+    }
+    let mut seeded = ChaCha8Rng::seed_from_u64(seed);
+    let mut drawn = rand::seq::index::sample(&mut seeded, candidates.len(), count).into_vec();
+    drawn.sort_unstable();
+    let keys: Vec<PaperKey> = drawn.into_iter().map(|index| candidates[index]).collect();
+    choose_keys(conn, &keys, rng).await
+}
+
+async fn choose_keys(
+    conn: &mut SqliteConnection,
+    keys: &[PaperKey],
+    rng: &mut impl Rng,
+) -> Result<Chosen, ChoiceError> {
+    let mut chosen = Chosen::default();
+    if targets::choice(&mut *conn).await? == TargetChoice::All {
+        targets::deactivate_all(&mut *conn).await?;
+        targets::set_choice(&mut *conn, TargetChoice::Chosen).await?;
+        chosen.switched = true;
+    }
+    let depth = db::study::pool_depth(&mut *conn).await?.get();
+    for &key in keys {
+        let state = targets::state(&mut *conn, key).await?;
+        if state.is_some_and(|state| state.active) {
+            chosen.already += 1;
+            continue;
+        }
+        chosen.newly += 1;
+        if !state.is_some_and(|state| state.listed) {
+            chosen.without_recommendations += 1;
+        }
+        targets::activate(&mut *conn, key, rng).await?;
+        // Pairs already pooled keep their display keys: a target chosen again keeps its order.
+        let change = db::pool::refresh_target(&mut *conn, key, depth, rng).await?;
+        chosen.pool.added += change.added;
+        chosen.pool.removed += change.removed;
+    }
+    Ok(chosen)
+}
+
+/// Goes back to rating every paper with recommendations; the chosen set is forgotten.
+/// Answers the pool change of the targets that were not rated before.
+pub async fn choose_all(
+    conn: &mut SqliteConnection,
+    rng: &mut impl Rng,
+) -> Result<PoolChange, ChoiceError> {
+    targets::set_choice(&mut *conn, TargetChoice::All).await?;
+    let depth = db::study::pool_depth(&mut *conn).await?.get();
+    let mut pool = PoolChange::default();
+    for key in targets::activate_every_candidate(&mut *conn).await? {
+        let change = db::pool::refresh_target(&mut *conn, key, depth, rng).await?;
+        pool.added += change.added;
+        pool.removed += change.removed;
+    }
+    Ok(pool)
+}
+
+/// What dropping did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Dropped {
+    pub targets: usize,
+    /// Of them, those with ratings (kept).
+    pub with_ratings: usize,
+    /// The study rated every candidate before, and now rates the others as chosen targets.
+    pub switched: bool,
+}
+
+impl fmt::Display for Dropped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "dropped {} {}",
+            self.targets,
+            plural(self.targets, "target", "targets")
+        )?;
+        if self.with_ratings > 0 {
+            write!(
+                f,
+                "; the ratings of {} {} kept, and come back if {} chosen again",
+                self.with_ratings,
+                plural(self.with_ratings, "target are", "targets are"),
+                plural(self.with_ratings, "it is", "they are"),
+            )?;
+        }
+        if self.switched {
+            write!(
+                f,
+                "\nthe study no longer rates every target with recommendations: every other \
+                 one is now a chosen target"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Drops the targets with these external ids: they are no longer rated (their ratings,
+/// history and pool stay).
+pub async fn drop(conn: &mut SqliteConnection, ids: &[String]) -> Result<Dropped, ChoiceError> {
+    drop_checked(conn, ids, false).await
+}
+
+/// Drops targets as the web does: only those without ratings, so that a click cannot put
+/// rated work out of sight.
+pub async fn drop_unrated(
+    conn: &mut SqliteConnection,
+    ids: &[String],
+) -> Result<Dropped, ChoiceError> {
+    drop_checked(conn, ids, true).await
+}
+
+async fn drop_checked(
+    conn: &mut SqliteConnection,
+    ids: &[String],
+    only_unrated: bool,
+) -> Result<Dropped, ChoiceError> {
+    let keys = resolve(conn, ids).await?;
+    let mut not_chosen = Vec::new();
+    let mut rated = Vec::new();
+    let mut dropped = Dropped::default();
+    for (id, &key) in ids_of(ids).zip(&keys) {
+        match targets::state(&mut *conn, key).await? {
+            Some(state) if state.active => {
+                if state.rated > 0 {
+                    rated.push(id.to_owned());
+                }
+            }
+            _ => not_chosen.push(id.to_owned()),
+        }
+    }
+    if !not_chosen.is_empty() {
+        return Err(ChoiceError::NotChosen(not_chosen));
+    }
+    if only_unrated && !rated.is_empty() {
+        return Err(ChoiceError::HasRatings(rated));
+    }
+    // While the study rates every candidate, dropping one makes the others chosen targets.
+    if targets::choice(&mut *conn).await? == TargetChoice::All {
+        targets::set_choice(&mut *conn, TargetChoice::Chosen).await?;
+        dropped.switched = true;
+    }
+    for &key in &keys {
+        targets::deactivate(&mut *conn, key).await?;
+    }
+    dropped.targets = keys.len();
+    dropped.with_ratings = rated.len();
+    Ok(dropped)
+}
+
+/// The ids once each, in the order given.
+fn ids_of(ids: &[String]) -> impl Iterator<Item = &str> {
+    let mut seen = HashSet::new();
+    ids.iter()
+        .map(|id| id.trim())
+        .filter(move |id| seen.insert(*id))
+}
+
+/// The keys of the papers with these ids (once each, in the order given); an error naming
+/// every id that is no paper.
+async fn resolve(
+    conn: &mut SqliteConnection,
+    ids: &[String],
+) -> Result<Vec<PaperKey>, ChoiceError> {
+    let mut keys = Vec::new();
+    let mut unknown = Vec::new();
+    for id in ids_of(ids) {
+        match db::papers::key_of(&mut *conn, id).await? {
+            Some(key) => keys.push(key),
+            None => unknown.push(id.to_owned()),
+        }
+    }
+    if unknown.is_empty() {
+        Ok(keys)
+    } else {
+        Err(ChoiceError::UnknownIds(unknown))
+    }
+}

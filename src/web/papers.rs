@@ -1,0 +1,243 @@
+//! `GET /papers?q=...`: the library searched by id, title, authors and abstract, a page of
+//! ranked hits at a time; each says whether the paper is a target being rated and offers to
+//! choose it (or to drop a chosen target not rated yet) with `POST /targets`.
+
+use actix_web::{web, HttpResponse};
+use askama::Template;
+use serde::Deserialize;
+use sqlx::SqlitePool;
+
+use super::csrf::CsrfToken;
+use super::{view, WebError};
+use crate::db;
+use crate::db::papers::{Hit, MARK_END, MARK_START};
+use crate::db::targets::TargetChoice;
+
+/// Hits per page.
+const HITS_PER_PAGE: i64 = 20;
+/// Pages of hits one can go through: a person refines the words long before.
+const MAX_PAGE: i64 = 500;
+/// The longest search text accepted, in characters.
+const MAX_QUERY_CHARS: usize = 200;
+
+#[derive(Debug, Deserialize)]
+pub struct SearchQuery {
+    q: Option<String>,
+    page: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "papers.html")]
+struct SearchPage {
+    q: String,
+    /// What the search found, when there was a word to search for.
+    results: Option<Results>,
+    choice_in_words: String,
+    rates_all: bool,
+    csrf_token: String,
+}
+
+struct Results {
+    /// How many were found, and which of them are shown.
+    heading: String,
+    first_shown: i64,
+    hits: Vec<HitView>,
+    page: i64,
+    previous_page: Option<String>,
+    next_page: Option<String>,
+}
+
+/// A hit as the page shows it.
+struct HitView {
+    key: i64,
+    external_id: String,
+    anchor: String,
+    title: String,
+    authors: String,
+    year: Option<i64>,
+    /// The passage around the words found: text, and whether it is a found word.
+    passage: Vec<(String, bool)>,
+    status: Status,
+    rated: i64,
+    pooled: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    /// A target being rated.
+    Rated,
+    /// Some model has a list for it, but it is not rated now.
+    Candidate,
+    /// No model has recommended anything for it yet.
+    NoRecommendations,
+}
+
+impl HitView {
+    fn new(hit: Hit) -> HitView {
+        let status = if hit.active {
+            Status::Rated
+        } else if hit.listed {
+            Status::Candidate
+        } else {
+            Status::NoRecommendations
+        };
+        HitView {
+            key: hit.id,
+            anchor: view::anchor(&hit.external_id),
+            external_id: hit.external_id,
+            title: hit.title,
+            authors: hit.authors,
+            year: hit.year,
+            passage: passage(&hit.passage),
+            status,
+            rated: hit.rated,
+            pooled: hit.pooled,
+        }
+    }
+
+    fn is_target(&self) -> bool {
+        self.status == Status::Rated
+    }
+
+    fn is_candidate(&self) -> bool {
+        self.status == Status::Candidate
+    }
+}
+
+fn heading(count: i64, offset: i64, shown: i64) -> String {
+    let found = format!(
+        "{} {} found",
+        db::targets::thousands(count),
+        if count == 1 { "paper" } else { "papers" }
+    );
+    if count == 0 {
+        "No paper found".to_owned()
+    } else if shown == 0 {
+        format!("{found}; this page is past the last of them")
+    } else if shown < count {
+        format!("{found}, {} to {} shown", offset + 1, offset + shown)
+    } else {
+        found
+    }
+}
+
+/// Splits a passage into plain text and found words; every part is escaped by the template.
+fn passage(text: &str) -> Vec<(String, bool)> {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(MARK_START) {
+        if start > 0 {
+            parts.push((rest[..start].to_owned(), false));
+        }
+        let after = &rest[start + MARK_START.len_utf8()..];
+        let end = after.find(MARK_END).unwrap_or(after.len());
+        parts.push((after[..end].to_owned(), true));
+        rest = after.get(end + MARK_END.len_utf8()..).unwrap_or_default();
+    }
+    if !rest.is_empty() {
+        parts.push((rest.to_owned(), false));
+    }
+    parts
+}
+
+pub async fn search(
+    pool: web::Data<SqlitePool>,
+    query: web::Query<SearchQuery>,
+    csrf: CsrfToken,
+) -> Result<HttpResponse, WebError> {
+    let query = query.into_inner();
+    let q = query.q.unwrap_or_default();
+    if q.chars().count() > MAX_QUERY_CHARS {
+        return Err(WebError::BadRequest(format!(
+            "q (the search) is too long: at most {MAX_QUERY_CHARS} characters"
+        )));
+    }
+    let page = match query.page.as_deref() {
+        None | Some("") => 1,
+        Some(text) => text
+            .parse::<i64>()
+            .ok()
+            .filter(|page| (1..=MAX_PAGE).contains(page))
+            .ok_or_else(|| {
+                WebError::BadRequest(format!(
+                    "page must be a whole number from 1 to {MAX_PAGE}, got {text:?}"
+                ))
+            })?,
+    };
+    let mut conn = pool.acquire().await?;
+    let overview = db::targets::overview(&mut *conn).await?;
+    let results = match db::papers::search_expression(&q) {
+        None => None,
+        Some(expression) => {
+            let offset = (page - 1) * HITS_PER_PAGE;
+            let (hits, count) =
+                db::papers::search(&mut conn, &expression, offset, HITS_PER_PAGE).await?;
+            let link = |page: i64| format!("/papers?q={}&page={page}", encode_query_value(&q));
+            Some(Results {
+                heading: heading(count, offset, hits.len() as i64),
+                first_shown: offset + 1,
+                page,
+                previous_page: (page > 1).then(|| link(page - 1)),
+                next_page: (offset + HITS_PER_PAGE < count && page < MAX_PAGE)
+                    .then(|| link(page + 1)),
+                hits: hits.into_iter().map(HitView::new).collect(),
+            })
+        }
+    };
+    let mut response = view::html(&SearchPage {
+        q,
+        results,
+        choice_in_words: overview.in_words(),
+        rates_all: overview.choice == TargetChoice::All,
+        csrf_token: csrf.value().to_owned(),
+    })?;
+    csrf.set_cookie_on(&mut response)?;
+    Ok(response)
+}
+
+/// `text` as the value of a query parameter: every byte but the unreserved characters of
+/// RFC 3986 percent-encoded.
+pub fn encode_query_value(text: &str) -> String {
+    let mut encoded = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_values_are_percent_encoded() {
+        assert_eq!(encode_query_value("graph neural"), "graph%20neural");
+        assert_eq!(encode_query_value("a&b=c#d"), "a%26b%3Dc%23d");
+        assert_eq!(encode_query_value("é"), "%C3%A9");
+        assert_eq!(encode_query_value("P-1.x_~"), "P-1.x_~");
+    }
+
+    #[test]
+    fn a_passage_is_split_at_its_marks() {
+        assert_eq!(passage(""), vec![]);
+        assert_eq!(passage("plain"), vec![("plain".to_owned(), false)]);
+        assert_eq!(
+            passage("a \u{2}graph\u{3} of \u{2}<b>\u{3}"),
+            vec![
+                ("a ".to_owned(), false),
+                ("graph".to_owned(), true),
+                (" of ".to_owned(), false),
+                ("<b>".to_owned(), true),
+            ]
+        );
+        // A mark left open (a stray control character in a paper) ends the passage.
+        assert_eq!(
+            passage("x\u{2}y"),
+            vec![("x".to_owned(), false), ("y".to_owned(), true)]
+        );
+    }
+}
