@@ -19,8 +19,8 @@ use rand_chacha::ChaCha8Rng;
 use sqlx::SqliteConnection;
 
 use crate::db::targets::{self, TargetChoice};
-use crate::db::{self, pool::PoolChange};
-use crate::domain::PaperKey;
+use crate::db::{self, blind_pool::BlindPoolChange};
+use crate::domain::PaperId;
 
 /// Why a choice was refused; nothing changed.
 #[derive(Debug, thiserror::Error)]
@@ -77,7 +77,7 @@ pub struct Chosen {
     pub without_recommendations: usize,
     /// The study rated every candidate before, and now rates the chosen ones.
     pub switched: bool,
-    pub pool: PoolChange,
+    pub pool: BlindPoolChange,
 }
 
 impl fmt::Display for Chosen {
@@ -145,13 +145,13 @@ pub async fn sample(
     let mut seeded = ChaCha8Rng::seed_from_u64(seed);
     let mut drawn = rand::seq::index::sample(&mut seeded, candidates.len(), count).into_vec();
     drawn.sort_unstable();
-    let keys: Vec<PaperKey> = drawn.into_iter().map(|index| candidates[index]).collect();
+    let keys: Vec<PaperId> = drawn.into_iter().map(|index| candidates[index]).collect();
     choose_keys(conn, &keys, rng).await
 }
 
 async fn choose_keys(
     conn: &mut SqliteConnection,
-    keys: &[PaperKey],
+    keys: &[PaperId],
     rng: &mut impl Rng,
 ) -> Result<Chosen, ChoiceError> {
     let mut chosen = Chosen::default();
@@ -173,7 +173,7 @@ async fn choose_keys(
         }
         targets::activate(&mut *conn, key, rng).await?;
         // Pairs already pooled keep their display keys: a target chosen again keeps its order.
-        let change = db::pool::refresh_target(&mut *conn, key, depth, rng).await?;
+        let change = db::blind_pool::refresh_target(&mut *conn, key, depth, rng).await?;
         chosen.pool.added += change.added;
         chosen.pool.removed += change.removed;
     }
@@ -185,12 +185,12 @@ async fn choose_keys(
 pub async fn choose_all(
     conn: &mut SqliteConnection,
     rng: &mut impl Rng,
-) -> Result<PoolChange, ChoiceError> {
+) -> Result<BlindPoolChange, ChoiceError> {
     targets::set_choice(&mut *conn, TargetChoice::All).await?;
     let depth = db::study::pool_depth(&mut *conn).await?.get();
-    let mut pool = PoolChange::default();
+    let mut pool = BlindPoolChange::default();
     for key in targets::activate_every_candidate(&mut *conn).await? {
-        let change = db::pool::refresh_target(&mut *conn, key, depth, rng).await?;
+        let change = db::blind_pool::refresh_target(&mut *conn, key, depth, rng).await?;
         pool.added += change.added;
         pool.removed += change.removed;
     }
@@ -298,10 +298,7 @@ fn ids_of(ids: &[String]) -> impl Iterator<Item = &str> {
 
 /// The keys of the papers with these ids (once each, in the order given); an error naming
 /// every id that is no paper.
-async fn resolve(
-    conn: &mut SqliteConnection,
-    ids: &[String],
-) -> Result<Vec<PaperKey>, ChoiceError> {
+async fn resolve(conn: &mut SqliteConnection, ids: &[String]) -> Result<Vec<PaperId>, ChoiceError> {
     let mut keys = Vec::new();
     let mut unknown = Vec::new();
     for id in ids_of(ids) {

@@ -346,7 +346,7 @@ async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
         .local_addr()
         .map_err(|error| CliError::internal("cannot read the listening address", error))?;
     eprintln!("paperjudge is serving the study on http://{address}/");
-    let settings = web::Settings {
+    let settings = web::Access {
         password,
         behind_tls: args.behind_tls,
         trusted_proxies: args.trusted_proxy,
@@ -494,7 +494,7 @@ async fn run_export(pool: &SqlitePool, command: ExportCommand) -> Result<(), Cli
             })
         }
         ExportCommand::Pool { output } => {
-            let rows = db::pool::all_rows(pool).await?;
+            let rows = db::blind_pool::all_rows(pool).await?;
             write_output(output.as_deref(), |out| {
                 export::pool_csv(&rows, out).map_err(io::Error::other)
             })

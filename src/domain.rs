@@ -60,12 +60,16 @@ impl FromStr for Stars {
 }
 
 /// Internal row id of a paper (`papers.id`); used in URLs, never shown as the paper's name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-pub struct PaperKey(pub i64);
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type,
+)]
+#[sqlx(transparent)]
+pub struct PaperId(pub i64);
 
 /// Internal row id of a model (`models.id`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ModelKey(pub i64);
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, sqlx::Type)]
+#[sqlx(transparent)]
+pub struct ModelId(pub i64);
 
 /// Number of top-ranked papers of every model that enter a target's pool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use sqlx::SqlitePool;
 
 use crate::db;
-use crate::domain::{PaperKey, PoolDepth, Stars};
+use crate::domain::{PaperId, PoolDepth, Stars};
 use crate::leaderboard::{Leaderboard, Partial, StudyTargets, TargetInput};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
 use crate::parallel;
@@ -88,7 +88,7 @@ pub enum PerTarget {
     /// Every evaluated target's.
     All,
     /// Only this target's (the per-target view of one target).
-    Only(PaperKey),
+    Only(PaperId),
 }
 
 /// What a comparison covers beyond its metric settings.
@@ -179,7 +179,7 @@ fn compute(
     let lists_of: HashMap<i64, &str> = (data.lists.iter())
         .map(|(target, lists)| (*target, lists.as_str()))
         .collect();
-    let targets: Vec<TargetInput<PaperKey>> =
+    let targets: Vec<TargetInput<PaperId>> =
         parallel::map(&data.rated_targets, |(target, external_id, ratings, _)| {
             let mut lists = vec![None; model_index.len()];
             for (model, papers) in parse_lists(lists_of.get(target).copied().unwrap_or_default()) {
@@ -192,7 +192,7 @@ fn compute(
                 judgments: (ratings.split(','))
                     .filter_map(|code| {
                         let (paper, stars) = db::evaluation::rating_code(code.parse().ok()?);
-                        Some((PaperKey(paper), Stars::new(stars)?))
+                        Some((PaperId(paper), Stars::new(stars)?))
                     })
                     .collect(),
                 lists,
@@ -216,10 +216,10 @@ fn compute(
 
 /// The lists of a target as [`db::evaluation::EvaluationData::lists`] holds them: each
 /// model id with its papers in ranked order.
-fn parse_lists(text: &str) -> impl Iterator<Item = (i64, Vec<PaperKey>)> + '_ {
+fn parse_lists(text: &str) -> impl Iterator<Item = (i64, Vec<PaperId>)> + '_ {
     text.split(';').filter_map(|list| {
         let (model, papers) = list.split_once(' ')?;
-        let papers = papers.split(',').map(|paper| paper.parse().map(PaperKey));
+        let papers = papers.split(',').map(|paper| paper.parse().map(PaperId));
         Some((model.parse().ok()?, papers.collect::<Result<_, _>>().ok()?))
     })
 }

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use crate::db::pool::PoolRow;
+use crate::db::blind_pool::BlindPoolRow;
 use crate::db::ratings::RatingRow;
 use crate::domain::Stars;
 use crate::metrics::Relevance;
@@ -55,7 +55,7 @@ pub fn qrels(rows: &[RatingRow], relevance: Relevance, mut out: impl Write) -> s
 
 /// The blind pool: `target,paper,position,stars`, stars empty when unrated. No model
 /// information, so the file can go to a second rater.
-pub fn pool_csv(rows: &[PoolRow], out: impl Write) -> Result<(), csv::Error> {
+pub fn pool_csv(rows: &[BlindPoolRow], out: impl Write) -> Result<(), csv::Error> {
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(out);

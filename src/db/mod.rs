@@ -1,8 +1,8 @@
 //! The data-access layer: every SQL statement of paperjudge lives below this module.
 
+pub mod blind_pool;
 pub mod evaluation;
 pub mod papers;
-pub mod pool;
 pub mod ratings;
 pub mod recommendations;
 pub mod study;

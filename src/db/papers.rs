@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::PaperKey;
+use crate::domain::PaperId;
 
 /// A paper as imported; `None` in an optional field means the file had no such column, so
 /// the stored value is kept on update.
@@ -80,7 +80,7 @@ pub async fn upsert(
 /// byte order (trec_eval breaks score ties by document id, descending).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PaperRef {
-    pub key: PaperKey,
+    pub key: PaperId,
     pub id_order: u32,
 }
 
@@ -97,7 +97,7 @@ pub async fn id_index(
         .enumerate()
         .map(|(order, (external_id, id))| {
             let reference = PaperRef {
-                key: PaperKey(id),
+                key: PaperId(id),
                 id_order: order as u32,
             };
             (external_id.into_boxed_str(), reference)
@@ -120,7 +120,7 @@ pub struct Paper {
 
 pub async fn get<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    key: PaperKey,
+    key: PaperId,
 ) -> Result<Option<Paper>, sqlx::Error> {
     sqlx::query_as(
         "SELECT id, external_id, title, abstract, authors, year, url FROM papers WHERE id = ?",
@@ -133,12 +133,12 @@ pub async fn get<'e, E: SqliteExecutor<'e>>(
 pub async fn key_of<'e, E: SqliteExecutor<'e>>(
     executor: E,
     external_id: &str,
-) -> Result<Option<PaperKey>, sqlx::Error> {
+) -> Result<Option<PaperId>, sqlx::Error> {
     let id: Option<i64> = sqlx::query_scalar("SELECT id FROM papers WHERE external_id = ?")
         .bind(external_id)
         .fetch_optional(executor)
         .await?;
-    Ok(id.map(PaperKey))
+    Ok(id.map(PaperId))
 }
 
 /// Indexes the papers added since the last call for search, in one statement (see the

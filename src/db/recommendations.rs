@@ -2,10 +2,10 @@
 
 use sqlx::{QueryBuilder, Sqlite, SqliteConnection, SqliteExecutor};
 
-use crate::domain::{ModelKey, PaperKey};
+use crate::domain::{ModelId, PaperId};
 
 /// The id of the model with this name, created if it is new.
-pub async fn model_key(conn: &mut SqliteConnection, name: &str) -> Result<ModelKey, sqlx::Error> {
+pub async fn model_id(conn: &mut SqliteConnection, name: &str) -> Result<ModelId, sqlx::Error> {
     sqlx::query("INSERT INTO models (name) VALUES (?) ON CONFLICT (name) DO NOTHING")
         .bind(name)
         .execute(&mut *conn)
@@ -14,13 +14,13 @@ pub async fn model_key(conn: &mut SqliteConnection, name: &str) -> Result<ModelK
         .bind(name)
         .fetch_one(&mut *conn)
         .await?;
-    Ok(ModelKey(id))
+    Ok(ModelId(id))
 }
 
 /// One entry of a stored list, with what the import file said about it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredEntry {
-    pub paper: PaperKey,
+    pub paper: PaperId,
     pub paper_external_id: String,
     pub given_rank: Option<i64>,
     pub score: Option<f64>,
@@ -29,8 +29,8 @@ pub struct StoredEntry {
 /// A model's stored list for a target, best first.
 pub async fn list(
     conn: &mut SqliteConnection,
-    target: PaperKey,
-    model: ModelKey,
+    target: PaperId,
+    model: ModelId,
 ) -> Result<Vec<StoredEntry>, sqlx::Error> {
     let rows: Vec<(i64, String, Option<i64>, Option<f64>)> = sqlx::query_as(
         "SELECT r.paper_id, p.external_id, r.given_rank, r.score
@@ -46,7 +46,7 @@ pub async fn list(
         .into_iter()
         .map(
             |(paper, paper_external_id, given_rank, score)| StoredEntry {
-                paper: PaperKey(paper),
+                paper: PaperId(paper),
                 paper_external_id,
                 given_rank,
                 score,
@@ -58,8 +58,8 @@ pub async fn list(
 /// Deletes a model's list for a target; `true` if there was one.
 pub async fn delete_list(
     conn: &mut SqliteConnection,
-    target: PaperKey,
-    model: ModelKey,
+    target: PaperId,
+    model: ModelId,
 ) -> Result<bool, sqlx::Error> {
     let deleted = sqlx::query("DELETE FROM recommendations WHERE target_id = ? AND model_id = ?")
         .bind(target.0)
@@ -72,13 +72,13 @@ pub async fn delete_list(
 /// One entry of a list to store.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NewEntry {
-    pub paper: PaperKey,
+    pub paper: PaperId,
     pub given_rank: Option<i64>,
     pub score: Option<f64>,
 }
 
 /// A row of `recommendations` to insert: target, model, 1-based position, entry.
-pub type NewRow = (PaperKey, ModelKey, u32, NewEntry);
+pub type NewRow = (PaperId, ModelId, u32, NewEntry);
 
 /// Rows per INSERT statement: one statement per few hundred rows keeps the per-statement
 /// overhead of the driver out of bulk imports, well under SQLite's limit of bound variables.
@@ -106,9 +106,9 @@ pub async fn insert_rows(conn: &mut SqliteConnection, rows: &[NewRow]) -> Result
 /// The papers that enter the pool of `target`: every model's top `depth`, deduplicated.
 pub async fn top_papers<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperKey,
+    target: PaperId,
     depth: u32,
-) -> Result<Vec<PaperKey>, sqlx::Error> {
+) -> Result<Vec<PaperId>, sqlx::Error> {
     let papers: Vec<i64> = sqlx::query_scalar(
         "SELECT DISTINCT paper_id FROM recommendations WHERE target_id = ? AND position <= ?",
     )
@@ -116,5 +116,5 @@ pub async fn top_papers<'e, E: SqliteExecutor<'e>>(
     .bind(i64::from(depth))
     .fetch_all(executor)
     .await?;
-    Ok(papers.into_iter().map(PaperKey).collect())
+    Ok(papers.into_iter().map(PaperId).collect())
 }

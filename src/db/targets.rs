@@ -19,7 +19,7 @@ use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor, SqlitePool};
 
 use super::papers::Paper;
-use crate::domain::PaperKey;
+use crate::domain::PaperId;
 
 /// How the study decides which targets it rates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -246,7 +246,7 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
 /// The progress of one target; `None` when the paper is no target being rated.
 pub async fn progress<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperKey,
+    target: PaperId,
 ) -> Result<Option<Progress>, sqlx::Error> {
     let row: Option<(i64, i64)> =
         sqlx::query_as("SELECT rated, pooled FROM targets WHERE target_id = ? AND active = 1")
@@ -267,7 +267,7 @@ pub struct PooledPaper {
 /// The pool of `target` in the blind display order; empty when it has none.
 pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperKey,
+    target: PaperId,
 ) -> Result<Vec<PooledPaper>, sqlx::Error> {
     sqlx::query_as(
         "SELECT p.id, p.external_id, p.title, p.abstract, p.authors, p.year, p.url, r.stars
@@ -286,7 +286,7 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
 /// random order.
 pub async fn first_to_rate<'e, E: SqliteExecutor<'e>>(
     executor: E,
-) -> Result<Option<PaperKey>, sqlx::Error> {
+) -> Result<Option<PaperId>, sqlx::Error> {
     let target: Option<i64> = sqlx::query_scalar(
         "SELECT target_id FROM targets
          WHERE active = 1 AND rated < pooled
@@ -295,15 +295,15 @@ pub async fn first_to_rate<'e, E: SqliteExecutor<'e>>(
     )
     .fetch_optional(executor)
     .await?;
-    Ok(target.map(PaperKey))
+    Ok(target.map(PaperId))
 }
 
 /// The target to rate after `current` in the study's random order, wrapping around to the
 /// first; never `current` itself.
 pub async fn next_to_rate(
     conn: &mut SqliteConnection,
-    current: PaperKey,
-) -> Result<Option<PaperKey>, sqlx::Error> {
+    current: PaperId,
+) -> Result<Option<PaperId>, sqlx::Error> {
     // Two walks along the index in key order, each stopping at the first target with unrated
     // pairs: one ORDER BY that put later targets first would sort them all on every page view.
     let after: Option<i64> = sqlx::query_scalar(
@@ -317,7 +317,7 @@ pub async fn next_to_rate(
     .fetch_optional(&mut *conn)
     .await?;
     if let Some(target) = after {
-        return Ok(Some(PaperKey(target)));
+        return Ok(Some(PaperId(target)));
     }
     let first: Option<i64> = sqlx::query_scalar(
         "SELECT target_id FROM targets
@@ -328,16 +328,16 @@ pub async fn next_to_rate(
     .bind(current.0)
     .fetch_optional(conn)
     .await?;
-    Ok(first.map(PaperKey))
+    Ok(first.map(PaperId))
 }
 
 /// What the importer of recommendations needs to know of the targets before it starts.
 #[derive(Debug, Default)]
 pub struct Known {
     /// Targets with stored lists or a pool (and so, perhaps, ratings).
-    pub with_lists_or_pool: HashSet<PaperKey>,
+    pub with_lists_or_pool: HashSet<PaperId>,
     /// Targets rated now.
-    pub active: HashSet<PaperKey>,
+    pub active: HashSet<PaperId>,
 }
 
 pub async fn known(conn: &mut SqliteConnection) -> Result<Known, sqlx::Error> {
@@ -348,10 +348,10 @@ pub async fn known(conn: &mut SqliteConnection) -> Result<Known, sqlx::Error> {
     let mut known = Known::default();
     for (target, with_lists_or_pool, active) in rows {
         if with_lists_or_pool {
-            known.with_lists_or_pool.insert(PaperKey(target));
+            known.with_lists_or_pool.insert(PaperId(target));
         }
         if active {
-            known.active.insert(PaperKey(target));
+            known.active.insert(PaperId(target));
         }
     }
     Ok(known)
@@ -361,7 +361,7 @@ pub async fn known(conn: &mut SqliteConnection) -> Result<Known, sqlx::Error> {
 /// random order key): active while the study rates all candidates.
 pub async fn register_listed(
     conn: &mut SqliteConnection,
-    targets: &[PaperKey],
+    targets: &[PaperId],
     rng: &mut impl Rng,
 ) -> Result<(), sqlx::Error> {
     for chunk in targets.chunks(super::recommendations::ROWS_PER_INSERT) {
@@ -386,7 +386,7 @@ pub async fn register_listed(
 /// active while the study rates all candidates.
 pub async fn ensure(
     conn: &mut SqliteConnection,
-    target: PaperKey,
+    target: PaperId,
     rng: &mut impl Rng,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
@@ -411,7 +411,7 @@ pub struct ChoiceState {
 /// The state of `target`; `None` when it has no row (never listed, pooled nor chosen).
 pub async fn state<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperKey,
+    target: PaperId,
 ) -> Result<Option<ChoiceState>, sqlx::Error> {
     sqlx::query_as("SELECT listed, active, rated FROM targets WHERE target_id = ?")
         .bind(target.0)
@@ -422,7 +422,7 @@ pub async fn state<'e, E: SqliteExecutor<'e>>(
 /// Makes `target` active, adding its row (with a random order key) if it has none.
 pub async fn activate(
     conn: &mut SqliteConnection,
-    target: PaperKey,
+    target: PaperId,
     rng: &mut impl Rng,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
@@ -436,7 +436,7 @@ pub async fn activate(
     Ok(())
 }
 
-pub async fn deactivate(conn: &mut SqliteConnection, target: PaperKey) -> Result<(), sqlx::Error> {
+pub async fn deactivate(conn: &mut SqliteConnection, target: PaperId) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE targets SET active = 0 WHERE target_id = ?")
         .bind(target.0)
         .execute(conn)
@@ -456,7 +456,7 @@ pub async fn deactivate_all(conn: &mut SqliteConnection) -> Result<(), sqlx::Err
 /// that were not active before, whose pools may be missing or out of date.
 pub async fn activate_every_candidate(
     conn: &mut SqliteConnection,
-) -> Result<Vec<PaperKey>, sqlx::Error> {
+) -> Result<Vec<PaperId>, sqlx::Error> {
     let arriving: Vec<i64> = sqlx::query_scalar(
         "SELECT target_id FROM targets WHERE listed = 1 AND active = 0 ORDER BY target_id",
     )
@@ -465,7 +465,7 @@ pub async fn activate_every_candidate(
     sqlx::query("UPDATE targets SET active = (listed = 1 OR pooled > 0)")
         .execute(conn)
         .await?;
-    Ok(arriving.into_iter().map(PaperKey).collect())
+    Ok(arriving.into_iter().map(PaperId).collect())
 }
 
 /// The candidates (papers with lists), or only those not rated now, by external id (byte
@@ -473,7 +473,7 @@ pub async fn activate_every_candidate(
 pub async fn candidates(
     conn: &mut SqliteConnection,
     only_inactive: bool,
-) -> Result<Vec<PaperKey>, sqlx::Error> {
+) -> Result<Vec<PaperId>, sqlx::Error> {
     let targets: Vec<i64> = sqlx::query_scalar(
         "SELECT t.target_id FROM targets t JOIN papers p ON p.id = t.target_id
          WHERE t.listed = 1 AND NOT (? AND t.active = 1)
@@ -482,14 +482,14 @@ pub async fn candidates(
     .bind(only_inactive)
     .fetch_all(conn)
     .await?;
-    Ok(targets.into_iter().map(PaperKey).collect())
+    Ok(targets.into_iter().map(PaperId).collect())
 }
 
 /// Adds `change` to the pooled count of each target, each target at most once (the pool's
 /// writers call this).
 pub async fn add_pooled(
     conn: &mut SqliteConnection,
-    changes: &[(PaperKey, i64)],
+    changes: &[(PaperId, i64)],
 ) -> Result<(), sqlx::Error> {
     for chunk in changes.chunks(super::recommendations::ROWS_PER_INSERT) {
         let mut update =

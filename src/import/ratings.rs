@@ -11,8 +11,8 @@ use time::OffsetDateTime;
 
 use super::input::{self, Header};
 use super::{ImportError, Problem, Problems, Summary};
-use crate::db::{self, pool as pool_db, ratings};
-use crate::domain::{PaperKey, Stars};
+use crate::db::{self, blind_pool, ratings};
+use crate::domain::{PaperId, Stars};
 
 const CSV_HEADER: &str = "target,paper,stars[,rated_at]";
 
@@ -46,7 +46,7 @@ pub async fn import<R: Read>(
     };
     let rated_at_column = header.optional("rated_at");
     let now = db::now_rfc3339();
-    let mut first_line_of_pair: HashMap<(PaperKey, PaperKey), u64> = HashMap::new();
+    let mut first_line_of_pair: HashMap<(PaperId, PaperId), u64> = HashMap::new();
     let mut record = csv::ByteRecord::new();
     loop {
         let line = match input::next_record(&mut reader, &mut record) {
@@ -66,7 +66,7 @@ pub async fn import<R: Read>(
             let text = |index: usize, column: &str| {
                 input::utf8_field(&record, index, column, line).map(str::trim)
             };
-            let resolve = |column: &str, index: usize| -> Result<PaperKey, Problem> {
+            let resolve = |column: &str, index: usize| -> Result<PaperId, Problem> {
                 let id = text(index, column)?;
                 papers.get(id).map(|paper| paper.key).ok_or_else(|| {
                     Problem::at(line, Some(column), format!("unknown paper id {id:?}"))
@@ -112,7 +112,7 @@ pub async fn import<R: Read>(
         if !problems.is_empty() {
             continue;
         }
-        pool_db::ensure_pair(conn, target, paper, rng).await?;
+        blind_pool::ensure_pair(conn, target, paper, rng).await?;
         let rated_at = rated_at.as_deref().unwrap_or(&now);
         let change = ratings::set(
             conn,

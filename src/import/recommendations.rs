@@ -16,12 +16,12 @@ use sqlx::SqliteConnection;
 
 use super::input::{self, Header, Lines};
 use super::{Format, ImportError, Problem, Problems, Summary};
+use crate::db::blind_pool::NewPair;
 use crate::db::papers::PaperRef;
-use crate::db::pool::NewPair;
 use crate::db::recommendations::{self as stored, NewEntry, NewRow};
 use crate::db::targets::TargetChoice;
-use crate::db::{self, pool as pool_db};
-use crate::domain::{ModelKey, PaperKey};
+use crate::db::{self, blind_pool};
+use crate::domain::{ModelId, PaperId};
 
 const CSV_HEADER: &str = "model,target,rank,paper[,score]";
 
@@ -113,22 +113,22 @@ struct Importer<'a> {
     papers: &'a HashMap<Box<str>, PaperRef>,
     options: &'a Options,
     depth: u32,
-    models: HashMap<String, ModelKey>,
+    models: HashMap<String, ModelId>,
     /// Lists already written by this import (merged, not replaced, if they come up again).
-    seen_lists: HashSet<(PaperKey, ModelKey)>,
+    seen_lists: HashSet<(PaperId, ModelId)>,
     /// The study rates every candidate target: each new one is rated, and gets a pool.
     rates_all: bool,
     /// Targets with stored lists, pool or ratings, including those of this import.
-    targets_with_lists: HashSet<PaperKey>,
+    targets_with_lists: HashSet<PaperId>,
     /// Targets rated now, whose pools follow their lists.
-    active: HashSet<PaperKey>,
+    active: HashSet<PaperId>,
     /// New targets, their rows, and the pool pairs of those rated now, written in batches.
-    staged_targets: Vec<PaperKey>,
+    staged_targets: Vec<PaperId>,
     staged_rows: Vec<NewRow>,
     staged_pairs: Vec<NewPair>,
     current_target: Option<PaperRef>,
     /// The current target's lists, in the order their models first appeared.
-    buffer: Vec<(ModelKey, String, Vec<Pending>)>,
+    buffer: Vec<(ModelId, String, Vec<Pending>)>,
     problems: Problems,
     summary: Summary,
 }
@@ -234,7 +234,7 @@ impl Importer<'_> {
         let model = match self.models.get(row.model) {
             Some(model) => *model,
             None => {
-                let model = stored::model_key(conn, row.model).await?;
+                let model = stored::model_id(conn, row.model).await?;
                 self.models.insert(row.model.to_owned(), model);
                 model
             }
@@ -295,8 +295,8 @@ impl Importer<'_> {
     /// rates it) follow from the file alone.
     fn stage_new_target(
         &mut self,
-        target: PaperKey,
-        lists: Vec<(ModelKey, String, Vec<Pending>)>,
+        target: PaperId,
+        lists: Vec<(ModelId, String, Vec<Pending>)>,
         rng: &mut impl Rng,
     ) {
         self.staged_targets.push(target);
@@ -324,7 +324,7 @@ impl Importer<'_> {
         if !(self.rates_all || self.active.contains(&target)) {
             return;
         }
-        let pairs = pool_db::with_display_keys(target, pooled, rng);
+        let pairs = blind_pool::with_display_keys(target, pooled, rng);
         self.summary.pool_added += pairs.len() as u64;
         if self.problems.is_empty() {
             self.staged_pairs.extend(pairs);
@@ -339,7 +339,7 @@ impl Importer<'_> {
         if self.problems.is_empty() {
             db::targets::register_listed(conn, &self.staged_targets, rng).await?;
             stored::insert_rows(conn, &self.staged_rows).await?;
-            pool_db::insert_pairs(conn, &self.staged_pairs).await?;
+            blind_pool::insert_pairs(conn, &self.staged_pairs).await?;
         }
         self.staged_targets.clear();
         self.staged_rows.clear();
@@ -353,8 +353,8 @@ impl Importer<'_> {
     async fn replace_lists(
         &mut self,
         conn: &mut SqliteConnection,
-        target: PaperKey,
-        lists: Vec<(ModelKey, String, Vec<Pending>)>,
+        target: PaperId,
+        lists: Vec<(ModelId, String, Vec<Pending>)>,
         rng: &mut impl Rng,
     ) -> Result<(), sqlx::Error> {
         let mut rows = Vec::new();
@@ -390,7 +390,7 @@ impl Importer<'_> {
             // A target with only ratings so far becomes a candidate.
             db::targets::register_listed(conn, &[target], rng).await?;
             if self.rates_all || self.active.contains(&target) {
-                let change = pool_db::refresh_target(conn, target, self.depth, rng).await?;
+                let change = blind_pool::refresh_target(conn, target, self.depth, rng).await?;
                 self.summary.pool_added += change.added;
                 self.summary.pool_removed += change.removed;
             }
@@ -455,7 +455,7 @@ impl Importer<'_> {
                     .then(b.paper.id_order.cmp(&a.paper.id_order))
             });
         }
-        let mut lines_by_paper: HashMap<PaperKey, &Pending> = HashMap::new();
+        let mut lines_by_paper: HashMap<PaperId, &Pending> = HashMap::new();
         for entry in &entries {
             if let Some(first) = lines_by_paper.insert(entry.paper.key, entry) {
                 self.problems.push(Problem::at(

@@ -34,7 +34,7 @@ const FORM_LIMIT_BYTES: usize = 4 * 1024;
 
 /// Who may use the app, and how it is reached.
 #[derive(Debug, Clone, Default)]
-pub struct Settings {
+pub struct Access {
     /// Every visitor must log in with this password; `None` lets everyone in, which the
     /// command line allows only on a loopback address.
     pub password: Option<Password>,
@@ -47,16 +47,16 @@ pub struct Settings {
 }
 
 /// Starts the app on `listener` (port 0 in tests); the returned server runs when awaited.
-pub fn run(listener: TcpListener, pool: SqlitePool, settings: Settings) -> std::io::Result<Server> {
+pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::Result<Server> {
     let pool = web::Data::new(pool);
     let write_queue = web::Data::new(crate::db::WriteQueue::default());
-    let secure_cookies = web::Data::new(csrf::SecureCookies(settings.behind_tls));
+    let secure_cookies = web::Data::new(csrf::SecureCookies(access.behind_tls));
     let form_key = web::Data::new(csrf::FormKey::default());
-    let clients = auth::Clients::new(settings.behind_tls, settings.trusted_proxies);
+    let clients = auth::Clients::new(access.behind_tls, access.trusted_proxies);
     // One for all workers: sessions and login attempts are shared.
-    let auth = settings
+    let auth = access
         .password
-        .map(|password| web::Data::new(auth::Auth::new(password, settings.behind_tls, clients)));
+        .map(|password| web::Data::new(auth::Auth::new(password, access.behind_tls, clients)));
     let server = HttpServer::new(move || {
         App::new()
             .app_data(pool.clone())

@@ -13,7 +13,7 @@ use super::view::{self, PaperView};
 use super::WebError;
 use crate::db;
 use crate::db::targets::{PooledPaper, Progress};
-use crate::domain::{PaperKey, Stars};
+use crate::domain::{PaperId, Stars};
 
 /// One step of the rating scale, with what it means.
 pub struct ScaleStep {
@@ -87,7 +87,7 @@ impl PooledPaperView {
 #[derive(Template)]
 #[template(path = "rating.html")]
 struct RatingPage {
-    target_key: i64,
+    target_id: i64,
     target: PaperView,
     papers: Vec<PooledPaperView>,
     progress: Progress,
@@ -101,7 +101,7 @@ pub async fn show(
     target: web::Path<i64>,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
-    let target = PaperKey(target.into_inner());
+    let target = PaperId(target.into_inner());
     // A paper that is no target being rated (never one, or dropped) has no rating page.
     if db::targets::progress(&**pool, target).await?.is_none() {
         return Err(no_such_target(target));
@@ -121,7 +121,7 @@ pub async fn show(
         total: papers.len() as i64,
     };
     let page = RatingPage {
-        target_key: target.0,
+        target_id: target.0,
         target: target_paper.into(),
         papers,
         progress,
@@ -134,6 +134,6 @@ pub async fn show(
     Ok(response)
 }
 
-pub fn no_such_target(target: PaperKey) -> WebError {
+pub fn no_such_target(target: PaperId) -> WebError {
     WebError::NotFound(format!("there is no target {} in this study", target.0))
 }

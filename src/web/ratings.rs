@@ -19,7 +19,7 @@ use crate::db;
 use crate::db::ratings::{Source, Undone};
 use crate::db::targets::Progress;
 use crate::db::WriteQueue;
-use crate::domain::{PaperKey, Stars};
+use crate::domain::{PaperId, Stars};
 
 /// The rating form as posted; every field is optional here so that a missing one gets a 400
 /// naming it (and a missing token a 403) instead of a generic parse error.
@@ -71,7 +71,7 @@ pub async fn rate(
     target: web::Path<i64>,
     form: web::Form<RatingForm>,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let target = PaperKey(target.into_inner());
+    let target = PaperId(target.into_inner());
     let RatingForm {
         paper,
         stars,
@@ -101,7 +101,7 @@ pub async fn rate(
 async fn save_rating(
     pool: &SqlitePool,
     write_queue: &WriteQueue,
-    target: PaperKey,
+    target: PaperId,
     change: &RatingChange,
     browser: &BrowserSession,
 ) -> Result<Progress, WebError> {
@@ -112,7 +112,7 @@ async fn save_rating(
 
 async fn store_rating(
     conn: &mut SqliteConnection,
-    target: PaperKey,
+    target: PaperId,
     change: &RatingChange,
     browser: &BrowserSession,
 ) -> Result<Progress, WebError> {
@@ -126,7 +126,7 @@ async fn store_rating(
     let paper = db::papers::key_of(&mut *conn, &change.paper)
         .await?
         .ok_or_else(not_in_pool)?;
-    if !db::pool::contains(&mut *conn, target, paper).await? {
+    if !db::blind_pool::contains(&mut *conn, target, paper).await? {
         return Err(not_in_pool());
     }
     let rated_at = db::now_rfc3339();
@@ -162,7 +162,7 @@ pub async fn undo(
     target: web::Path<i64>,
     form: web::Form<UndoForm>,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let target = PaperKey(target.into_inner());
+    let target = PaperId(target.into_inner());
     let undone = async {
         let browser = csrf::verify(&request, form.csrf_token.as_deref())?;
         let mut tx = write_queue.begin(&pool).await?;
@@ -180,7 +180,7 @@ pub async fn undo(
 
 async fn undo_last_change(
     conn: &mut SqliteConnection,
-    target: PaperKey,
+    target: PaperId,
     browser: &BrowserSession,
 ) -> Result<UndoAnswer, WebError> {
     target_progress(conn, target).await?;
@@ -209,7 +209,7 @@ async fn undo_last_change(
 /// The target's progress; a 404 when the paper is no target.
 async fn target_progress(
     conn: &mut SqliteConnection,
-    target: PaperKey,
+    target: PaperId,
 ) -> Result<Progress, WebError> {
     db::targets::progress(conn, target)
         .await?
@@ -217,7 +217,7 @@ async fn target_progress(
 }
 
 /// The 303 of a plain form: back to the rating page, at the paper when there is one.
-fn back_to_paper(target: PaperKey, paper: Option<&str>) -> HttpResponse {
+fn back_to_paper(target: PaperId, paper: Option<&str>) -> HttpResponse {
     let fragment = paper
         .map(|paper| format!("#{}", view::anchor(paper)))
         .unwrap_or_default();

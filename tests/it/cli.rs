@@ -340,6 +340,9 @@ fn a_backup_goes_through_a_name_of_its_own_and_removes_nothing_it_did_not_make()
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| !name.ends_with(".csv") && !name.ends_with(".jsonl"))
+        // SQLite's own files: a command leaves the log emptied, but closing connections on
+        // several threads at once may leave the empty file behind.
+        .filter(|name| !name.ends_with("-wal") && !name.ends_with("-shm"))
         .collect();
     files.sort();
     assert_eq!(

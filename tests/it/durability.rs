@@ -28,7 +28,7 @@ const CONCURRENT_RATERS: usize = 8;
 /// One pair of the pool, as the rating form names it.
 #[derive(Debug, Clone)]
 struct Pair {
-    target_key: i64,
+    target_id: i64,
     target: String,
     paper: String,
 }
@@ -89,8 +89,8 @@ async fn every_pair(db: &Path) -> Vec<Pair> {
     .expect("the pool reads");
     assert_eq!(rows.len(), PAIRS);
     rows.into_iter()
-        .map(|(target_key, target, paper)| Pair {
-            target_key,
+        .map(|(target_id, target, paper)| Pair {
+            target_id,
             target,
             paper,
         })
@@ -118,7 +118,7 @@ impl Burst {
     async fn fire(address: &str, pairs: &[Pair], passes: usize) -> Burst {
         let http = reqwest::Client::new();
         let page = http
-            .get(format!("{address}/targets/{}", pairs[0].target_key))
+            .get(format!("{address}/targets/{}", pairs[0].target_id))
             .send()
             .await
             .expect("a rating page");
@@ -159,7 +159,7 @@ impl Burst {
                             }
                             let stars = stars_of(*index, pass);
                             let answer = http
-                                .post(format!("{address}/targets/{}/ratings", pair.target_key))
+                                .post(format!("{address}/targets/{}/ratings", pair.target_id))
                                 .header(COOKIE, &cookie)
                                 .header(ACCEPT, "application/json")
                                 .form(&[

@@ -1,13 +1,13 @@
 use crate::common::TestStudy;
 use paperjudge::db::papers::{self, Paper};
-use paperjudge::domain::PaperKey;
+use paperjudge::domain::PaperId;
 use paperjudge::import::{Format, Kind};
 
 const CSV: Kind = Kind::Papers(Format::Csv);
 const JSONL: Kind = Kind::Papers(Format::Jsonl);
 
 async fn paper(study: &TestStudy, id: &str) -> Paper {
-    let key: PaperKey = papers::key_of(&study.pool, id)
+    let key: PaperId = papers::key_of(&study.pool, id)
         .await
         .unwrap()
         .expect("paper exists");

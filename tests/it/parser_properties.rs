@@ -15,7 +15,7 @@ use std::future::Future;
 use crate::common::TestStudy;
 use crate::web_support::{Answer, Session, TestApp};
 use paperjudge::import::{self, Format, ImportError, Kind};
-use paperjudge::web::{Password, Settings};
+use paperjudge::web::{Access, Password};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, COOKIE};
@@ -351,13 +351,13 @@ struct Served {
     session: Session,
 }
 
-/// The web fixture's study, served with `settings`.
-async fn served(settings: Settings) -> Served {
+/// The web fixture's study, served with `access`.
+async fn served(access: Access) -> Served {
     let fixture = TestApp::with_fixture().await;
     let t1 = fixture.key("T1").await;
-    let protected = settings.password.is_some();
+    let protected = access.password.is_some();
     let app = if protected {
-        TestApp::spawn_with(fixture.study, settings).await
+        TestApp::spawn_with(fixture.study, access).await
     } else {
         fixture
     };
@@ -417,7 +417,7 @@ fn is_valid_rating(paper: &str, stars: &str) -> bool {
 fn the_rating_form_saves_exactly_the_valid_ratings() {
     check(
         512,
-        served(Settings::default()),
+        served(Access::default()),
         (paper_text(), stars_text()),
         async |served: &Served, (paper, stars): (String, String)| {
             let Served { app, t1, session } = served;
@@ -477,7 +477,7 @@ fn the_rating_forms_refuse_arbitrary_bodies_with_400_or_403() {
     let form = prop::sample::select(&["ratings", "undo"][..]);
     check(
         512,
-        served(Settings::default()),
+        served(Access::default()),
         (form, form_body()),
         async |served: &Served, (form, body): (&str, Vec<u8>)| {
             let path = format!("/targets/{}/{form}", served.t1);
@@ -493,13 +493,13 @@ fn the_rating_forms_refuse_arbitrary_bodies_with_400_or_403() {
 
 #[test]
 fn the_login_form_refuses_arbitrary_bodies_without_a_server_error() {
-    let settings = Settings {
+    let access = Access {
         password: Password::new("a password"),
-        ..Settings::default()
+        ..Access::default()
     };
     check(
         512,
-        served(settings),
+        served(access),
         form_body(),
         async |served: &Served, body: Vec<u8>| {
             let status = post_form(served, "/login", body).await;
@@ -532,7 +532,7 @@ fn encode(bytes: &[u8]) -> String {
 fn the_target_list_takes_exactly_its_two_filters() {
     check(
         128,
-        served(Settings::default()),
+        served(Access::default()),
         field_text(),
         async |served: &Served, show: String| {
             let response = served
@@ -628,7 +628,7 @@ fn every_page_answers_any_query_string_without_a_server_error() {
     );
     check(
         512,
-        served(Settings::default()),
+        served(Access::default()),
         (page, query),
         async |served: &Served, (page, query): (&str, String)| {
             let response = served.app.get(&format!("{page}?{query}")).await;

@@ -7,7 +7,7 @@ use std::net::{IpAddr, Ipv4Addr, TcpStream};
 
 use crate::process_support::{paperjudge, ServerProcess};
 use crate::web_support::TestApp;
-use paperjudge::web::{Password, Settings};
+use paperjudge::web::{Access, Password};
 use reqwest::header::{
     CONTENT_SECURITY_POLICY, COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE, X_CONTENT_TYPE_OPTIONS,
 };
@@ -35,12 +35,12 @@ async fn protected_app(behind_tls: bool) -> TestApp {
 }
 
 async fn protected_app_trusting(behind_tls: bool, trusted_proxies: Vec<IpAddr>) -> TestApp {
-    let settings = Settings {
+    let access = Access {
         password: Password::new(PASSWORD),
         behind_tls,
         trusted_proxies,
     };
-    TestApp::spawn_with(small_study().await, settings).await
+    TestApp::spawn_with(small_study().await, access).await
 }
 
 /// A browser's cookie jar, kept by hand so that each test sees exactly what is sent.

@@ -5,8 +5,8 @@
 use std::net::TcpListener;
 
 use paperjudge::db;
-use paperjudge::domain::{PaperKey, Stars};
-use paperjudge::web::Settings;
+use paperjudge::domain::{PaperId, Stars};
+use paperjudge::web::Access;
 use reqwest::header::{HeaderMap, ACCEPT, COOKIE, LOCATION, SET_COOKIE};
 use reqwest::{Response, StatusCode};
 
@@ -94,15 +94,15 @@ impl TestApp {
     }
 
     pub async fn spawn(study: TestStudy) -> TestApp {
-        TestApp::spawn_with(study, Settings::default()).await
+        TestApp::spawn_with(study, Access::default()).await
     }
 
-    /// The app with a password or other settings.
-    pub async fn spawn_with(study: TestStudy, settings: Settings) -> TestApp {
+    /// The app with a password or other access settings.
+    pub async fn spawn_with(study: TestStudy, access: Access) -> TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
         let address = format!("http://{}", listener.local_addr().expect("an address"));
         let server =
-            paperjudge::web::run(listener, study.pool.clone(), settings).expect("the app starts");
+            paperjudge::web::run(listener, study.pool.clone(), access).expect("the app starts");
         tokio::spawn(server);
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -226,8 +226,8 @@ impl TestApp {
     ) -> Vec<(Option<u8>, Option<u8>, String)> {
         let entries = db::ratings::history(
             &self.study.pool,
-            PaperKey(self.key(target).await),
-            PaperKey(self.key(paper).await),
+            PaperId(self.key(target).await),
+            PaperId(self.key(paper).await),
         )
         .await
         .expect("the history reads");
@@ -248,8 +248,8 @@ impl TestApp {
         let mut tx = self.study.pool.begin().await.expect("a transaction");
         db::ratings::set(
             &mut tx,
-            PaperKey(self.key(target).await),
-            PaperKey(self.key(paper).await),
+            PaperId(self.key(target).await),
+            PaperId(self.key(paper).await),
             Stars::new(i64::from(stars)),
             "2026-01-01T00:00:00Z",
             db::ratings::Source::Import,
@@ -288,7 +288,7 @@ impl TestApp {
 
     /// A target's pool in the stored blind order, by external id.
     pub async fn stored_order(&self, target: &str) -> Vec<String> {
-        db::pool::all_rows(&self.study.pool)
+        db::blind_pool::all_rows(&self.study.pool)
             .await
             .expect("the pool reads")
             .into_iter()

@@ -20,7 +20,7 @@ use super::LeaderboardQuery;
 use crate::db;
 use crate::db::targets::Progress;
 use crate::db::unblinded::ListedPaper;
-use crate::domain::{PaperKey, Stars};
+use crate::domain::{PaperId, Stars};
 use crate::evaluation::{self, PerTarget, Scope};
 use crate::leaderboard::Partial;
 use crate::web::{view, WebError};
@@ -114,7 +114,7 @@ pub async fn matrix(
 #[derive(Template)]
 #[template(path = "leaderboard_target.html")]
 struct TargetBreakdownPage {
-    target_key: i64,
+    target_id: i64,
     external_id: String,
     title: String,
     progress: Progress,
@@ -168,7 +168,7 @@ pub async fn target(
         partial: Partial::Exclude,
         ..LeaderboardQuery::parse(request.query_string())?
     };
-    let key = PaperKey(path.into_inner());
+    let key = PaperId(path.into_inner());
     let no_such_target = || WebError::NotFound("there is no target with this id".to_owned());
     let paper = db::papers::get(&**pool, key)
         .await?
@@ -178,7 +178,7 @@ pub async fn target(
         .ok_or_else(no_such_target)?;
     let settings = evaluation::settings(&pool, &query.options).await?;
     let mut page = TargetBreakdownPage {
-        target_key: key.0,
+        target_id: key.0,
         external_id: paper.external_id,
         title: paper.title,
         progress,

@@ -15,11 +15,11 @@ use std::collections::{BTreeMap, HashSet};
 use rand::Rng;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::PaperKey;
+use crate::domain::PaperId;
 
 /// What refreshing a target's pool changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PoolChange {
+pub struct BlindPoolChange {
     pub added: u64,
     pub removed: u64,
 }
@@ -28,11 +28,11 @@ pub struct PoolChange {
 /// when no model ranks them any more.
 pub async fn refresh_target(
     conn: &mut SqliteConnection,
-    target: PaperKey,
+    target: PaperId,
     depth: u32,
     rng: &mut impl Rng,
-) -> Result<PoolChange, sqlx::Error> {
-    let wanted: HashSet<PaperKey> = super::recommendations::top_papers(&mut *conn, target, depth)
+) -> Result<BlindPoolChange, sqlx::Error> {
+    let wanted: HashSet<PaperId> = super::recommendations::top_papers(&mut *conn, target, depth)
         .await?
         .into_iter()
         .collect();
@@ -44,11 +44,11 @@ pub async fn refresh_target(
     .bind(target.0)
     .fetch_all(&mut *conn)
     .await?;
-    let present: HashSet<PaperKey> = current.iter().map(|(paper, _)| PaperKey(*paper)).collect();
+    let present: HashSet<PaperId> = current.iter().map(|(paper, _)| PaperId(*paper)).collect();
 
-    let mut change = PoolChange::default();
+    let mut change = BlindPoolChange::default();
     for (paper, rated) in &current {
-        if !rated && !wanted.contains(&PaperKey(*paper)) {
+        if !rated && !wanted.contains(&PaperId(*paper)) {
             sqlx::query("DELETE FROM pool WHERE target_id = ? AND paper_id = ?")
                 .bind(target.0)
                 .bind(paper)
@@ -67,15 +67,15 @@ pub async fn refresh_target(
 }
 
 /// A pair entering the pool: target, paper, display key.
-pub type NewPair = (PaperKey, PaperKey, i64);
+pub type NewPair = (PaperId, PaperId, i64);
 
 /// Draws a display key for each paper arriving in the pool of `target`.
 pub fn with_display_keys(
-    target: PaperKey,
-    papers: impl IntoIterator<Item = PaperKey>,
+    target: PaperId,
+    papers: impl IntoIterator<Item = PaperId>,
     rng: &mut impl Rng,
 ) -> Vec<NewPair> {
-    let mut papers: Vec<PaperKey> = papers.into_iter().collect();
+    let mut papers: Vec<PaperId> = papers.into_iter().collect();
     // Sorted so that keys drawn from a seeded generator do not depend on hash order.
     papers.sort_unstable();
     papers
@@ -97,11 +97,11 @@ pub async fn insert_pairs(
         });
         insert.build().execute(&mut *conn).await?;
     }
-    let mut added: BTreeMap<PaperKey, i64> = BTreeMap::new();
+    let mut added: BTreeMap<PaperId, i64> = BTreeMap::new();
     for (target, _, _) in pairs {
         *added.entry(*target).or_default() += 1;
     }
-    let added: Vec<(PaperKey, i64)> = added.into_iter().collect();
+    let added: Vec<(PaperId, i64)> = added.into_iter().collect();
     super::targets::add_pooled(conn, &added).await
 }
 
@@ -109,8 +109,8 @@ pub async fn insert_pairs(
 /// and the target's row if it has none.
 pub async fn ensure_pair(
     conn: &mut SqliteConnection,
-    target: PaperKey,
-    paper: PaperKey,
+    target: PaperId,
+    paper: PaperId,
     rng: &mut impl Rng,
 ) -> Result<(), sqlx::Error> {
     super::targets::ensure(&mut *conn, target, rng).await?;
@@ -129,8 +129,8 @@ pub async fn ensure_pair(
 
 pub async fn contains<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperKey,
-    paper: PaperKey,
+    target: PaperId,
+    paper: PaperId,
 ) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pool WHERE target_id = ? AND paper_id = ?)")
         .bind(target.0)
@@ -141,7 +141,7 @@ pub async fn contains<'e, E: SqliteExecutor<'e>>(
 
 /// One row of the blind pool export: `position` is the 1-based order shown to the rater.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
-pub struct PoolRow {
+pub struct BlindPoolRow {
     pub target: String,
     pub paper: String,
     pub position: i64,
@@ -149,7 +149,9 @@ pub struct PoolRow {
 }
 
 /// The blind pool of every target being rated, by target id and display position.
-pub async fn all_rows<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<PoolRow>, sqlx::Error> {
+pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+) -> Result<Vec<BlindPoolRow>, sqlx::Error> {
     sqlx::query_as(
         "SELECT t.external_id AS target, p.external_id AS paper,
                 ROW_NUMBER() OVER (PARTITION BY pool.target_id
