@@ -7,7 +7,7 @@
 use std::sync::LazyLock;
 
 use actix_web::http::header;
-use actix_web::HttpResponse;
+use actix_web::{web, HttpResponse};
 
 pub const STYLESHEET_PATH: &str = "/static/style.css";
 pub const SCRIPT_PATH: &str = "/static/rating.js";
@@ -40,15 +40,23 @@ pub fn leaderboard_script_href() -> &'static str {
     &LEADERBOARD_SCRIPT_HREF
 }
 
-pub async fn stylesheet() -> HttpResponse {
+/// The three files, each at its path.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route(STYLESHEET_PATH, web::get().to(stylesheet))
+        .route(SCRIPT_PATH, web::get().to(script))
+        .route(LEADERBOARD_SCRIPT_PATH, web::get().to(leaderboard_script));
+}
+
+async fn stylesheet() -> HttpResponse {
     cached("text/css; charset=utf-8", STYLESHEET)
 }
 
-pub async fn script() -> HttpResponse {
+async fn script() -> HttpResponse {
     cached("text/javascript; charset=utf-8", SCRIPT)
 }
 
-pub async fn leaderboard_script() -> HttpResponse {
+async fn leaderboard_script() -> HttpResponse {
     cached("text/javascript; charset=utf-8", LEADERBOARD_SCRIPT)
 }
 

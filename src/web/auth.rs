@@ -33,15 +33,15 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use super::answer::{accepts_json, see_other};
 use super::csrf::{self, CsrfToken};
-use super::error::accepts_json;
-use super::{assets, WebError};
+use super::{assets, health, WebError};
 
 const LOGIN_PATH: &str = "/login";
 const LOGOUT_PATH: &str = "/logout";
 
 /// What anyone may fetch: the health check, and the login page with its stylesheet.
-const PUBLIC_PATHS: [&str; 3] = ["/healthz", LOGIN_PATH, assets::STYLESHEET_PATH];
+const PUBLIC_PATHS: [&str; 3] = [health::PATH, LOGIN_PATH, assets::STYLESHEET_PATH];
 
 const SESSION_COOKIE: &str = "paperjudge_session";
 const SESSION_TOKEN_BYTES: usize = 32;
@@ -331,14 +331,13 @@ pub async fn require_session(
     if allowed {
         return Ok(next.call(request).await?.map_into_left_body());
     }
+    // The rating script shows the error; a browser goes to the login page.
     let refusal = if accepts_json(request.request()) {
-        HttpResponse::Unauthorized().json(serde_json::json!({
-            "error": "you are not logged in (or your session ended): reload the page to log in"
-        }))
+        request.error_response(WebError::NotLoggedIn)
     } else {
-        see_other(LOGIN_PATH)
+        request.into_response(see_other(LOGIN_PATH))
     };
-    Ok(request.into_response(refusal).map_into_right_body())
+    Ok(refusal.map_into_right_body())
 }
 
 #[derive(Template)]
@@ -367,12 +366,6 @@ fn page(
         .body(html);
     csrf.set_cookie_on(&mut response)?;
     Ok(response)
-}
-
-fn see_other(location: &str) -> HttpResponse {
-    HttpResponse::SeeOther()
-        .insert_header((header::LOCATION, location))
-        .finish()
 }
 
 async fn login_page(

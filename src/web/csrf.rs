@@ -149,7 +149,6 @@ pub async fn guard(
         Err(refusal) => Err(refusal),
     };
     if let Err(error) = checked {
-        let error = error.answer_for(request.request());
         return Ok(request.error_response(error).map_into_right_body());
     }
     Ok(next.call(request).await?.map_into_left_body())

@@ -1,15 +1,20 @@
 //! The web app: one function builds it for `main` and for the tests, on any listener.
 //!
 //! Pages are rendered on the server and work without JavaScript; `static/rating.js` makes the
-//! rating page keyboard-first. Handlers are thin: they read the request, call the data layer
-//! (`crate::db`, where all SQL lives) and render one template per page, or answer JSON.
+//! rating page keyboard-first. Handlers are thin: they read the request, call the domain
+//! (`crate::rating`, `crate::choice`, `crate::evaluation`) or the data layer (`crate::db`,
+//! where all SQL lives), and answer one template per page ([`view::html`]), a redirect or
+//! JSON ([`answer`]), or a [`WebError`]. Each module registers its own routes; this one only
+//! assembles them with the middleware.
 
+mod answer;
 mod assets;
 mod auth;
 mod csrf;
 mod dashboard;
 mod downloads;
 mod error;
+mod health;
 mod leaderboard;
 mod methods;
 mod papers;
@@ -23,7 +28,7 @@ use std::net::{IpAddr, TcpListener};
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
-use actix_web::{web, App, HttpResponse, HttpServer};
+use actix_web::{web, App, HttpServer};
 use sqlx::SqlitePool;
 
 pub use auth::Password;
@@ -75,6 +80,8 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
             // A request from another site is refused before anything else is asked of it.
             .wrap(from_fn(csrf::guard))
             .wrap(from_fn(methods::head_and_not_allowed))
+            // Every refusal above and every error below is answered as the request accepts.
+            .wrap(from_fn(error::answer_errors_by_accept))
             // The headers wrap everything, so that every refusal and redirect carries them too.
             .wrap(security::headers())
             .configure(routes)
@@ -87,30 +94,14 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
 
 fn routes(config: &mut web::ServiceConfig) {
     config
+        // `web/dashboard.rs` has no `routes` of its own yet.
         .route("/", web::get().to(dashboard::show))
-        .route("/healthz", web::get().to(healthz))
-        .route("/next", web::get().to(target_list::next))
-        .service(
-            web::resource("/targets")
-                .route(web::get().to(target_list::show))
-                .route(web::post().to(target_list::choose)),
-        )
-        .route("/papers", web::get().to(papers::search))
-        .route("/targets/{target}", web::get().to(rating_page::show))
-        .service(web::resource("/targets/{target}/ratings").route(web::post().to(ratings::rate)))
-        .service(web::resource("/targets/{target}/undo").route(web::post().to(ratings::undo)))
+        .configure(health::routes)
+        .configure(target_list::routes)
+        .configure(papers::routes)
+        .configure(rating_page::routes)
+        .configure(ratings::routes)
         .configure(leaderboard::routes)
         .configure(downloads::routes)
-        .route(assets::STYLESHEET_PATH, web::get().to(assets::stylesheet))
-        .route(assets::SCRIPT_PATH, web::get().to(assets::script))
-        .route(
-            assets::LEADERBOARD_SCRIPT_PATH,
-            web::get().to(assets::leaderboard_script),
-        );
-}
-
-async fn healthz() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("text/plain; charset=utf-8")
-        .body("ok")
+        .configure(assets::routes);
 }

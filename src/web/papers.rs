@@ -20,6 +20,11 @@ const MAX_PAGE: i64 = 500;
 /// The longest search text accepted, in characters.
 const MAX_QUERY_CHARS: usize = 200;
 
+/// `GET /papers`.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config.route("/papers", web::get().to(search));
+}
+
 #[derive(Debug, Deserialize)]
 pub struct SearchQuery {
     q: Option<String>,
@@ -140,7 +145,7 @@ fn passage(text: &str) -> Vec<(String, bool)> {
     parts
 }
 
-pub async fn search(
+async fn search(
     pool: web::Data<SqlitePool>,
     query: web::Query<SearchQuery>,
     csrf: CsrfToken,
