@@ -22,6 +22,7 @@ mod rating_page;
 mod ratings;
 mod security;
 mod target_list;
+mod tokens;
 mod view;
 
 use std::net::{IpAddr, TcpListener};
@@ -55,18 +56,18 @@ pub struct Access {
 pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::Result<Server> {
     let pool = web::Data::new(pool);
     let write_queue = web::Data::new(crate::db::WriteQueue::default());
-    let secure_cookies = web::Data::new(csrf::SecureCookies(access.behind_tls));
+    let behind_tls = web::Data::new(tokens::BehindTls(access.behind_tls));
     let form_key = web::Data::new(csrf::FormKey::default());
     let clients = auth::Clients::new(access.behind_tls, access.trusted_proxies);
     // One for all workers: sessions and login attempts are shared.
     let auth = access
         .password
-        .map(|password| web::Data::new(auth::Auth::new(password, access.behind_tls, clients)));
+        .map(|password| web::Data::new(auth::Auth::new(password, clients)));
     let server = HttpServer::new(move || {
         App::new()
             .app_data(pool.clone())
             .app_data(write_queue.clone())
-            .app_data(secure_cookies.clone())
+            .app_data(behind_tls.clone())
             .app_data(form_key.clone())
             .app_data(
                 web::FormConfig::default()
@@ -75,7 +76,7 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
             )
             .app_data(web::PathConfig::default().error_handler(error::unknown_path))
             .app_data(web::QueryConfig::default().error_handler(error::unreadable_query))
-            .configure(auth::configure(auth.clone()))
+            .configure(auth::routes(auth.clone()))
             .wrap(from_fn(auth::require_session))
             // A request from another site is refused before anything else is asked of it.
             .wrap(from_fn(csrf::guard))
