@@ -41,7 +41,7 @@ const COOKIE_LIFETIME: Duration = Duration::from_secs(400 * 24 * 60 * 60);
 /// The study's secret for the tokens, read from the database by [`guard`] on the first
 /// request (the app is built before anything can be awaited).
 #[derive(Debug, Default)]
-pub struct FormKey(tokio::sync::OnceCell<Vec<u8>>);
+pub struct FormSecret(tokio::sync::OnceCell<Vec<u8>>);
 
 /// The browser that sent a request, by its session id.
 pub struct BrowserSession {
@@ -78,7 +78,7 @@ impl CsrfToken {
             }
         };
         Ok(CsrfToken {
-            token: token_for(form_key(request)?, &browser),
+            token: token_for(form_secret(request)?, &browser),
             new_cookie,
         })
     }
@@ -114,7 +114,7 @@ pub fn verify(request: &HttpRequest, submitted: Option<&str>) -> Result<BrowserS
     if !is_browser_id(cookie.value()) {
         return Err(WebError::Forbidden);
     }
-    let expected = token_for(form_key(request)?, cookie.value());
+    let expected = token_for(form_secret(request)?, cookie.value());
     if tokens::same(expected.as_bytes(), submitted.as_bytes()) {
         Ok(BrowserSession {
             id: cookie.value().to_owned(),
@@ -125,13 +125,13 @@ pub fn verify(request: &HttpRequest, submitted: Option<&str>) -> Result<BrowserS
 }
 
 /// The middleware: refuses a cross-site request that would change something (403), and
-/// loads the study's [`FormKey`] on the first request.
+/// loads the study's [`FormSecret`] on the first request.
 pub async fn guard(
     request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let checked = match same_origin(request.request()) {
-        Ok(()) => load_form_key(&request).await,
+        Ok(()) => load_form_secret(&request).await,
         Err(refusal) => Err(refusal),
     };
     if let Err(error) = checked {
@@ -191,30 +191,31 @@ fn normalized_origin(origin: &str) -> String {
     origin.to_owned()
 }
 
-async fn load_form_key(request: &ServiceRequest) -> Result<(), WebError> {
-    let (Some(key), Some(pool)) = (
-        request.app_data::<web::Data<FormKey>>().cloned(),
+async fn load_form_secret(request: &ServiceRequest) -> Result<(), WebError> {
+    let (Some(secret), Some(pool)) = (
+        request.app_data::<web::Data<FormSecret>>().cloned(),
         request.app_data::<web::Data<SqlitePool>>().cloned(),
     ) else {
         return Ok(());
     };
-    key.0
+    secret
+        .0
         .get_or_try_init(|| db::study::form_secret(&**pool))
         .await?;
     Ok(())
 }
 
-fn form_key(request: &HttpRequest) -> Result<&[u8], WebError> {
+fn form_secret(request: &HttpRequest) -> Result<&[u8], WebError> {
     request
-        .app_data::<web::Data<FormKey>>()
-        .and_then(|key| key.0.get())
+        .app_data::<web::Data<FormSecret>>()
+        .and_then(|secret| secret.0.get())
         .map(Vec::as_slice)
-        .ok_or_else(|| WebError::Internal("the study's form key is not loaded".into()))
+        .ok_or_else(|| WebError::Internal("the study's form secret is not loaded".into()))
 }
 
 /// The token of a browser session: HMAC-SHA256 of its id under the study's secret, in hex.
-fn token_for(key: &[u8], browser: &str) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
+fn token_for(secret: &[u8], browser: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
     mac.update(browser.as_bytes());
     hex::encode(mac.finalize().into_bytes())
 }

@@ -57,7 +57,7 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
     let pool = web::Data::new(pool);
     let write_queue = web::Data::new(crate::db::WriteQueue::default());
     let behind_tls = web::Data::new(tokens::BehindTls(access.behind_tls));
-    let form_key = web::Data::new(csrf::FormKey::default());
+    let form_secret = web::Data::new(csrf::FormSecret::default());
     let clients = auth::Clients::new(access.behind_tls, access.trusted_proxies);
     // One for all workers: sessions and login attempts are shared.
     let auth = access
@@ -68,7 +68,7 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
             .app_data(pool.clone())
             .app_data(write_queue.clone())
             .app_data(behind_tls.clone())
-            .app_data(form_key.clone())
+            .app_data(form_secret.clone())
             .app_data(
                 web::FormConfig::default()
                     .limit(FORM_LIMIT_BYTES)

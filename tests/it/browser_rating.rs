@@ -173,7 +173,7 @@ impl BrowserTest {
 
     /// Opens the rating page of T1 and waits for its script; answers the papers' element ids.
     async fn open_t1(&self) -> Result<Vec<String>, String> {
-        let t1 = self.app.key("T1").await;
+        let t1 = self.app.paper_id("T1").await;
         self.client
             .goto(&self.app.url(&format!("/targets/{t1}")))
             .await
@@ -326,7 +326,7 @@ async fn rate_with_the_keyboard(browser: &BrowserTest) -> Result<(), String> {
         return Err("? did not hide the keys".to_owned());
     }
     press(client, 'n').await?;
-    let t2 = app.url(&format!("/targets/{}", app.key("T2").await));
+    let t2 = app.url(&format!("/targets/{}", app.paper_id("T2").await));
     eventually("the next target", || async {
         client
             .current_url()

@@ -354,7 +354,7 @@ struct Served {
 /// The web fixture's study, served with `access`.
 async fn served(access: Access) -> Served {
     let fixture = TestApp::with_fixture().await;
-    let t1 = fixture.key("T1").await;
+    let t1 = fixture.paper_id("T1").await;
     let protected = access.password.is_some();
     let app = if protected {
         TestApp::spawn_with(fixture.study, access).await

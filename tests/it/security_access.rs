@@ -201,7 +201,7 @@ async fn without_a_password_nothing_is_asked_and_there_is_no_login_page() {
 #[tokio::test]
 async fn with_a_password_every_page_but_healthz_and_login_needs_a_session() {
     let app = protected_app(false).await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let mut browser = Browser::new(&app);
 
     let health = browser.get("/healthz").await;
@@ -262,7 +262,7 @@ async fn with_a_password_every_page_but_healthz_and_login_needs_a_session() {
 #[tokio::test]
 async fn a_wrong_password_is_refused_and_the_right_one_opens_a_session() {
     let app = protected_app(false).await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let mut browser = Browser::new(&app);
     let login_page = browser.get("/login").await;
     let csrf = set_cookie_starting(&login_page, "paperjudge_browser=").expect("a CSRF cookie");
@@ -554,7 +554,7 @@ async fn an_oversized_login_form_gets_413() {
 #[tokio::test]
 async fn a_chunked_body_without_a_length_is_cut_off_at_the_cap_too() {
     let app = TestApp::spawn(small_study().await).await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let address = app.address.trim_start_matches("http://").to_owned();
 
     let status_line = tokio::task::spawn_blocking(move || {

@@ -45,7 +45,7 @@ async fn the_dashboard_shows_pairs_and_targets_done_and_the_way_on() {
 #[tokio::test]
 async fn the_target_list_shows_progress_and_can_hide_finished_targets() {
     let app = TestApp::with_fixture().await;
-    let (t1, t2) = (app.key("T1").await, app.key("T2").await);
+    let (t1, t2) = (app.paper_id("T1").await, app.paper_id("T2").await);
     for paper in ["P1", "P7", "P8", "P9"] {
         app.store_rating("T2", paper, 2).await;
     }
@@ -73,7 +73,7 @@ async fn next_goes_to_the_first_target_with_unrated_pairs_in_the_random_order_th
     let app = TestApp::with_fixture().await;
     let order = app.rating_order().await;
     assert_eq!(order.len(), 2);
-    let (first, second) = (app.key(&order[0]).await, app.key(&order[1]).await);
+    let (first, second) = (app.paper_id(&order[0]).await, app.paper_id(&order[1]).await);
 
     let answer = app.get("/next").await;
     assert_eq!(answer.status(), StatusCode::SEE_OTHER);
@@ -119,7 +119,7 @@ async fn the_order_of_targets_is_random_per_study() {
 #[tokio::test]
 async fn the_rating_page_links_to_the_next_other_target_with_unrated_pairs() {
     let app = TestApp::with_fixture().await;
-    let (t1, t2) = (app.key("T1").await, app.key("T2").await);
+    let (t1, t2) = (app.paper_id("T1").await, app.paper_id("T2").await);
 
     let on_t1 = app.get_text(&format!("/targets/{t1}")).await;
     let on_t2 = app.get_text(&format!("/targets/{t2}")).await;
@@ -137,7 +137,7 @@ async fn the_rating_page_links_to_the_next_other_target_with_unrated_pairs() {
 #[tokio::test]
 async fn the_rating_page_shows_the_target_and_the_scale() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
 
     let page = app.get_text(&format!("/targets/{t1}")).await;
 
@@ -182,7 +182,7 @@ async fn a_long_abstract_is_in_the_page_once_and_folds_only_in_the_pool() {
         .recommendations("model,target,rank,paper\nm,T,1,L\nm,T,2,S\n")
         .await;
     let app = TestApp::spawn(study).await;
-    let t = app.key("T").await;
+    let t = app.paper_id("T").await;
 
     let page = app.get_text(&format!("/targets/{t}")).await;
 

@@ -8,7 +8,7 @@ use serde_json::json;
 #[tokio::test]
 async fn a_plain_form_saves_and_answers_303_back_to_the_paper() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
 
     let response = app.rate(&session, t1, "P2", "4", Answer::Redirect).await;
@@ -25,7 +25,7 @@ async fn a_plain_form_saves_and_answers_303_back_to_the_paper() {
 #[tokio::test]
 async fn the_anchor_of_an_odd_paper_id_is_escaped() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
 
     let response = app
@@ -50,7 +50,7 @@ async fn the_anchor_of_an_odd_paper_id_is_escaped() {
 #[tokio::test]
 async fn the_json_answer_reports_the_saved_rating_and_the_target_progress() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     app.rate(&session, t1, "P1", "2", Answer::Json).await;
 
@@ -68,7 +68,7 @@ async fn the_json_answer_reports_the_saved_rating_and_the_target_progress() {
 #[tokio::test]
 async fn re_rating_and_clearing_are_each_recorded_in_the_history() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
 
     app.rate(&session, t1, "P3", "2", Answer::Json).await;
@@ -98,7 +98,7 @@ async fn re_rating_and_clearing_are_each_recorded_in_the_history() {
 #[tokio::test]
 async fn undo_walks_back_through_the_web_changes_of_the_target() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     app.rate(&session, t1, "P1", "3", Answer::Json).await;
     app.rate(&session, t1, "P2", "4", Answer::Json).await;
@@ -158,7 +158,7 @@ async fn undo_walks_back_through_the_web_changes_of_the_target() {
 #[tokio::test]
 async fn undo_stays_within_its_target() {
     let app = TestApp::with_fixture().await;
-    let (t1, t2) = (app.key("T1").await, app.key("T2").await);
+    let (t1, t2) = (app.paper_id("T1").await, app.paper_id("T2").await);
     let session = app.session(t1).await;
     app.rate(&session, t1, "P1", "3", Answer::Json).await;
     app.rate(&session, t2, "P1", "5", Answer::Json).await;
@@ -177,7 +177,7 @@ async fn undo_stays_within_its_target() {
 #[tokio::test]
 async fn a_plain_undo_answers_303_to_the_paper_it_changed_or_to_the_page() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     app.rate(&session, t1, "P5", "2", Answer::Redirect).await;
 
@@ -194,7 +194,7 @@ async fn a_plain_undo_answers_303_to_the_paper_it_changed_or_to_the_page() {
 #[tokio::test]
 async fn the_page_lists_the_pool_in_the_stored_order_on_every_request() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let stored = app.stored_order("T1").await;
     assert_eq!(stored.len() as i64, T1_POOL_SIZE);
 
@@ -210,7 +210,7 @@ async fn the_page_lists_the_pool_in_the_stored_order_on_every_request() {
 #[tokio::test]
 async fn the_page_shows_each_stored_rating_and_the_target_progress() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     app.store_rating("T1", "P2", 4).await;
     app.store_rating("T1", "P6", 1).await;
 
@@ -235,7 +235,7 @@ async fn the_page_shows_each_stored_rating_and_the_target_progress() {
 #[tokio::test]
 async fn undo_reverts_only_the_changes_of_the_browser_that_asks() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     // Two browsers (two raters, or two tabs of different profiles): each gets its own session.
     let tab_a = app.session(t1).await;
     let tab_b = app.session(t1).await;
@@ -282,7 +282,7 @@ async fn undo_reverts_only_the_changes_of_the_browser_that_asks() {
 #[tokio::test]
 async fn an_undo_keeps_a_rating_another_browser_gave_the_same_paper_since() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let tab_a = app.session(t1).await;
     let tab_b = app.session(t1).await;
     app.rate(&tab_a, t1, "P3", "2", Answer::Json).await;

@@ -12,7 +12,7 @@ use serde_json::json;
 #[tokio::test]
 async fn a_post_without_a_matching_token_is_refused_with_403() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     let other_browser = app.session(t1).await;
     assert_ne!(session.token, other_browser.token);
@@ -72,7 +72,7 @@ async fn a_post_without_a_matching_token_is_refused_with_403() {
 #[tokio::test]
 async fn the_csrf_cookie_is_strict_and_http_only_and_given_once() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
 
     let fresh = app.get(&format!("/targets/{t1}")).await;
@@ -104,7 +104,7 @@ async fn the_csrf_cookie_is_strict_and_http_only_and_given_once() {
 #[tokio::test]
 async fn every_form_of_the_rating_page_carries_the_token() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let page = app.get_text(&format!("/targets/{t1}")).await;
 
     // Per paper a rating form and a clearing form, plus the undo form.
@@ -119,7 +119,7 @@ async fn refused(
     session: &Session,
     fields: &[(&str, &str)],
 ) -> (StatusCode, String) {
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let mut fields = fields.to_vec();
     fields.push(("csrf_token", &session.token));
     let response = app
@@ -144,7 +144,7 @@ async fn refused(
 #[tokio::test]
 async fn a_bad_rating_gets_400_saying_what_is_wrong() {
     let app = TestApp::with_fixture().await;
-    let session = app.session(app.key("T1").await).await;
+    let session = app.session(app.paper_id("T1").await).await;
     let bad = StatusCode::BAD_REQUEST;
 
     assert_eq!(
@@ -202,7 +202,7 @@ async fn a_bad_rating_gets_400_saying_what_is_wrong() {
 #[tokio::test]
 async fn a_plain_form_error_is_a_page_with_the_escaped_message() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
 
     let response = app
@@ -226,8 +226,8 @@ async fn a_plain_form_error_is_a_page_with_the_escaped_message() {
 #[tokio::test]
 async fn unknown_targets_and_addresses_get_a_404_page() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
-    let not_a_target = app.key("P10").await;
+    let t1 = app.paper_id("T1").await;
+    let not_a_target = app.paper_id("P10").await;
     let session = app.session(t1).await;
 
     for path in [
@@ -264,7 +264,7 @@ async fn unknown_targets_and_addresses_get_a_404_page() {
 #[tokio::test]
 async fn an_oversized_form_gets_413() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     let huge = "x".repeat(5000);
 
@@ -280,7 +280,7 @@ async fn an_oversized_form_gets_413() {
 #[tokio::test]
 async fn text_from_the_data_is_escaped_and_only_web_links_are_links() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let page = app.get_text(&format!("/targets/{t1}")).await;
 
     assert!(page.contains("&#60;script&#62;alert(&#34;title&#34;)&#60;/script&#62; &#38; co"));
@@ -300,7 +300,7 @@ async fn text_from_the_data_is_escaped_and_only_web_links_are_links() {
 #[tokio::test]
 async fn every_answer_carries_the_security_headers() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
 
     for path in ["/".to_owned(), format!("/targets/{t1}"), "/nope".to_owned()] {
         let response = app.get(&path).await;
@@ -351,7 +351,7 @@ async fn static_files_are_cached_for_a_year_under_a_versioned_address() {
 #[tokio::test]
 async fn a_made_up_or_planted_cookie_and_token_pair_is_refused() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let real = app.session(t1).await;
     let real_browser = real.cookie.trim_start_matches("paperjudge_browser=");
     // The attacker sets the cookie (a page on another port of this host can) and the field
@@ -387,7 +387,7 @@ async fn a_made_up_or_planted_cookie_and_token_pair_is_refused() {
 #[tokio::test]
 async fn a_post_from_another_site_is_refused_with_403_even_with_a_valid_token() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     let port: u16 = app
         .address
@@ -466,7 +466,7 @@ async fn a_post_from_another_site_is_refused_with_403_even_with_a_valid_token() 
 #[tokio::test]
 async fn head_answers_every_page_and_other_methods_get_405_with_allow() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
 
     for path in [
         "/".to_owned(),

@@ -133,8 +133,8 @@ impl TestApp {
         response.text().await.expect("a body")
     }
 
-    /// The internal id of a paper (the `n` of `/targets/{n}`).
-    pub async fn key(&self, external_id: &str) -> i64 {
+    /// The row id of a paper (the `n` of `/targets/{n}`).
+    pub async fn paper_id(&self, external_id: &str) -> i64 {
         db::papers::key_of(&self.study.pool, external_id)
             .await
             .expect("the query runs")
@@ -226,8 +226,8 @@ impl TestApp {
     ) -> Vec<(Option<u8>, Option<u8>, String)> {
         let entries = db::ratings::history(
             &self.study.pool,
-            PaperId(self.key(target).await),
-            PaperId(self.key(paper).await),
+            PaperId(self.paper_id(target).await),
+            PaperId(self.paper_id(paper).await),
         )
         .await
         .expect("the history reads");
@@ -248,8 +248,8 @@ impl TestApp {
         let mut tx = self.study.pool.begin().await.expect("a transaction");
         db::ratings::set(
             &mut tx,
-            PaperId(self.key(target).await),
-            PaperId(self.key(paper).await),
+            PaperId(self.paper_id(target).await),
+            PaperId(self.paper_id(paper).await),
             Stars::new(i64::from(stars)),
             "2026-01-01T00:00:00Z",
             db::ratings::Source::Import,

@@ -225,14 +225,14 @@ async fn choosing_in_the_browser_switches_the_study_to_the_chosen_targets() {
         .get_text("/")
         .await
         .contains("This study is rating 1 chosen target of 2 with recommendations."));
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     assert_eq!(
         app.get(&format!("/targets/{t1}")).await.status(),
         StatusCode::NOT_FOUND
     );
     assert_eq!(
         crate::web_support::location(&app.get("/next").await),
-        format!("/targets/{}", app.key("T2").await)
+        format!("/targets/{}", app.paper_id("T2").await)
     );
 
     // A paper nothing was recommended for yet can be chosen; its page says so.
@@ -240,7 +240,7 @@ async fn choosing_in_the_browser_switches_the_study_to_the_chosen_targets() {
     assert_eq!(location(&chosen), "/papers#paper-P10");
     assert_eq!(listed_targets(&app).await, ["T2", "P10"]);
     let p10 = app
-        .get_text(&format!("/targets/{}", app.key("P10").await))
+        .get_text(&format!("/targets/{}", app.paper_id("P10").await))
         .await;
     assert!(p10.contains("Nothing has been recommended for this target yet"));
 
@@ -257,7 +257,7 @@ async fn choosing_in_the_browser_switches_the_study_to_the_chosen_targets() {
     );
 
     // A target with ratings is not dropped by a click.
-    let t2 = app.key("T2").await;
+    let t2 = app.paper_id("T2").await;
     let rated = app.rate(&session, t2, "P7", "4", Answer::Json).await;
     assert_eq!(rated.status(), StatusCode::OK);
     let refused = choose(&app, &session, &[("paper", "T2"), ("action", "drop")]).await;
@@ -325,7 +325,7 @@ async fn a_bad_choice_is_refused_naming_what_is_wrong() {
 #[tokio::test]
 async fn a_dropped_target_chosen_again_keeps_its_ratings_and_its_order() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     let order = papers_in_page_order(&app.get_text(&format!("/targets/{t1}")).await);
     for (paper, stars) in order.iter().take(3).zip(["5", "2", "4"]) {

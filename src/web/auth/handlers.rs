@@ -46,7 +46,7 @@ pub async fn login_page(
     auth: web::Data<Auth>,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
-    if auth.has_session(&request) {
+    if auth.is_logged_in(&request) {
         return Ok(see_other("/"));
     }
     page(StatusCode::OK, &csrf, false, None)

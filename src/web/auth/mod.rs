@@ -25,7 +25,7 @@ use actix_web::{web, HttpRequest};
 
 use super::answer::{accepts_json, see_other};
 use super::{assets, health, WebError};
-use session::{Sessions, SESSION_COOKIE};
+use session::{LoginSessions, SESSION_COOKIE};
 use throttle::LoginAttempts;
 
 pub use password::Password;
@@ -41,7 +41,7 @@ const PUBLIC_PATHS: [&str; 3] = [health::PATH, LOGIN_PATH, assets::STYLESHEET_PA
 pub struct Auth {
     password: Password,
     clients: Clients,
-    sessions: Mutex<Sessions>,
+    sessions: Mutex<LoginSessions>,
     logins: Mutex<LoginAttempts>,
 }
 
@@ -55,7 +55,7 @@ impl Auth {
         }
     }
 
-    fn sessions(&self) -> MutexGuard<'_, Sessions> {
+    fn sessions(&self) -> MutexGuard<'_, LoginSessions> {
         lock(&self.sessions)
     }
 
@@ -63,7 +63,7 @@ impl Auth {
         lock(&self.logins)
     }
 
-    fn has_session(&self, request: &HttpRequest) -> bool {
+    fn is_logged_in(&self, request: &HttpRequest) -> bool {
         request
             .cookie(SESSION_COOKIE)
             .is_some_and(|cookie| self.sessions().is_open(cookie.value(), Instant::now()))
@@ -104,7 +104,9 @@ pub async fn require_session(
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let allowed = match request.app_data::<web::Data<Auth>>() {
         None => true,
-        Some(auth) => PUBLIC_PATHS.contains(&request.path()) || auth.has_session(request.request()),
+        Some(auth) => {
+            PUBLIC_PATHS.contains(&request.path()) || auth.is_logged_in(request.request())
+        }
     };
     if allowed {
         return Ok(next.call(request).await?.map_into_left_body());

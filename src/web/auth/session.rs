@@ -24,11 +24,11 @@ pub fn session_cookie(request: &HttpRequest, token: String) -> Cookie<'static> {
 /// Open sessions by the SHA-256 digest of their token, with when each expires. Keeping the
 /// digest, not the token, means the table's lookup time depends on nothing a client controls.
 #[derive(Default)]
-pub struct Sessions {
+pub struct LoginSessions {
     expiry_by_digest: HashMap<[u8; 32], Instant>,
 }
 
-impl Sessions {
+impl LoginSessions {
     /// Opens a session and answers its new token.
     pub fn open(&mut self, now: Instant) -> String {
         self.expiry_by_digest.retain(|_, expires| *expires > now);
@@ -56,7 +56,7 @@ mod tests {
 
     #[test]
     fn sessions_open_until_closed_or_expired() {
-        let mut sessions = Sessions::default();
+        let mut sessions = LoginSessions::default();
         let start = Instant::now();
         let first = sessions.open(start);
         let second = sessions.open(start);
