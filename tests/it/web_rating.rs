@@ -1,7 +1,7 @@
 //! Rating through HTTP: rate, re-rate, clear and undo, answered as JSON or as a 303, with every
 //! change in the history, on a page whose order never changes.
 
-use crate::web_support::{location, papers_in_page_order, Answer, TestApp, T1_POOL_SIZE};
+use crate::web_support::{location, papers_in_page_order, Answer, Page, TestApp, T1_POOL_SIZE};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -43,8 +43,11 @@ async fn the_anchor_of_an_odd_paper_id_is_escaped() {
         location(&response),
         format!("/targets/{t1}#paper-h_3cb_3e_26_22_27")
     );
-    let page = app.get_text(&format!("/targets/{t1}")).await;
-    assert!(page.contains("id=\"paper-h_3cb_3e_26_22_27\""));
+    let page = Page::parse(&app.get_text(&format!("/targets/{t1}")).await);
+    assert_eq!(
+        page.attr("article.paper#paper-h_3cb_3e_26_22_27", "data-paper"),
+        crate::web_support::HOSTILE_ID
+    );
 }
 
 #[tokio::test]
@@ -214,22 +217,46 @@ async fn the_page_shows_each_stored_rating_and_the_target_progress() {
     app.store_rating("T1", "P2", 4).await;
     app.store_rating("T1", "P6", 1).await;
 
-    let page = app.get_text(&format!("/targets/{t1}")).await;
+    let page = Page::parse(&app.get_text(&format!("/targets/{t1}")).await);
 
-    assert!(page.contains("data-paper=\"P2\" data-stars=\"4\""));
-    assert!(page.contains("data-paper=\"P6\" data-stars=\"1\""));
-    assert!(page.contains("data-paper=\"P1\" data-stars=\"\""));
-    assert!(page.contains("<p class=\"paper-status\">Rated 4 relevant</p>"));
-    assert!(page.contains("<p class=\"paper-status\">Rated 1 irrelevant</p>"));
+    let paper = |id: &str| {
+        let css = format!("article.paper[data-paper='{id}']");
+        let checked = page.attrs(&format!("{css} input[name=stars][checked]"), "value");
+        (
+            page.attr(&css, "data-stars"),
+            page.text(&format!("{css} .paper-status")),
+            checked,
+        )
+    };
     assert_eq!(
-        page.matches("<p class=\"paper-status\">Not rated yet</p>")
-            .count(),
-        5
+        paper("P2"),
+        (
+            "4".to_owned(),
+            "Rated 4 relevant".to_owned(),
+            vec!["4".to_owned()]
+        )
     );
-    assert_eq!(page.matches(" checked>").count(), 2);
-    assert!(page.contains(
-        "<strong id=\"target-rated\">2</strong> of <span id=\"target-total\">7</span> rated"
-    ));
+    assert_eq!(
+        paper("P6"),
+        (
+            "1".to_owned(),
+            "Rated 1 irrelevant".to_owned(),
+            vec!["1".to_owned()]
+        )
+    );
+    assert_eq!(
+        paper("P1"),
+        (String::new(), "Not rated yet".to_owned(), Vec::new())
+    );
+    let statuses = page.texts("article.paper .paper-status");
+    assert_eq!(statuses.len(), 7);
+    assert_eq!(statuses.iter().filter(|s| *s == "Not rated yet").count(), 5);
+    assert_eq!(page.count("input[name=stars][checked]"), 2);
+    assert_eq!(page.text(".target-progress-text"), "2 of 7 rated");
+    assert_eq!(
+        (page.text("#target-rated"), page.text("#target-total")),
+        ("2".to_owned(), "7".to_owned())
+    );
 }
 
 #[tokio::test]

@@ -1,7 +1,9 @@
 //! Safe forms and pages: CSRF, the 400/404/413 answers with their messages, escaping, and the
 //! security headers.
 
-use crate::web_support::{Answer, Session, TestApp, HOSTILE_TITLE};
+use crate::web_support::{
+    attr, selector, text, Answer, Page, Session, TestApp, HOSTILE_ID, HOSTILE_TITLE,
+};
 use reqwest::header::{
     CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, SET_COOKIE,
     X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
@@ -105,12 +107,32 @@ async fn the_csrf_cookie_is_strict_and_http_only_and_given_once() {
 async fn every_form_of_the_rating_page_carries_the_token() {
     let app = TestApp::with_fixture().await;
     let t1 = app.paper_id("T1").await;
-    let page = app.get_text(&format!("/targets/{t1}")).await;
+    let session = app.session(t1).await;
+    let page = app
+        .http
+        .get(app.url(&format!("/targets/{t1}")))
+        .header("cookie", &session.cookie)
+        .send()
+        .await
+        .expect("GET answers")
+        .text()
+        .await
+        .expect("a body");
+    let page = Page::parse(&page);
 
     // Per paper a rating form and a clearing form, plus the undo form.
-    let forms = page.matches("<form ").count();
-    assert_eq!(forms, 2 * crate::web_support::T1_POOL_SIZE as usize + 1);
-    assert_eq!(page.matches("name=\"csrf_token\"").count(), forms);
+    let forms = page.select("form[method=post]");
+    assert_eq!(
+        forms.len(),
+        2 * crate::web_support::T1_POOL_SIZE as usize + 1
+    );
+    assert_eq!(page.count("form"), forms.len());
+    for form in forms {
+        let tokens: Vec<&str> = (form.select(&selector("input[type=hidden][name=csrf_token]")))
+            .filter_map(|input| input.value().attr("value"))
+            .collect();
+        assert_eq!(tokens, [session.token.as_str()], "{}", form.html());
+    }
 }
 
 /// Posts a rating for `T1` with a valid token and the given fields; answers status and message.
@@ -216,11 +238,12 @@ async fn a_plain_form_error_is_a_page_with_the_escaped_message() {
         .expect("a type")
         .clone();
     assert_eq!(content_type, "text/html; charset=utf-8");
-    let page = response.text().await.expect("a body");
-    assert!(
-        page.contains("paper &#34;&#60;i&#62;x&#60;/i&#62;&#34; is not in the pool of this target")
+    let page = Page::parse(&response.text().await.expect("a body"));
+    assert_eq!(
+        page.text(".error-message"),
+        "paper \"<i>x</i>\" is not in the pool of this target"
     );
-    assert!(!page.contains("<i>x</i>"));
+    assert_eq!(page.count("main i"), 0, "the paper's text is no markup");
 }
 
 #[tokio::test]
@@ -238,8 +261,8 @@ async fn unknown_targets_and_addresses_get_a_404_page() {
     ] {
         let response = app.get(&path).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
-        let page = response.text().await.expect("a body");
-        assert!(page.contains("<h1>Not Found</h1>"), "{path}: {page}");
+        let page = Page::parse(&response.text().await.expect("a body"));
+        assert_eq!(page.text("main h1"), "Not Found", "{path}");
     }
     let page = app
         .get(&format!("/targets/{not_a_target}"))
@@ -247,7 +270,10 @@ async fn unknown_targets_and_addresses_get_a_404_page() {
         .text()
         .await
         .expect("a body");
-    assert!(page.contains(&format!("there is no target {not_a_target} in this study")));
+    assert_eq!(
+        Page::parse(&page).text(".error-message"),
+        format!("there is no target {not_a_target} in this study")
+    );
 
     let rating = app
         .rate(&session, not_a_target, "P1", "3", Answer::Json)
@@ -281,20 +307,36 @@ async fn an_oversized_form_gets_413() {
 async fn text_from_the_data_is_escaped_and_only_web_links_are_links() {
     let app = TestApp::with_fixture().await;
     let t1 = app.paper_id("T1").await;
-    let page = app.get_text(&format!("/targets/{t1}")).await;
+    let html = app.get_text(&format!("/targets/{t1}")).await;
+    let page = Page::parse(&html);
 
-    assert!(page.contains("&#60;script&#62;alert(&#34;title&#34;)&#60;/script&#62; &#38; co"));
-    assert!(!page.contains(HOSTILE_TITLE));
-    assert!(page.contains("&#60;/p&#62;&#60;img src=x onerror=alert(1)&#62;"));
-    assert!(page.contains("O&#39;Brien &#38; &#60;em&#62;Sons&#60;/em&#62;"));
-    assert!(page.contains("data-paper=\"h&#60;b&#62;&#38;&#34;&#39;\""));
-    assert!(!page.contains("javascript:"));
-    assert!(page
-        .contains("href=\"https://example.org/P1\" target=\"_blank\" rel=\"noopener noreferrer\""));
+    // Parsed as a browser parses it, every hostile text is text again, to the letter.
+    let hostile = (page.select("article.paper").into_iter())
+        .find(|paper| paper.value().attr("data-paper") == Some(HOSTILE_ID))
+        .expect("the hostile paper, by its id");
+    let within = |css: &str| hostile.select(&selector(css)).map(text).collect::<Vec<_>>();
+    assert_eq!(within(".paper-title"), [HOSTILE_TITLE]);
+    assert_eq!(within(".abstract"), ["</p><img src=x onerror=alert(1)>"]);
+    assert_eq!(within(".authors"), ["O'Brien & <em>Sons</em>"]);
+    assert_eq!(page.count("img, em, b"), 0);
+    assert!(!html.contains(HOSTILE_TITLE));
+    // Only web addresses are links, and a link opens without telling its site anything.
+    assert!(!html.contains("javascript:"));
+    assert_eq!(within("a").len(), 0);
+    let link = page.one("article.paper[data-paper=P1] a.open-paper");
+    assert_eq!(
+        (link.attr("href"), link.attr("target"), link.attr("rel")),
+        (
+            Some("https://example.org/P1"),
+            Some("_blank"),
+            Some("noopener noreferrer")
+        )
+    );
     // No inline script at all: the one script is a file, as the CSP demands.
-    assert_eq!(page.matches("<script").count(), 1);
-    assert!(page.contains("<script src=\"/static/rating.js?v="));
-    assert!(!page.contains("<img"));
+    let scripts = page.select("script");
+    assert_eq!(scripts.len(), 1);
+    assert!(attr(scripts[0], "src").starts_with("/static/rating.js?v="));
+    assert_eq!(text(scripts[0]), "");
 }
 
 #[tokio::test]
@@ -321,12 +363,13 @@ async fn every_answer_carries_the_security_headers() {
 #[tokio::test]
 async fn static_files_are_cached_for_a_year_under_a_versioned_address() {
     let app = TestApp::with_fixture().await;
-    let page = app.get_text("/").await;
-    let start = page
-        .find("/static/style.css?v=")
+    let page = Page::parse(&app.get_text("/").await);
+    let href = page.attr("head link[rel=stylesheet]", "href");
+    let version = href
+        .strip_prefix("/static/style.css?v=")
         .expect("a versioned stylesheet");
-    let href = &page[start..start + page[start..].find('"').expect("a closing quote")];
-    assert_eq!(href.len(), "/static/style.css?v=".len() + 16);
+    assert_eq!(version.len(), 16);
+    let href = href.as_str();
 
     for (path, content_type) in [
         (href, "text/css; charset=utf-8"),
@@ -516,10 +559,11 @@ async fn head_answers_every_page_and_other_methods_get_405_with_allow() {
             "{method} {path}"
         );
         assert_eq!(response.headers()["allow"], allow, "{method} {path}");
-        let page = response.text().await.expect("a page");
-        assert!(
-            page.contains(&format!("this address takes {allow}, not {method}")),
-            "{method} {path}: {page}"
+        let page = Page::parse(&response.text().await.expect("a page"));
+        assert_eq!(
+            page.text(".error-message"),
+            format!("this address takes {allow}, not {method}"),
+            "{method} {path}"
         );
     }
     for method in [reqwest::Method::PUT, reqwest::Method::HEAD] {
