@@ -274,3 +274,32 @@ async fn healthz_answers_ok() {
     let app = TestApp::spawn(TestStudy::new().await).await;
     assert_eq!(app.get_text("/healthz").await, "ok");
 }
+
+/// With one fully rated target nothing separates the models, so the dashboard marks every
+/// model but the leader tied with it.
+#[tokio::test]
+async fn the_dashboard_marks_the_models_tied_with_the_leader() {
+    let app = TestApp::with_fixture().await;
+    app.rate_all_of_t1().await;
+
+    let page = Page::parse(&app.get_text("/").await);
+
+    let [alpha, bravo, charlie] = crate::web_support::MODELS;
+    assert_eq!(
+        page.texts(".board-summary tbody th[scope=row]"),
+        [
+            format!("{alpha} leader"),
+            format!("{bravo} tied with the leader"),
+            format!("{charlie} tied with the leader")
+        ]
+    );
+    let tied = page.select(".board-summary tbody tr.is-tied th .badge.badge-tied");
+    assert_eq!(tied.len(), 2);
+    for badge in tied {
+        assert_eq!(
+            attr(badge, "title"),
+            "not separated from the leader at p < 0.05"
+        );
+        assert_eq!(text(badge), "tied with the leader");
+    }
+}
