@@ -287,6 +287,76 @@ async fn unknown_targets_and_addresses_get_a_404_page() {
     assert_eq!(undo.status(), StatusCode::NOT_FOUND);
 }
 
+/// Every error, whoever raises it (a handler, an extractor, the router, a middleware), is
+/// answered as JSON to a client that accepts JSON, with the status and headers of the page.
+#[tokio::test]
+async fn every_error_is_json_for_a_client_that_accepts_it() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.paper_id("T1").await;
+    let session = app.session(t1).await;
+    let json_get = async |method: reqwest::Method, path: &str| {
+        let response = app
+            .http
+            .request(method, app.url(path))
+            .header("accept", "text/html, application/json;q=0.9")
+            .send()
+            .await
+            .expect("an answer");
+        let (status, allow) = (response.status(), response.headers().get("allow").cloned());
+        let answer = response.json::<serde_json::Value>().await.expect("JSON");
+        (status, allow, answer)
+    };
+
+    assert_eq!(
+        json_get(reqwest::Method::GET, "/targets/999999").await,
+        (
+            StatusCode::NOT_FOUND,
+            None,
+            json!({"error": "there is no target 999999 in this study"})
+        )
+    );
+    assert_eq!(
+        json_get(reqwest::Method::GET, "/no/such/page").await,
+        (
+            StatusCode::NOT_FOUND,
+            None,
+            json!({"error": "there is no page at this address"})
+        )
+    );
+    let (status, allow, answer) = json_get(reqwest::Method::PUT, "/targets").await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(allow.expect("Allow"), "GET, POST, HEAD");
+    assert_eq!(
+        answer,
+        json!({"error": "this address takes GET, POST, HEAD, not PUT"})
+    );
+    let (status, _, answer) = json_get(reqwest::Method::GET, "/targets?page=x").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        answer["error"]
+            .as_str()
+            .expect("a message")
+            .starts_with("the address's query cannot be read"),
+        "{answer}"
+    );
+    let undo = app
+        .http
+        .post(app.url(&format!("/targets/{t1}/undo")))
+        .header("cookie", &session.cookie)
+        .header("accept", "application/json")
+        .header("sec-fetch-site", "cross-site")
+        .form(&[("csrf_token", session.token.as_str())])
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(undo.status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        undo.json::<serde_json::Value>().await.expect("JSON"),
+        json!({"error": "refused: this request comes from another site (Sec-Fetch-Site: \
+                         cross-site); paperjudge takes changes only from its own pages"})
+    );
+}
+
 #[tokio::test]
 async fn an_oversized_form_gets_413() {
     let app = TestApp::with_fixture().await;
