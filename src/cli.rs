@@ -57,7 +57,7 @@ pub enum Command {
     /// Export ratings, TREC qrels or the blind pool.
     #[command(subcommand)]
     Export(ExportCommand),
-    /// Compare the models (every option as in metrics.md).
+    /// Compare the models (every metric and option is defined in docs/metrics.md).
     Leaderboard(LeaderboardArgs),
     /// Write a consistent copy of the study to FILE, even while the server is running.
     Backup { file: PathBuf },
