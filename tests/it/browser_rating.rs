@@ -216,7 +216,7 @@ async fn a_save_during_an_import_waits_and_is_retried_until_it_is_stored() {
 /// goes on to the next target.
 async fn rate_with_the_keyboard(browser: &BrowserTest) -> Result<(), String> {
     let (app, client) = (&browser.app, &browser.client);
-    let order = app.stored_order("T1").await;
+    let order = app.blind_order("T1").await;
     let anchors = browser.open_t1().await?;
     if anchors.len() != order.len() {
         return Err(format!(
@@ -326,7 +326,7 @@ async fn rate_with_the_keyboard(browser: &BrowserTest) -> Result<(), String> {
 /// saved and retries, and says "saved" only once it is stored.
 async fn retry_a_failed_save(browser: &BrowserTest) -> Result<(), String> {
     let (app, client) = (&browser.app, &browser.client);
-    let order = app.stored_order("T1").await;
+    let order = app.blind_order("T1").await;
     let anchors = browser.open_t1().await?;
     client
         .execute(
@@ -389,7 +389,7 @@ async fn saved_in_the_end(browser: &BrowserTest, paper: &str, status: &str) -> R
 /// the import and retries, and says "saved" only once the rating is stored after the import.
 async fn wait_for_an_import(browser: &BrowserTest) -> Result<(), String> {
     let app = &browser.app;
-    let order = app.stored_order("T1").await;
+    let order = app.blind_order("T1").await;
     let anchors = browser.open_t1().await?;
     let importer = sqlx::sqlite::SqlitePoolOptions::new()
         .max_connections(1)

@@ -149,7 +149,7 @@ impl TestStudy {
     }
 
     /// The blind order of a target's pool: external paper ids by display position.
-    pub async fn pool_order(&self, target: &str) -> Vec<String> {
+    pub async fn blind_order(&self, target: &str) -> Vec<String> {
         sqlx::query_scalar(
             "SELECT p.external_id FROM pool
              JOIN papers t ON t.id = pool.target_id JOIN papers p ON p.id = pool.paper_id

@@ -117,7 +117,7 @@ async fn next_goes_to_the_first_target_with_unrated_pairs_in_the_random_order_th
     assert_eq!(answer.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&answer), format!("/targets/{first}"));
 
-    for paper in app.stored_order(&order[0]).await {
+    for paper in app.blind_order(&order[0]).await {
         app.store_rating(&order[0], &paper, 3).await;
     }
     assert_eq!(
@@ -125,7 +125,7 @@ async fn next_goes_to_the_first_target_with_unrated_pairs_in_the_random_order_th
         format!("/targets/{second}")
     );
 
-    for paper in app.stored_order(&order[1]).await {
+    for paper in app.blind_order(&order[1]).await {
         app.store_rating(&order[1], &paper, 3).await;
     }
     assert_eq!(location(&app.get("/next").await), "/");
@@ -173,7 +173,7 @@ async fn the_rating_page_links_to_the_next_other_target_with_unrated_pairs() {
     // From the last target, the link wraps around to the first.
     assert_eq!(next_target(t2).await.0, format!("/targets/{t1}"));
 
-    for paper in app.stored_order("T2").await {
+    for paper in app.blind_order("T2").await {
         app.store_rating("T2", &paper, 3).await;
     }
     assert_eq!(

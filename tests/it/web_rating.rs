@@ -198,7 +198,7 @@ async fn a_plain_undo_answers_303_to_the_paper_it_changed_or_to_the_page() {
 async fn the_page_lists_the_pool_in_the_stored_order_on_every_request() {
     let app = TestApp::with_fixture().await;
     let t1 = app.paper_id("T1").await;
-    let stored = app.stored_order("T1").await;
+    let stored = app.blind_order("T1").await;
     assert_eq!(stored.len() as i64, T1_POOL_SIZE);
 
     let first = papers_in_page_order(&app.get_text(&format!("/targets/{t1}")).await);

@@ -88,13 +88,7 @@ async fn the_csrf_cookie_is_strict_and_http_only_and_given_once() {
     assert!(cookie.contains("SameSite=Strict"), "{cookie}");
     assert!(cookie.contains("Path=/"), "{cookie}");
 
-    let returning = app
-        .http
-        .get(app.url(&format!("/targets/{t1}")))
-        .header("cookie", &session.cookie)
-        .send()
-        .await
-        .expect("GET answers");
+    let returning = app.get_as(&session, &format!("/targets/{t1}")).await;
     assert!(returning.headers().get(SET_COOKIE).is_none());
     let page = returning.text().await.expect("a body");
     assert_eq!(
@@ -108,17 +102,8 @@ async fn every_form_of_the_rating_page_carries_the_token() {
     let app = TestApp::with_fixture().await;
     let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
-    let page = app
-        .http
-        .get(app.url(&format!("/targets/{t1}")))
-        .header("cookie", &session.cookie)
-        .send()
-        .await
-        .expect("GET answers")
-        .text()
-        .await
-        .expect("a body");
-    let page = Page::parse(&page);
+    let page = app.get_as(&session, &format!("/targets/{t1}")).await;
+    let page = Page::parse(&page.text().await.expect("a body"));
 
     // Per paper a rating form and a clearing form, plus the undo form.
     let forms = page.select("form[method=post]");

@@ -129,6 +129,16 @@ impl TestApp {
             .expect("GET answers")
     }
 
+    /// GET as the browser of `session`, with its cookie.
+    pub async fn get_as(&self, session: &Session, path: &str) -> Response {
+        self.http
+            .get(self.url(path))
+            .header(COOKIE, &session.cookie)
+            .send()
+            .await
+            .expect("GET answers")
+    }
+
     pub async fn get_text(&self, path: &str) -> String {
         let response = self.get(path).await;
         assert_eq!(response.status(), StatusCode::OK, "GET {path}");
@@ -278,14 +288,8 @@ impl TestApp {
     }
 
     /// A target's pool in the stored blind order, by external id.
-    pub async fn stored_order(&self, target: &str) -> Vec<String> {
-        db::blind_pool::all_rows(&self.study.pool)
-            .await
-            .expect("the pool reads")
-            .into_iter()
-            .filter(|row| row.target == target)
-            .map(|row| row.paper)
-            .collect()
+    pub async fn blind_order(&self, target: &str) -> Vec<String> {
+        self.study.blind_order(target).await
     }
 }
 
