@@ -81,7 +81,8 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
             // A request from another site is refused before anything else is asked of it.
             .wrap(from_fn(csrf::guard))
             .wrap(from_fn(methods::head_and_not_allowed))
-            // Every refusal above and every error below is answered as the request accepts.
+            // Every error, a handler's or a refusal of the middleware above, is answered as
+            // the request accepts: JSON or the error page.
             .wrap(from_fn(error::answer_errors_by_accept))
             // The headers wrap everything, so that every refusal and redirect carries them too.
             .wrap(security::headers())
