@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::time::Instant;
 
+use rayon::prelude::*;
 use serde::Deserialize;
 use sqlx::SqlitePool;
 
@@ -12,7 +13,6 @@ use crate::db;
 use crate::domain::{PaperKey, PoolDepth, Stars};
 use crate::leaderboard::{Leaderboard, TargetInput};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
-use crate::parallel;
 
 /// The leaderboard options as a person gives them (command-line flags or query parameters,
 /// named as in metrics.md); each one left out takes its default.
@@ -120,8 +120,8 @@ fn compute(
     let lists_of: HashMap<i64, &str> = (data.lists.iter())
         .map(|(target, lists)| (*target, lists.as_str()))
         .collect();
-    let targets: Vec<TargetInput<PaperKey>> =
-        parallel::map(&data.rated_targets, |(target, external_id, ratings)| {
+    let targets: Vec<TargetInput<PaperKey>> = (data.rated_targets.par_iter())
+        .map(|(target, external_id, ratings)| {
             let mut lists = vec![None; model_index.len()];
             for (model, papers) in parse_lists(lists_of.get(target).copied().unwrap_or_default()) {
                 if let Some(&model) = model_index.get(&model) {
@@ -138,7 +138,8 @@ fn compute(
                     .collect(),
                 lists,
             }
-        });
+        })
+        .collect();
     let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
     Leaderboard::compute(
         &names,

@@ -13,5 +13,4 @@ pub mod export;
 pub mod import;
 pub mod leaderboard;
 pub mod metrics;
-pub mod parallel;
 pub mod web;
