@@ -76,7 +76,7 @@ fn by_size(samples: &[&[f64]]) -> Vec<(Vec<usize>, usize)> {
 /// multiply-and-shift (the high half of word × len). The rare word whose low half falls below
 /// 2^32 mod len would favour some indices and is rejected (probability below len / 2^32):
 /// each rejected draw, in order, takes the next accepted word after the first `len`.
-fn bootstrap_indices(len: usize, resample: usize) -> Vec<usize> {
+pub(super) fn bootstrap_indices(len: usize, resample: usize) -> Vec<usize> {
     let len = u64::from(u32::try_from(len).expect("fewer than 2^32 targets"));
     let reject_below = (len as u32).wrapping_neg() % len as u32;
     let mut rng = ChaCha8Rng::from_seed(BOOTSTRAP_SEED);
@@ -111,7 +111,9 @@ fn sum_in_fours(terms: impl ExactSizeIterator<Item = f64>) -> f64 {
     (partial[0] + partial[1]) + (partial[2] + partial[3])
 }
 
-fn quantile(sorted: &[f64], p: f64) -> f64 {
+/// The quantile `p` of `sorted` values, interpolated linearly between order statistics
+/// (Hyndman & Fan type 7, NumPy's default).
+pub(super) fn quantile(sorted: &[f64], p: f64) -> f64 {
     let position = p * (sorted.len() - 1) as f64;
     let below = position.floor() as usize;
     let above = (below + 1).min(sorted.len() - 1);
