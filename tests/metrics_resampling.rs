@@ -108,7 +108,7 @@ fn reference_bootstrap_ci95(values: &[f64]) -> [f64; 2] {
                 while (word * len) % (1 << 32) < reject_below {
                     word = u64::from(rng.next_u32());
                 }
-                sum += values[(word * len >> 32) as usize];
+                sum += values[((word * len) >> 32) as usize];
             }
             sum / len as f64
         })
