@@ -85,7 +85,7 @@ fn kappa_ci95(pairs: &[(Stars, Stars)]) -> Option<[f64; 2]> {
         .filter_map(|resample| {
             let resampled: Vec<(Stars, Stars)> = (bootstrap_indices(pairs.len(), resample))
                 .into_iter()
-                .map(|index| pairs[index])
+                .map(|index| pairs[index as usize])
                 .collect();
             quadratic_weighted_kappa(&ConfusionMatrix::of(&resampled).counts)
         })
