@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::time::Instant;
 
+use rayon::prelude::*;
 use serde::Deserialize;
 use sqlx::SqlitePool;
 
@@ -12,7 +13,6 @@ use crate::db;
 use crate::domain::{PaperId, PoolDepth, Stars};
 use crate::leaderboard::{Leaderboard, Partial, StudyTargets, TargetInput};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
-use crate::parallel;
 
 /// The leaderboard options as a person gives them (command-line flags or query parameters,
 /// named as in metrics.md); each one left out takes its default.
@@ -179,8 +179,8 @@ fn compute(
     let lists_of: HashMap<i64, &str> = (data.lists.iter())
         .map(|(target, lists)| (*target, lists.as_str()))
         .collect();
-    let targets: Vec<TargetInput<PaperId>> =
-        parallel::map(&data.rated_targets, |(target, external_id, ratings, _)| {
+    let targets: Vec<TargetInput<PaperId>> = (data.rated_targets.par_iter())
+        .map(|(target, external_id, ratings, _)| {
             let mut lists = vec![None; model_index.len()];
             for (model, papers) in parse_lists(lists_of.get(target).copied().unwrap_or_default()) {
                 if let Some(&model) = model_index.get(&model) {
@@ -197,7 +197,8 @@ fn compute(
                     .collect(),
                 lists,
             }
-        });
+        })
+        .collect();
     let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
     let study = StudyTargets {
         total: data.target_count,

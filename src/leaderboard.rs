@@ -4,11 +4,11 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
 use crate::domain::{PoolDepth, Stars};
 use crate::metrics::{self, Settings, TargetScores, RESAMPLES};
-use crate::parallel;
 
 /// Holm-adjusted p-values at or above this leave a model tied with the leader.
 pub const SIGNIFICANCE_LEVEL: f64 = 0.05;
@@ -173,14 +173,16 @@ impl Leaderboard {
         }
         let evaluated: Vec<&TargetInput<K>> =
             targets.iter().filter(|t| !t.judgments.is_empty()).collect();
-        let by_target: Vec<Vec<TargetScores>> = parallel::map(&evaluated, |target| {
-            (target.lists.iter())
-                .map(|list| {
-                    let list = list.as_deref().unwrap_or_default();
-                    metrics::evaluate_target(list, &target.judgments, &settings)
-                })
-                .collect()
-        });
+        let by_target: Vec<Vec<TargetScores>> = (evaluated.par_iter())
+            .map(|target| {
+                (target.lists.iter())
+                    .map(|list| {
+                        let list = list.as_deref().unwrap_or_default();
+                        metrics::evaluate_target(list, &target.judgments, &settings)
+                    })
+                    .collect()
+            })
+            .collect();
         // scores[model][target], over the evaluated targets.
         let scores: Vec<Vec<TargetScores>> = (0..models.len())
             .map(|model| by_target.iter().map(|target| target[model]).collect())
