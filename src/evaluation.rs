@@ -173,46 +173,81 @@ fn compute(
     partial: Partial,
     include_per_target: bool,
 ) -> Leaderboard {
-    let model_index: HashMap<i64, usize> = (data.models.iter().enumerate())
-        .map(|(index, (key, _))| (*key, index))
-        .collect();
-    let lists_of: HashMap<i64, &str> = (data.lists.iter())
-        .map(|(target, lists)| (*target, lists.as_str()))
-        .collect();
-    let targets: Vec<TargetInput<PaperId>> = (data.rated_targets.par_iter())
-        .map(|(target, external_id, ratings, _)| {
-            let mut lists = vec![None; model_index.len()];
-            for (model, papers) in parse_lists(lists_of.get(target).copied().unwrap_or_default()) {
-                if let Some(&model) = model_index.get(&model) {
-                    lists[model] = Some(papers);
-                }
-            }
-            TargetInput {
-                target: external_id.clone(),
-                judgments: (ratings.split(','))
-                    .filter_map(|code| {
-                        let (paper, stars) = db::evaluation::rating_code(code.parse().ok()?);
-                        Some((PaperId(paper), Stars::new(stars)?))
-                    })
-                    .collect(),
-                lists,
-            }
-        })
-        .collect();
-    let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
-    let study = StudyTargets {
-        total: data.target_count,
-        partly_rated: data.partly_rated,
-        partial,
-    };
+    let input = EvaluationInput::of(data, partial);
     Leaderboard::compute(
-        &names,
-        &targets,
-        study,
+        &input.models,
+        &input.targets,
+        input.study,
         settings,
         pool_depth,
         include_per_target,
     )
+}
+
+/// The models and the targets to evaluate, as the leaderboard (and the study checks) score
+/// them.
+#[derive(Debug, Clone)]
+pub struct EvaluationInput {
+    /// The model names, by name.
+    pub models: Vec<String>,
+    /// Each evaluated target with its judgments and every model's list.
+    pub targets: Vec<TargetInput<PaperId>>,
+    pub study: StudyTargets,
+}
+
+impl EvaluationInput {
+    fn of(data: db::evaluation::EvaluationData, partial: Partial) -> EvaluationInput {
+        let model_index: HashMap<i64, usize> = (data.models.iter().enumerate())
+            .map(|(index, (key, _))| (*key, index))
+            .collect();
+        let lists_of: HashMap<i64, &str> = (data.lists.iter())
+            .map(|(target, lists)| (*target, lists.as_str()))
+            .collect();
+        let targets: Vec<TargetInput<PaperId>> = (data.rated_targets.par_iter())
+            .map(|(target, external_id, ratings, _)| {
+                let mut lists = vec![None; model_index.len()];
+                for (model, papers) in
+                    parse_lists(lists_of.get(target).copied().unwrap_or_default())
+                {
+                    if let Some(&model) = model_index.get(&model) {
+                        lists[model] = Some(papers);
+                    }
+                }
+                TargetInput {
+                    target: external_id.clone(),
+                    judgments: (ratings.split(','))
+                        .filter_map(|code| {
+                            let (paper, stars) = db::evaluation::rating_code(code.parse().ok()?);
+                            Some((PaperId(paper), Stars::new(stars)?))
+                        })
+                        .collect(),
+                    lists,
+                }
+            })
+            .collect();
+        EvaluationInput {
+            models: data.models.into_iter().map(|(_, name)| name).collect(),
+            targets,
+            study: StudyTargets {
+                total: data.target_count,
+                partly_rated: data.partly_rated,
+                partial,
+            },
+        }
+    }
+}
+
+/// Reads the models and the targets rated now (fully rated ones, and with `partial` those
+/// with a rating), each list whole: what the study checks score under many settings at once.
+/// Partly rated targets read so are recorded as unblinded, as the leaderboard records them.
+pub async fn input(pool: &SqlitePool, partial: Partial) -> Result<EvaluationInput, sqlx::Error> {
+    let data = db::evaluation::load(pool, usize::MAX, partial == Partial::Include).await?;
+    let unblinded: Vec<String> = (data.rated_targets.iter())
+        .filter(|(_, _, _, partly_rated)| *partly_rated)
+        .map(|(_, external_id, _, _)| external_id.clone())
+        .collect();
+    db::targets::record_unblinded(pool, &unblinded).await?;
+    Ok(EvaluationInput::of(data, partial))
 }
 
 /// The lists of a target as [`db::evaluation::EvaluationData::lists`] holds them: each
