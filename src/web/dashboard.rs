@@ -7,6 +7,7 @@ use sqlx::SqlitePool;
 
 use super::leaderboard::{self, LeaderboardQuery, RowView};
 use super::{view, WebError};
+use crate::checks;
 use crate::db;
 use crate::db::targets::{Progress, TargetChoice};
 
@@ -32,6 +33,8 @@ struct DashboardPage {
     /// The top of the leaderboard under the default settings; empty until a target is fully
     /// rated.
     leaders: Vec<RowView>,
+    /// Once a few targets are finished: re-checks done, and how many are suggested.
+    recheck: Option<(i64, i64)>,
 }
 
 /// How many models the dashboard shows of the leaderboard.
@@ -40,6 +43,13 @@ const LEADERS_SHOWN: usize = 3;
 pub async fn show(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
     let overview = db::targets::overview(&**pool).await?;
     let board = leaderboard::compute(&pool, &LeaderboardQuery::default()).await?;
+    let rechecks = db::checks::recheck_progress(&**pool).await?;
+    let recheck = (rechecks.finished_targets >= checks::RECHECK_FROM_FINISHED_TARGETS).then(|| {
+        (
+            rechecks.rechecked,
+            checks::suggested_rechecks(rechecks.rated_in_finished),
+        )
+    });
     let leaders = if board.targets.evaluated > 0 {
         board
             .models
@@ -62,5 +72,6 @@ pub async fn show(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError>
         without_pool: overview.without_pool,
         k: board.settings.k.get(),
         leaders,
+        recheck,
     })
 }
