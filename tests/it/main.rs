@@ -11,6 +11,7 @@ mod web_support;
 
 mod browser_rating;
 mod checks_pool_bias;
+mod checks_web;
 mod cli;
 mod durability;
 mod import_papers;
