@@ -132,16 +132,18 @@ pub fn sensitivity<K: Copy + Eq + Hash>(
             "The leader is the same under all {} variants.",
             variants.len()
         ),
-        (Some(_), changes) => {
-            let mut named = leader_changes[..changes.min(CHANGES_NAMED)].join("; ");
-            if changes > CHANGES_NAMED {
-                named.push_str(&format!(
-                    "; and another model leads under {} more",
-                    changes - CHANGES_NAMED
-                ));
-            }
-            format!("{named} (of {} variants).", variants.len())
-        }
+        (Some(leader), changes) if changes <= CHANGES_NAMED => format!(
+            "{}; {leader} leads under the other {} of the {} variants.",
+            leader_changes.join("; "),
+            variants.len() - changes,
+            variants.len()
+        ),
+        (Some(_), changes) => format!(
+            "{}; another model leads under {} more of the {} variants.",
+            leader_changes[..CHANGES_NAMED].join("; "),
+            changes - CHANGES_NAMED,
+            variants.len()
+        ),
     };
     Sensitivity {
         leader,

@@ -93,8 +93,8 @@ async fn every_variant_ranks_the_models_as_the_leaderboard_does_with_its_options
     assert_eq!(
         sensitivity["sentence"],
         "bravo-lsa-200 leads under ideal = list with k = 5; bravo-lsa-200 leads under ideal = \
-         list; bravo-lsa-200 leads under ideal = list with k = 10; and another model leads \
-         under 15 more (of 24 variants)."
+         list; bravo-lsa-200 leads under ideal = list with k = 10; another model leads under 15 \
+         more of the 24 variants."
     );
     assert_eq!(
         sensitivity["leader_changes"].as_array().unwrap().len(),
