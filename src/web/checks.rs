@@ -62,6 +62,10 @@ struct ChecksPage {
     progress: RecheckProgress,
     per_day: Option<BarChart>,
     seconds: Option<BarChart>,
+    /// The values of k of the variants, the sensitivity table's columns.
+    variant_ks: Vec<usize>,
+    /// The sensitivity table's rows: one per gain, ideal and unjudged, a variant per k.
+    variant_rows: Vec<Vec<Variant>>,
 }
 
 impl ChecksPage {
@@ -84,6 +88,7 @@ impl ChecksPage {
         row.rank != row.rank_without
     }
 
+    /// The ranking in one line, for the tooltip of its cell.
     fn ranking(&self, variant: &Variant) -> String {
         let names: Vec<&str> = (variant.ranking.iter())
             .map(|placed| placed.model.as_str())
@@ -103,6 +108,16 @@ async fn show(request: HttpRequest, pool: web::Data<SqlitePool>) -> Result<HttpR
     let checks = compute(&pool, &request).await?;
     let progress = db::checks::recheck_progress(&**pool).await?;
     let query = request.query_string();
+    let mut variant_ks: Vec<usize> = (checks.sensitivity.variants.iter())
+        .map(|variant| variant.k)
+        .collect();
+    variant_ks.sort_unstable();
+    variant_ks.dedup();
+    // The variants come gain by ideal by unjudged by k.
+    let variant_rows = (checks.sensitivity.variants)
+        .chunks(variant_ks.len().max(1))
+        .map(<[Variant]>::to_vec)
+        .collect();
     view::html(&ChecksPage {
         k: checks.settings.metrics.k.get(),
         settings_in_words: checks.settings.metrics.describe(),
@@ -114,6 +129,8 @@ async fn show(request: HttpRequest, pool: web::Data<SqlitePool>) -> Result<HttpR
         progress,
         per_day: BarChart::per_day(&checks.timing),
         seconds: BarChart::seconds(&checks.timing),
+        variant_ks,
+        variant_rows,
         checks,
     })
 }
