@@ -185,3 +185,69 @@ fn name(asked: &Settings, variant: &Settings) -> String {
         Some((first, rest)) => format!("{first} with {}", rest.join(" and ")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::domain::Stars;
+
+    /// One target: model a lists the 5-star paper first, b lists nothing of value.
+    #[test]
+    fn a_clear_leader_leads_under_every_variant() {
+        let stars = |value| Stars::new(value).unwrap();
+        let target = TargetInput {
+            target: "T".to_owned(),
+            judgments: HashMap::from([(1, stars(5)), (2, stars(1)), (3, stars(3))]),
+            lists: vec![Some(vec![1, 3, 2]), Some(vec![2])],
+        };
+        let models = ["a".to_owned(), "b".to_owned()];
+        let sensitivity = sensitivity(&models, &[target], &Settings::default(), 8);
+        assert_eq!(sensitivity.variants.len(), 24);
+        assert_eq!(sensitivity.leader.as_deref(), Some("a"));
+        assert!(sensitivity.leader_changes.is_empty());
+        assert_eq!(
+            sensitivity.sentence,
+            "The leader is the same under all 24 variants."
+        );
+        assert!(sensitivity
+            .variants
+            .iter()
+            .all(|variant| variant.kendall_tau == Some(1.0)));
+        let asked: Vec<&Variant> = (sensitivity.variants.iter())
+            .filter(|variant| variant.is_default)
+            .collect();
+        assert_eq!(asked.len(), 1);
+        assert_eq!(
+            (asked[0].k, asked[0].name.as_str()),
+            (8, "the settings asked for")
+        );
+    }
+
+    #[test]
+    fn a_pool_depth_of_five_or_ten_gives_fewer_variants() {
+        let models = ["a".to_owned()];
+        assert_eq!(
+            sensitivity::<u8>(&models, &[], &Settings::default(), 10)
+                .variants
+                .len(),
+            16
+        );
+    }
+
+    #[test]
+    fn variants_are_named_by_what_they_change() {
+        let asked = Settings::default();
+        let variant = Settings {
+            gain: Gain::Exponential,
+            ideal: Ideal::List,
+            k: NonZeroUsize::new(5).unwrap(),
+            ..asked
+        };
+        assert_eq!(
+            name(&asked, &variant),
+            "exponential gain with ideal = list and k = 5"
+        );
+    }
+}

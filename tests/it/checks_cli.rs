@@ -124,6 +124,25 @@ async fn the_text_states_each_check_and_bad_options_are_refused() {
     assert!(text.contains("2 targets evaluated; pool depth 8"), "{text}");
     assert!(text.contains("No pair re-checked yet: re-check about 1 of the 11 rated pairs"));
 
+    // The page's JSON is the command's, byte for byte, options included.
+    let json = succeeded(&paperjudge(
+        &db,
+        &[
+            "checks",
+            "--format",
+            "json",
+            "--k",
+            "5",
+            "--gain",
+            "exponential",
+        ],
+        &[],
+    ));
+    assert_eq!(
+        app.get_text("/checks.json?k=5&gain=exponential").await,
+        json
+    );
+
     let wrong = paperjudge(&db, &["checks", "--gain", "quadratic"], &[]);
     assert_eq!(wrong.status.code(), Some(2));
     assert!(stderr(&wrong).contains("quadratic"), "{}", stderr(&wrong));
