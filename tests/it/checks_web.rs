@@ -7,19 +7,8 @@ use serde_json::{json, Value};
 
 use crate::common::{papers_csv, TestStudy};
 use crate::web_support::{
-    hidden_token, location, Answer, Page, Session, TestApp, HOSTILE_ID, MODELS, SCORES,
+    hidden_token, location, Answer, Page, Session, TestApp, HOSTILE_ID, MODELS, SCORES, T1_STARS,
 };
-
-/// T1's pairs and stars as `rate_all_of_t1` rates them.
-const T1_STARS: [(&str, i64); 7] = [
-    ("P1", 5),
-    ("P2", 4),
-    ("P3", 1),
-    ("P4", 3),
-    ("P5", 1),
-    ("P6", 2),
-    (HOSTILE_ID, 1),
-];
 
 async fn recheck(app: &TestApp, session: &Session, paper: &str, stars: &str) -> reqwest::Response {
     let fields = [
