@@ -1,8 +1,23 @@
-//! The evaluation layer: a study's lists and ratings from the database, through the metrics,
-//! into a [`Leaderboard`]. `paperjudge leaderboard` and the leaderboard page both come here.
+//! The evaluation path: a study's ratings and lists become the numbers of the leaderboard in
+//! four steps, each named for what it does.
+//!
+//! 1. **load**: [`EvaluationSet::load`] reads one revision of the study, as typed rows
+//!    ([`db::evaluation`]), into memory;
+//! 2. **score**: [`leaderboard::score`] scores every model on every evaluated target;
+//! 3. **resample**: [`leaderboard::resample`] compares the models: means, bootstrap intervals,
+//!    sign-flip tests against the leader;
+//! 4. **render**: [`Leaderboard::to_json`], [`Leaderboard::to_csv`], [`Leaderboard::to_table`]
+//!    and the web's pages.
+//!
+//! `paperjudge leaderboard` runs them once ([`leaderboard`]). The server keeps the set of the
+//! current revision and the leaderboards of recent options ([`Evaluations`]), so that a page
+//! view does the work only after something changed.
 
-use std::collections::HashMap;
+mod cache;
+mod set;
+
 use std::num::NonZeroUsize;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Deserialize;
@@ -10,9 +25,11 @@ use sqlx::SqlitePool;
 
 use crate::db;
 use crate::domain::{PaperId, PoolDepth, Stars};
-use crate::leaderboard::{Leaderboard, Partial, StudyTargets, TargetInput};
+use crate::leaderboard::{self, Leaderboard, Partial};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
-use crate::parallel;
+
+pub use cache::Evaluations;
+pub use set::EvaluationSet;
 
 /// The leaderboard options as a person gives them (command-line flags or query parameters,
 /// named as in metrics.md); each one left out takes its default.
@@ -62,25 +79,34 @@ fn deserialize_threshold<'de, D: serde::Deserializer<'de>>(
         .map_err(serde::de::Error::custom)
 }
 
-/// The settings the options ask for in this study (k defaults to its pool depth).
-pub async fn settings(
-    pool: &SqlitePool,
-    options: &LeaderboardOptions,
-) -> Result<Settings, sqlx::Error> {
-    let defaults = Settings::for_pool_depth(db::study::pool_depth(pool).await?);
-    Ok(Settings {
-        k: options.k.unwrap_or(defaults.k),
-        gain: options.gain.unwrap_or(defaults.gain),
-        relevance: options.relevance.unwrap_or(defaults.relevance),
-        ideal: options.ideal.unwrap_or(defaults.ideal),
-        unjudged: options.unjudged.unwrap_or(defaults.unjudged),
-        empty: options.empty.unwrap_or(defaults.empty),
-        threshold: options.threshold.unwrap_or(defaults.threshold),
-        ap_denominator: options.ap_denominator.unwrap_or(defaults.ap_denominator),
-    })
+impl LeaderboardOptions {
+    /// The settings these options ask for in a study of this pool depth (k defaults to it).
+    pub fn settings(&self, pool_depth: PoolDepth) -> Settings {
+        let defaults = Settings::for_pool_depth(pool_depth);
+        Settings {
+            k: self.k.unwrap_or(defaults.k),
+            gain: self.gain.unwrap_or(defaults.gain),
+            relevance: self.relevance.unwrap_or(defaults.relevance),
+            ideal: self.ideal.unwrap_or(defaults.ideal),
+            unjudged: self.unjudged.unwrap_or(defaults.unjudged),
+            empty: self.empty.unwrap_or(defaults.empty),
+            threshold: self.threshold.unwrap_or(defaults.threshold),
+            ap_denominator: self.ap_denominator.unwrap_or(defaults.ap_denominator),
+        }
+    }
+
+    /// How much of each list these options read: the top k (the pool depth when k is left
+    /// out, which the loader reads anyway), or whole lists when unjudged papers are skipped
+    /// before the cutoff.
+    pub fn list_depth(&self) -> usize {
+        match self.unjudged.unwrap_or_default() {
+            Unjudged::Zero => self.k.map_or(0, NonZeroUsize::get),
+            Unjudged::Skip => usize::MAX,
+        }
+    }
 }
 
-/// Which per-target rows a comparison adds.
+/// Which per-target rows a comparison shows.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum PerTarget {
     #[default]
@@ -107,119 +133,90 @@ impl Scope {
     };
 }
 
-/// Compares every model on the targets rated now under `settings`.
-///
-/// Rows per target, and any partly rated target evaluated, unblind the targets concerned:
-/// they tell which model listed which paper. Those targets are recorded as unblinded, so that
-/// the rating history marks every later change of their ratings as made with provenance
-/// known.
+/// A leaderboard with the set it was computed from.
+#[derive(Debug, Clone)]
+pub struct Evaluated {
+    pub set: Arc<EvaluationSet>,
+    pub board: Arc<Leaderboard>,
+}
+
+/// Compares every model on the targets rated now, as the options ask: load, score, resample.
+/// What `paperjudge leaderboard` prints; the server comes to the same result through
+/// [`Evaluations`].
 pub async fn leaderboard(
     pool: &SqlitePool,
-    settings: Settings,
+    options: &LeaderboardOptions,
     scope: Scope,
-) -> Result<Leaderboard, sqlx::Error> {
-    let pool_depth = db::study::pool_depth(pool).await?;
-    // Only the top k of a list counts, unless unjudged papers are skipped before the cutoff.
-    let depth = match settings.unjudged {
-        Unjudged::Zero => settings.k.get(),
-        Unjudged::Skip => usize::MAX,
-    };
+) -> Result<Evaluated, sqlx::Error> {
     let started = Instant::now();
-    let data = db::evaluation::load(pool, depth, scope.partial == Partial::Include).await?;
-    tracing::debug!(elapsed = ?started.elapsed(), "read the ratings and lists");
-    let unblinded: Vec<String> = (data.rated_targets.iter())
-        .filter(|(target, _, _, partly_rated)| match scope.per_target {
-            PerTarget::All => true,
-            PerTarget::Only(only) => only.0 == *target || *partly_rated,
-            PerTarget::None => *partly_rated,
-        })
-        .map(|(_, external_id, _, _)| external_id.clone())
-        .collect();
-    let only = match scope.per_target {
-        PerTarget::Only(only) => (data.rated_targets.iter())
-            .find(|(target, ..)| *target == only.0)
-            .map(|(_, external_id, ..)| external_id.clone()),
-        PerTarget::None | PerTarget::All => None,
-    };
-    // Scoring and resampling keep the cores busy for a while: off the async workers, which
-    // go on serving the rating pages meanwhile.
-    let include_per_target = scope.per_target != PerTarget::None;
-    let computing = tokio::task::spawn_blocking(move || {
-        let started = Instant::now();
-        let board = compute(
-            data,
-            settings,
-            pool_depth,
-            scope.partial,
-            include_per_target,
-        );
-        tracing::debug!(elapsed = ?started.elapsed(), "computed the leaderboard");
-        board
-    });
-    let mut board = computing
-        .await
-        .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()));
-    if let (PerTarget::Only(_), Some(rows)) = (scope.per_target, &mut board.per_target) {
-        rows.retain(|row| Some(&row.target) == only.as_ref());
-    }
-    db::targets::record_unblinded(pool, &unblinded).await?;
-    Ok(board)
+    let set = Arc::new(EvaluationSet::load(pool, options.list_depth()).await?);
+    tracing::debug!(elapsed = ?started.elapsed(), "loaded the evaluation set");
+    let board = Arc::new(compute(&set, options, scope.partial).await);
+    record_unblinded(pool, &set, &board, scope).await?;
+    Ok(Evaluated { set, board })
 }
 
-fn compute(
-    data: db::evaluation::EvaluationData,
-    settings: Settings,
-    pool_depth: PoolDepth,
+/// Scores and resamples in a blocking thread: the work keeps the cores busy for a while, and
+/// the async workers go on serving the rating pages meanwhile.
+async fn compute(
+    set: &Arc<EvaluationSet>,
+    options: &LeaderboardOptions,
     partial: Partial,
-    include_per_target: bool,
 ) -> Leaderboard {
-    let model_index: HashMap<i64, usize> = (data.models.iter().enumerate())
-        .map(|(index, (key, _))| (*key, index))
-        .collect();
-    let lists_of: HashMap<i64, &str> = (data.lists.iter())
-        .map(|(target, lists)| (*target, lists.as_str()))
-        .collect();
-    let targets: Vec<TargetInput<PaperId>> =
-        parallel::map(&data.rated_targets, |(target, external_id, ratings, _)| {
-            let mut lists = vec![None; model_index.len()];
-            for (model, papers) in parse_lists(lists_of.get(target).copied().unwrap_or_default()) {
-                if let Some(&model) = model_index.get(&model) {
-                    lists[model] = Some(papers);
-                }
-            }
-            TargetInput {
-                target: external_id.clone(),
-                judgments: (ratings.split(','))
-                    .filter_map(|code| {
-                        let (paper, stars) = db::evaluation::rating_code(code.parse().ok()?);
-                        Some((PaperId(paper), Stars::new(stars)?))
-                    })
-                    .collect(),
-                lists,
-            }
-        });
-    let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
-    let study = StudyTargets {
-        total: data.target_count,
-        partly_rated: data.partly_rated,
-        partial,
-    };
-    Leaderboard::compute(
-        &names,
-        &targets,
-        study,
-        settings,
-        pool_depth,
-        include_per_target,
-    )
+    let set = set.clone();
+    let settings = options.settings(set.study.pool_depth);
+    tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        let scores = leaderboard::score(&set.study, settings, partial);
+        tracing::debug!(elapsed = ?started.elapsed(), "scored");
+        let board = leaderboard::resample(&set.study, scores);
+        tracing::debug!(elapsed = ?started.elapsed(), "resampled");
+        board
+    })
+    .await
+    .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()))
 }
 
-/// The lists of a target as [`db::evaluation::EvaluationData::lists`] holds them: each
-/// model id with its papers in ranked order.
-fn parse_lists(text: &str) -> impl Iterator<Item = (i64, Vec<PaperId>)> + '_ {
-    text.split(';').filter_map(|list| {
-        let (model, papers) = list.split_once(' ')?;
-        let papers = papers.split(',').map(|paper| paper.parse().map(PaperId));
-        Some((model.parse().ok()?, papers.collect::<Result<_, _>>().ok()?))
-    })
+/// Records as unblinded the targets `scope` shows which model listed which paper of: every
+/// evaluated target with rows per target, the one target of a per-target view, and any partly
+/// rated target evaluated. From then on the rating history marks every change of their
+/// ratings as made with provenance known.
+async fn record_unblinded(
+    pool: &SqlitePool,
+    set: &EvaluationSet,
+    board: &Leaderboard,
+    scope: Scope,
+) -> Result<(), sqlx::Error> {
+    let shown = (board.per_target.iter())
+        .map(|row| {
+            (
+                set.targets[row.position].0,
+                &set.study.targets[row.position],
+            )
+        })
+        .filter(|(key, target)| match scope.per_target {
+            PerTarget::All => true,
+            PerTarget::Only(only) => only == *key || !target.fully_rated,
+            PerTarget::None => !target.fully_rated,
+        })
+        .map(|(key, _)| key);
+    // A target recorded once stays recorded: the set remembers which it recorded, so that
+    // views shown again do not ask the database again.
+    let new: Vec<PaperId> = {
+        let recorded = set
+            .unblinded
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        shown.filter(|key| !recorded.contains(key)).collect()
+    };
+    if new.is_empty() {
+        return Ok(());
+    }
+    db::targets::record_unblinded(pool, &new).await?;
+    let mut recorded = set
+        .unblinded
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    recorded.extend(new);
+    Ok(())
 }

@@ -2,6 +2,8 @@
 //! what `paperjudge leaderboard --format csv|json` prints, and the ratings CSV and qrels of
 //! `paperjudge export`.
 
+use std::sync::Arc;
+
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
@@ -10,7 +12,9 @@ use sqlx::SqlitePool;
 use super::leaderboard::{self, LeaderboardQuery};
 use super::WebError;
 use crate::db;
+use crate::evaluation::Evaluations;
 use crate::export;
+use crate::leaderboard::Leaderboard;
 use crate::metrics::Relevance;
 
 /// The leaderboard's CSV and JSON, the ratings CSV and the qrels.
@@ -26,10 +30,12 @@ pub fn routes(config: &mut web::ServiceConfig) {
 /// target, as `--format csv [--per-target]`.
 pub async fn leaderboard_csv(
     request: HttpRequest,
+    query: LeaderboardQuery,
     pool: web::Data<SqlitePool>,
+    evaluations: web::Data<Evaluations>,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let board = leaderboard_for(&request, &pool).await?;
-    let csv = if board.per_target.is_some() {
+    let board = leaderboard_for(&request, &query, &pool, &evaluations).await?;
+    let csv = if query.per_target {
         board.per_target_csv()
     } else {
         board.to_csv()
@@ -40,26 +46,29 @@ pub async fn leaderboard_csv(
 /// `GET /leaderboard.json`, as `--format json [--per-target]`.
 pub async fn leaderboard_json(
     request: HttpRequest,
+    query: LeaderboardQuery,
     pool: web::Data<SqlitePool>,
+    evaluations: web::Data<Evaluations>,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let board = leaderboard_for(&request, &pool).await?;
+    let board = leaderboard_for(&request, &query, &pool, &evaluations).await?;
     Ok(download(
         "application/json",
         "leaderboard.json",
-        board.to_json(),
+        board.to_json(query.per_target),
     ))
 }
 
 /// The leaderboard the address asks for; an error answered as the client accepts it.
 async fn leaderboard_for(
     request: &HttpRequest,
+    query: &LeaderboardQuery,
     pool: &SqlitePool,
-) -> Result<crate::leaderboard::Leaderboard, actix_web::Error> {
-    let computed = match LeaderboardQuery::parse(request.query_string()) {
-        Ok(query) => leaderboard::compute(pool, &query).await,
-        Err(error) => Err(error),
-    };
-    computed.map_err(|error| error.answer_for(request))
+    evaluations: &Evaluations,
+) -> Result<Arc<Leaderboard>, actix_web::Error> {
+    match leaderboard::compute(pool, evaluations, query).await {
+        Ok(evaluated) => Ok(evaluated.board),
+        Err(error) => Err(error.answer_for(request)),
+    }
 }
 
 /// `GET /export/ratings.csv`: the ratings CSV of `paperjudge export ratings`.

@@ -50,6 +50,8 @@ pub struct Access {
 pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::Result<Server> {
     let pool = web::Data::new(pool);
     let write_queue = web::Data::new(crate::db::WriteQueue::default());
+    // One for all workers: the evaluation of the study is kept once.
+    let evaluations = web::Data::new(crate::evaluation::Evaluations::default());
     let secure_cookies = web::Data::new(csrf::SecureCookies(access.behind_tls));
     let form_key = web::Data::new(csrf::FormKey::default());
     let clients = auth::Clients::new(access.behind_tls, access.trusted_proxies);
@@ -61,6 +63,7 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
         App::new()
             .app_data(pool.clone())
             .app_data(write_queue.clone())
+            .app_data(evaluations.clone())
             .app_data(secure_cookies.clone())
             .app_data(form_key.clone())
             .app_data(
@@ -87,7 +90,7 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
 
 fn routes(config: &mut web::ServiceConfig) {
     config
-        .route("/", web::get().to(dashboard::show))
+        .configure(dashboard::routes)
         .route("/healthz", web::get().to(healthz))
         .route("/next", web::get().to(target_list::next))
         .service(
