@@ -90,7 +90,7 @@ async fn the_reads_at_once_equal_the_read_in_one_transaction() {
     app.store_rating("T2", "P7", 5).await;
     let pool = &app.study.pool;
     let app = &app;
-    let key = |id: &'static str| async move { PaperId(app.key(id).await) };
+    let key = |id: &'static str| async move { PaperId(app.paper_id(id).await) };
     let (t1, t2) = (key("T1").await, key("T2").await);
 
     for depth in [0, 2, usize::MAX] {
@@ -202,7 +202,7 @@ fn dcg(gains: &[f64]) -> f64 {
 async fn the_server_keeps_its_evaluation_until_the_study_changes() {
     let app = TestApp::with_fixture().await;
     app.rate_all_of_t1().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     // T1's gains: P1 4, P2 3, P3 0, P4 2, P5 0, P6 1, the hostile paper 0; alpha lists
     // P1 P2 P3.
     let before = dcg(&[4.0, 3.0]) / dcg(&[4.0, 3.0, 2.0, 1.0]);

@@ -15,20 +15,8 @@ async fn study_with_pool() -> TestStudy {
 }
 
 async fn stars_of(study: &TestStudy, target: &str, paper: &str) -> Vec<Option<u8>> {
-    let target = db::papers::key_of(&study.pool, target)
-        .await
-        .unwrap()
-        .unwrap();
-    let paper = db::papers::key_of(&study.pool, paper)
-        .await
-        .unwrap()
-        .unwrap();
-    db::ratings::history(&study.pool, target, paper)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|entry| entry.stars.map(Stars::get))
-        .collect()
+    let history = study.history(target, paper).await;
+    history.into_iter().map(|(_, stars, _)| stars).collect()
 }
 
 #[tokio::test]
