@@ -14,7 +14,6 @@ pub mod export;
 pub mod import;
 pub mod leaderboard;
 pub mod metrics;
-pub mod parallel;
 pub mod rating;
 pub mod terminal;
 pub mod web;

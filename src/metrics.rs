@@ -1,6 +1,8 @@
 //! The metric contract of `shared/spec/metrics.md`: per-target NDCG@k, Judged@k, P@k, R@k,
 //! F1@k, AP@k and RR@k under named options, and the statistics over targets (means that skip
-//! undefined values, a bootstrap interval, a paired randomization test, Holm's adjustment).
+//! undefined values, a bootstrap interval, a paired randomization test, Holm's adjustment),
+//! the anytime-valid confidence sequences of the decision, and the study checks' statistics
+//! (weighted kappa, Kendall's tau-b).
 //!
 //! Pure functions only: no I/O, no clock, and every random draw comes from a ChaCha8 stream
 //! with a fixed seed, so the same data always gives the same numbers on every machine.
@@ -15,11 +17,19 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::domain::{PoolDepth, Stars};
 
+mod confidence_sequence;
 mod resampling;
+mod study_checks;
 
+pub use confidence_sequence::{
+    confidence_sequence, pairwise_alpha, Bounds, ConfidenceSequence, Interval, GRID_STEPS,
+};
 pub use resampling::{
     bootstrap_ci95, bootstrap_ci95_each, holm, sign_flip_p_value, sign_flip_p_values_each,
     RESAMPLES,
+};
+pub use study_checks::{
+    consistency, kendall_tau_b, quadratic_weighted_kappa, ConfusionMatrix, Consistency,
 };
 
 /// A text that is not one of an option's allowed values.

@@ -3,9 +3,10 @@
 
 use std::hash::Hash;
 
+use rayon::prelude::*;
+
 use super::{Partial, Study, TargetCounts, TargetInput};
 use crate::metrics::{self, Settings, TargetScores};
-use crate::parallel;
 
 /// Every model scored on every evaluated target under one set of settings.
 #[derive(Debug, Clone)]
@@ -28,9 +29,9 @@ pub fn score<K: Copy + Eq + Hash + Sync>(
     let evaluated: Vec<usize> = (0..study.targets.len())
         .filter(|&position| partial.evaluates(&study.targets[position]))
         .collect();
-    let by_target: Vec<Vec<TargetScores>> = parallel::map(&evaluated, |&position| {
-        score_target(&study.targets[position], &settings)
-    });
+    let by_target: Vec<Vec<TargetScores>> = (evaluated.par_iter())
+        .map(|&position| score_target(&study.targets[position], &settings))
+        .collect();
     let by_model = (0..study.models.len())
         .map(|model| by_target.iter().map(|target| target[model]).collect())
         .collect();
