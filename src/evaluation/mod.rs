@@ -20,7 +20,6 @@ use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde::Deserialize;
 use sqlx::SqlitePool;
 
 use crate::db;
@@ -32,9 +31,8 @@ pub use cache::Evaluations;
 pub use set::EvaluationSet;
 
 /// The leaderboard options as a person gives them (command-line flags or query parameters,
-/// named as in metrics.md); each one left out takes its default.
-#[derive(Debug, Clone, Default, PartialEq, clap::Args, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// named as in docs/metrics.md); each one left out takes its default.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
 pub struct LeaderboardOptions {
     /// Cutoff of every metric [default: the pool depth].
     #[arg(long)]
@@ -56,11 +54,9 @@ pub struct LeaderboardOptions {
     pub empty: Option<Empty>,
     /// Least stars that count as relevant for P, R, F1, AP, RR [default: 4].
     #[arg(long, value_parser = parse_threshold)]
-    #[serde(default, deserialize_with = "deserialize_threshold")]
     pub threshold: Option<Stars>,
     /// relevant, hits or min-k-relevant [default: relevant].
     #[arg(long)]
-    #[serde(alias = "ap-denominator")]
     pub ap_denominator: Option<ApDenominator>,
 }
 
@@ -68,15 +64,6 @@ pub struct LeaderboardOptions {
 pub fn parse_threshold(text: &str) -> Result<Stars, String> {
     text.parse::<Stars>()
         .map_err(|_| format!("threshold must be a number of stars from 1 to 5 (got {text:?})"))
-}
-
-fn deserialize_threshold<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<Stars>, D::Error> {
-    let text = String::deserialize(deserializer)?;
-    parse_threshold(&text)
-        .map(Some)
-        .map_err(serde::de::Error::custom)
 }
 
 impl LeaderboardOptions {

@@ -1,5 +1,6 @@
-//! The leaderboard as the JSON of `shared/spec/interface.md`: the settings with the pool
-//! depth, the target counts, the model rows, and the per-target rows when asked for.
+//! The leaderboard as JSON (`--format json`, `/leaderboard.json`): the settings with the pool
+//! depth, the target counts, the model rows, and the per-target rows when asked for. The keys
+//! are the names of `docs/metrics.md`.
 
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;

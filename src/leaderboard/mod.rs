@@ -3,8 +3,8 @@
 //!
 //! Two steps, each in its module: [`score`] every model on every evaluated target, then
 //! [`resample`]: the models compared (order, means, bootstrap intervals, sign-flip tests
-//! against the leader). The result, a [`Leaderboard`], renders as the JSON and CSV of
-//! `shared/spec/interface.md` and as a terminal table; every table's columns come from
+//! against the leader). The result, a [`Leaderboard`], renders as JSON, CSV and a
+//! terminal table (definitions: `docs/metrics.md`); every table's columns come from
 //! [`columns::COLUMNS`].
 
 pub mod columns;
@@ -117,7 +117,7 @@ pub struct TargetCounts {
     /// Targets without any rating.
     pub unrated: usize,
     /// Evaluated targets left out of the P, R, F1, AP and RR means: no judged paper reaches
-    /// the threshold (only with `empty = skip`). An extension of interface.md.
+    /// the threshold (only with `empty = skip`).
     pub skipped_no_relevant: usize,
     /// Targets with some but not all pooled pairs rated: scored nowhere unless
     /// `include-partial` (then among the evaluated ones).

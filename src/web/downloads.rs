@@ -2,10 +2,8 @@
 //! what `paperjudge leaderboard --format csv|json` prints, and the ratings CSV and qrels of
 //! `paperjudge export`.
 
-use std::sync::Arc;
-
 use actix_web::http::header;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use sqlx::SqlitePool;
 
@@ -14,7 +12,6 @@ use super::WebError;
 use crate::db;
 use crate::evaluation::Evaluations;
 use crate::export;
-use crate::leaderboard::Leaderboard;
 use crate::metrics::Relevance;
 
 /// The leaderboard's CSV and JSON, the ratings CSV and the qrels.
@@ -29,12 +26,13 @@ pub fn routes(config: &mut web::ServiceConfig) {
 /// `GET /leaderboard.csv`: one row per model, or with `per_target=1` one row per model and
 /// target, as `--format csv [--per-target]`.
 pub async fn leaderboard_csv(
-    request: HttpRequest,
     query: LeaderboardQuery,
     pool: web::Data<SqlitePool>,
     evaluations: web::Data<Evaluations>,
-) -> Result<HttpResponse, actix_web::Error> {
-    let board = leaderboard_for(&request, &query, &pool, &evaluations).await?;
+) -> Result<HttpResponse, WebError> {
+    let board = leaderboard::compute(&pool, &evaluations, &query)
+        .await?
+        .board;
     let csv = if query.per_target {
         board.per_target_csv()
     } else {
@@ -45,30 +43,18 @@ pub async fn leaderboard_csv(
 
 /// `GET /leaderboard.json`, as `--format json [--per-target]`.
 pub async fn leaderboard_json(
-    request: HttpRequest,
     query: LeaderboardQuery,
     pool: web::Data<SqlitePool>,
     evaluations: web::Data<Evaluations>,
-) -> Result<HttpResponse, actix_web::Error> {
-    let board = leaderboard_for(&request, &query, &pool, &evaluations).await?;
+) -> Result<HttpResponse, WebError> {
+    let board = leaderboard::compute(&pool, &evaluations, &query)
+        .await?
+        .board;
     Ok(download(
         "application/json",
         "leaderboard.json",
         board.to_json(query.per_target),
     ))
-}
-
-/// The leaderboard the address asks for; an error answered as the client accepts it.
-async fn leaderboard_for(
-    request: &HttpRequest,
-    query: &LeaderboardQuery,
-    pool: &SqlitePool,
-    evaluations: &Evaluations,
-) -> Result<Arc<Leaderboard>, actix_web::Error> {
-    match leaderboard::compute(pool, evaluations, query).await {
-        Ok(evaluated) => Ok(evaluated.board),
-        Err(error) => Err(error.answer_for(request)),
-    }
 }
 
 /// `GET /export/ratings.csv`: the ratings CSV of `paperjudge export ratings`.

@@ -95,7 +95,9 @@ async fn the_reads_at_once_equal_the_read_in_one_transaction() {
 
     for depth in [0, 2, usize::MAX] {
         let snapshot = db::evaluation::load(pool, depth).await.unwrap();
-        let one = db::evaluation::load_in_one_transaction(pool, depth).await.unwrap();
+        let one = db::evaluation::load_in_one_transaction(pool, depth)
+            .await
+            .unwrap();
         assert_eq!(snapshot, one, "depth {depth}");
         assert_eq!(snapshot.depth, depth.max(8), "at least the pool depth");
     }
@@ -119,7 +121,11 @@ async fn the_reads_at_once_equal_the_read_in_one_transaction() {
         alpha_t1,
         Some(vec![key("P1").await, key("P2").await, key("P3").await])
     );
-    assert_eq!(snapshot.lists.len(), 6, "three models' lists of T1 and of T2");
+    assert_eq!(
+        snapshot.lists.len(),
+        6,
+        "three models' lists of T1 and of T2"
+    );
 }
 
 async fn revision(pool: &sqlx::SqlitePool) -> Revision {

@@ -161,7 +161,7 @@ pub async fn target(
         ..query
     };
     let key = PaperId(path.into_inner());
-    let no_such_target = || WebError::NotFound("there is no target with this id".to_owned());
+    let no_such_target = || WebError::no_such_target(key);
     let paper = db::papers::get(&**pool, key)
         .await?
         .ok_or_else(no_such_target)?;

@@ -121,17 +121,13 @@ impl LeaderboardQuery {
     }
 }
 
-/// The query of a leaderboard address; a wrong one is answered with 400 as the client
-/// accepts it (JSON for a script, a page otherwise).
+/// The query of a leaderboard address; a wrong one is a 400 naming the option.
 impl FromRequest for LeaderboardQuery {
-    type Error = actix_web::Error;
+    type Error = WebError;
     type Future = Ready<Result<Self, Self::Error>>;
 
     fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(
-            LeaderboardQuery::parse(request.query_string())
-                .map_err(|error| error.answer_for(request)),
-        )
+        ready(LeaderboardQuery::parse(request.query_string()))
     }
 }
 
