@@ -32,32 +32,11 @@ python3 -c 'import pytrec_eval' 2>/dev/null || pip install -q pytrec_eval-terrie
 cargo build --release -p paperjudge -p paperjudge-synth
 bin=$root/target/release/paperjudge
 synth=$root/target/release/paperjudge-synth
-study=$work/study-l
-if [ ! -f "$study/ratings.csv" ]; then
-    "$synth" --size l --seed 1 --out "$study"
-fi
-
-# Study files: papers only (the import's starting point) and the full study with ratings.
-base=$work/papers-only.db
-full=$work/study-l.db
-if [ ! -f "$full" ]; then
-    rm -f "$base"* "$full"*
-    "$bin" --db "$base" import papers "$study/papers.csv"
-    cp "$base" "$full"
-    "$bin" --db "$full" import recommendations "$study/recommendations.csv"
-    "$bin" --db "$full" import ratings "$study/ratings.csv"
-fi
-"$bin" --db "$full" export qrels -o "$work/study-l.qrels"
-
-median() { # hyperfine JSON file, command index -> median seconds
-    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["median"])' "$1" "$2"
-}
-
 # ---------------------------------------------------------------------------------------------
 # 7. The evaluation (issue 13): study L with 100,000 ratings, every one on a fully rated target,
 # so that the default view, which scores fully rated targets only, does the whole work. Its
 # figures replace its own part of BENCHMARKS.md. `BENCH=evaluation scripts/bench.sh` runs this
-# section alone (after the shared set-up above).
+# section alone, without study L's set-up below.
 bench_evaluation() {
     echo "== 7. the evaluation: study L with every pooled pair of 3,600 targets rated"
     local full=$work/study-l-full eval=$work/eval-l.db
@@ -66,7 +45,7 @@ bench_evaluation() {
     fi
     if [ ! -f "$eval.done" ]; then
         rm -f "$eval" "$eval"-*
-        cp "$base" "$eval"
+        "$bin" --db "$eval" import papers "$full/papers.csv"
         "$bin" --db "$eval" import recommendations "$full/recommendations.csv"
         "$bin" --db "$eval" import ratings "$full/ratings.csv"
         touch "$eval.done"
@@ -142,6 +121,27 @@ if [ "${BENCH:-all}" = evaluation ]; then
     bench_evaluation
     exit 0
 fi
+
+study=$work/study-l
+if [ ! -f "$study/ratings.csv" ]; then
+    "$synth" --size l --seed 1 --out "$study"
+fi
+
+# Study files: papers only (the import's starting point) and the full study with ratings.
+base=$work/papers-only.db
+full=$work/study-l.db
+if [ ! -f "$full" ]; then
+    rm -f "$base"* "$full"*
+    "$bin" --db "$base" import papers "$study/papers.csv"
+    cp "$base" "$full"
+    "$bin" --db "$full" import recommendations "$study/recommendations.csv"
+    "$bin" --db "$full" import ratings "$study/ratings.csv"
+fi
+"$bin" --db "$full" export qrels -o "$work/study-l.qrels"
+
+median() { # hyperfine JSON file, command index -> median seconds
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["median"])' "$1" "$2"
+}
 
 echo "== 1. import of 6.4 M recommendation rows vs sqlite3 .import"
 hyperfine --runs "$runs" --export-json "$work/import.json" \
