@@ -548,7 +548,6 @@ fn write_output(
 }
 
 async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), CliError> {
-    let settings = evaluation::settings(pool, &args.options).await?;
     let scope = evaluation::Scope {
         per_target: if args.per_target {
             evaluation::PerTarget::All
@@ -561,12 +560,19 @@ async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), Cli
             Partial::Exclude
         },
     };
-    let board = evaluation::leaderboard(pool, settings, scope).await?;
+    let evaluated =
+        (evaluation::leaderboard(pool, &args.options, scope).await).map_err(|error| {
+            CliError::internal(
+                "the leaderboard cannot be computed from the study file",
+                error,
+            )
+        })?;
+    let board = &evaluated.board;
     let text = match args.format {
         LeaderboardFormat::Table => board.to_table(),
         LeaderboardFormat::Csv if args.per_target => board.per_target_csv(),
         LeaderboardFormat::Csv => board.to_csv(),
-        LeaderboardFormat::Json => board.to_json(),
+        LeaderboardFormat::Json => board.to_json(args.per_target),
     };
     write_output(None, |out| out.write_all(text.as_bytes()))
 }

@@ -3,8 +3,9 @@
 //! pooled be judged fairly), the rater's consistency with their own earlier ratings, how much
 //! the ranking depends on the metric's variant, and the time the judgments took.
 //!
-//! [`run`] reads the study; [`compute`] and the modules below it are pure, like the metrics.
-//! `paperjudge checks` and `/checks` both come here.
+//! [`run`] reads the study (the evaluation set of the leaderboard and the rating history);
+//! [`compute`] and the modules below it are pure, like the metrics. `paperjudge checks` and
+//! `/checks` both come here.
 
 mod pool_bias;
 mod ranking;
@@ -19,9 +20,9 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use crate::db;
-use crate::domain::{PoolDepth, Stars};
-use crate::evaluation::{self, EvaluationInput, LeaderboardOptions};
-use crate::leaderboard::Partial;
+use crate::domain::{PaperId, PoolDepth, Stars};
+use crate::evaluation::{EvaluationSet, LeaderboardOptions};
+use crate::leaderboard::{Partial, Study, TargetInput};
 use crate::metrics::{self, Settings};
 
 pub use pool_bias::{ModelBias, PoolBias};
@@ -89,16 +90,36 @@ pub struct History {
     pub rated_pairs: i64,
 }
 
+/// Lists are read whole: the variants that skip unjudged papers condense them before the
+/// cutoff.
+pub const LIST_DEPTH: usize = usize::MAX;
+
 /// The checks of a study under `options` (the leaderboard's), over fully rated targets or,
-/// with `partial`, every target with a rating.
+/// with `partial`, every target with a rating: what `paperjudge checks` prints.
 pub async fn run(
     pool: &SqlitePool,
     options: &LeaderboardOptions,
     partial: Partial,
 ) -> Result<Checks, sqlx::Error> {
-    let settings = evaluation::settings(pool, options).await?;
-    let pool_depth = db::study::pool_depth(pool).await?;
-    let input = evaluation::input(pool, partial).await?;
+    let set = EvaluationSet::load(pool, LIST_DEPTH).await?;
+    of_set(pool, &set, options, partial).await
+}
+
+/// The checks of the evaluation set `set` (read with [`LIST_DEPTH`]) and the study's history.
+/// Partly rated targets evaluated (with `partial`) are recorded as unblinded, as the
+/// leaderboard records them.
+pub async fn of_set(
+    pool: &SqlitePool,
+    set: &EvaluationSet,
+    options: &LeaderboardOptions,
+    partial: Partial,
+) -> Result<Checks, sqlx::Error> {
+    let unblinded: Vec<PaperId> = (set.study.targets.iter().zip(&set.targets))
+        .filter(|(target, _)| partial.evaluates(target) && !target.fully_rated)
+        .map(|(_, (key, _))| *key)
+        .collect();
+    db::targets::record_unblinded(pool, &unblinded).await?;
+    let settings = options.settings(set.study.pool_depth);
     let judgments = db::checks::judgments(pool).await?;
     let rechecks = db::checks::rechecks(pool).await?;
     let progress = db::checks::recheck_progress(pool).await?;
@@ -119,9 +140,19 @@ pub async fn run(
             .collect(),
         rated_pairs: progress.rated_in_finished,
     };
-    // The kappa interval's resamples keep the cores busy for a moment: off the async workers.
+    // The kappa interval's resamples keep the cores busy for a moment: off the async workers,
+    // with the targets in a thread of their own.
+    let study = Study {
+        models: set.study.models.clone(),
+        targets: (set.study.targets.iter())
+            .filter(|target| partial.evaluates(target))
+            .cloned()
+            .collect(),
+        total: set.study.total,
+        pool_depth: set.study.pool_depth,
+    };
     let computing =
-        tokio::task::spawn_blocking(move || compute(&input, &history, settings, pool_depth));
+        tokio::task::spawn_blocking(move || compute(&study, &history, settings, partial));
     Ok(computing
         .await
         .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic())))
@@ -134,17 +165,19 @@ fn seconds(text: &str) -> Option<i64> {
         .map(OffsetDateTime::unix_timestamp)
 }
 
-/// The checks of `input` and `history` under `settings`.
+/// The checks of the targets of `study` that `partial` evaluates, and of `history`, under
+/// `settings`.
 pub fn compute(
-    input: &EvaluationInput,
+    study: &Study<PaperId>,
     history: &History,
     settings: Settings,
-    pool_depth: PoolDepth,
+    partial: Partial,
 ) -> Checks {
+    let pool_depth: PoolDepth = study.pool_depth;
     let depth = usize::try_from(pool_depth.get()).unwrap_or(usize::MAX);
-    let targets_evaluated = (input.targets.iter())
-        .filter(|target| !target.judgments.is_empty())
-        .count();
+    let targets: Vec<&TargetInput<PaperId>> = (study.targets.iter())
+        .filter(|target| partial.evaluates(target))
+        .collect();
     let pairs: Vec<(Stars, Stars)> = (history.rechecks.iter())
         .map(|recheck| (recheck.then, recheck.now))
         .collect();
@@ -152,12 +185,12 @@ pub fn compute(
         settings: SettingsJson {
             metrics: settings,
             pool_depth: pool_depth.get(),
-            partial: input.study.partial,
+            partial,
         },
-        targets_evaluated,
-        pool_bias: pool_bias::pool_bias(&input.models, &input.targets, &settings, depth),
+        targets_evaluated: targets.len(),
+        pool_bias: pool_bias::pool_bias(&study.models, &targets, &settings, depth),
         consistency: consistency(&pairs, history.rated_pairs),
-        sensitivity: sensitivity::sensitivity(&input.models, &input.targets, &settings, depth),
+        sensitivity: sensitivity::sensitivity(&study.models, &targets, &settings, depth),
         timing: timing::timing(&history.judgments, &history.rechecks),
     }
 }

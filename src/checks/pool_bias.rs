@@ -7,7 +7,8 @@ use std::hash::Hash;
 
 use serde::Serialize;
 
-use super::ranking::{mean_ndcg, rank_of};
+use super::ranking::{mean_ndcg, mean_ndcg_against, rank_of};
+use crate::domain::Stars;
 use crate::leaderboard::TargetInput;
 use crate::metrics::Settings;
 
@@ -50,12 +51,12 @@ pub struct PoolBias {
 /// `settings`, with a pool of each model's top `pool_depth`.
 pub fn pool_bias<K: Copy + Eq + Hash>(
     models: &[String],
-    targets: &[TargetInput<K>],
+    targets: &[&TargetInput<K>],
     settings: &Settings,
     pool_depth: usize,
 ) -> PoolBias {
     let scores: Vec<Option<f64>> = (0..models.len())
-        .map(|model| mean_ndcg(targets, model, settings, |target| target.judgments.clone()))
+        .map(|model| mean_ndcg(targets, model, settings))
         .collect();
     let uniques: Vec<Vec<HashSet<K>>> = targets
         .iter()
@@ -71,15 +72,17 @@ pub fn pool_bias<K: Copy + Eq + Hash>(
                 })
                 .filter(|stars| **stars >= settings.threshold)
                 .count();
-            let mut index = 0;
-            let ndcg_without = mean_ndcg(targets, model, settings, |target| {
-                let without = unique(index);
-                index += 1;
-                (target.judgments.iter())
-                    .filter(|(paper, _)| !without.contains(paper))
-                    .map(|(paper, stars)| (*paper, *stars))
-                    .collect::<HashMap<K, _>>()
-            });
+            // What a model that was not pooled faces: its unique pairs unrated.
+            let reduced: Vec<HashMap<K, Stars>> = (targets.iter().enumerate())
+                .map(|(index, target)| {
+                    (target.judgments.iter())
+                        .filter(|(paper, _)| !unique(index).contains(paper))
+                        .map(|(paper, stars)| (*paper, *stars))
+                        .collect()
+                })
+                .collect();
+            let scored = targets.iter().zip(&reduced).map(|(target, j)| (*target, j));
+            let ndcg_without = mean_ndcg_against(scored, model, settings);
             let mut without = scores.clone();
             without[model] = ndcg_without;
             ModelBias {

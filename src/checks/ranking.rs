@@ -9,19 +9,27 @@ use crate::domain::Stars;
 use crate::leaderboard::TargetInput;
 use crate::metrics::{self, Settings};
 
-/// The mean NDCG@k of the model at position `model` over `targets`, each scored against the
-/// judgments `judgments_of` gives for it (called once per target, in order). A target without
-/// judgments is not evaluated, as on the leaderboard.
+/// The mean NDCG@k of the model at position `model` over `targets`, as the leaderboard has it.
 pub fn mean_ndcg<K: Copy + Eq + Hash>(
-    targets: &[TargetInput<K>],
+    targets: &[&TargetInput<K>],
     model: usize,
     settings: &Settings,
-    mut judgments_of: impl FnMut(&TargetInput<K>) -> HashMap<K, Stars>,
 ) -> Option<f64> {
-    let values = targets.iter().map(|target| {
-        let judgments = judgments_of(target);
+    let scored = targets.iter().map(|target| (*target, &target.judgments));
+    mean_ndcg_against(scored, model, settings)
+}
+
+/// The mean NDCG@k of the model at position `model` over targets each scored against the
+/// judgments paired with it. A target without judgments is not evaluated, as on the
+/// leaderboard.
+pub fn mean_ndcg_against<'a, K: Copy + Eq + Hash + 'a>(
+    scored: impl Iterator<Item = (&'a TargetInput<K>, &'a HashMap<K, Stars>)>,
+    model: usize,
+    settings: &Settings,
+) -> Option<f64> {
+    let values = scored.map(|(target, judgments)| {
         let list = target.lists[model].as_deref().unwrap_or_default();
-        metrics::evaluate_target(list, &judgments, settings).ndcg
+        metrics::evaluate_target(list, judgments, settings).ndcg
     });
     metrics::mean(values).value
 }

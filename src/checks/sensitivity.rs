@@ -59,13 +59,13 @@ const CHANGES_NAMED: usize = 3;
 
 pub fn sensitivity<K: Copy + Eq + Hash>(
     models: &[String],
-    targets: &[TargetInput<K>],
+    targets: &[&TargetInput<K>],
     settings: &Settings,
     pool_depth: usize,
 ) -> Sensitivity {
     let scores_under = |settings: &Settings| -> Vec<Option<f64>> {
         (0..models.len())
-            .map(|model| mean_ndcg(targets, model, settings, |target| target.judgments.clone()))
+            .map(|model| mean_ndcg(targets, model, settings))
             .collect()
     };
     let default_scores = scores_under(settings);
@@ -199,11 +199,12 @@ mod tests {
         let stars = |value| Stars::new(value).unwrap();
         let target = TargetInput {
             target: "T".to_owned(),
+            fully_rated: true,
             judgments: HashMap::from([(1, stars(5)), (2, stars(1)), (3, stars(3))]),
             lists: vec![Some(vec![1, 3, 2]), Some(vec![2])],
         };
         let models = ["a".to_owned(), "b".to_owned()];
-        let sensitivity = sensitivity(&models, &[target], &Settings::default(), 8);
+        let sensitivity = sensitivity(&models, &[&target], &Settings::default(), 8);
         assert_eq!(sensitivity.variants.len(), 24);
         assert_eq!(sensitivity.leader.as_deref(), Some("a"));
         assert!(sensitivity.leader_changes.is_empty());

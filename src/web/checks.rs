@@ -25,6 +25,7 @@ use crate::db;
 use crate::db::checks::RecheckProgress;
 use crate::db::WriteQueue;
 use crate::domain::Stars;
+use crate::evaluation::Evaluations;
 use chart::BarChart;
 
 pub const RECHECK_PATH: &str = "/checks/recheck";
@@ -38,14 +39,24 @@ pub fn routes(config: &mut web::ServiceConfig) {
         .route(RECHECK_PATH, web::post().to(record_recheck));
 }
 
-/// The checks the address asks for; `sort`, `order` and `per_target` change nothing here.
-async fn compute(pool: &SqlitePool, request: &HttpRequest) -> Result<Checks, WebError> {
+/// The checks the address asks for, from the evaluation set the server keeps for the study's
+/// current revision; `sort`, `order` and `per_target` change nothing here.
+async fn compute(
+    pool: &SqlitePool,
+    evaluations: &Evaluations,
+    request: &HttpRequest,
+) -> Result<Checks, WebError> {
     let query = LeaderboardQuery::parse(request.query_string())?;
-    Ok(checks::run(pool, &query.options, query.partial).await?)
+    let set = evaluations.set(pool, checks::LIST_DEPTH).await?;
+    Ok(checks::of_set(pool, &set, &query.options, query.partial).await?)
 }
 
-async fn json(request: HttpRequest, pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
-    let checks = compute(&pool, &request).await?;
+async fn json(
+    request: HttpRequest,
+    pool: web::Data<SqlitePool>,
+    evaluations: web::Data<Evaluations>,
+) -> Result<HttpResponse, WebError> {
+    let checks = compute(&pool, &evaluations, &request).await?;
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())
         .body(checks.to_json()))
@@ -104,8 +115,12 @@ impl ChecksPage {
     }
 }
 
-async fn show(request: HttpRequest, pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
-    let checks = compute(&pool, &request).await?;
+async fn show(
+    request: HttpRequest,
+    pool: web::Data<SqlitePool>,
+    evaluations: web::Data<Evaluations>,
+) -> Result<HttpResponse, WebError> {
+    let checks = compute(&pool, &evaluations, &request).await?;
     let progress = db::checks::recheck_progress(&**pool).await?;
     let query = request.query_string();
     let mut variant_ks: Vec<usize> = (checks.sensitivity.variants.iter())

@@ -16,6 +16,7 @@ mod checks_pool_bias;
 mod checks_web;
 mod cli;
 mod durability;
+mod evaluation;
 mod import_papers;
 mod import_ratings;
 mod import_recommendations;
