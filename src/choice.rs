@@ -77,7 +77,7 @@ pub struct Chosen {
     pub without_recommendations: usize,
     /// The study rated every candidate before, and now rates the chosen ones.
     pub switched: bool,
-    pub pool: BlindPoolChange,
+    pub blind_pool: BlindPoolChange,
 }
 
 impl fmt::Display for Chosen {
@@ -100,9 +100,9 @@ impl fmt::Display for Chosen {
                 plural(self.without_recommendations, "its", "their"),
             )?;
         }
-        write!(f, "; pool: {} pairs added", self.pool.added)?;
-        if self.pool.removed > 0 {
-            write!(f, ", {} removed", self.pool.removed)?;
+        write!(f, "; pool: {} pairs added", self.blind_pool.added)?;
+        if self.blind_pool.removed > 0 {
+            write!(f, ", {} removed", self.blind_pool.removed)?;
         }
         if self.switched {
             write!(
@@ -121,8 +121,8 @@ pub async fn choose(
     ids: &[String],
     rng: &mut impl Rng,
 ) -> Result<Chosen, ChoiceError> {
-    let keys = resolve(conn, ids).await?;
-    choose_keys(conn, &keys, rng).await
+    let papers = resolve(conn, ids).await?;
+    choose_papers(conn, &papers, rng).await
 }
 
 /// Chooses `count` targets at random among the papers with recommendations that are not
@@ -145,13 +145,13 @@ pub async fn sample(
     let mut seeded = ChaCha8Rng::seed_from_u64(seed);
     let mut drawn = rand::seq::index::sample(&mut seeded, candidates.len(), count).into_vec();
     drawn.sort_unstable();
-    let keys: Vec<PaperId> = drawn.into_iter().map(|index| candidates[index]).collect();
-    choose_keys(conn, &keys, rng).await
+    let papers: Vec<PaperId> = drawn.into_iter().map(|index| candidates[index]).collect();
+    choose_papers(conn, &papers, rng).await
 }
 
-async fn choose_keys(
+async fn choose_papers(
     conn: &mut SqliteConnection,
-    keys: &[PaperId],
+    papers: &[PaperId],
     rng: &mut impl Rng,
 ) -> Result<Chosen, ChoiceError> {
     let mut chosen = Chosen::default();
@@ -161,8 +161,8 @@ async fn choose_keys(
         chosen.switched = true;
     }
     let depth = db::study::pool_depth(&mut *conn).await?.get();
-    for &key in keys {
-        let state = targets::state(&mut *conn, key).await?;
+    for &paper in papers {
+        let state = targets::state(&mut *conn, paper).await?;
         if state.is_some_and(|state| state.active) {
             chosen.already += 1;
             continue;
@@ -171,11 +171,11 @@ async fn choose_keys(
         if !state.is_some_and(|state| state.listed) {
             chosen.without_recommendations += 1;
         }
-        targets::activate(&mut *conn, key, rng).await?;
+        targets::activate(&mut *conn, paper, rng).await?;
         // Pairs already pooled keep their display keys: a target chosen again keeps its order.
-        let change = db::blind_pool::refresh_target(&mut *conn, key, depth, rng).await?;
-        chosen.pool.added += change.added;
-        chosen.pool.removed += change.removed;
+        let change = db::blind_pool::refresh_target(&mut *conn, paper, depth, rng).await?;
+        chosen.blind_pool.added += change.added;
+        chosen.blind_pool.removed += change.removed;
     }
     Ok(chosen)
 }
@@ -188,13 +188,13 @@ pub async fn choose_all(
 ) -> Result<BlindPoolChange, ChoiceError> {
     targets::set_choice(&mut *conn, TargetChoice::All).await?;
     let depth = db::study::pool_depth(&mut *conn).await?.get();
-    let mut pool = BlindPoolChange::default();
-    for key in targets::activate_every_candidate(&mut *conn).await? {
-        let change = db::blind_pool::refresh_target(&mut *conn, key, depth, rng).await?;
-        pool.added += change.added;
-        pool.removed += change.removed;
+    let mut blind_pool = BlindPoolChange::default();
+    for target in targets::activate_every_candidate(&mut *conn).await? {
+        let change = db::blind_pool::refresh_target(&mut *conn, target, depth, rng).await?;
+        blind_pool.added += change.added;
+        blind_pool.removed += change.removed;
     }
-    Ok(pool)
+    Ok(blind_pool)
 }
 
 /// What dropping did.
@@ -255,12 +255,12 @@ async fn drop_checked(
     ids: &[String],
     only_unrated: bool,
 ) -> Result<Dropped, ChoiceError> {
-    let keys = resolve(conn, ids).await?;
+    let papers = resolve(conn, ids).await?;
     let mut not_chosen = Vec::new();
     let mut rated = Vec::new();
     let mut dropped = Dropped::default();
-    for (id, &key) in ids_of(ids).zip(&keys) {
-        match targets::state(&mut *conn, key).await? {
+    for (id, &paper) in ids_of(ids).zip(&papers) {
+        match targets::state(&mut *conn, paper).await? {
             Some(state) if state.active => {
                 if state.rated > 0 {
                     rated.push(id.to_owned());
@@ -280,10 +280,10 @@ async fn drop_checked(
         targets::set_choice(&mut *conn, TargetChoice::Chosen).await?;
         dropped.switched = true;
     }
-    for &key in &keys {
-        targets::deactivate(&mut *conn, key).await?;
+    for &target in &papers {
+        targets::deactivate(&mut *conn, target).await?;
     }
-    dropped.targets = keys.len();
+    dropped.targets = papers.len();
     dropped.with_ratings = rated.len();
     Ok(dropped)
 }
@@ -296,19 +296,19 @@ fn ids_of(ids: &[String]) -> impl Iterator<Item = &str> {
         .filter(move |id| seen.insert(*id))
 }
 
-/// The keys of the papers with these ids (once each, in the order given); an error naming
-/// every id that is no paper.
+/// The papers with these external ids (once each, in the order given); an error naming every
+/// id that is no paper.
 async fn resolve(conn: &mut SqliteConnection, ids: &[String]) -> Result<Vec<PaperId>, ChoiceError> {
-    let mut keys = Vec::new();
+    let mut papers = Vec::new();
     let mut unknown = Vec::new();
     for id in ids_of(ids) {
-        match db::papers::key_of(&mut *conn, id).await? {
-            Some(key) => keys.push(key),
+        match db::papers::id_of(&mut *conn, id).await? {
+            Some(paper) => papers.push(paper),
             None => unknown.push(id.to_owned()),
         }
     }
     if unknown.is_empty() {
-        Ok(keys)
+        Ok(papers)
     } else {
         Err(ChoiceError::UnknownIds(unknown))
     }

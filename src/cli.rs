@@ -57,7 +57,7 @@ pub enum Command {
     /// Export ratings, TREC qrels or the blind pool.
     #[command(subcommand)]
     Export(ExportCommand),
-    /// Compare the models (every option as in metrics.md).
+    /// Compare the models (every metric and option is defined in docs/metrics.md).
     Leaderboard(LeaderboardArgs),
     /// Write a consistent copy of the study to FILE, even while the server is running.
     Backup { file: PathBuf },
@@ -822,9 +822,9 @@ fn targets_csv(targets: &[db::targets::TargetSummary]) -> Result<String, csv::Er
 /// `paperjudge next`: the id of the target `/next` opens, nothing when every pair is rated.
 async fn next(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
     let next = match db::targets::first_to_rate(pool).await? {
-        Some(key) => {
-            let paper = db::papers::get(pool, key).await?;
-            let progress = db::targets::progress(pool, key).await?;
+        Some(target) => {
+            let paper = db::papers::get(pool, target).await?;
+            let progress = db::targets::progress(pool, target).await?;
             paper.zip(progress)
         }
         None => None,

@@ -9,7 +9,6 @@ pub struct Stars(u8);
 
 impl Stars {
     pub const MIN: Stars = Stars(1);
-    pub const MAX: Stars = Stars(5);
 
     /// `None` unless `value` is in 1..=5.
     pub fn new(value: i64) -> Option<Stars> {

@@ -15,5 +15,6 @@ pub mod import;
 pub mod leaderboard;
 pub mod metrics;
 pub mod parallel;
+pub mod rating;
 pub mod terminal;
 pub mod web;

@@ -9,21 +9,55 @@
 "use strict";
 
 (function () {
-  const pool = document.querySelector(".pool");
+  // ---- What the script needs of the page
+  //
+  // The contract with templates/rating.html, written down once: every element and attribute
+  // of the page this script reads or changes is named by a selector here and nowhere else.
+  // The template points here, and tests/it/rating_page_contract.rs renders a rating page and
+  // checks every selector: each of PAGE matches exactly one element, PAPERS matches every
+  // paper, and each of PAPER matches inside every paper. One selector a line, as
+  // `name: "selector",`, so that the test can read them.
+  //
+  // Beyond the selectors: a paper's data-stars holds its stars (empty when unrated) and its
+  // class has is-rated or is-unrated to match; the script keeps both (and is-current, and the
+  // js class on the root, which only the stylesheet reads) up to date.
+  const PAGE = {
+    pool: "ol.pool",
+    ratedCount: "#target-rated",
+    totalCount: "#target-total",
+    progressBar: "progress#target-progress[max][value]",
+    liveStatus: "#live-status[aria-live]",
+    undoForm: "form#undo-form[method=post][action]",
+    nextTarget: "a#next-target[href]",
+    keysDialog: "dialog#keys-dialog",
+    keysClose: "button#keys-close",
+    keyHint: "#key-hint[hidden]",
+    guidelines: "details#guidelines",
+  };
+  const PAPERS = "ol.pool article.paper[id][tabindex][data-paper][data-stars]";
+  const PAPER = {
+    rateForm: "form.rate-form[method=post][action]",
+    clearForm: "form.clear-form[method=post][action]",
+    star: 'label input[type="radio"][name="stars"][value]',
+    starText: "label .star-text",
+    status: ".paper-status",
+  };
+
+  const pool = document.querySelector(PAGE.pool);
   if (!pool) {
     return;
   }
   document.documentElement.classList.add("js");
 
-  const papers = Array.from(pool.querySelectorAll("article.paper"));
-  const ratedCount = document.getElementById("target-rated");
-  const totalCount = document.getElementById("target-total");
-  const progressBar = document.getElementById("target-progress");
-  const liveStatus = document.getElementById("live-status");
-  const undoForm = document.getElementById("undo-form");
-  const nextTarget = document.getElementById("next-target");
-  const keysDialog = document.getElementById("keys-dialog");
-  const guidelines = document.getElementById("guidelines");
+  const papers = Array.from(document.querySelectorAll(PAPERS));
+  const ratedCount = document.querySelector(PAGE.ratedCount);
+  const totalCount = document.querySelector(PAGE.totalCount);
+  const progressBar = document.querySelector(PAGE.progressBar);
+  const liveStatus = document.querySelector(PAGE.liveStatus);
+  const undoForm = document.querySelector(PAGE.undoForm);
+  const nextTarget = document.querySelector(PAGE.nextTarget);
+  const keysDialog = document.querySelector(PAGE.keysDialog);
+  const guidelines = document.querySelector(PAGE.guidelines);
 
   const FIRST_RETRY_MS = 1000;
   const LAST_RETRY_MS = 30000;
@@ -38,7 +72,7 @@
     paper.dataset.stars = stars === null ? "" : String(stars);
     paper.classList.toggle("is-rated", stars !== null);
     paper.classList.toggle("is-unrated", stars === null);
-    for (const radio of paper.querySelectorAll('input[name="stars"]')) {
+    for (const radio of paper.querySelectorAll(PAPER.star)) {
       radio.checked = Number(radio.value) === stars;
     }
   }
@@ -48,12 +82,12 @@
     if (stars === null) {
       return "not rated";
     }
-    const radio = paper.querySelector('input[name="stars"][value="' + stars + '"]');
-    return radio.closest("label").querySelector(".star-text").textContent.trim();
+    const radio = paper.querySelector(PAPER.star + '[value="' + stars + '"]');
+    return radio.closest("label").querySelector(PAPER.starText).textContent.trim();
   }
 
   function setPaperStatus(paper, text, state) {
-    const status = paper.querySelector(".paper-status");
+    const status = paper.querySelector(PAPER.status);
     status.textContent = text;
     status.dataset.state = state;
   }
@@ -164,7 +198,7 @@
 
   // Sets (1..5) or clears (null) the rating of a paper.
   function rate(paper, stars) {
-    const form = paper.querySelector(stars === null ? ".clear-form" : ".rate-form");
+    const form = paper.querySelector(stars === null ? PAPER.clearForm : PAPER.rateForm);
     const body = new URLSearchParams(new FormData(form));
     if (stars !== null) {
       body.set("stars", String(stars));
@@ -366,19 +400,19 @@
       current = index;
       papers.forEach((other) => other.classList.toggle("is-current", other === paper));
     });
-    paper.querySelector(".rate-form").addEventListener("change", (event) => {
+    paper.querySelector(PAPER.rateForm).addEventListener("change", (event) => {
       if (event.target.name === "stars") {
         rate(paper, Number(event.target.value));
       }
     });
-    paper.querySelector(".rate-form").addEventListener("submit", (event) => {
+    paper.querySelector(PAPER.rateForm).addEventListener("submit", (event) => {
       event.preventDefault();
-      const checked = paper.querySelector('input[name="stars"]:checked');
+      const checked = paper.querySelector(PAPER.star + ":checked");
       if (checked) {
         rate(paper, Number(checked.value));
       }
     });
-    paper.querySelector(".clear-form").addEventListener("submit", (event) => {
+    paper.querySelector(PAPER.clearForm).addEventListener("submit", (event) => {
       event.preventDefault();
       rate(paper, null);
     });
@@ -389,8 +423,8 @@
     undo();
   });
 
-  document.getElementById("keys-close").addEventListener("click", () => keysDialog.close());
-  document.getElementById("key-hint").hidden = false;
+  document.querySelector(PAGE.keysClose).addEventListener("click", () => keysDialog.close());
+  document.querySelector(PAGE.keyHint).hidden = false;
 
   // ---- The guidelines stay folded once folded
 

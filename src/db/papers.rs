@@ -91,7 +91,7 @@ impl<'c> PaperWriter<'c> {
 #[derive(Debug, Default)]
 pub struct PaperIndex {
     numbers: rustc_hash::FxHashMap<Box<str>, u32>,
-    keys: Vec<PaperId>,
+    ids: Vec<PaperId>,
 }
 
 impl PaperIndex {
@@ -102,21 +102,21 @@ impl PaperIndex {
 
     /// The row id of the paper with this external id.
     pub fn resolve(&self, external_id: &str) -> Option<PaperId> {
-        self.number(external_id).map(|number| self.key(number))
+        self.number(external_id).map(|number| self.id(number))
     }
 
     /// The row id of the paper numbered `number`.
-    pub fn key(&self, number: u32) -> PaperId {
-        self.keys[number as usize]
+    pub fn id(&self, number: u32) -> PaperId {
+        self.ids[number as usize]
     }
 
     /// How many papers there are (numbers run from 0 to this, excluded).
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.ids.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.ids.is_empty()
     }
 }
 
@@ -130,7 +130,7 @@ pub fn index(conn: &rusqlite::Connection) -> rusqlite::Result<PaperIndex> {
         index
             .numbers
             .insert(row.get::<_, String>(0)?.into_boxed_str(), number);
-        index.keys.push(PaperId(row.get(1)?));
+        index.ids.push(PaperId(row.get(1)?));
         number += 1;
     }
     Ok(index)
@@ -151,17 +151,17 @@ pub struct Paper {
 
 pub async fn get<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    key: PaperId,
+    id: PaperId,
 ) -> Result<Option<Paper>, sqlx::Error> {
     sqlx::query_as(
         "SELECT id, external_id, title, abstract, authors, year, url FROM papers WHERE id = ?",
     )
-    .bind(key.0)
+    .bind(id.0)
     .fetch_optional(executor)
     .await
 }
 
-pub async fn key_of<'e, E: SqliteExecutor<'e>>(
+pub async fn id_of<'e, E: SqliteExecutor<'e>>(
     executor: E,
     external_id: &str,
 ) -> Result<Option<PaperId>, sqlx::Error> {

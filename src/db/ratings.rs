@@ -254,37 +254,3 @@ pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
     .fetch_all(executor)
     .await
 }
-
-/// One entry of the rating history.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HistoryEntry {
-    pub stars: Option<Stars>,
-    pub previous: Option<Stars>,
-    pub source: String,
-    pub changed_at: String,
-}
-
-/// The history of one pair, oldest first.
-pub async fn history<'e, E: SqliteExecutor<'e>>(
-    executor: E,
-    target: PaperId,
-    paper: PaperId,
-) -> Result<Vec<HistoryEntry>, sqlx::Error> {
-    let rows: Vec<(Option<i64>, Option<i64>, String, String)> = sqlx::query_as(
-        "SELECT stars, previous_stars, source, changed_at FROM rating_history
-         WHERE target_id = ? AND paper_id = ? ORDER BY id",
-    )
-    .bind(target.0)
-    .bind(paper.0)
-    .fetch_all(executor)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(|(stars, previous, source, changed_at)| HistoryEntry {
-            stars: stars_from_db(stars),
-            previous: stars_from_db(previous),
-            source,
-            changed_at,
-        })
-        .collect())
-}

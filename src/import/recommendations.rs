@@ -225,7 +225,7 @@ impl Writer<'_, '_> {
         let mut arriving = Vec::new();
         let mut leaving = Vec::new();
         for target_lists in lists.by_target() {
-            let target = self.papers.key(target_lists[0].target);
+            let target = self.papers.id(target_lists[0].target);
             let found = self.targets.find(target)?;
             let listed = found.is_some_and(|found| found.listed);
             arriving.clear();

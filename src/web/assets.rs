@@ -7,7 +7,8 @@
 use std::sync::LazyLock;
 
 use actix_web::http::header;
-use actix_web::HttpResponse;
+use actix_web::{web, HttpResponse};
+use sha2::{Digest, Sha256};
 
 pub const STYLESHEET_PATH: &str = "/static/style.css";
 pub const SCRIPT_PATH: &str = "/static/rating.js";
@@ -40,15 +41,23 @@ pub fn leaderboard_script_href() -> &'static str {
     &LEADERBOARD_SCRIPT_HREF
 }
 
-pub async fn stylesheet() -> HttpResponse {
+/// The three files, each at its path.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route(STYLESHEET_PATH, web::get().to(stylesheet))
+        .route(SCRIPT_PATH, web::get().to(script))
+        .route(LEADERBOARD_SCRIPT_PATH, web::get().to(leaderboard_script));
+}
+
+async fn stylesheet() -> HttpResponse {
     cached("text/css; charset=utf-8", STYLESHEET)
 }
 
-pub async fn script() -> HttpResponse {
+async fn script() -> HttpResponse {
     cached("text/javascript; charset=utf-8", SCRIPT)
 }
 
-pub async fn leaderboard_script() -> HttpResponse {
+async fn leaderboard_script() -> HttpResponse {
     cached("text/javascript; charset=utf-8", LEADERBOARD_SCRIPT)
 }
 
@@ -59,15 +68,11 @@ fn cached(content_type: &'static str, body: &'static str) -> HttpResponse {
         .body(body)
 }
 
+/// `path` with the first 16 hex digits of the SHA-256 of `content` as its version: stable
+/// across builds and Rust versions (unlike `DefaultHasher`), and new with every change.
 fn versioned(path: &str, content: &str) -> String {
-    format!("{path}?v={:016x}", fnv1a(content.as_bytes()))
-}
-
-/// 64-bit FNV-1a: tiny, and stable across builds and Rust versions (unlike `DefaultHasher`).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    let digest = Sha256::digest(content.as_bytes());
+    format!("{path}?v={}", hex::encode(&digest[..8]))
 }
 
 #[cfg(test)]
@@ -75,8 +80,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fnv1a_matches_the_reference_values() {
-        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    fn a_version_is_the_start_of_the_content_digest() {
+        // SHA-256("abc") = ba7816bf8f01cfea...
+        assert_eq!(versioned("/x.css", "abc"), "/x.css?v=ba7816bf8f01cfea");
+        assert_ne!(versioned("/x.css", "abd"), versioned("/x.css", "abc"));
     }
 }

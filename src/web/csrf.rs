@@ -17,19 +17,18 @@
 
 use std::future::{ready, Ready};
 
+use std::time::Duration;
+
 use actix_web::body::MessageBody;
-use actix_web::cookie::{self, Cookie, SameSite};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
 use actix_web::middleware::Next;
 use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 use hmac::{Hmac, Mac};
-use rand::Rng;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use sqlx::SqlitePool;
-use subtle::ConstantTimeEq;
 
-use super::WebError;
+use super::{tokens, WebError};
 use crate::db;
 
 const COOKIE_NAME: &str = "paperjudge_browser";
@@ -37,16 +36,12 @@ const BROWSER_ID_BYTES: usize = 32;
 
 /// How long a browser keeps its session: 400 days, the longest Chromium keeps any cookie, so
 /// that undo reaches the changes of earlier days.
-const COOKIE_LIFETIME_DAYS: i64 = 400;
-
-/// Whether the app's cookies are marked `Secure`: a proxy serves it over HTTPS.
-#[derive(Debug, Clone, Copy)]
-pub struct SecureCookies(pub bool);
+const COOKIE_LIFETIME: Duration = Duration::from_secs(400 * 24 * 60 * 60);
 
 /// The study's secret for the tokens, read from the database by [`guard`] on the first
 /// request (the app is built before anything can be awaited).
 #[derive(Debug, Default)]
-pub struct FormKey(tokio::sync::OnceCell<Vec<u8>>);
+pub struct FormSecret(tokio::sync::OnceCell<Vec<u8>>);
 
 /// The browser that sent a request, by its session id.
 pub struct BrowserSession {
@@ -57,32 +52,34 @@ impl BrowserSession {
     /// How the rating history names this session: the SHA-256 of its id, in hex. The study
     /// file travels (copies, backups, mail); the id itself, which the cookie carries, does not.
     pub fn history_tag(&self) -> String {
-        hex(&Sha256::digest(self.id.as_bytes()))
+        tokens::sha256_hex(self.id.as_bytes())
     }
 }
 
 /// The browser session and CSRF token of a page's forms: the session in the request's cookie,
 /// or a new one.
 pub struct CsrfToken {
-    browser: String,
     token: String,
-    is_new: bool,
-    secure: bool,
+    /// The cookie of a browser that sent none (or a malformed one).
+    new_cookie: Option<actix_web::cookie::Cookie<'static>>,
 }
 
 impl CsrfToken {
     fn of(request: &HttpRequest) -> Result<CsrfToken, WebError> {
-        let secure =
-            (request.app_data::<web::Data<SecureCookies>>()).is_some_and(|secure| secure.0);
-        let (browser, is_new) = match request.cookie(COOKIE_NAME) {
-            Some(cookie) if is_well_formed(cookie.value()) => (cookie.value().to_owned(), false),
-            _ => (new_browser_id(), true),
+        let sent = (request.cookie(COOKIE_NAME))
+            .map(|cookie| cookie.value().to_owned())
+            .filter(|id| is_browser_id(id));
+        let (browser, new_cookie) = match sent {
+            Some(id) => (id, None),
+            None => {
+                let id = tokens::random::<BROWSER_ID_BYTES>();
+                let cookie = tokens::cookie(request, COOKIE_NAME, id.clone(), COOKIE_LIFETIME);
+                (id, Some(cookie))
+            }
         };
         Ok(CsrfToken {
-            token: token_for(form_key(request)?, &browser),
-            browser,
-            is_new,
-            secure,
+            token: token_for(form_secret(request)?, &browser),
+            new_cookie,
         })
     }
 
@@ -93,19 +90,10 @@ impl CsrfToken {
 
     /// Gives the browser its session cookie, if it did not send one.
     pub fn set_cookie_on(&self, response: &mut HttpResponse) -> Result<(), WebError> {
-        if !self.is_new {
-            return Ok(());
+        match &self.new_cookie {
+            Some(cookie) => tokens::set_cookie(response, cookie),
+            None => Ok(()),
         }
-        let cookie = Cookie::build(COOKIE_NAME, self.browser.clone())
-            .path("/")
-            .http_only(true)
-            .same_site(SameSite::Strict)
-            .secure(self.secure)
-            .max_age(cookie::time::Duration::days(COOKIE_LIFETIME_DAYS))
-            .finish();
-        response
-            .add_cookie(&cookie)
-            .map_err(|error| WebError::Internal(Box::new(error)))
     }
 }
 
@@ -123,13 +111,11 @@ impl FromRequest for CsrfToken {
 pub fn verify(request: &HttpRequest, submitted: Option<&str>) -> Result<BrowserSession, WebError> {
     let cookie = request.cookie(COOKIE_NAME).ok_or(WebError::Forbidden)?;
     let submitted = submitted.ok_or(WebError::Forbidden)?;
-    if !is_well_formed(cookie.value()) {
+    if !is_browser_id(cookie.value()) {
         return Err(WebError::Forbidden);
     }
-    let expected = token_for(form_key(request)?, cookie.value());
-    // Constant time: how long the comparison takes says nothing about how much of a guess is
-    // right. (The length is no secret: every token has the same.)
-    if bool::from(expected.as_bytes().ct_eq(submitted.as_bytes())) {
+    let expected = token_for(form_secret(request)?, cookie.value());
+    if tokens::same(expected.as_bytes(), submitted.as_bytes()) {
         Ok(BrowserSession {
             id: cookie.value().to_owned(),
         })
@@ -139,17 +125,16 @@ pub fn verify(request: &HttpRequest, submitted: Option<&str>) -> Result<BrowserS
 }
 
 /// The middleware: refuses a cross-site request that would change something (403), and
-/// loads the study's [`FormKey`] on the first request.
+/// loads the study's [`FormSecret`] on the first request.
 pub async fn guard(
     request: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let checked = match same_origin(request.request()) {
-        Ok(()) => load_form_key(&request).await,
+        Ok(()) => load_form_secret(&request).await,
         Err(refusal) => Err(refusal),
     };
     if let Err(error) = checked {
-        let error = error.answer_for(request.request());
         return Ok(request.error_response(error).map_into_right_body());
     }
     Ok(next.call(request).await?.map_into_left_body())
@@ -184,10 +169,12 @@ fn same_origin(request: &HttpRequest) -> Result<(), WebError> {
 /// This server's origin as the browser sees it: the scheme (HTTPS behind the TLS proxy) and
 /// the host the request was sent to (as a proxy forwards it).
 fn own_origin(request: &HttpRequest) -> String {
-    let behind_tls =
-        (request.app_data::<web::Data<SecureCookies>>()).is_some_and(|secure| secure.0);
     let info = request.connection_info();
-    let scheme = if behind_tls { "https" } else { info.scheme() };
+    let scheme = if tokens::behind_tls(request) {
+        "https"
+    } else {
+        info.scheme()
+    };
     normalized_origin(&format!("{scheme}://{}", info.host()))
 }
 
@@ -204,57 +191,42 @@ fn normalized_origin(origin: &str) -> String {
     origin.to_owned()
 }
 
-async fn load_form_key(request: &ServiceRequest) -> Result<(), WebError> {
-    let (Some(key), Some(pool)) = (
-        request.app_data::<web::Data<FormKey>>().cloned(),
+async fn load_form_secret(request: &ServiceRequest) -> Result<(), WebError> {
+    let (Some(secret), Some(pool)) = (
+        request.app_data::<web::Data<FormSecret>>().cloned(),
         request.app_data::<web::Data<SqlitePool>>().cloned(),
     ) else {
         return Ok(());
     };
-    key.0
+    secret
+        .0
         .get_or_try_init(|| db::study::form_secret(&**pool))
         .await?;
     Ok(())
 }
 
-fn form_key(request: &HttpRequest) -> Result<&[u8], WebError> {
+fn form_secret(request: &HttpRequest) -> Result<&[u8], WebError> {
     request
-        .app_data::<web::Data<FormKey>>()
-        .and_then(|key| key.0.get())
+        .app_data::<web::Data<FormSecret>>()
+        .and_then(|secret| secret.0.get())
         .map(Vec::as_slice)
-        .ok_or_else(|| WebError::Internal("the study's form key is not loaded".into()))
+        .ok_or_else(|| WebError::Internal("the study's form secret is not loaded".into()))
 }
 
 /// The token of a browser session: HMAC-SHA256 of its id under the study's secret, in hex.
-fn token_for(key: &[u8], browser: &str) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
+fn token_for(secret: &[u8], browser: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
     mac.update(browser.as_bytes());
-    hex(&mac.finalize().into_bytes())
+    hex::encode(mac.finalize().into_bytes())
 }
 
-fn new_browser_id() -> String {
-    let bytes: [u8; BROWSER_ID_BYTES] = rand::rng().random();
-    hex(&bytes)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
-fn is_well_formed(id: &str) -> bool {
-    id.len() == 2 * BROWSER_ID_BYTES && id.bytes().all(|byte| byte.is_ascii_hexdigit())
+fn is_browser_id(id: &str) -> bool {
+    tokens::is_well_formed(id, BROWSER_ID_BYTES)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn new_browser_ids_are_well_formed_and_differ() {
-        let (first, second) = (new_browser_id(), new_browser_id());
-        assert!(is_well_formed(&first), "{first}");
-        assert_ne!(first, second);
-    }
 
     #[test]
     fn a_token_depends_on_the_key_and_the_browser() {
@@ -264,14 +236,6 @@ mod tests {
         assert_eq!(token, token_for(b"key", &browser));
         assert_ne!(token, token_for(b"other key", &browser));
         assert_ne!(token, token_for(b"key", &"f".repeat(64)));
-    }
-
-    #[test]
-    fn malformed_cookies_are_not_browser_ids() {
-        assert!(!is_well_formed(""));
-        assert!(!is_well_formed(&"g".repeat(64)));
-        assert!(!is_well_formed(&"a".repeat(63)));
-        assert!(is_well_formed(&"0123456789abcdef".repeat(4)));
     }
 
     #[test]

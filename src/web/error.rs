@@ -1,13 +1,24 @@
-//! What can go wrong while answering a request, and the HTTP status each cause maps to.
+//! What can go wrong while answering a request, the HTTP status each cause maps to, and the
+//! answer it gets: the error page, or `{"error": message}` for a request that accepts JSON.
+//!
+//! Handlers, extractors and middleware just return a [`WebError`]; the page is its
+//! [`ResponseError`] answer, and [`answer_errors_by_accept`] turns it into JSON where the
+//! request asks for that (the rating script), so no handler decides that itself.
 //!
 //! The message of a client error says what to fix and is shown as is (escaped). An internal
 //! cause is logged with `tracing` and never shown: the person gets a generic message.
 
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::error::{PathError, QueryPayloadError, UrlencodedError};
 use actix_web::http::header::{self, ContentType};
 use actix_web::http::StatusCode;
+use actix_web::middleware::Next;
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use askama::Template;
+
+use super::answer::accepts_json;
+use crate::domain::PaperId;
 
 /// Why a request failed.
 #[derive(Debug, thiserror::Error)]
@@ -15,6 +26,10 @@ pub enum WebError {
     /// 400: the request is malformed; the message names the field and what is wrong with it.
     #[error("{0}")]
     BadRequest(String),
+    /// 401: a password protects the study and the request has no session (a browser is sent
+    /// to the login page instead).
+    #[error("you are not logged in (or your session ended): reload the page to log in")]
+    NotLoggedIn,
     /// 403: the form's CSRF token is missing or does not match the browser's cookie.
     #[error("the form's security token is missing or out of date: reload the page and try again")]
     Forbidden,
@@ -24,7 +39,8 @@ pub enum WebError {
          from its own pages"
     )]
     CrossSite(String),
-    /// 404: the message says what was not found.
+    /// 404: the message says what was not found; made by [`WebError::no_such_page`] and
+    /// [`WebError::no_such_target`].
     #[error("{0}")]
     NotFound(String),
     /// 405: the address exists, but not for this method; `allow` lists the methods it takes.
@@ -81,13 +97,22 @@ impl From<askama::Error> for WebError {
 }
 
 impl WebError {
-    /// This error as the client asked for it: JSON for the rating script, a page otherwise.
-    pub fn answer_for(self, request: &HttpRequest) -> actix_web::Error {
-        if accepts_json(request) {
-            JsonError(self).into()
-        } else {
-            self.into()
-        }
+    /// The answer for an address no route matches.
+    pub fn no_such_page() -> WebError {
+        WebError::NotFound("there is no page at this address".to_owned())
+    }
+
+    /// The answer for an address naming a paper that is no target being rated (never one,
+    /// or dropped).
+    pub fn no_such_target(target: PaperId) -> WebError {
+        WebError::NotFound(format!("there is no target {} in this study", target.0))
+    }
+
+    /// This error as an `actix_web::Error`. Kept for `web/downloads.rs` until it returns
+    /// `WebError` itself: [`answer_errors_by_accept`] now answers every error as the request
+    /// accepts it, so the request is no longer needed here.
+    pub fn answer_for(self, _request: &HttpRequest) -> actix_web::Error {
+        self.into()
     }
 
     /// This error as the answer to a request that changes something: an internal failure
@@ -119,6 +144,12 @@ impl WebError {
         }
         builder
     }
+
+    /// This error as `{"error": message}`, for a client that accepts JSON.
+    fn json_response(&self) -> HttpResponse {
+        self.response_builder()
+            .json(serde_json::json!({ "error": self.to_string() }))
+    }
 }
 
 #[derive(Template)]
@@ -132,6 +163,7 @@ impl ResponseError for WebError {
     fn status_code(&self) -> StatusCode {
         match self {
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebError::NotLoggedIn => StatusCode::UNAUTHORIZED,
             WebError::Forbidden | WebError::CrossSite(_) => StatusCode::FORBIDDEN,
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
@@ -164,48 +196,34 @@ impl ResponseError for WebError {
     }
 }
 
-/// A [`WebError`] answered as `{"error": message}`, for the rating script.
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct JsonError(WebError);
-
-impl ResponseError for JsonError {
-    fn status_code(&self) -> StatusCode {
-        self.0.status_code()
-    }
-
-    fn error_response(&self) -> HttpResponse {
-        self.0.log_internal_cause();
-        self.0
-            .response_builder()
-            .json(serde_json::json!({ "error": self.0.to_string() }))
-    }
-}
-
-/// Whether the request accepts `application/json` (the rating script's requests do).
-pub fn accepts_json(request: &HttpRequest) -> bool {
-    request
-        .headers()
-        .get_all(header::ACCEPT)
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .any(|media_range| {
-            let media_type = media_range.split(';').next().unwrap_or_default().trim();
-            media_type.eq_ignore_ascii_case("application/json")
-        })
-}
-
-/// The answer for an address no route matches.
-pub fn no_such_page() -> WebError {
-    WebError::NotFound("there is no page at this address".to_owned())
+/// The middleware that answers every [`WebError`] as the request accepts it: the error page
+/// it was rendered as, or for a request that accepts JSON, `{"error": message}` with the same
+/// status and headers.
+///
+/// It sees the errors of handlers, extractors and of the middleware inside it, which answer
+/// their refusals as responses (`ServiceRequest::error_response`), never as `Err`.
+pub async fn answer_errors_by_accept(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let wants_json = accepts_json(request.request());
+    let response = next.call(request).await?;
+    let json = (response.response().error())
+        .and_then(|error| error.as_error::<WebError>())
+        .filter(|_| wants_json)
+        .map(WebError::json_response);
+    Ok(match json {
+        Some(json) => response.into_response(json).map_into_right_body(),
+        None => response.map_into_left_body(),
+    })
 }
 
 /// A path parameter that is not an id (`/targets/abc`) names no page.
 pub fn unknown_path(_: PathError, _: &HttpRequest) -> actix_web::Error {
-    no_such_page().into()
+    WebError::no_such_page().into()
 }
 
-pub fn unreadable_form(error: UrlencodedError, request: &HttpRequest) -> actix_web::Error {
+pub fn unreadable_form(error: UrlencodedError, _: &HttpRequest) -> actix_web::Error {
     let error = match error {
         UrlencodedError::Overflow { limit, .. } => WebError::PayloadTooLarge { limit },
         UrlencodedError::ContentType => {
@@ -213,7 +231,7 @@ pub fn unreadable_form(error: UrlencodedError, request: &HttpRequest) -> actix_w
         }
         other => WebError::BadRequest(format!("the form cannot be read: {other}")),
     };
-    error.answer_for(request)
+    error.into()
 }
 
 pub fn unreadable_query(error: QueryPayloadError, _: &HttpRequest) -> actix_web::Error {

@@ -12,7 +12,6 @@ use actix_web::http::{header, Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::{web, Resource};
 
-use super::error::no_such_page;
 use super::WebError;
 
 /// The last resource of the app, matching every address, with no route of its own: a request
@@ -56,9 +55,8 @@ pub async fn head_and_not_allowed(
                 allow: allowed.join(", "),
             }
         }
-        _ => no_such_page(),
+        _ => WebError::no_such_page(),
     };
     let (request, _) = response.into_parts();
-    let error = error.answer_for(&request);
     Ok(ServiceResponse::from_err(error, request).map_into_right_body())
 }

@@ -1,15 +1,20 @@
 //! The web app: one function builds it for `main` and for the tests, on any listener.
 //!
 //! Pages are rendered on the server and work without JavaScript; `static/rating.js` makes the
-//! rating page keyboard-first. Handlers are thin: they read the request, call the data layer
-//! (`crate::db`, where all SQL lives) and render one template per page, or answer JSON.
+//! rating page keyboard-first. Handlers are thin: they read the request, call the domain
+//! (`crate::rating`, `crate::choice`, `crate::evaluation`) or the data layer (`crate::db`,
+//! where all SQL lives), and answer one template per page ([`view::html`]), a redirect or
+//! JSON ([`answer`]), or a [`WebError`]. Each module registers its own routes; this one only
+//! assembles them with the middleware.
 
+mod answer;
 mod assets;
 mod auth;
 mod csrf;
 mod dashboard;
 mod downloads;
 mod error;
+mod health;
 mod leaderboard;
 mod methods;
 mod papers;
@@ -17,13 +22,14 @@ mod rating_page;
 mod ratings;
 mod security;
 mod target_list;
+mod tokens;
 mod view;
 
 use std::net::{IpAddr, TcpListener};
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
-use actix_web::{web, App, HttpResponse, HttpServer};
+use actix_web::{web, App, HttpServer};
 use sqlx::SqlitePool;
 
 pub use auth::Password;
@@ -50,19 +56,19 @@ pub struct Access {
 pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::Result<Server> {
     let pool = web::Data::new(pool);
     let write_queue = web::Data::new(crate::db::WriteQueue::default());
-    let secure_cookies = web::Data::new(csrf::SecureCookies(access.behind_tls));
-    let form_key = web::Data::new(csrf::FormKey::default());
+    let behind_tls = web::Data::new(tokens::BehindTls(access.behind_tls));
+    let form_secret = web::Data::new(csrf::FormSecret::default());
     let clients = auth::Clients::new(access.behind_tls, access.trusted_proxies);
     // One for all workers: sessions and login attempts are shared.
     let auth = access
         .password
-        .map(|password| web::Data::new(auth::Auth::new(password, access.behind_tls, clients)));
+        .map(|password| web::Data::new(auth::Auth::new(password, clients)));
     let server = HttpServer::new(move || {
         App::new()
             .app_data(pool.clone())
             .app_data(write_queue.clone())
-            .app_data(secure_cookies.clone())
-            .app_data(form_key.clone())
+            .app_data(behind_tls.clone())
+            .app_data(form_secret.clone())
             .app_data(
                 web::FormConfig::default()
                     .limit(FORM_LIMIT_BYTES)
@@ -70,11 +76,14 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
             )
             .app_data(web::PathConfig::default().error_handler(error::unknown_path))
             .app_data(web::QueryConfig::default().error_handler(error::unreadable_query))
-            .configure(auth::configure(auth.clone()))
+            .configure(auth::routes(auth.clone()))
             .wrap(from_fn(auth::require_session))
             // A request from another site is refused before anything else is asked of it.
             .wrap(from_fn(csrf::guard))
             .wrap(from_fn(methods::head_and_not_allowed))
+            // Every error, a handler's or a refusal of the middleware above, is answered as
+            // the request accepts: JSON or the error page.
+            .wrap(from_fn(error::answer_errors_by_accept))
             // The headers wrap everything, so that every refusal and redirect carries them too.
             .wrap(security::headers())
             .configure(routes)
@@ -87,30 +96,14 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
 
 fn routes(config: &mut web::ServiceConfig) {
     config
+        // `web/dashboard.rs` has no `routes` of its own yet.
         .route("/", web::get().to(dashboard::show))
-        .route("/healthz", web::get().to(healthz))
-        .route("/next", web::get().to(target_list::next))
-        .service(
-            web::resource("/targets")
-                .route(web::get().to(target_list::show))
-                .route(web::post().to(target_list::choose)),
-        )
-        .route("/papers", web::get().to(papers::search))
-        .route("/targets/{target}", web::get().to(rating_page::show))
-        .service(web::resource("/targets/{target}/ratings").route(web::post().to(ratings::rate)))
-        .service(web::resource("/targets/{target}/undo").route(web::post().to(ratings::undo)))
+        .configure(health::routes)
+        .configure(target_list::routes)
+        .configure(papers::routes)
+        .configure(rating_page::routes)
+        .configure(ratings::routes)
         .configure(leaderboard::routes)
         .configure(downloads::routes)
-        .route(assets::STYLESHEET_PATH, web::get().to(assets::stylesheet))
-        .route(assets::SCRIPT_PATH, web::get().to(assets::script))
-        .route(
-            assets::LEADERBOARD_SCRIPT_PATH,
-            web::get().to(assets::leaderboard_script),
-        );
-}
-
-async fn healthz() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("text/plain; charset=utf-8")
-        .body("ok")
+        .configure(assets::routes);
 }

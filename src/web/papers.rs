@@ -4,6 +4,7 @@
 
 use actix_web::{web, HttpResponse};
 use askama::Template;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::Deserialize;
 use sqlx::SqlitePool;
 
@@ -19,6 +20,11 @@ const HITS_PER_PAGE: i64 = 20;
 const MAX_PAGE: i64 = 500;
 /// The longest search text accepted, in characters.
 const MAX_QUERY_CHARS: usize = 200;
+
+/// `GET /papers`.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config.route("/papers", web::get().to(search));
+}
 
 #[derive(Debug, Deserialize)]
 pub struct SearchQuery {
@@ -49,7 +55,8 @@ struct Results {
 
 /// A hit as the page shows it.
 struct HitView {
-    key: i64,
+    /// The paper's row id, as the address of its rating page has it.
+    id: i64,
     external_id: String,
     anchor: String,
     title: String,
@@ -82,7 +89,7 @@ impl HitView {
             Status::NoRecommendations
         };
         HitView {
-            key: hit.id,
+            id: hit.id,
             anchor: view::anchor(&hit.external_id),
             external_id: hit.external_id,
             title: hit.title,
@@ -140,7 +147,7 @@ fn passage(text: &str) -> Vec<(String, bool)> {
     parts
 }
 
-pub async fn search(
+async fn search(
     pool: web::Data<SqlitePool>,
     query: web::Query<SearchQuery>,
     csrf: CsrfToken,
@@ -195,18 +202,17 @@ pub async fn search(
     Ok(response)
 }
 
+/// Every byte but the unreserved characters of RFC 3986.
+const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
 /// `text` as the value of a query parameter: every byte but the unreserved characters of
 /// RFC 3986 percent-encoded.
 pub fn encode_query_value(text: &str) -> String {
-    let mut encoded = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    encoded
+    utf8_percent_encode(text, NOT_UNRESERVED).to_string()
 }
 
 #[cfg(test)]

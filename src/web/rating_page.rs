@@ -15,6 +15,11 @@ use crate::db;
 use crate::db::targets::{PooledPaper, Progress};
 use crate::domain::{PaperId, Stars};
 
+/// `GET /targets/{target}`.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config.route("/targets/{target}", web::get().to(show));
+}
+
 /// One step of the rating scale, with what it means.
 pub struct ScaleStep {
     pub value: u8,
@@ -96,7 +101,7 @@ struct RatingPage {
     csrf_token: String,
 }
 
-pub async fn show(
+async fn show(
     pool: web::Data<SqlitePool>,
     target: web::Path<i64>,
     csrf: CsrfToken,
@@ -104,12 +109,12 @@ pub async fn show(
     let target = PaperId(target.into_inner());
     // A paper that is no target being rated (never one, or dropped) has no rating page.
     if db::targets::progress(&**pool, target).await?.is_none() {
-        return Err(no_such_target(target));
+        return Err(WebError::no_such_target(target));
     }
     let pooled = db::targets::pooled_papers(&**pool, target).await?;
     let target_paper = db::papers::get(&**pool, target)
         .await?
-        .ok_or_else(|| no_such_target(target))?;
+        .ok_or_else(|| WebError::no_such_target(target))?;
     let next_target = db::targets::next_to_rate(&mut *pool.acquire().await?, target).await?;
     let papers: Vec<PooledPaperView> = pooled
         .into_iter()
@@ -125,15 +130,11 @@ pub async fn show(
         target: target_paper.into(),
         papers,
         progress,
-        next_target: next_target.map(|key| key.0),
+        next_target: next_target.map(|next| next.0),
         scale: scale(),
         csrf_token: csrf.value().to_owned(),
     };
     let mut response = view::html(&page)?;
     csrf.set_cookie_on(&mut response)?;
     Ok(response)
-}
-
-pub fn no_such_target(target: PaperId) -> WebError {
-    WebError::NotFound(format!("there is no target {} in this study", target.0))
 }

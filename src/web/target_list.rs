@@ -1,13 +1,13 @@
 //! `GET /targets`: the targets being rated with their progress, a page at a time;
 //! `GET /next`: the way to the next one; `POST /targets`: choose or drop a target.
 
-use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use rand::SeedableRng;
 use serde::Deserialize;
 use sqlx::SqlitePool;
 
+use super::answer::see_other;
 use super::{csrf, view, WebError};
 use crate::choice::{self, ChoiceError};
 use crate::db;
@@ -17,6 +17,17 @@ use crate::db::WriteQueue;
 /// Targets per page of `/targets`: a study of a few hundred targets fits on one page, and a
 /// page of a study that rates every paper of a large library stays small.
 const TARGETS_PER_PAGE: i64 = 500;
+
+/// `GET` and `POST /targets`, and `GET /next`.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config
+        .service(
+            web::resource("/targets")
+                .route(web::get().to(show))
+                .route(web::post().to(choose)),
+        )
+        .route("/next", web::get().to(next));
+}
 
 /// Which targets `/targets` lists: `?show=unfinished` hides the fully rated ones.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -50,7 +61,7 @@ struct TargetsPage {
     next_page: Option<String>,
 }
 
-pub async fn show(
+async fn show(
     pool: web::Data<SqlitePool>,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, WebError> {
@@ -98,7 +109,7 @@ pub async fn show(
 
 /// 303 to the next target to rate, in the study's random order, or to the dashboard when
 /// every pair is rated.
-pub async fn next(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
+async fn next(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
     let location = match db::targets::first_to_rate(&**pool).await? {
         Some(target) => format!("/targets/{}", target.0),
         None => "/".to_owned(),
@@ -122,7 +133,7 @@ pub struct ChoiceForm {
 /// `POST /targets`: choose the paper as a target to rate (the study's first choice switches it
 /// from rating every candidate to rating the chosen ones), or drop a chosen target that has no
 /// ratings yet. Answers 303 back to the search the form was on.
-pub async fn choose(
+async fn choose(
     request: HttpRequest,
     pool: web::Data<SqlitePool>,
     write_queue: web::Data<WriteQueue>,
@@ -166,10 +177,4 @@ pub async fn choose(
     }
     back.push_str(&format!("#{}", view::anchor(&paper)));
     Ok(see_other(&back))
-}
-
-fn see_other(location: &str) -> HttpResponse {
-    HttpResponse::SeeOther()
-        .insert_header((header::LOCATION, location))
-        .finish()
 }

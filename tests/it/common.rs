@@ -19,6 +19,21 @@ impl TestStudy {
         TestStudy { pool, dir }
     }
 
+    /// A new study in a file of its own holding what this one holds now: each case of a
+    /// property changes its own copy, so that no case sees another's changes.
+    pub async fn copy(&self) -> TestStudy {
+        // Everything into the main file, which is then the whole study.
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&self.pool)
+            .await
+            .expect("a checkpoint");
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let file = dir.path().join("study.db");
+        std::fs::copy(self.db_path(), &file).expect("the study is copied");
+        let pool = paperjudge::db::open(&file).await.expect("the copy opens");
+        TestStudy { pool, dir }
+    }
+
     pub fn db_path(&self) -> std::path::PathBuf {
         self.dir.path().join("study.db")
     }
@@ -110,8 +125,31 @@ impl TestStudy {
         }
     }
 
+    /// The rating history of a pair, by external ids, as `(previous, stars, source)`, oldest
+    /// first.
+    pub async fn history(
+        &self,
+        target: &str,
+        paper: &str,
+    ) -> Vec<(Option<u8>, Option<u8>, String)> {
+        let rows: Vec<(Option<i64>, Option<i64>, String)> = sqlx::query_as(
+            "SELECT h.previous_stars, h.stars, h.source FROM rating_history h
+             JOIN papers t ON t.id = h.target_id JOIN papers p ON p.id = h.paper_id
+             WHERE t.external_id = ? AND p.external_id = ? ORDER BY h.id",
+        )
+        .bind(target)
+        .bind(paper)
+        .fetch_all(&self.pool)
+        .await
+        .expect("the history reads");
+        let stars = |value: Option<i64>| value.map(|stars| u8::try_from(stars).expect("1 to 5"));
+        rows.into_iter()
+            .map(|(previous, current, source)| (stars(previous), stars(current), source))
+            .collect()
+    }
+
     /// The blind order of a target's pool: external paper ids by display position.
-    pub async fn pool_order(&self, target: &str) -> Vec<String> {
+    pub async fn blind_order(&self, target: &str) -> Vec<String> {
         sqlx::query_scalar(
             "SELECT p.external_id FROM pool
              JOIN papers t ON t.id = pool.target_id JOIN papers p ON p.id = pool.paper_id

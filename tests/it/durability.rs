@@ -378,7 +378,7 @@ async fn a_backup_during_a_burst_of_ratings_holds_all_acknowledged_before_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_tabs_rating_the_same_paper_at_once_lose_no_update() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let first_tab = app.session(t1).await;
     let second_tab = app.session(t1).await;
     // Each round both tabs rate P1 at once, with stars that differ from each other and from
@@ -514,7 +514,7 @@ async fn saves_resume_as_soon_as_a_full_disk_has_room_again() {
     let plain = app.rate(&session, t1, "P1", "4", Answer::Redirect).await;
     assert_eq!(plain.status(), StatusCode::INSUFFICIENT_STORAGE);
     let page = plain.text().await.expect("a page");
-    assert!(page.contains("this change was NOT saved"), "{page}");
+    assert_eq!(crate::web_support::error_message(&page), DISK_FULL);
     assert_eq!(app.stored_stars("T1", "P1").await, None);
 
     sqlx::query("DROP TABLE room")
@@ -649,7 +649,7 @@ async fn after_a_graceful_stop_the_study_file_alone_holds_every_rating() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_save_while_an_import_holds_the_study_answers_503_and_the_next_one_saves() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     // Another process importing: a connection of its own holding the write lock.
     let importer = SqlitePoolOptions::new()
@@ -673,7 +673,7 @@ async fn a_save_while_an_import_holds_the_study_answers_503_and_the_next_one_sav
     let plain = app.rate(&session, t1, "P1", "4", Answer::Redirect).await;
     assert_eq!(plain.status(), StatusCode::SERVICE_UNAVAILABLE);
     let page = plain.text().await.expect("a page");
-    assert!(page.contains("this change was NOT saved"), "{page}");
+    assert_eq!(crate::web_support::error_message(&page), IMPORT_RUNNING);
     let undo = app.undo(&session, t1, Answer::Json).await;
     assert_eq!(undo.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(app.stored_stars("T1", "P1").await, None);

@@ -15,20 +15,8 @@ async fn study_with_pool() -> TestStudy {
 }
 
 async fn stars_of(study: &TestStudy, target: &str, paper: &str) -> Vec<Option<u8>> {
-    let target = db::papers::key_of(&study.pool, target)
-        .await
-        .unwrap()
-        .unwrap();
-    let paper = db::papers::key_of(&study.pool, paper)
-        .await
-        .unwrap()
-        .unwrap();
-    db::ratings::history(&study.pool, target, paper)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|entry| entry.stars.map(Stars::get))
-        .collect()
+    let history = study.history(target, paper).await;
+    history.into_iter().map(|(_, stars, _)| stars).collect()
 }
 
 #[tokio::test]
@@ -173,11 +161,11 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
 async fn a_cleared_rating_is_recorded_in_the_history() {
     let study = study_with_pool().await;
     study.ratings("target,paper,stars\nP1,P2,3\n").await;
-    let target = db::papers::key_of(&study.pool, "P1")
+    let target = db::papers::id_of(&study.pool, "P1")
         .await
         .unwrap()
         .unwrap();
-    let paper = db::papers::key_of(&study.pool, "P2")
+    let paper = db::papers::id_of(&study.pool, "P2")
         .await
         .unwrap()
         .unwrap();

@@ -70,7 +70,7 @@ fn without_counts(name: &str, text: &str) -> String {
 #[tokio::test]
 async fn every_output_stays_the_same_until_the_last_paper_of_a_target_is_rated() {
     let app = study_with_t1_rated().await;
-    let t2 = app.key("T2").await;
+    let t2 = app.paper_id("T2").await;
     let session = app.session(t2).await;
     let blind_order = papers_in_page_order(&app.get_text(&format!("/targets/{t2}")).await);
     assert_eq!(blind_order.len(), 4);
@@ -136,7 +136,7 @@ fn entry(target: &str, paper: &str, known: bool) -> (String, String, bool) {
 #[tokio::test]
 async fn a_rating_changed_after_a_per_target_view_showed_its_target_is_marked() {
     let app = study_with_t1_rated().await;
-    let (t1, t2) = (app.key("T1").await, app.key("T2").await);
+    let (t1, t2) = (app.paper_id("T1").await, app.paper_id("T2").await);
     let session = app.session(t1).await;
 
     app.rate(&session, t1, "P3", "2", Answer::Json).await;

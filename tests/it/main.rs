@@ -20,6 +20,7 @@ mod metrics_properties;
 mod metrics_reference;
 mod parser_properties;
 mod pooling;
+mod rating_page_contract;
 mod security_access;
 mod targets_choice;
 mod trec_agreement;

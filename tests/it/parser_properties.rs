@@ -6,9 +6,11 @@
 //! - The forms and query strings of the web app, through HTTP: the answer is the one the rules
 //!   say, and never a server error.
 //!
-//! Each property owns one study and one app for all its cases, and keeps case counts that run
-//! in seconds in a debug build. A crash found here (or by the cargo-fuzz target in `fuzz/`)
-//! becomes a named regression test in this file.
+//! Every import case runs on a fresh copy of one seeded study, so that what it finds depends on
+//! its input alone. The web properties share one app for all their cases: a refusal changes
+//! nothing (they check that), and a saved rating is checked against what that case asked for
+//! alone. Case counts run in seconds in a debug build. A crash found here (or by the
+//! cargo-fuzz target in `fuzz/`) becomes a named regression test in this file.
 
 use std::future::Future;
 
@@ -16,13 +18,15 @@ use crate::common::TestStudy;
 use crate::web_support::{Answer, Session, TestApp};
 use paperjudge::import::{self, Format, ImportError, Kind};
 use paperjudge::web::{Access, Password};
+use percent_encoding::{percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, COOKIE};
 use reqwest::StatusCode;
 
 /// Runs `property` on `cases` values of `strategy`, inside one runtime and with one `state`
-/// made by `setup` for all of them; a failure is shrunk to a minimal input and reported.
+/// made by `setup` for all of them (a property that changes the state copies it per case); a
+/// failure is shrunk to a minimal input and reported.
 fn check<State, S: Strategy>(
     cases: u32,
     setup: impl Future<Output = State>,
@@ -295,15 +299,57 @@ fn line_count(bytes: &[u8]) -> u64 {
     bytes.iter().filter(|&&byte| byte == b'\n').count() as u64 + 1
 }
 
-/// An import succeeds, or fails with problems that name real lines and leaves the study as
-/// it was; it never panics and never fails in the database.
+/// An import succeeds and writes what its summary says, or fails with problems that name real
+/// lines and leaves the study as it was; it never panics and never fails in the database.
+/// Each case imports into a fresh copy of the seeded study.
 async fn import_is_all_or_nothing(
-    study: &TestStudy,
+    seeded: &TestStudy,
     (kind, bytes): (Kind, Vec<u8>),
 ) -> Result<(), TestCaseError> {
+    let study = seeded.copy().await;
+    let outcome = import_into(&study, kind, bytes).await;
+    study.pool.close().await;
+    outcome
+}
+
+async fn import_into(study: &TestStudy, kind: Kind, bytes: Vec<u8>) -> Result<(), TestCaseError> {
     let before = study.snapshot().await;
     match study.import(&kind, &bytes, 5).await {
-        Ok(_) => Ok(()),
+        Ok(summary) => {
+            let after = study.snapshot().await;
+            prop_assert!(summary.read <= line_count(&bytes), "{summary:?}");
+            let broken_references: Vec<(String, i64)> =
+                sqlx::query_as("SELECT \"table\", rowid FROM pragma_foreign_key_check")
+                    .fetch_all(&study.pool)
+                    .await
+                    .expect("the foreign key check runs");
+            prop_assert_eq!(broken_references, []);
+            // [papers, models, recommendations, pool, ratings, rating_history]
+            let grown = |table: usize| after[table] - before[table];
+            let counted = summary.added + summary.updated + summary.unchanged;
+            match kind {
+                Kind::Papers(_) => {
+                    prop_assert_eq!(counted, summary.read, "{:?}", summary);
+                    prop_assert_eq!(grown(0), summary.added as i64);
+                    prop_assert_eq!(&after[1..], &before[1..]);
+                }
+                Kind::Recommendations(_) => {
+                    prop_assert_eq!(grown(0), 0, "lists name known papers only");
+                    prop_assert_eq!(
+                        grown(3),
+                        summary.pool_added as i64 - summary.pool_removed as i64
+                    );
+                    prop_assert_eq!(&after[4..], &before[4..], "ratings stay");
+                }
+                Kind::Ratings => {
+                    prop_assert_eq!(counted, summary.read, "{:?}", summary);
+                    prop_assert_eq!(grown(4), summary.added as i64);
+                    prop_assert_eq!(grown(5), (summary.added + summary.updated) as i64);
+                    prop_assert_eq!(&after[..4], &before[..4]);
+                }
+            }
+            Ok(())
+        }
         Err(ImportError::Invalid(invalid)) => {
             prop_assert!(!invalid.problems.is_empty());
             for problem in &invalid.problems {
@@ -344,7 +390,7 @@ const T1_POOL: &[&str] = &[
     crate::web_support::HOSTILE_ID,
 ];
 
-/// The app, the internal id of T1, and a browser's CSRF cookie and token.
+/// The app, the row id of T1, and a browser's CSRF cookie and token.
 struct Served {
     app: TestApp,
     t1: i64,
@@ -354,7 +400,7 @@ struct Served {
 /// The web fixture's study, served with `access`.
 async fn served(access: Access) -> Served {
     let fixture = TestApp::with_fixture().await;
-    let t1 = fixture.key("T1").await;
+    let t1 = fixture.paper_id("T1").await;
     let protected = access.password.is_some();
     let app = if protected {
         TestApp::spawn_with(fixture.study, access).await
@@ -367,15 +413,8 @@ async fn served(access: Access) -> Served {
     } else {
         format!("/targets/{t1}")
     };
-    let response = app.get(&page).await;
-    let cookie = crate::web_support::csrf_cookie(response.headers()).expect("a CSRF cookie");
-    let token = crate::web_support::hidden_token(&response.text().await.expect("a page"))
-        .expect("a form's token");
-    Served {
-        app,
-        t1,
-        session: Session { cookie, token },
-    }
+    let session = app.session_from(&page).await;
+    Served { app, t1, session }
 }
 
 /// Text a form field might hold: the values the rules name, near misses, and anything.
@@ -517,15 +556,12 @@ fn the_login_form_refuses_arbitrary_bodies_without_a_server_error() {
 
 /// Percent-encodes every byte but unreserved ones, as a query string or form needs.
 fn encode(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|&byte| match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                char::from(byte).to_string()
-            }
-            _ => format!("%{byte:02X}"),
-        })
-        .collect()
+    const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    percent_encode(bytes, NOT_UNRESERVED).to_string()
 }
 
 #[test]

@@ -40,7 +40,7 @@ async fn the_pool_is_the_deduplicated_union_of_every_models_top_eight() {
     }
     let summary = study.recommendations(&csv(&rows)).await;
     assert_eq!(summary.dropped, 8);
-    let pooled: BTreeSet<String> = study.pool_order("P1").await.into_iter().collect();
+    let pooled: BTreeSet<String> = study.blind_order("P1").await.into_iter().collect();
     assert_eq!(pooled, expected);
     assert!(
         !pooled.contains("P1"),
@@ -65,10 +65,10 @@ async fn a_model_added_later_keeps_the_order_of_every_earlier_pair() {
         })
         .collect();
     study.recommendations(&csv(&first)).await;
-    let before = study.pool_order("P1").await;
+    let before = study.blind_order("P1").await;
     assert_eq!(before.len(), 24);
     // Reloading the page shows the same order.
-    assert_eq!(study.pool_order("P1").await, before);
+    assert_eq!(study.blind_order("P1").await, before);
 
     let added: Vec<_> = (1..=8)
         .map(|rank| {
@@ -82,7 +82,7 @@ async fn a_model_added_later_keeps_the_order_of_every_earlier_pair() {
         .collect();
     let summary = study.recommendations(&csv(&added)).await;
     assert_eq!((summary.pool_added, summary.pool_removed), (8, 0));
-    let after = study.pool_order("P1").await;
+    let after = study.blind_order("P1").await;
     assert_eq!(after.len(), 32);
     let earlier_in_new_order: Vec<String> = after
         .iter()
@@ -118,7 +118,7 @@ async fn a_rated_pair_survives_a_reimport_that_drops_it() {
         .await;
     // P2 and P4 leave the pool; P3 is rated and stays; P5 arrives.
     assert_eq!((summary.pool_added, summary.pool_removed), (1, 2));
-    let pooled: BTreeSet<String> = study.pool_order("P1").await.into_iter().collect();
+    let pooled: BTreeSet<String> = study.blind_order("P1").await.into_iter().collect();
     assert_eq!(pooled, BTreeSet::from(["P3".to_owned(), "P5".to_owned()]));
     assert_eq!(study.count("ratings").await, 1);
 }

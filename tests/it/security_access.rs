@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpStream};
 
 use crate::process_support::{paperjudge, ServerProcess};
-use crate::web_support::TestApp;
+use crate::web_support::{Answer, Browser, Page, TestApp};
 use paperjudge::web::{Access, Password};
 use reqwest::header::{
     CONTENT_SECURITY_POLICY, COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE, X_CONTENT_TYPE_OPTIONS,
@@ -41,127 +41,6 @@ async fn protected_app_trusting(behind_tls: bool, trusted_proxies: Vec<IpAddr>) 
         trusted_proxies,
     };
     TestApp::spawn_with(small_study().await, access).await
-}
-
-/// A browser's cookie jar, kept by hand so that each test sees exactly what is sent.
-struct Browser {
-    http: reqwest::Client,
-    address: String,
-    cookies: Vec<(String, String)>,
-    /// What a TLS proxy in front of the app says of this browser's requests.
-    forwarded_for: Option<String>,
-}
-
-impl Browser {
-    fn new(app: &TestApp) -> Browser {
-        Browser::from(app, Ipv4Addr::LOCALHOST)
-    }
-
-    /// A browser on another machine, as far as the server can tell: loopback connections
-    /// may come from any address of 127.0.0.0/8.
-    fn from(app: &TestApp, local_address: Ipv4Addr) -> Browser {
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .local_address(IpAddr::V4(local_address))
-            .build()
-            .expect("an HTTP client");
-        Browser {
-            http,
-            address: app.address.clone(),
-            cookies: Vec::new(),
-            forwarded_for: None,
-        }
-    }
-
-    /// A browser whose requests reach the app through a proxy, which appends `client` to
-    /// `X-Forwarded-For` (after whatever the browser itself put there).
-    fn through_proxy(app: &TestApp, client: &str) -> Browser {
-        Browser {
-            forwarded_for: Some(client.to_owned()),
-            ..Browser::new(app)
-        }
-    }
-
-    fn with_forwarded_for(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        match &self.forwarded_for {
-            Some(client) => request.header("x-forwarded-for", client),
-            None => request,
-        }
-    }
-
-    fn cookie_header(&self) -> String {
-        self.cookies
-            .iter()
-            .map(|(name, value)| format!("{name}={value}"))
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-
-    fn cookie(&self, name: &str) -> Option<&str> {
-        self.cookies
-            .iter()
-            .find(|(cookie, _)| cookie == name)
-            .map(|(_, value)| value.as_str())
-    }
-
-    fn set_cookie(&mut self, name: &str, value: &str) {
-        self.cookies.retain(|(cookie, _)| cookie != name);
-        if !value.is_empty() {
-            self.cookies.push((name.to_owned(), value.to_owned()));
-        }
-    }
-
-    /// Keeps the cookies a response sets (an empty value, as a removal cookie has, deletes).
-    fn keep_cookies(&mut self, response: &Response) {
-        for set_cookie in response.headers().get_all(SET_COOKIE) {
-            let text = set_cookie.to_str().expect("an ASCII cookie");
-            let pair = text.split(';').next().expect("a name and value");
-            let (name, value) = pair.split_once('=').expect("name=value");
-            self.set_cookie(name, value);
-        }
-    }
-
-    async fn get(&mut self, path: &str) -> Response {
-        let request = self.http.get(format!("{}{path}", self.address));
-        let response = self
-            .with_forwarded_for(request)
-            .header(COOKIE, self.cookie_header())
-            .send()
-            .await
-            .expect("GET answers");
-        self.keep_cookies(&response);
-        response
-    }
-
-    async fn post(&mut self, path: &str, fields: &[(&str, &str)], json: bool) -> Response {
-        let request = self.http.post(format!("{}{path}", self.address));
-        let mut request = self
-            .with_forwarded_for(request)
-            .header(COOKIE, self.cookie_header())
-            .form(fields);
-        if json {
-            request = request.header("accept", "application/json");
-        }
-        let response = request.send().await.expect("POST answers");
-        self.keep_cookies(&response);
-        response
-    }
-
-    /// The token of the page's forms (fetching the page gives a new browser its cookie).
-    async fn form_token(&mut self, path: &str) -> String {
-        let page = self.get(path).await.text().await.expect("a page");
-        crate::web_support::hidden_token(&page).expect("a form with a token")
-    }
-
-    async fn log_in(&mut self, password: &str) -> Response {
-        let token = self.form_token("/login").await;
-        self.post(
-            "/login",
-            &[("password", password), ("csrf_token", &token)],
-            false,
-        )
-        .await
-    }
 }
 
 fn location(response: &Response) -> &str {
@@ -201,7 +80,7 @@ async fn without_a_password_nothing_is_asked_and_there_is_no_login_page() {
 #[tokio::test]
 async fn with_a_password_every_page_but_healthz_and_login_needs_a_session() {
     let app = protected_app(false).await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let mut browser = Browser::new(&app);
 
     let health = browser.get("/healthz").await;
@@ -210,13 +89,16 @@ async fn with_a_password_every_page_but_healthz_and_login_needs_a_session() {
     let login = browser.get("/login").await;
     assert_eq!(login.status(), StatusCode::OK);
     assert_eq!(login.headers()[X_CONTENT_TYPE_OPTIONS], "nosniff");
-    let page = login.text().await.expect("a page");
-    assert!(
-        page.contains("<form method=\"post\" action=\"/login\">"),
-        "{page}"
+    let page = Page::parse(&login.text().await.expect("a page"));
+    let form = "form[method=post][action='/login']";
+    assert_eq!(
+        page.count(&format!("{form} input[type=password][name=password]")),
+        1
     );
-    assert!(page.contains("type=\"password\""), "{page}");
-    assert!(crate::web_support::hidden_token(&page).is_some(), "{page}");
+    assert_eq!(
+        page.count(&format!("{form} input[type=hidden][name=csrf_token]")),
+        1
+    );
     let stylesheet = browser.get("/static/style.css").await;
     assert_eq!(stylesheet.status(), StatusCode::OK);
 
@@ -244,7 +126,7 @@ async fn with_a_password_every_page_but_healthz_and_login_needs_a_session() {
     let token = browser.form_token("/login").await;
     let rating = [("paper", "P1"), ("stars", "4"), ("csrf_token", &token)];
     let scripted = browser
-        .post(&format!("/targets/{t1}/ratings"), &rating, true)
+        .post(&format!("/targets/{t1}/ratings"), &rating, Answer::Json)
         .await;
     assert_eq!(scripted.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(
@@ -252,7 +134,7 @@ async fn with_a_password_every_page_but_healthz_and_login_needs_a_session() {
         json!({"error": "you are not logged in (or your session ended): reload the page to log in"})
     );
     let plain = browser
-        .post(&format!("/targets/{t1}/ratings"), &rating, false)
+        .post(&format!("/targets/{t1}/ratings"), &rating, Answer::Redirect)
         .await;
     assert_eq!(plain.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&plain), "/login");
@@ -262,7 +144,7 @@ async fn with_a_password_every_page_but_healthz_and_login_needs_a_session() {
 #[tokio::test]
 async fn a_wrong_password_is_refused_and_the_right_one_opens_a_session() {
     let app = protected_app(false).await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let mut browser = Browser::new(&app);
     let login_page = browser.get("/login").await;
     let csrf = set_cookie_starting(&login_page, "paperjudge_browser=").expect("a CSRF cookie");
@@ -276,8 +158,11 @@ async fn a_wrong_password_is_refused_and_the_right_one_opens_a_session() {
         let refused = browser.log_in(wrong).await;
         assert_eq!(refused.status(), StatusCode::UNAUTHORIZED, "{wrong:?}");
         assert_eq!(session_set_cookie(&refused), None, "{wrong:?}");
-        let page = refused.text().await.expect("a page");
-        assert!(page.contains("That password is wrong."), "{page}");
+        let page = Page::parse(&refused.text().await.expect("a page"));
+        assert!(
+            page.all_text().contains("That password is wrong."),
+            "{wrong:?}"
+        );
     }
 
     let accepted = browser.log_in(PASSWORD).await;
@@ -305,7 +190,7 @@ async fn a_wrong_password_is_refused_and_the_right_one_opens_a_session() {
         .post(
             &format!("/targets/{t1}/ratings"),
             &[("paper", "P1"), ("stars", "4"), ("csrf_token", &token)],
-            true,
+            Answer::Json,
         )
         .await;
     assert_eq!(rated.status(), StatusCode::OK);
@@ -364,17 +249,16 @@ async fn logging_out_ends_the_session_on_the_server_too() {
         .to_owned();
     let logout_page = browser.get("/logout").await;
     assert_eq!(logout_page.status(), StatusCode::OK);
-    let page = logout_page.text().await.expect("a page");
-    assert!(
-        page.contains("<form method=\"post\" action=\"/logout\">"),
-        "{page}"
+    let page = Page::parse(&logout_page.text().await.expect("a page"));
+    let token = page.attr(
+        "form[method=post][action='/logout'] input[name=csrf_token]",
+        "value",
     );
-    let token = crate::web_support::hidden_token(&page).expect("a token");
 
-    let without_token = browser.post("/logout", &[], false).await;
+    let without_token = browser.post("/logout", &[], Answer::Redirect).await;
     assert_eq!(without_token.status(), StatusCode::FORBIDDEN);
     let logged_out = browser
-        .post("/logout", &[("csrf_token", &token)], false)
+        .post("/logout", &[("csrf_token", &token)], Answer::Redirect)
         .await;
 
     assert_eq!(logged_out.status(), StatusCode::SEE_OTHER);
@@ -397,7 +281,7 @@ async fn a_login_without_the_form_token_is_refused() {
     browser.form_token("/login").await;
 
     let response = browser
-        .post("/login", &[("password", PASSWORD)], false)
+        .post("/login", &[("password", PASSWORD)], Answer::Redirect)
         .await;
 
     assert_eq!(response.status(), StatusCode::FORBIDDEN);
@@ -432,12 +316,12 @@ async fn the_sixth_attempt_in_a_minute_is_refused_even_with_the_right_password()
         .parse()
         .expect("seconds");
     assert!((55..=60).contains(&retry_after), "{retry_after}");
-    let page = sixth.text().await.expect("a page");
+    let page = Page::parse(&sixth.text().await.expect("a page"));
     assert!(
-        page.contains(&format!(
+        page.all_text().contains(&format!(
             "Too many login attempts from your address: try again in {retry_after} seconds."
         )),
-        "{page}"
+        "{retry_after}"
     );
     // Another client is not slowed by this one.
     let mut other = Browser::from(&app, Ipv4Addr::new(127, 0, 0, 2));
@@ -539,22 +423,21 @@ async fn an_oversized_login_form_gets_413() {
         .post(
             "/login",
             &[("password", &"x".repeat(5000)), ("csrf_token", &token)],
-            false,
+            Answer::Redirect,
         )
         .await;
 
     assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
-    let page = response.text().await.expect("a page");
-    assert!(
-        page.contains("the form is larger than the 4096 bytes accepted"),
-        "{page}"
+    assert_eq!(
+        crate::web_support::error_message(&response.text().await.expect("a page")),
+        "the form is larger than the 4096 bytes accepted"
     );
 }
 
 #[tokio::test]
 async fn a_chunked_body_without_a_length_is_cut_off_at_the_cap_too() {
     let app = TestApp::spawn(small_study().await).await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let address = app.address.trim_start_matches("http://").to_owned();
 
     let status_line = tokio::task::spawn_blocking(move || {
@@ -644,25 +527,7 @@ async fn serve_refuses_an_empty_password_or_two_of_them() {
 
 /// Logs in to a server process with `password`; answers the login's status.
 async fn log_in_to(server: &ServerProcess, password: &str) -> StatusCode {
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .expect("an HTTP client");
-    let page = http
-        .get(server.url("/login"))
-        .send()
-        .await
-        .expect("the login page");
-    let cookie = crate::web_support::csrf_cookie(page.headers()).expect("a CSRF cookie");
-    let token =
-        crate::web_support::hidden_token(&page.text().await.expect("a page")).expect("a token");
-    http.post(server.url("/login"))
-        .header(COOKIE, cookie)
-        .form(&[("password", password), ("csrf_token", &token)])
-        .send()
-        .await
-        .expect("the login answers")
-        .status()
+    Browser::at(&server.address).log_in(password).await.status()
 }
 
 #[tokio::test]

@@ -16,7 +16,7 @@ async fn everything_in(response: Response) -> String {
 #[tokio::test]
 async fn no_model_name_or_score_appears_in_the_rating_workflow() {
     let app = TestApp::with_fixture().await;
-    let (t1, t2) = (app.key("T1").await, app.key("T2").await);
+    let (t1, t2) = (app.paper_id("T1").await, app.paper_id("T2").await);
     let session = app.session(t1).await;
 
     let mut seen = Vec::new();

@@ -408,7 +408,7 @@ async fn an_invalid_option_is_refused_with_400_naming_the_allowed_values() {
 #[tokio::test]
 async fn the_per_target_view_shows_only_fully_rated_targets() {
     let app = rated_study().await;
-    let (t1, t2) = (app.key("T1").await, app.key("T2").await);
+    let (t1, t2) = (app.paper_id("T1").await, app.paper_id("T2").await);
 
     let unfinished = app.get(&format!("/leaderboard/targets/{t2}")).await;
     assert_eq!(unfinished.status(), StatusCode::FORBIDDEN);
@@ -510,7 +510,7 @@ async fn the_per_target_view_shows_only_fully_rated_targets() {
         app.get("/leaderboard/targets/999999").await.status(),
         StatusCode::NOT_FOUND
     );
-    let not_a_target = app.key("P10").await;
+    let not_a_target = app.paper_id("P10").await;
     assert_eq!(
         app.get(&format!("/leaderboard/targets/{not_a_target}"))
             .await
@@ -555,7 +555,7 @@ async fn the_dashboard_shows_the_top_three_and_rating_pages_do_not_load_the_scri
     let dashboard = app.get_text("/").await;
     let script = app.get("/static/leaderboard.js").await;
     let rating_page = app
-        .get_text(&format!("/targets/{}", app.key("T1").await))
+        .get_text(&format!("/targets/{}", app.paper_id("T1").await))
         .await;
 
     assert!(dashboard.contains(&format!(

@@ -1,7 +1,7 @@
 //! The pages around rating: dashboard, target list, `/next`, the next-target link, health.
 
 use crate::common::TestStudy;
-use crate::web_support::{location, TestApp};
+use crate::web_support::{attr, location, selector, text, Page, TestApp};
 use rand::SeedableRng;
 use reqwest::StatusCode;
 
@@ -9,11 +9,15 @@ use reqwest::StatusCode;
 async fn the_dashboard_of_an_empty_study_says_how_to_start() {
     let app = TestApp::spawn(TestStudy::new().await).await;
 
-    let page = app.get_text("/").await;
+    let page = Page::parse(&app.get_text("/").await);
 
-    assert!(page.contains("There is nothing to rate yet."));
-    assert!(page.contains("The leaderboard appears once a target is fully rated"));
-    assert!(!page.contains("<progress"));
+    assert!(page
+        .text(".empty-study")
+        .starts_with("There is nothing to rate yet."));
+    assert!(page
+        .text(".leaderboard-summary .note")
+        .starts_with("The leaderboard appears once a target is fully rated"));
+    assert_eq!(page.count("progress"), 0);
 }
 
 #[tokio::test]
@@ -24,44 +28,78 @@ async fn the_dashboard_shows_pairs_and_targets_done_and_the_way_on() {
     }
     app.store_rating("T1", "P2", 5).await;
 
-    let page = app.get_text("/").await;
+    let page = Page::parse(&app.get_text("/").await);
 
-    assert!(page.contains(
-        "<strong>5</strong> of 11 pooled pairs rated <span class=\"muted\">(45%)</span>"
-    ));
-    assert!(page.contains("<progress class=\"progress-bar\" max=\"11\" value=\"5\""));
-    assert!(page.contains("<strong>1</strong> of 2 targets finished"));
-    assert!(page.contains("<a class=\"button button-primary\" href=\"/next\">Continue rating</a>"));
-    assert!(page.contains(
-        "<p class=\"study-choice\">This study is rating all 2 targets that have \
-         recommendations.</p>"
-    ));
+    assert_eq!(
+        page.texts(".progress-summary .stat-line"),
+        [
+            "5 of 11 pooled pairs rated (45%)",
+            "1 of 2 targets finished"
+        ]
+    );
+    assert_eq!(
+        page.texts(".progress-summary .stat-line strong"),
+        ["5", "1"]
+    );
+    let bar = page.one(".progress-summary progress.progress-bar");
+    assert_eq!(
+        (bar.attr("max"), bar.attr("value")),
+        (Some("11"), Some("5"))
+    );
+    assert_eq!(
+        page.text("a.button-primary[href='/next']"),
+        "Continue rating"
+    );
+    assert_eq!(
+        page.text("p.study-choice"),
+        "This study is rating all 2 targets that have recommendations."
+    );
     // With a fully rated target, the top of the leaderboard replaces the note
-    // (tests/web_leaderboard.rs).
-    assert!(!page.contains("The leaderboard appears once a target is fully rated"));
-    assert!(page.contains("<a href=\"/leaderboard\">The full leaderboard</a>"));
+    // (web_leaderboard.rs).
+    assert_eq!(page.count(".leaderboard-summary .note"), 0);
+    assert_eq!(
+        page.text(".leaderboard-summary a[href='/leaderboard']"),
+        "The full leaderboard"
+    );
 }
 
 #[tokio::test]
 async fn the_target_list_shows_progress_and_can_hide_finished_targets() {
     let app = TestApp::with_fixture().await;
-    let (t1, t2) = (app.key("T1").await, app.key("T2").await);
+    let (t1, t2) = (app.paper_id("T1").await, app.paper_id("T2").await);
     for paper in ["P1", "P7", "P8", "P9"] {
         app.store_rating("T2", paper, 2).await;
     }
     app.store_rating("T1", "P3", 4).await;
 
-    let all = app.get_text("/targets").await;
-    let unfinished = app.get_text("/targets?show=unfinished").await;
+    let all = Page::parse(&app.get_text("/targets").await);
+    let unfinished = Page::parse(&app.get_text("/targets?show=unfinished").await);
 
-    assert!(all.contains("1 of 2 targets finished."));
-    assert!(all.contains(&format!("<a href=\"/targets/{t1}\">Target one</a>")));
-    assert!(all.contains(&format!("<a href=\"/targets/{t2}\">Target two</a>")));
-    assert!(all.contains("<td class=\"count\">1 / 7</td>"));
-    assert!(all.contains("<td class=\"count\">4 / 4</td>"));
-    assert!(all.find("Target one") < all.find("Target two"));
-    assert!(unfinished.contains(&format!("<a href=\"/targets/{t1}\">Target one</a>")));
-    assert!(!unfinished.contains("Target two"));
+    assert!(all.all_text().contains("1 of 2 targets finished."));
+    let rows = |page: &Page| {
+        (page.select("table.targets tbody tr").into_iter())
+            .map(|row| {
+                let link = row.select(&selector("td a")).next().expect("a link");
+                let count = row.select(&selector("td.count")).next().expect("a count");
+                (attr(link, "href"), text(link), text(count))
+            })
+            .collect::<Vec<_>>()
+    };
+    let row = |target: i64, title: &str, count: &str| {
+        (
+            format!("/targets/{target}"),
+            title.to_owned(),
+            count.to_owned(),
+        )
+    };
+    assert_eq!(
+        rows(&all),
+        [
+            row(t1, "Target one", "1 / 7"),
+            row(t2, "Target two", "4 / 4")
+        ]
+    );
+    assert_eq!(rows(&unfinished), [row(t1, "Target one", "1 / 7")]);
     assert_eq!(
         app.get("/targets?show=everything").await.status(),
         StatusCode::BAD_REQUEST
@@ -73,13 +111,13 @@ async fn next_goes_to_the_first_target_with_unrated_pairs_in_the_random_order_th
     let app = TestApp::with_fixture().await;
     let order = app.rating_order().await;
     assert_eq!(order.len(), 2);
-    let (first, second) = (app.key(&order[0]).await, app.key(&order[1]).await);
+    let (first, second) = (app.paper_id(&order[0]).await, app.paper_id(&order[1]).await);
 
     let answer = app.get("/next").await;
     assert_eq!(answer.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&answer), format!("/targets/{first}"));
 
-    for paper in app.stored_order(&order[0]).await {
+    for paper in app.blind_order(&order[0]).await {
         app.store_rating(&order[0], &paper, 3).await;
     }
     assert_eq!(
@@ -87,7 +125,7 @@ async fn next_goes_to_the_first_target_with_unrated_pairs_in_the_random_order_th
         format!("/targets/{second}")
     );
 
-    for paper in app.stored_order(&order[1]).await {
+    for paper in app.blind_order(&order[1]).await {
         app.store_rating(&order[1], &paper, 3).await;
     }
     assert_eq!(location(&app.get("/next").await), "/");
@@ -119,53 +157,75 @@ async fn the_order_of_targets_is_random_per_study() {
 #[tokio::test]
 async fn the_rating_page_links_to_the_next_other_target_with_unrated_pairs() {
     let app = TestApp::with_fixture().await;
-    let (t1, t2) = (app.key("T1").await, app.key("T2").await);
+    let (t1, t2) = (app.paper_id("T1").await, app.paper_id("T2").await);
 
-    let on_t1 = app.get_text(&format!("/targets/{t1}")).await;
-    let on_t2 = app.get_text(&format!("/targets/{t2}")).await;
-    assert!(on_t1.contains(&format!("id=\"next-target\" href=\"/targets/{t2}\"")));
+    let next_target = async |target: i64| {
+        let page = Page::parse(&app.get_text(&format!("/targets/{target}")).await);
+        (
+            page.attr("a#next-target", "href"),
+            page.text("a#next-target"),
+        )
+    };
+    assert_eq!(
+        next_target(t1).await,
+        (format!("/targets/{t2}"), "Next target →".to_owned())
+    );
     // From the last target, the link wraps around to the first.
-    assert!(on_t2.contains(&format!("id=\"next-target\" href=\"/targets/{t1}\"")));
+    assert_eq!(next_target(t2).await.0, format!("/targets/{t1}"));
 
-    for paper in app.stored_order("T2").await {
+    for paper in app.blind_order("T2").await {
         app.store_rating("T2", &paper, 3).await;
     }
-    let on_t1 = app.get_text(&format!("/targets/{t1}")).await;
-    assert!(on_t1.contains("id=\"next-target\" href=\"/\">No other target has unrated papers</a>"));
+    assert_eq!(
+        next_target(t1).await,
+        (
+            "/".to_owned(),
+            "No other target has unrated papers".to_owned()
+        )
+    );
 }
 
 #[tokio::test]
 async fn the_rating_page_shows_the_target_and_the_scale() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
 
-    let page = app.get_text(&format!("/targets/{t1}")).await;
+    let page = Page::parse(&app.get_text(&format!("/targets/{t1}")).await);
 
-    assert!(page.contains("<h1 id=\"target-title\">Target one</h1>"));
-    assert!(page.contains("<span class=\"authors\">Ada Target</span>"));
-    assert!(page.contains("<span class=\"year\">2019</span>"));
-    assert!(page.contains("<p class=\"abstract\">The first target.</p>"));
-    assert!(page.contains("href=\"https://example.org/T1\" target=\"_blank\""));
-    assert!(page.contains("<details class=\"guidelines\" id=\"guidelines\" open>"));
-    for label in [
+    assert_eq!(page.text("article.target h1#target-title"), "Target one");
+    assert_eq!(page.text("article.target .authors"), "Ada Target");
+    assert_eq!(page.text("article.target .year"), "2019");
+    assert_eq!(page.text("article.target .abstract"), "The first target.");
+    let link = page.one("article.target a.open-paper");
+    assert_eq!(
+        (link.attr("href"), link.attr("target")),
+        (Some("https://example.org/T1"), Some("_blank"))
+    );
+    assert_eq!(page.count("details.guidelines#guidelines[open]"), 1);
+    let labels = [
         "1 irrelevant",
         "2 marginally relevant",
         "3 moderately relevant",
         "4 relevant",
         "5 highly relevant",
-    ] {
-        assert_eq!(
-            page.matches(&format!("<span class=\"star-text\">{label}</span>"))
-                .count(),
-            7,
-            "{label}"
+    ];
+    let papers = page.select("article.paper");
+    assert_eq!(papers.len(), 7);
+    for paper in papers {
+        let within = |css: &str| paper.select(&selector(css)).map(text).collect::<Vec<_>>();
+        assert_eq!(within("fieldset.stars .star-text"), labels);
+        let legend = within("fieldset.stars legend");
+        assert_eq!(legend.len(), 1);
+        assert!(
+            legend[0].starts_with("Relevance to the target"),
+            "{legend:?}"
         );
     }
-    assert_eq!(page.matches("<fieldset class=\"stars\">").count(), 7);
-    assert_eq!(page.matches("<legend>Relevance to the target").count(), 7);
-    assert!(page.contains(
-        "<p class=\"live-status\" id=\"live-status\" role=\"status\" aria-live=\"polite\"></p>"
-    ));
+    let status = page.one("p.live-status#live-status");
+    assert_eq!(
+        (status.attr("role"), status.attr("aria-live"), text(status)),
+        (Some("status"), Some("polite"), String::new())
+    );
 }
 
 #[tokio::test]
@@ -182,25 +242,64 @@ async fn a_long_abstract_is_in_the_page_once_and_folds_only_in_the_pool() {
         .recommendations("model,target,rank,paper\nm,T,1,L\nm,T,2,S\n")
         .await;
     let app = TestApp::spawn(study).await;
-    let t = app.key("T").await;
+    let t = app.paper_id("T").await;
 
-    let page = app.get_text(&format!("/targets/{t}")).await;
+    let html = app.get_text(&format!("/targets/{t}")).await;
+    let page = Page::parse(&html);
 
     let (long, short) = (long.trim_end(), short.trim_end());
-    assert_eq!(page.matches(long).count(), 2, "the target's and L's");
-    assert_eq!(page.matches(short).count(), 1);
+    assert_eq!(html.matches(long).count(), 2, "the target's and L's");
+    assert_eq!(html.matches(short).count(), 1);
     // The target's abstract is never folded; L's is, and S's is too short to be.
-    assert_eq!(page.matches("<div class=\"folded-abstract\">").count(), 1);
-    let folded = &page[page.find("<div class=\"folded-abstract\">").unwrap()..];
-    assert!(folded.starts_with(&format!(
-        "<div class=\"folded-abstract\">\n  <p class=\"abstract\">{long}</p>\n  <details>"
-    )));
-    assert!(page.contains(&format!("<p class=\"abstract\">{short}</p>")));
-    assert!(page.contains(&format!("<p class=\"abstract\">{long}</p>\n")));
+    let abstract_of = |css: &str| page.text(&format!("{css} .abstract"));
+    assert_eq!(abstract_of("article.target"), long);
+    assert_eq!(page.count("article.target .folded-abstract"), 0);
+    assert_eq!(
+        abstract_of("article.paper[data-paper=L] .folded-abstract"),
+        long
+    );
+    assert_eq!(
+        page.count("article.paper[data-paper=L] .folded-abstract > .abstract + details"),
+        1
+    );
+    assert_eq!(abstract_of("article.paper[data-paper=S]"), short);
+    assert_eq!(
+        page.count("article.paper[data-paper=S] .folded-abstract"),
+        0
+    );
 }
 
 #[tokio::test]
 async fn healthz_answers_ok() {
     let app = TestApp::spawn(TestStudy::new().await).await;
     assert_eq!(app.get_text("/healthz").await, "ok");
+}
+
+/// With one fully rated target nothing separates the models, so the dashboard marks every
+/// model but the leader tied with it.
+#[tokio::test]
+async fn the_dashboard_marks_the_models_tied_with_the_leader() {
+    let app = TestApp::with_fixture().await;
+    app.rate_all_of_t1().await;
+
+    let page = Page::parse(&app.get_text("/").await);
+
+    let [alpha, bravo, charlie] = crate::web_support::MODELS;
+    assert_eq!(
+        page.texts(".board-summary tbody th[scope=row]"),
+        [
+            format!("{alpha} leader"),
+            format!("{bravo} tied with the leader"),
+            format!("{charlie} tied with the leader")
+        ]
+    );
+    let tied = page.select(".board-summary tbody tr.is-tied th .badge.badge-tied");
+    assert_eq!(tied.len(), 2);
+    for badge in tied {
+        assert_eq!(
+            attr(badge, "title"),
+            "not separated from the leader at p < 0.05"
+        );
+        assert_eq!(text(badge), "tied with the leader");
+    }
 }

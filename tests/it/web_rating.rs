@@ -1,14 +1,14 @@
 //! Rating through HTTP: rate, re-rate, clear and undo, answered as JSON or as a 303, with every
 //! change in the history, on a page whose order never changes.
 
-use crate::web_support::{location, papers_in_page_order, Answer, TestApp, T1_POOL_SIZE};
+use crate::web_support::{location, papers_in_page_order, Answer, Page, TestApp, T1_POOL_SIZE};
 use reqwest::StatusCode;
 use serde_json::json;
 
 #[tokio::test]
 async fn a_plain_form_saves_and_answers_303_back_to_the_paper() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
 
     let response = app.rate(&session, t1, "P2", "4", Answer::Redirect).await;
@@ -25,7 +25,7 @@ async fn a_plain_form_saves_and_answers_303_back_to_the_paper() {
 #[tokio::test]
 async fn the_anchor_of_an_odd_paper_id_is_escaped() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
 
     let response = app
@@ -43,14 +43,17 @@ async fn the_anchor_of_an_odd_paper_id_is_escaped() {
         location(&response),
         format!("/targets/{t1}#paper-h_3cb_3e_26_22_27")
     );
-    let page = app.get_text(&format!("/targets/{t1}")).await;
-    assert!(page.contains("id=\"paper-h_3cb_3e_26_22_27\""));
+    let page = Page::parse(&app.get_text(&format!("/targets/{t1}")).await);
+    assert_eq!(
+        page.attr("article.paper#paper-h_3cb_3e_26_22_27", "data-paper"),
+        crate::web_support::HOSTILE_ID
+    );
 }
 
 #[tokio::test]
 async fn the_json_answer_reports_the_saved_rating_and_the_target_progress() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     app.rate(&session, t1, "P1", "2", Answer::Json).await;
 
@@ -68,7 +71,7 @@ async fn the_json_answer_reports_the_saved_rating_and_the_target_progress() {
 #[tokio::test]
 async fn re_rating_and_clearing_are_each_recorded_in_the_history() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
 
     app.rate(&session, t1, "P3", "2", Answer::Json).await;
@@ -98,7 +101,7 @@ async fn re_rating_and_clearing_are_each_recorded_in_the_history() {
 #[tokio::test]
 async fn undo_walks_back_through_the_web_changes_of_the_target() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     app.rate(&session, t1, "P1", "3", Answer::Json).await;
     app.rate(&session, t1, "P2", "4", Answer::Json).await;
@@ -158,7 +161,7 @@ async fn undo_walks_back_through_the_web_changes_of_the_target() {
 #[tokio::test]
 async fn undo_stays_within_its_target() {
     let app = TestApp::with_fixture().await;
-    let (t1, t2) = (app.key("T1").await, app.key("T2").await);
+    let (t1, t2) = (app.paper_id("T1").await, app.paper_id("T2").await);
     let session = app.session(t1).await;
     app.rate(&session, t1, "P1", "3", Answer::Json).await;
     app.rate(&session, t2, "P1", "5", Answer::Json).await;
@@ -177,7 +180,7 @@ async fn undo_stays_within_its_target() {
 #[tokio::test]
 async fn a_plain_undo_answers_303_to_the_paper_it_changed_or_to_the_page() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     app.rate(&session, t1, "P5", "2", Answer::Redirect).await;
 
@@ -194,8 +197,8 @@ async fn a_plain_undo_answers_303_to_the_paper_it_changed_or_to_the_page() {
 #[tokio::test]
 async fn the_page_lists_the_pool_in_the_stored_order_on_every_request() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
-    let stored = app.stored_order("T1").await;
+    let t1 = app.paper_id("T1").await;
+    let stored = app.blind_order("T1").await;
     assert_eq!(stored.len() as i64, T1_POOL_SIZE);
 
     let first = papers_in_page_order(&app.get_text(&format!("/targets/{t1}")).await);
@@ -210,32 +213,56 @@ async fn the_page_lists_the_pool_in_the_stored_order_on_every_request() {
 #[tokio::test]
 async fn the_page_shows_each_stored_rating_and_the_target_progress() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     app.store_rating("T1", "P2", 4).await;
     app.store_rating("T1", "P6", 1).await;
 
-    let page = app.get_text(&format!("/targets/{t1}")).await;
+    let page = Page::parse(&app.get_text(&format!("/targets/{t1}")).await);
 
-    assert!(page.contains("data-paper=\"P2\" data-stars=\"4\""));
-    assert!(page.contains("data-paper=\"P6\" data-stars=\"1\""));
-    assert!(page.contains("data-paper=\"P1\" data-stars=\"\""));
-    assert!(page.contains("<p class=\"paper-status\">Rated 4 relevant</p>"));
-    assert!(page.contains("<p class=\"paper-status\">Rated 1 irrelevant</p>"));
+    let paper = |id: &str| {
+        let css = format!("article.paper[data-paper='{id}']");
+        let checked = page.attrs(&format!("{css} input[name=stars][checked]"), "value");
+        (
+            page.attr(&css, "data-stars"),
+            page.text(&format!("{css} .paper-status")),
+            checked,
+        )
+    };
     assert_eq!(
-        page.matches("<p class=\"paper-status\">Not rated yet</p>")
-            .count(),
-        5
+        paper("P2"),
+        (
+            "4".to_owned(),
+            "Rated 4 relevant".to_owned(),
+            vec!["4".to_owned()]
+        )
     );
-    assert_eq!(page.matches(" checked>").count(), 2);
-    assert!(page.contains(
-        "<strong id=\"target-rated\">2</strong> of <span id=\"target-total\">7</span> rated"
-    ));
+    assert_eq!(
+        paper("P6"),
+        (
+            "1".to_owned(),
+            "Rated 1 irrelevant".to_owned(),
+            vec!["1".to_owned()]
+        )
+    );
+    assert_eq!(
+        paper("P1"),
+        (String::new(), "Not rated yet".to_owned(), Vec::new())
+    );
+    let statuses = page.texts("article.paper .paper-status");
+    assert_eq!(statuses.len(), 7);
+    assert_eq!(statuses.iter().filter(|s| *s == "Not rated yet").count(), 5);
+    assert_eq!(page.count("input[name=stars][checked]"), 2);
+    assert_eq!(page.text(".target-progress-text"), "2 of 7 rated");
+    assert_eq!(
+        (page.text("#target-rated"), page.text("#target-total")),
+        ("2".to_owned(), "7".to_owned())
+    );
 }
 
 #[tokio::test]
 async fn undo_reverts_only_the_changes_of_the_browser_that_asks() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     // Two browsers (two raters, or two tabs of different profiles): each gets its own session.
     let tab_a = app.session(t1).await;
     let tab_b = app.session(t1).await;
@@ -282,7 +309,7 @@ async fn undo_reverts_only_the_changes_of_the_browser_that_asks() {
 #[tokio::test]
 async fn an_undo_keeps_a_rating_another_browser_gave_the_same_paper_since() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let tab_a = app.session(t1).await;
     let tab_b = app.session(t1).await;
     app.rate(&tab_a, t1, "P3", "2", Answer::Json).await;

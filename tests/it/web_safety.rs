@@ -1,7 +1,9 @@
 //! Safe forms and pages: CSRF, the 400/404/413 answers with their messages, escaping, and the
 //! security headers.
 
-use crate::web_support::{Answer, Session, TestApp, HOSTILE_TITLE};
+use crate::web_support::{
+    attr, selector, text, Answer, Page, Session, TestApp, HOSTILE_ID, HOSTILE_TITLE,
+};
 use reqwest::header::{
     CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY, SET_COOKIE,
     X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
@@ -12,7 +14,7 @@ use serde_json::json;
 #[tokio::test]
 async fn a_post_without_a_matching_token_is_refused_with_403() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     let other_browser = app.session(t1).await;
     assert_ne!(session.token, other_browser.token);
@@ -72,7 +74,7 @@ async fn a_post_without_a_matching_token_is_refused_with_403() {
 #[tokio::test]
 async fn the_csrf_cookie_is_strict_and_http_only_and_given_once() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
 
     let fresh = app.get(&format!("/targets/{t1}")).await;
@@ -86,13 +88,7 @@ async fn the_csrf_cookie_is_strict_and_http_only_and_given_once() {
     assert!(cookie.contains("SameSite=Strict"), "{cookie}");
     assert!(cookie.contains("Path=/"), "{cookie}");
 
-    let returning = app
-        .http
-        .get(app.url(&format!("/targets/{t1}")))
-        .header("cookie", &session.cookie)
-        .send()
-        .await
-        .expect("GET answers");
+    let returning = app.get_as(&session, &format!("/targets/{t1}")).await;
     assert!(returning.headers().get(SET_COOKIE).is_none());
     let page = returning.text().await.expect("a body");
     assert_eq!(
@@ -104,13 +100,24 @@ async fn the_csrf_cookie_is_strict_and_http_only_and_given_once() {
 #[tokio::test]
 async fn every_form_of_the_rating_page_carries_the_token() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
-    let page = app.get_text(&format!("/targets/{t1}")).await;
+    let t1 = app.paper_id("T1").await;
+    let session = app.session(t1).await;
+    let page = app.get_as(&session, &format!("/targets/{t1}")).await;
+    let page = Page::parse(&page.text().await.expect("a body"));
 
     // Per paper a rating form and a clearing form, plus the undo form.
-    let forms = page.matches("<form ").count();
-    assert_eq!(forms, 2 * crate::web_support::T1_POOL_SIZE as usize + 1);
-    assert_eq!(page.matches("name=\"csrf_token\"").count(), forms);
+    let forms = page.select("form[method=post]");
+    assert_eq!(
+        forms.len(),
+        2 * crate::web_support::T1_POOL_SIZE as usize + 1
+    );
+    assert_eq!(page.count("form"), forms.len());
+    for form in forms {
+        let tokens: Vec<&str> = (form.select(&selector("input[type=hidden][name=csrf_token]")))
+            .filter_map(|input| input.value().attr("value"))
+            .collect();
+        assert_eq!(tokens, [session.token.as_str()], "{}", form.html());
+    }
 }
 
 /// Posts a rating for `T1` with a valid token and the given fields; answers status and message.
@@ -119,7 +126,7 @@ async fn refused(
     session: &Session,
     fields: &[(&str, &str)],
 ) -> (StatusCode, String) {
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let mut fields = fields.to_vec();
     fields.push(("csrf_token", &session.token));
     let response = app
@@ -144,7 +151,7 @@ async fn refused(
 #[tokio::test]
 async fn a_bad_rating_gets_400_saying_what_is_wrong() {
     let app = TestApp::with_fixture().await;
-    let session = app.session(app.key("T1").await).await;
+    let session = app.session(app.paper_id("T1").await).await;
     let bad = StatusCode::BAD_REQUEST;
 
     assert_eq!(
@@ -202,7 +209,7 @@ async fn a_bad_rating_gets_400_saying_what_is_wrong() {
 #[tokio::test]
 async fn a_plain_form_error_is_a_page_with_the_escaped_message() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
 
     let response = app
@@ -216,18 +223,19 @@ async fn a_plain_form_error_is_a_page_with_the_escaped_message() {
         .expect("a type")
         .clone();
     assert_eq!(content_type, "text/html; charset=utf-8");
-    let page = response.text().await.expect("a body");
-    assert!(
-        page.contains("paper &#34;&#60;i&#62;x&#60;/i&#62;&#34; is not in the pool of this target")
+    let page = Page::parse(&response.text().await.expect("a body"));
+    assert_eq!(
+        page.text(".error-message"),
+        "paper \"<i>x</i>\" is not in the pool of this target"
     );
-    assert!(!page.contains("<i>x</i>"));
+    assert_eq!(page.count("main i"), 0, "the paper's text is no markup");
 }
 
 #[tokio::test]
 async fn unknown_targets_and_addresses_get_a_404_page() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
-    let not_a_target = app.key("P10").await;
+    let t1 = app.paper_id("T1").await;
+    let not_a_target = app.paper_id("P10").await;
     let session = app.session(t1).await;
 
     for path in [
@@ -238,8 +246,8 @@ async fn unknown_targets_and_addresses_get_a_404_page() {
     ] {
         let response = app.get(&path).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
-        let page = response.text().await.expect("a body");
-        assert!(page.contains("<h1>Not Found</h1>"), "{path}: {page}");
+        let page = Page::parse(&response.text().await.expect("a body"));
+        assert_eq!(page.text("main h1"), "Not Found", "{path}");
     }
     let page = app
         .get(&format!("/targets/{not_a_target}"))
@@ -247,7 +255,10 @@ async fn unknown_targets_and_addresses_get_a_404_page() {
         .text()
         .await
         .expect("a body");
-    assert!(page.contains(&format!("there is no target {not_a_target} in this study")));
+    assert_eq!(
+        Page::parse(&page).text(".error-message"),
+        format!("there is no target {not_a_target} in this study")
+    );
 
     let rating = app
         .rate(&session, not_a_target, "P1", "3", Answer::Json)
@@ -261,10 +272,80 @@ async fn unknown_targets_and_addresses_get_a_404_page() {
     assert_eq!(undo.status(), StatusCode::NOT_FOUND);
 }
 
+/// Every error, whoever raises it (a handler, an extractor, the router, a middleware), is
+/// answered as JSON to a client that accepts JSON, with the status and headers of the page.
+#[tokio::test]
+async fn every_error_is_json_for_a_client_that_accepts_it() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.paper_id("T1").await;
+    let session = app.session(t1).await;
+    let json_get = async |method: reqwest::Method, path: &str| {
+        let response = app
+            .http
+            .request(method, app.url(path))
+            .header("accept", "text/html, application/json;q=0.9")
+            .send()
+            .await
+            .expect("an answer");
+        let (status, allow) = (response.status(), response.headers().get("allow").cloned());
+        let answer = response.json::<serde_json::Value>().await.expect("JSON");
+        (status, allow, answer)
+    };
+
+    assert_eq!(
+        json_get(reqwest::Method::GET, "/targets/999999").await,
+        (
+            StatusCode::NOT_FOUND,
+            None,
+            json!({"error": "there is no target 999999 in this study"})
+        )
+    );
+    assert_eq!(
+        json_get(reqwest::Method::GET, "/no/such/page").await,
+        (
+            StatusCode::NOT_FOUND,
+            None,
+            json!({"error": "there is no page at this address"})
+        )
+    );
+    let (status, allow, answer) = json_get(reqwest::Method::PUT, "/targets").await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(allow.expect("Allow"), "GET, POST, HEAD");
+    assert_eq!(
+        answer,
+        json!({"error": "this address takes GET, POST, HEAD, not PUT"})
+    );
+    let (status, _, answer) = json_get(reqwest::Method::GET, "/targets?page=x").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        answer["error"]
+            .as_str()
+            .expect("a message")
+            .starts_with("the address's query cannot be read"),
+        "{answer}"
+    );
+    let undo = app
+        .http
+        .post(app.url(&format!("/targets/{t1}/undo")))
+        .header("cookie", &session.cookie)
+        .header("accept", "application/json")
+        .header("sec-fetch-site", "cross-site")
+        .form(&[("csrf_token", session.token.as_str())])
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(undo.status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        undo.json::<serde_json::Value>().await.expect("JSON"),
+        json!({"error": "refused: this request comes from another site (Sec-Fetch-Site: \
+                         cross-site); paperjudge takes changes only from its own pages"})
+    );
+}
+
 #[tokio::test]
 async fn an_oversized_form_gets_413() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     let huge = "x".repeat(5000);
 
@@ -280,27 +361,43 @@ async fn an_oversized_form_gets_413() {
 #[tokio::test]
 async fn text_from_the_data_is_escaped_and_only_web_links_are_links() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
-    let page = app.get_text(&format!("/targets/{t1}")).await;
+    let t1 = app.paper_id("T1").await;
+    let html = app.get_text(&format!("/targets/{t1}")).await;
+    let page = Page::parse(&html);
 
-    assert!(page.contains("&#60;script&#62;alert(&#34;title&#34;)&#60;/script&#62; &#38; co"));
-    assert!(!page.contains(HOSTILE_TITLE));
-    assert!(page.contains("&#60;/p&#62;&#60;img src=x onerror=alert(1)&#62;"));
-    assert!(page.contains("O&#39;Brien &#38; &#60;em&#62;Sons&#60;/em&#62;"));
-    assert!(page.contains("data-paper=\"h&#60;b&#62;&#38;&#34;&#39;\""));
-    assert!(!page.contains("javascript:"));
-    assert!(page
-        .contains("href=\"https://example.org/P1\" target=\"_blank\" rel=\"noopener noreferrer\""));
+    // Parsed as a browser parses it, every hostile text is text again, to the letter.
+    let hostile = (page.select("article.paper").into_iter())
+        .find(|paper| paper.value().attr("data-paper") == Some(HOSTILE_ID))
+        .expect("the hostile paper, by its id");
+    let within = |css: &str| hostile.select(&selector(css)).map(text).collect::<Vec<_>>();
+    assert_eq!(within(".paper-title"), [HOSTILE_TITLE]);
+    assert_eq!(within(".abstract"), ["</p><img src=x onerror=alert(1)>"]);
+    assert_eq!(within(".authors"), ["O'Brien & <em>Sons</em>"]);
+    assert_eq!(page.count("img, em, b"), 0);
+    assert!(!html.contains(HOSTILE_TITLE));
+    // Only web addresses are links, and a link opens without telling its site anything.
+    assert!(!html.contains("javascript:"));
+    assert_eq!(within("a").len(), 0);
+    let link = page.one("article.paper[data-paper=P1] a.open-paper");
+    assert_eq!(
+        (link.attr("href"), link.attr("target"), link.attr("rel")),
+        (
+            Some("https://example.org/P1"),
+            Some("_blank"),
+            Some("noopener noreferrer")
+        )
+    );
     // No inline script at all: the one script is a file, as the CSP demands.
-    assert_eq!(page.matches("<script").count(), 1);
-    assert!(page.contains("<script src=\"/static/rating.js?v="));
-    assert!(!page.contains("<img"));
+    let scripts = page.select("script");
+    assert_eq!(scripts.len(), 1);
+    assert!(attr(scripts[0], "src").starts_with("/static/rating.js?v="));
+    assert_eq!(text(scripts[0]), "");
 }
 
 #[tokio::test]
 async fn every_answer_carries_the_security_headers() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
 
     for path in ["/".to_owned(), format!("/targets/{t1}"), "/nope".to_owned()] {
         let response = app.get(&path).await;
@@ -321,12 +418,13 @@ async fn every_answer_carries_the_security_headers() {
 #[tokio::test]
 async fn static_files_are_cached_for_a_year_under_a_versioned_address() {
     let app = TestApp::with_fixture().await;
-    let page = app.get_text("/").await;
-    let start = page
-        .find("/static/style.css?v=")
+    let page = Page::parse(&app.get_text("/").await);
+    let href = page.attr("head link[rel=stylesheet]", "href");
+    let version = href
+        .strip_prefix("/static/style.css?v=")
         .expect("a versioned stylesheet");
-    let href = &page[start..start + page[start..].find('"').expect("a closing quote")];
-    assert_eq!(href.len(), "/static/style.css?v=".len() + 16);
+    assert_eq!(version.len(), 16);
+    let href = href.as_str();
 
     for (path, content_type) in [
         (href, "text/css; charset=utf-8"),
@@ -351,7 +449,7 @@ async fn static_files_are_cached_for_a_year_under_a_versioned_address() {
 #[tokio::test]
 async fn a_made_up_or_planted_cookie_and_token_pair_is_refused() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let real = app.session(t1).await;
     let real_browser = real.cookie.trim_start_matches("paperjudge_browser=");
     // The attacker sets the cookie (a page on another port of this host can) and the field
@@ -387,7 +485,7 @@ async fn a_made_up_or_planted_cookie_and_token_pair_is_refused() {
 #[tokio::test]
 async fn a_post_from_another_site_is_refused_with_403_even_with_a_valid_token() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     let port: u16 = app
         .address
@@ -466,7 +564,7 @@ async fn a_post_from_another_site_is_refused_with_403_even_with_a_valid_token() 
 #[tokio::test]
 async fn head_answers_every_page_and_other_methods_get_405_with_allow() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
 
     for path in [
         "/".to_owned(),
@@ -516,10 +614,11 @@ async fn head_answers_every_page_and_other_methods_get_405_with_allow() {
             "{method} {path}"
         );
         assert_eq!(response.headers()["allow"], allow, "{method} {path}");
-        let page = response.text().await.expect("a page");
-        assert!(
-            page.contains(&format!("this address takes {allow}, not {method}")),
-            "{method} {path}: {page}"
+        let page = Page::parse(&response.text().await.expect("a page"));
+        assert_eq!(
+            page.text(".error-message"),
+            format!("this address takes {allow}, not {method}"),
+            "{method} {path}"
         );
     }
     for method in [reqwest::Method::PUT, reqwest::Method::HEAD] {

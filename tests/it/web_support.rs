@@ -1,14 +1,16 @@
 //! Shared by the web and browser tests: the app on port 0 over a real SQLite file, a fixture
-//! study whose model names and scores must never reach a rating page, and an HTTP client that
-//! keeps the CSRF cookie by hand (no cookie store: the tests see exactly what is sent).
+//! study whose model names and scores must never reach a rating page, HTTP clients that keep
+//! cookies by hand (no cookie store: the tests see exactly what is sent), and pages parsed as
+//! a browser parses them (`scraper`) to check them by selector.
 
-use std::net::TcpListener;
+use std::net::{IpAddr, Ipv4Addr, TcpListener};
 
 use paperjudge::db;
 use paperjudge::domain::{PaperId, Stars};
 use paperjudge::web::Access;
 use reqwest::header::{HeaderMap, ACCEPT, COOKIE, LOCATION, SET_COOKIE};
 use reqwest::{Response, StatusCode};
+use scraper::{ElementRef, Html, Selector};
 
 use crate::common::TestStudy;
 
@@ -127,15 +129,25 @@ impl TestApp {
             .expect("GET answers")
     }
 
+    /// GET as the browser of `session`, with its cookie.
+    pub async fn get_as(&self, session: &Session, path: &str) -> Response {
+        self.http
+            .get(self.url(path))
+            .header(COOKIE, &session.cookie)
+            .send()
+            .await
+            .expect("GET answers")
+    }
+
     pub async fn get_text(&self, path: &str) -> String {
         let response = self.get(path).await;
         assert_eq!(response.status(), StatusCode::OK, "GET {path}");
         response.text().await.expect("a body")
     }
 
-    /// The internal id of a paper (the `n` of `/targets/{n}`).
-    pub async fn key(&self, external_id: &str) -> i64 {
-        db::papers::key_of(&self.study.pool, external_id)
+    /// The row id of a paper (the `n` of `/targets/{n}`).
+    pub async fn paper_id(&self, external_id: &str) -> i64 {
+        db::papers::id_of(&self.study.pool, external_id)
             .await
             .expect("the query runs")
             .unwrap_or_else(|| panic!("paper {external_id} exists"))
@@ -144,8 +156,13 @@ impl TestApp {
 
     /// Opens a rating page as a new browser would: no cookie, so it gets one.
     pub async fn session(&self, target: i64) -> Session {
-        let response = self.get(&format!("/targets/{target}")).await;
-        assert_eq!(response.status(), StatusCode::OK);
+        self.session_from(&format!("/targets/{target}")).await
+    }
+
+    /// Opens the page at `path` (one with a form) as a new browser would.
+    pub async fn session_from(&self, path: &str) -> Session {
+        let response = self.get(path).await;
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
         let cookie = csrf_cookie(response.headers()).expect("a new browser gets the CSRF cookie");
         let html = response.text().await.expect("a body");
         let token = hidden_token(&html).expect("the page's forms carry the token");
@@ -224,23 +241,7 @@ impl TestApp {
         target: &str,
         paper: &str,
     ) -> Vec<(Option<u8>, Option<u8>, String)> {
-        let entries = db::ratings::history(
-            &self.study.pool,
-            PaperId(self.key(target).await),
-            PaperId(self.key(paper).await),
-        )
-        .await
-        .expect("the history reads");
-        entries
-            .into_iter()
-            .map(|entry| {
-                (
-                    entry.previous.map(Stars::get),
-                    entry.stars.map(Stars::get),
-                    entry.source,
-                )
-            })
-            .collect()
+        self.study.history(target, paper).await
     }
 
     /// Rates a pair directly in the database, as an import would (for setting up a state).
@@ -248,8 +249,8 @@ impl TestApp {
         let mut tx = self.study.pool.begin().await.expect("a transaction");
         db::ratings::set(
             &mut tx,
-            PaperId(self.key(target).await),
-            PaperId(self.key(paper).await),
+            PaperId(self.paper_id(target).await),
+            PaperId(self.paper_id(paper).await),
             Stars::new(i64::from(stars)),
             "2026-01-01T00:00:00Z",
             db::ratings::Source::Import,
@@ -287,14 +288,133 @@ impl TestApp {
     }
 
     /// A target's pool in the stored blind order, by external id.
-    pub async fn stored_order(&self, target: &str) -> Vec<String> {
-        db::blind_pool::all_rows(&self.study.pool)
-            .await
-            .expect("the pool reads")
-            .into_iter()
-            .filter(|row| row.target == target)
-            .map(|row| row.paper)
-            .collect()
+    pub async fn blind_order(&self, target: &str) -> Vec<String> {
+        self.study.blind_order(target).await
+    }
+}
+
+/// A browser as far as the server can tell: the cookies it was given, kept by hand so that a
+/// test sees exactly what is sent; the address it connects from; and what a TLS proxy in front
+/// of the app says of it.
+pub struct Browser {
+    pub http: reqwest::Client,
+    address: String,
+    cookies: Vec<(String, String)>,
+    /// What a TLS proxy in front of the app appends to `X-Forwarded-For` for this browser.
+    forwarded_for: Option<String>,
+}
+
+impl Browser {
+    /// A browser on this machine, using the app.
+    pub fn new(app: &TestApp) -> Browser {
+        Browser::at(&app.address)
+    }
+
+    /// A browser on this machine, using the app at `address` (`http://127.0.0.1:PORT`).
+    pub fn at(address: &str) -> Browser {
+        Browser::connecting_from(address, Ipv4Addr::LOCALHOST)
+    }
+
+    /// A browser on another machine, as far as the server can tell: loopback connections
+    /// may come from any address of 127.0.0.0/8.
+    pub fn from(app: &TestApp, local_address: Ipv4Addr) -> Browser {
+        Browser::connecting_from(&app.address, local_address)
+    }
+
+    /// A browser whose requests reach the app through a proxy, which appends `client` to
+    /// `X-Forwarded-For` (after whatever the browser itself put there).
+    pub fn through_proxy(app: &TestApp, client: &str) -> Browser {
+        Browser {
+            forwarded_for: Some(client.to_owned()),
+            ..Browser::new(app)
+        }
+    }
+
+    fn connecting_from(address: &str, local_address: Ipv4Addr) -> Browser {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .local_address(IpAddr::V4(local_address))
+            .build()
+            .expect("an HTTP client");
+        Browser {
+            http,
+            address: address.to_owned(),
+            cookies: Vec::new(),
+            forwarded_for: None,
+        }
+    }
+
+    /// The `Cookie` header this browser sends.
+    pub fn cookie_header(&self) -> String {
+        self.cookies
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    pub fn cookie(&self, name: &str) -> Option<&str> {
+        self.cookies
+            .iter()
+            .find(|(cookie, _)| cookie == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// Keeps `name=value` (an empty value deletes the cookie).
+    pub fn set_cookie(&mut self, name: &str, value: &str) {
+        self.cookies.retain(|(cookie, _)| cookie != name);
+        if !value.is_empty() {
+            self.cookies.push((name.to_owned(), value.to_owned()));
+        }
+    }
+
+    /// Keeps the cookies a response sets (an empty value, as a removal cookie has, deletes).
+    fn keep_cookies(&mut self, response: &Response) {
+        for set_cookie in response.headers().get_all(SET_COOKIE) {
+            let text = set_cookie.to_str().expect("an ASCII cookie");
+            let pair = text.split(';').next().expect("a name and value");
+            let (name, value) = pair.split_once('=').expect("name=value");
+            self.set_cookie(name, value);
+        }
+    }
+
+    fn send(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        let request = request.header(COOKIE, self.cookie_header());
+        match &self.forwarded_for {
+            Some(client) => request.header("x-forwarded-for", client),
+            None => request,
+        }
+    }
+
+    pub async fn get(&mut self, path: &str) -> Response {
+        let request = self.send(self.http.get(format!("{}{path}", self.address)));
+        let response = request.send().await.expect("GET answers");
+        self.keep_cookies(&response);
+        response
+    }
+
+    /// Posts a form, answered as `answer` asks.
+    pub async fn post(&mut self, path: &str, fields: &[(&str, &str)], answer: Answer) -> Response {
+        let mut request = self.send(self.http.post(format!("{}{path}", self.address)));
+        if answer == Answer::Json {
+            request = request.header(ACCEPT, "application/json");
+        }
+        let response = request.form(fields).send().await.expect("POST answers");
+        self.keep_cookies(&response);
+        response
+    }
+
+    /// The token of the page's forms (fetching the page gives a new browser its cookie).
+    pub async fn form_token(&mut self, path: &str) -> String {
+        let page = self.get(path).await.text().await.expect("a page");
+        hidden_token(&page).expect("a form with a token")
+    }
+
+    /// Logs in with `password` through the login form.
+    pub async fn log_in(&mut self, password: &str) -> Response {
+        let token = self.form_token("/login").await;
+        let fields = [("password", password), ("csrf_token", &token)];
+        self.post("/login", &fields, Answer::Redirect).await
     }
 }
 
@@ -309,19 +429,93 @@ pub fn csrf_cookie(headers: &HeaderMap) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// The value of the first hidden `csrf_token` field of a page.
-pub fn hidden_token(html: &str) -> Option<String> {
-    let start = html.find("name=\"csrf_token\" value=\"")? + "name=\"csrf_token\" value=\"".len();
-    let end = html[start..].find('"')?;
-    Some(html[start..start + end].to_owned())
+/// A page parsed as a browser parses it, so that tests check elements, attributes and text
+/// by CSS selector instead of by the markup's spelling.
+pub struct Page(Html);
+
+impl Page {
+    pub fn parse(html: &str) -> Page {
+        Page(Html::parse_document(html))
+    }
+
+    /// Every element `css` selects, in page order.
+    pub fn select(&self, css: &str) -> Vec<ElementRef<'_>> {
+        self.0.select(&selector(css)).collect()
+    }
+
+    pub fn count(&self, css: &str) -> usize {
+        self.select(css).len()
+    }
+
+    /// The one element `css` selects; fails the test unless there is exactly one.
+    pub fn one(&self, css: &str) -> ElementRef<'_> {
+        match self.select(css)[..] {
+            [element] => element,
+            ref elements => panic!("{} elements match {css}, not one", elements.len()),
+        }
+    }
+
+    /// The text of the one element `css` selects, as [`text`] gives it.
+    pub fn text(&self, css: &str) -> String {
+        text(self.one(css))
+    }
+
+    /// The text of every element `css` selects.
+    pub fn texts(&self, css: &str) -> Vec<String> {
+        self.select(css).into_iter().map(text).collect()
+    }
+
+    /// The attribute `name` of the one element `css` selects.
+    pub fn attr(&self, css: &str, name: &str) -> String {
+        attr(self.one(css), name)
+    }
+
+    /// The attribute `name` of every element `css` selects that has it.
+    pub fn attrs(&self, css: &str, name: &str) -> Vec<String> {
+        (self.select(css).into_iter())
+            .filter_map(|element| element.value().attr(name).map(str::to_owned))
+            .collect()
+    }
+
+    /// The whole page's text, as [`text`] gives it.
+    pub fn all_text(&self) -> String {
+        text(self.0.root_element())
+    }
 }
 
-/// The `data-paper` attributes of a rating page, in page order, unescaped.
+pub fn selector(css: &str) -> Selector {
+    Selector::parse(css).unwrap_or_else(|error| panic!("bad selector {css}: {error}"))
+}
+
+/// An element's text, with every run of white space made one space and the ends trimmed.
+pub fn text(element: ElementRef<'_>) -> String {
+    let text: String = element.text().collect();
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// An attribute of an element; fails the test when the element does not have it.
+pub fn attr(element: ElementRef<'_>, name: &str) -> String {
+    (element.value().attr(name))
+        .unwrap_or_else(|| panic!("no {name} on {}", element.html()))
+        .to_owned()
+}
+
+/// The value of the first `csrf_token` field of a page.
+pub fn hidden_token(html: &str) -> Option<String> {
+    let page = Page::parse(html);
+    page.attrs("input[name=csrf_token]", "value")
+        .into_iter()
+        .next()
+}
+
+/// The message of an error page.
+pub fn error_message(html: &str) -> String {
+    Page::parse(html).text(".error-message")
+}
+
+/// The papers of a rating page (their `data-paper`), in page order.
 pub fn papers_in_page_order(html: &str) -> Vec<String> {
-    html.split("data-paper=\"")
-        .skip(1)
-        .map(|rest| unescape(&rest[..rest.find('"').expect("a closing quote")]))
-        .collect()
+    Page::parse(html).attrs("article.paper", "data-paper")
 }
 
 /// Undoes askama's HTML escaping (decimal references for `"&'<>`).

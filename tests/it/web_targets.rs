@@ -5,8 +5,8 @@
 use crate::common::TestStudy;
 use crate::process_support::{paperjudge, succeeded};
 use crate::web_support::{
-    csrf_cookie, hidden_token, location, papers_in_page_order, unescape, Answer, Session, TestApp,
-    HOSTILE_ID, HOSTILE_TITLE,
+    csrf_cookie, error_message, hidden_token, location, papers_in_page_order, Answer, Page,
+    Session, TestApp, HOSTILE_ID, HOSTILE_TITLE,
 };
 use reqwest::StatusCode;
 
@@ -22,19 +22,16 @@ async fn searching(app: &TestApp, path: &str) -> (Session, String) {
 
 /// The external ids of the hits of a search page, in page order.
 fn hits(html: &str) -> Vec<String> {
-    html.split("<li class=\"hit\" id=\"")
-        .skip(1)
-        .map(|rest| &rest[rest.find("data-paper=\"").unwrap() + "data-paper=\"".len()..])
-        .map(|rest| unescape(&rest[..rest.find('"').unwrap()]))
-        .collect()
+    Page::parse(html).attrs("ol.hits li.hit", "data-paper")
 }
 
 fn heading(html: &str) -> String {
-    let start = html
-        .find("<h2 id=\"results-heading\">")
-        .expect("a results heading")
-        + "<h2 id=\"results-heading\">".len();
-    html[start..start + html[start..].find("</h2>").unwrap()].to_owned()
+    Page::parse(html).text("h2#results-heading")
+}
+
+/// What a search page says of the hit `paper` (`.hit-status`).
+fn hit_status(html: &str, paper: &str) -> String {
+    Page::parse(html).text(&format!("li.hit[data-paper='{paper}'] .hit-status"))
 }
 
 async fn choose(app: &TestApp, session: &Session, fields: &[(&str, &str)]) -> reqwest::Response {
@@ -46,11 +43,8 @@ async fn choose(app: &TestApp, session: &Session, fields: &[(&str, &str)]) -> re
 
 /// The external ids `/targets` lists.
 async fn listed_targets(app: &TestApp) -> Vec<String> {
-    let page = app.get_text("/targets").await;
-    page.split("</a> <span class=\"paper-id\">")
-        .skip(1)
-        .map(|rest| unescape(&rest[..rest.find("</span>").unwrap()]))
-        .collect()
+    let page = Page::parse(&app.get_text("/targets").await);
+    page.texts("table.targets tbody td .paper-id")
 }
 
 #[tokio::test]
@@ -72,9 +66,9 @@ async fn search_ranks_id_title_authors_then_abstract() {
 
     assert_eq!(hits(&page), ["graph-2019", "G1", "A1", "G2"]);
     assert_eq!(heading(&page), "4 papers found");
-    assert!(page.contains(
-        "<p class=\"abstract hit-passage\">A <mark>graph</mark> of citations helps.</p>"
-    ));
+    let g2 = |css: &str| Page::parse(&page).texts(&format!("li.hit[data-paper=G2] {css}"));
+    assert_eq!(g2(".hit-passage"), ["A graph of citations helps."]);
+    assert_eq!(g2(".hit-passage mark"), ["graph"]);
     // Every word must appear; a word of 3 letters or more finds the words it begins.
     let (_, page) = searching(&app, "/papers?q=GRAPH+citat").await;
     assert_eq!(hits(&page), ["A1", "G2"]);
@@ -86,7 +80,9 @@ async fn search_ranks_id_title_authors_then_abstract() {
         "No paper found",
         "two letters find whole words only"
     );
-    assert!(page.contains("This study is rating no target yet: no paper has recommendations."));
+    assert!(Page::parse(&page)
+        .text("p.study-choice")
+        .starts_with("This study is rating no target yet: no paper has recommendations."));
 
     // The index follows every import: a changed title, a new paper.
     app.study
@@ -117,12 +113,14 @@ async fn search_pages_through_every_hit_once() {
         heading(&past),
         "45 papers found; this page is past the last of them"
     );
-    assert!(first.contains("<a href=\"/papers?q=abstract&#38;page=2\" rel=\"next\">Next page</a>"));
-    assert!(!first.contains("rel=\"prev\""));
-    assert!(third.contains("<a href=\"/papers?q=abstract&#38;page=2\" rel=\"prev\">"));
-    assert!(!third.contains("rel=\"next\""));
-    assert!(first.contains("<ol class=\"hits\" start=\"1\">"));
-    assert!(third.contains("<ol class=\"hits\" start=\"41\">"));
+    let links =
+        |html: &str, rel: &str| Page::parse(html).attrs(&format!("nav.pages a[rel={rel}]"), "href");
+    assert_eq!(links(&first, "next"), ["/papers?q=abstract&page=2"]);
+    assert_eq!(links(&first, "prev"), [""; 0]);
+    assert_eq!(links(&third, "prev"), ["/papers?q=abstract&page=2"]);
+    assert_eq!(links(&third, "next"), [""; 0]);
+    assert_eq!(Page::parse(&first).attr("ol.hits", "start"), "1");
+    assert_eq!(Page::parse(&third).attr("ol.hits", "start"), "41");
     let mut all: Vec<String> = [first, second, third]
         .iter()
         .flat_map(|page| hits(page))
@@ -134,7 +132,10 @@ async fn search_pages_through_every_hit_once() {
 
     // The words travel in the links encoded.
     let (_, page) = searching(&app, "/papers?q=paper+%26+abstract").await;
-    assert!(page.contains("href=\"/papers?q=paper%20%26%20abstract&#38;page=2\""));
+    assert_eq!(
+        Page::parse(&page).attr("nav.pages a[rel=next]", "href"),
+        "/papers?q=paper%20%26%20abstract&page=2"
+    );
 }
 
 #[tokio::test]
@@ -159,57 +160,68 @@ async fn hostile_text_is_never_query_syntax_and_always_escaped() {
     let page = app
         .get_text("/papers?q=%22%3Cscript%3Ealert(1)%3C%2Fscript%3E")
         .await;
-    assert!(
-        page.contains("value=\"&#34;&#60;script&#62;alert(1)&#60;/script&#62;\" maxlength=\"200\"")
+    let input = Page::parse(&page);
+    let input = input.one("input#search-q");
+    assert_eq!(
+        (input.attr("value"), input.attr("maxlength")),
+        (Some("\"<script>alert(1)</script>"), Some("200"))
     );
+    assert!(!page.contains("<script>alert"));
 
     // The hostile paper itself: found by its words, shown escaped everywhere.
     let (_, page) = searching(&app, "/papers?q=script+alert").await;
     assert_eq!(hits(&page), [HOSTILE_ID]);
     assert!(!page.contains(HOSTILE_TITLE));
-    assert!(page.contains(
-        "<h3 class=\"hit-title\">&#60;script&#62;alert(&#34;title&#34;)&#60;/script&#62; &#38; co</h3>"
-    ));
-    assert!(page.contains(
-        "<p class=\"abstract hit-passage\">&#60;/p&#62;&#60;img src=x onerror=<mark>alert</mark>(1)&#62;</p>"
-    ), "{page}");
-    assert!(!page.contains("<img src=x"));
-    assert!(page.contains(
-        "<li class=\"hit\" id=\"paper-h_3cb_3e_26_22_27\" data-paper=\"h&#60;b&#62;&#38;&#34;&#39;\">"
-    ));
+    let parsed = Page::parse(&page);
+    assert_eq!(parsed.attr("li.hit", "id"), "paper-h_3cb_3e_26_22_27");
+    assert_eq!(parsed.text("li.hit .hit-title"), HOSTILE_TITLE);
+    assert_eq!(
+        parsed.text("li.hit .hit-passage"),
+        "</p><img src=x onerror=alert(1)>"
+    );
+    assert_eq!(parsed.texts("li.hit .hit-passage mark"), ["alert"]);
+    assert_eq!(parsed.count("img, script:not([src])"), 0);
 
     let too_long = app.get(&format!("/papers?q={}", "a".repeat(201))).await;
     assert_eq!(too_long.status(), StatusCode::BAD_REQUEST);
-    assert!(too_long
-        .text()
-        .await
-        .unwrap()
-        .contains("q (the search) is too long: at most 200 characters"));
+    assert_eq!(
+        error_message(&too_long.text().await.unwrap()),
+        "q (the search) is too long: at most 200 characters"
+    );
     for page in ["0", "501", "two"] {
         let refused = app.get(&format!("/papers?q=paper&page={page}")).await;
         assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "page={page}");
-        assert!(unescape(&refused.text().await.unwrap()).contains(&format!(
-            "page must be a whole number from 1 to 500, got \"{page}\""
-        )));
+        assert_eq!(
+            error_message(&refused.text().await.unwrap()),
+            format!("page must be a whole number from 1 to 500, got \"{page}\"")
+        );
     }
 }
 
 #[tokio::test]
 async fn choosing_in_the_browser_switches_the_study_to_the_chosen_targets() {
     let app = TestApp::with_fixture().await;
-    assert!(app
-        .get_text("/")
-        .await
-        .contains("This study is rating all 2 targets that have recommendations."));
+    let study_choice =
+        async |path: &str| Page::parse(&app.get_text(path).await).text("p.study-choice");
+    assert_eq!(
+        study_choice("/").await,
+        "This study is rating all 2 targets that have recommendations."
+    );
     let (session, page) = searching(&app, "/papers?q=target").await;
     assert_eq!(hits(&page), ["T1", "T2"]);
-    assert!(
-        page.contains("Choosing a target here switches it to rating only the targets you choose.")
+    assert_eq!(
+        Page::parse(&page).text("p.study-choice"),
+        "This study is rating all 2 targets that have recommendations. Choosing a target here \
+         switches it to rating only the targets you choose."
     );
     assert_eq!(
-        page.matches("A target while the study rates every paper with recommendations: 0 of ")
-            .count(),
-        2
+        Page::parse(&page).texts("li.hit .hit-status.is-target"),
+        [
+            "A target while the study rates every paper with recommendations: 0 of 7 pooled \
+             papers rated.",
+            "A target while the study rates every paper with recommendations: 0 of 4 pooled \
+             papers rated."
+        ]
     );
 
     let chosen = choose(
@@ -221,18 +233,18 @@ async fn choosing_in_the_browser_switches_the_study_to_the_chosen_targets() {
     assert_eq!(chosen.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&chosen), "/papers?q=target&page=1#paper-T2");
     assert_eq!(listed_targets(&app).await, ["T2"]);
-    assert!(app
-        .get_text("/")
-        .await
-        .contains("This study is rating 1 chosen target of 2 with recommendations."));
-    let t1 = app.key("T1").await;
+    assert_eq!(
+        study_choice("/").await,
+        "This study is rating 1 chosen target of 2 with recommendations."
+    );
+    let t1 = app.paper_id("T1").await;
     assert_eq!(
         app.get(&format!("/targets/{t1}")).await.status(),
         StatusCode::NOT_FOUND
     );
     assert_eq!(
         crate::web_support::location(&app.get("/next").await),
-        format!("/targets/{}", app.key("T2").await)
+        format!("/targets/{}", app.paper_id("T2").await)
     );
 
     // A paper nothing was recommended for yet can be chosen; its page says so.
@@ -240,35 +252,49 @@ async fn choosing_in_the_browser_switches_the_study_to_the_chosen_targets() {
     assert_eq!(location(&chosen), "/papers#paper-P10");
     assert_eq!(listed_targets(&app).await, ["T2", "P10"]);
     let p10 = app
-        .get_text(&format!("/targets/{}", app.key("P10").await))
+        .get_text(&format!("/targets/{}", app.paper_id("P10").await))
         .await;
-    assert!(p10.contains("Nothing has been recommended for this target yet"));
+    assert!(Page::parse(&p10)
+        .text("main p.note")
+        .starts_with("Nothing has been recommended for this target yet"));
 
     let (_, page) = searching(&app, "/papers?q=paper+ten").await;
-    assert!(page.contains("A chosen target: 0 of 0 pooled papers rated."));
-    assert!(page.contains("<input type=\"hidden\" name=\"action\" value=\"drop\">"));
+    assert_eq!(
+        hit_status(&page, "P10"),
+        "A chosen target: 0 of 0 pooled papers rated."
+    );
+    let drop_action = "li.hit[data-paper=P10] form input[type=hidden][name=action][value=drop]";
+    assert_eq!(Page::parse(&page).count(drop_action), 1);
     let dropped = choose(&app, &session, &[("paper", "P10"), ("action", "drop")]).await;
     assert_eq!(dropped.status(), StatusCode::SEE_OTHER);
     assert_eq!(listed_targets(&app).await, ["T2"]);
     let (_, page) = searching(&app, "/papers?q=paper+ten").await;
-    assert!(page.contains("Not a target yet, and nothing has been recommended for it so far."));
-    assert!(
-        page.contains(">Rate this target<span class=\"visually-hidden\"> (P10)</span></button>")
+    assert_eq!(
+        hit_status(&page, "P10"),
+        "Not a target yet, and nothing has been recommended for it so far."
+    );
+    assert_eq!(
+        Page::parse(&page).text("li.hit[data-paper=P10] form button"),
+        "Rate this target (P10)"
     );
 
     // A target with ratings is not dropped by a click.
-    let t2 = app.key("T2").await;
+    let t2 = app.paper_id("T2").await;
     let rated = app.rate(&session, t2, "P7", "4", Answer::Json).await;
     assert_eq!(rated.status(), StatusCode::OK);
     let refused = choose(&app, &session, &[("paper", "T2"), ("action", "drop")]).await;
     assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
-    assert!(unescape(&refused.text().await.unwrap()).contains(
+    assert_eq!(
+        error_message(&refused.text().await.unwrap()),
         "\"T2\" has ratings; a target with ratings is dropped from the command line \
          (`paperjudge targets drop`), which keeps them"
-    ));
+    );
     let (_, page) = searching(&app, "/papers?q=target").await;
-    assert!(page.contains("A chosen target: 1 of 4 pooled papers rated."));
-    assert!(!page.contains("name=\"action\" value=\"drop\""));
+    assert_eq!(
+        hit_status(&page, "T2"),
+        "A chosen target: 1 of 4 pooled papers rated."
+    );
+    assert_eq!(Page::parse(&page).count("input[name=action]"), 0);
     assert_eq!(listed_targets(&app).await, ["T2"]);
 }
 
@@ -310,8 +336,8 @@ async fn a_bad_choice_is_refused_naming_what_is_wrong() {
     ] {
         let response = choose(&app, &session, &fields).await;
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{fields:?}");
-        let body = unescape(&response.text().await.unwrap());
-        assert!(body.contains(message), "{fields:?}: {body}");
+        let body = response.text().await.unwrap();
+        assert_eq!(error_message(&body), message, "{fields:?}");
     }
     assert_eq!(listed_targets(&app).await, ["T1", "T2"], "nothing changed");
     let status = succeeded(&paperjudge(
@@ -325,18 +351,15 @@ async fn a_bad_choice_is_refused_naming_what_is_wrong() {
 #[tokio::test]
 async fn a_dropped_target_chosen_again_keeps_its_ratings_and_its_order() {
     let app = TestApp::with_fixture().await;
-    let t1 = app.key("T1").await;
+    let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     let order = papers_in_page_order(&app.get_text(&format!("/targets/{t1}")).await);
     for (paper, stars) in order.iter().take(3).zip(["5", "2", "4"]) {
         app.rate(&session, t1, paper, stars, Answer::Json).await;
     }
+    let stars = |html: &str| Page::parse(html).attrs("article.paper", "data-stars");
     let before = app.get_text(&format!("/targets/{t1}")).await;
-    let stars_before: Vec<&str> = before
-        .split("data-stars=\"")
-        .skip(1)
-        .map(|rest| &rest[..rest.find('"').unwrap()])
-        .collect();
+    let stars_before = stars(&before);
     assert_eq!(stars_before, ["5", "2", "4", "", "", "", ""]);
 
     succeeded(&paperjudge(
@@ -362,15 +385,11 @@ async fn a_dropped_target_chosen_again_keeps_its_ratings_and_its_order() {
     assert_eq!(chosen.status(), StatusCode::SEE_OTHER);
     let after = app.get_text(&format!("/targets/{t1}")).await;
     assert_eq!(papers_in_page_order(&after), order);
-    let stars_after: Vec<&str> = after
-        .split("data-stars=\"")
-        .skip(1)
-        .map(|rest| &rest[..rest.find('"').unwrap()])
-        .collect();
-    assert_eq!(stars_after, stars_before);
-    assert!(after.contains(
-        "<strong id=\"target-rated\">3</strong> of <span id=\"target-total\">7</span> rated"
-    ));
+    assert_eq!(stars(&after), stars_before);
+    assert_eq!(
+        Page::parse(&after).text(".target-progress-text"),
+        "3 of 7 rated"
+    );
 }
 
 #[tokio::test]
@@ -384,11 +403,17 @@ async fn a_large_library_offers_to_choose_targets() {
     study.recommendations(&csv).await;
     let app = TestApp::spawn(study).await;
 
-    let dashboard = app.get_text("/").await;
-    assert!(dashboard.contains(
-        "This study is rating all 301 targets that have recommendations. <a href=\"/papers\">Choose \
-         targets</a>: rating every paper of a large library is rarely the plan.</p>"
-    ));
+    let dashboard = Page::parse(&app.get_text("/").await);
+    assert_eq!(
+        dashboard.text("p.study-choice"),
+        "This study is rating all 301 targets that have recommendations. Choose targets: rating \
+         every paper of a large library is rarely the plan."
+    );
+    assert_eq!(
+        dashboard.text("p.study-choice a[href='/papers']"),
+        "Choose targets"
+    );
     let small = TestApp::with_fixture().await;
-    assert!(!small.get_text("/").await.contains("Choose targets"));
+    let small = Page::parse(&small.get_text("/").await);
+    assert_eq!(small.count("p.study-choice a"), 0);
 }

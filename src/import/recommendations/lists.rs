@@ -264,7 +264,7 @@ impl List<'_> {
     pub(super) fn to_new_entries(&self, papers: &PaperIndex, into: &mut Vec<NewEntry>) {
         into.clear();
         into.extend(self.entries.iter().map(|entry| NewEntry {
-            paper: papers.key(entry.paper),
+            paper: papers.id(entry.paper),
             given_rank: if self.by_rank {
                 entry.rank.map(NonZeroI64::get)
             } else {
