@@ -114,11 +114,13 @@ impl<'c> PoolWriter<'c> {
         self.keys.clear();
         self.keys
             .extend(arriving.iter().map(|paper| (*paper, rng.random::<i64>())));
-        let added = self.add.insert(&self.keys, |statement, first, (paper, key)| {
-            statement.raw_bind_parameter(first, target.0)?;
-            statement.raw_bind_parameter(first + 1, paper.0)?;
-            statement.raw_bind_parameter(first + 2, *key)
-        })?;
+        let added = self
+            .add
+            .insert(&self.keys, |statement, first, (paper, key)| {
+                statement.raw_bind_parameter(first, target.0)?;
+                statement.raw_bind_parameter(first + 1, paper.0)?;
+                statement.raw_bind_parameter(first + 2, *key)
+            })?;
         change.added = added as u64;
         for paper in leaving {
             change.removed += self.remove.execute((target.0, paper.0, depth))? as u64;

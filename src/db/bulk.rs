@@ -45,7 +45,9 @@ impl ImportConnection {
 
     /// Begins the import's write transaction.
     pub async fn begin(&mut self) -> Result<(), sqlx::Error> {
-        sqlx::query("BEGIN IMMEDIATE").execute(&mut self.conn).await?;
+        sqlx::query("BEGIN IMMEDIATE")
+            .execute(&mut self.conn)
+            .await?;
         Ok(())
     }
 

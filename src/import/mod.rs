@@ -95,7 +95,8 @@ impl Staged {
         })
     }
 
-    /// Writes what was read, inside the caller's transaction.
+    /// Writes what was read, inside the caller's transaction: the one place where an import,
+    /// of any kind and from any caller, changes the study.
     async fn write(
         self,
         conn: &mut ImportConnection,

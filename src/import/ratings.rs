@@ -152,17 +152,17 @@ impl Parse for RatingParser<'_> {
         };
         let resolve = |column: &str, index: usize| -> Result<PaperId, Problem> {
             let id = text(index, column)?;
-            self.papers.resolve(id).ok_or_else(|| {
-                Problem::at(line, Some(column), format!("unknown paper id {id:?}"))
-            })
+            self.papers
+                .resolve(id)
+                .ok_or_else(|| Problem::at(line, Some(column), format!("unknown paper id {id:?}")))
         };
         let target = resolve("target", columns.target)?;
         let paper = resolve("paper", columns.paper)?;
-        let stars = text(columns.stars, "stars")?
-            .parse()
-            .map_err(|error: crate::domain::InvalidStars| {
+        let stars = text(columns.stars, "stars")?.parse().map_err(
+            |error: crate::domain::InvalidStars| {
                 Problem::at(line, Some("stars"), error.to_string())
-            })?;
+            },
+        )?;
         let rated_at = match columns.rated_at {
             Some(index) => parse_rated_at(text(index, "rated_at")?, line)?,
             None => None,

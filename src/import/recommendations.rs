@@ -19,12 +19,12 @@ use rand::Rng;
 
 use super::records::Records;
 use super::{Format, ImportError, Problem, Problems, Summary};
+use crate::db;
 use crate::db::blind_pool::{BlindPoolChange, PoolWriter};
 use crate::db::bulk::ImportConnection;
 use crate::db::papers::PaperIndex;
 use crate::db::recommendations::{self as stored, ListWriter, Model};
 use crate::db::targets::{Found, ListedTargets, TargetChoice};
-use crate::db;
 use crate::domain::PaperId;
 use lists::{Gathered, Lists, NewRow};
 use rows::RowParser;
@@ -55,10 +55,7 @@ pub(super) fn stage<R: Read>(
     let mut problems = Problems::new(source);
     if let Some(model) = &options.model {
         if let Err(problem) = check_model_name(model, 0) {
-            return Err(problems.fail(Problem::whole_file(format!(
-                "--model: {}",
-                problem.message
-            ))));
+            return Err(problems.fail(Problem::whole_file(format!("--model: {}", problem.message))));
         }
     }
     let parser = RowParser {
@@ -265,8 +262,7 @@ impl Writer<'_, '_> {
                 self.summary.pool_removed += change.removed;
             }
             let pooled = change.added as i64 - change.removed as i64;
-            self.targets
-                .register(target, found, active, pooled, rng)?;
+            self.targets.register(target, found, active, pooled, rng)?;
         }
         Ok(())
     }

@@ -189,4 +189,3 @@ impl<R: Read, P: Parse> Records<R, P> {
         }
     }
 }
-

@@ -12,6 +12,7 @@ mod web_support;
 mod browser_rating;
 mod cli;
 mod durability;
+mod import_order;
 mod import_papers;
 mod import_ratings;
 mod import_recommendations;

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::num::NonZeroI64;
 
 use super::super::{Problem, Problems};
-use crate::db::recommendations::NewEntry;
 use crate::db::papers::PaperIndex;
+use crate::db::recommendations::NewEntry;
 
 /// One row of the file, its ids resolved: 32 bytes, so that the 6.4 million rows of a large
 /// study take about 200 MB.
@@ -288,8 +288,7 @@ impl Lists {
             let first = spans.next()?;
             let target = self.entries[first.start].target;
             let mut lists = vec![self.list(first)];
-            while let Some(span) = spans.next_if(|span| self.entries[span.start].target == target)
-            {
+            while let Some(span) = spans.next_if(|span| self.entries[span.start].target == target) {
                 lists.push(self.list(span));
             }
             Some(lists)

@@ -116,8 +116,8 @@ impl Parse for RowParser<'_> {
     }
 
     fn json<'r>(&'r self, text: &'r [u8], line: u64) -> Result<Row<'r>, Problem> {
-        let row: JsonRow<'r> =
-            serde_json::from_slice(text).map_err(|error| super::super::json_problem(&error, line))?;
+        let row: JsonRow<'r> = serde_json::from_slice(text)
+            .map_err(|error| super::super::json_problem(&error, line))?;
         let model = match (self.model, row.model) {
             (Some(name), _) => Cow::Borrowed(name),
             (None, Some(model)) => model,
