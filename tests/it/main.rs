@@ -13,6 +13,7 @@ mod browser_rating;
 mod cli;
 mod durability;
 mod evaluation;
+mod import_order;
 mod import_papers;
 mod import_ratings;
 mod import_recommendations;
