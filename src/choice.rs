@@ -306,7 +306,7 @@ async fn resolve(conn: &mut SqliteConnection, ids: &[String]) -> Result<Vec<Pape
     let mut papers = Vec::new();
     let mut unknown = Vec::new();
     for id in ids_of(ids) {
-        match db::papers::key_of(&mut *conn, id).await? {
+        match db::papers::id_of(&mut *conn, id).await? {
             Some(paper) => papers.push(paper),
             None => unknown.push(id.to_owned()),
         }

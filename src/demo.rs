@@ -4,23 +4,31 @@
 use rand::SeedableRng;
 use sqlx::SqlitePool;
 
-use crate::import::{self, Format, ImportError, Kind, Summary};
+use crate::import::{self, Format, ImportConnection, ImportError, Kind, Summary};
 
 const PAPERS_CSV: &str = include_str!("demo/papers.csv");
 const RECOMMENDATIONS_CSV: &str = include_str!("demo/recommendations.csv");
 
 /// Loads the demo study into an empty study (no papers); `None` if it already holds papers.
 pub async fn load_if_empty(pool: &SqlitePool) -> Result<Option<Summary>, ImportError> {
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+    let mut conn = ImportConnection::open(pool).await?;
+    let loaded = load(&mut conn).await;
+    // Without a commit, the transaction is rolled back as the connection closes.
+    conn.close().await;
+    loaded
+}
+
+async fn load(tx: &mut ImportConnection) -> Result<Option<Summary>, ImportError> {
+    tx.begin().await?;
     let has_papers: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM papers)")
-        .fetch_one(&mut *tx)
+        .fetch_one(&mut **tx)
         .await?;
     if has_papers {
         return Ok(None);
     }
     let mut rng = rand::rngs::StdRng::from_os_rng();
     import::import(
-        &mut tx,
+        tx,
         &Kind::Papers(Format::Csv),
         PAPERS_CSV.as_bytes(),
         "demo/papers.csv",
@@ -32,7 +40,7 @@ pub async fn load_if_empty(pool: &SqlitePool) -> Result<Option<Summary>, ImportE
         model: None,
     });
     let summary = import::import(
-        &mut tx,
+        tx,
         &recommendations,
         RECOMMENDATIONS_CSV.as_bytes(),
         "demo/recommendations.csv",

@@ -52,7 +52,7 @@ async fn rate_in(
 ) -> Result<Progress, RatingError> {
     progress(conn, target).await?;
     let not_in_pool = || RatingError::NotInPool(paper.to_owned());
-    let paper = db::papers::key_of(&mut *conn, paper)
+    let paper = db::papers::id_of(&mut *conn, paper)
         .await?
         .ok_or_else(not_in_pool)?;
     if !db::blind_pool::contains(&mut *conn, target, paper).await? {

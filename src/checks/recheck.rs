@@ -52,10 +52,10 @@ async fn record_in(
         target: target.to_owned(),
         paper: paper.to_owned(),
     };
-    let target = db::papers::key_of(&mut *conn, target)
+    let target = db::papers::id_of(&mut *conn, target)
         .await?
         .ok_or_else(refused)?;
-    let paper = db::papers::key_of(&mut *conn, paper)
+    let paper = db::papers::id_of(&mut *conn, paper)
         .await?
         .ok_or_else(refused)?;
     let (stars_then, rated_at) = db::checks::rating_to_recheck(&mut *conn, target, paper)

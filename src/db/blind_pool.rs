@@ -66,6 +66,69 @@ pub async fn refresh_target(
     Ok(change)
 }
 
+/// Changes the pools of an import's targets (directly: see [`super::bulk`]). It leaves
+/// `targets.pooled` to its caller, which writes the change with the rest of the target's row
+/// (see [`super::targets::ListedTargets::register`]), in the same transaction.
+pub struct PoolWriter<'c> {
+    add: super::bulk::RowsInsert<'c>,
+    keys: Vec<(PaperId, i64)>,
+    remove: rusqlite::Statement<'c>,
+}
+
+impl<'c> PoolWriter<'c> {
+    pub fn prepare(conn: &'c rusqlite::Connection) -> rusqlite::Result<PoolWriter<'c>> {
+        Ok(PoolWriter {
+            add: super::bulk::RowsInsert::new(
+                conn,
+                "INSERT OR FAIL INTO pool (target_id, paper_id, sort_key) VALUES",
+                3,
+                "ON CONFLICT (target_id, paper_id) DO NOTHING",
+            ),
+            keys: Vec::new(),
+            // A pair stays while it is rated, or while some model ranks it in its top `depth`.
+            remove: conn.prepare(
+                "DELETE FROM pool WHERE target_id = ?1 AND paper_id = ?2
+                 AND NOT EXISTS (SELECT 1 FROM ratings WHERE target_id = ?1 AND paper_id = ?2)
+                 AND NOT EXISTS (SELECT 1 FROM recommendations
+                                 WHERE model_id IN (SELECT id FROM models)
+                                   AND target_id = ?1 AND position <= ?3 AND paper_id = ?2)",
+            )?,
+        })
+    }
+
+    /// Follows a change of the lists of `target`: `arriving` are the papers some changed list
+    /// now ranks in its top `depth`, `leaving` those it ranked there before and no longer does
+    /// (both sorted, without repeats). Each arriving paper not yet pooled joins the pool with
+    /// a display key drawn now (a key drawn for a pair already pooled is thrown away: a key is
+    /// never redrawn); each leaving one leaves it unless it is rated or another list ranks it
+    /// in its top `depth`.
+    pub fn follow(
+        &mut self,
+        target: PaperId,
+        arriving: &[PaperId],
+        leaving: &[PaperId],
+        depth: u32,
+        rng: &mut impl Rng,
+    ) -> rusqlite::Result<BlindPoolChange> {
+        let mut change = BlindPoolChange::default();
+        self.keys.clear();
+        self.keys
+            .extend(arriving.iter().map(|paper| (*paper, rng.random::<i64>())));
+        let added = self
+            .add
+            .insert(&self.keys, |statement, first, (paper, key)| {
+                statement.raw_bind_parameter(first, target.0)?;
+                statement.raw_bind_parameter(first + 1, paper.0)?;
+                statement.raw_bind_parameter(first + 2, *key)
+            })?;
+        change.added = added as u64;
+        for paper in leaving {
+            change.removed += self.remove.execute((target.0, paper.0, depth))? as u64;
+        }
+        Ok(change)
+    }
+}
+
 /// A pair entering the pool: target, paper, display key.
 pub type NewPair = (PaperId, PaperId, i64);
 

@@ -1,6 +1,7 @@
 //! The data-access layer: every SQL statement of paperjudge lives below this module.
 
 pub mod blind_pool;
+pub mod bulk;
 pub mod checks;
 pub mod evaluation;
 pub mod papers;

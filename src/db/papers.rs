@@ -1,7 +1,5 @@
 //! Papers: the library every target and recommendation refers to.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
@@ -26,83 +24,116 @@ pub enum Upserted {
     Unchanged,
 }
 
-pub async fn upsert(
-    conn: &mut SqliteConnection,
-    paper: &NewPaper,
-) -> Result<Upserted, sqlx::Error> {
-    let inserted = sqlx::query(
-        "INSERT INTO papers (external_id, title, abstract, authors, year, url)
-         VALUES (?1, ?2, COALESCE(?3, ''), COALESCE(?4, ''), ?5, COALESCE(?6, ''))
-         ON CONFLICT (external_id) DO NOTHING",
-    )
-    .bind(&paper.external_id)
-    .bind(&paper.title)
-    .bind(&paper.abstract_text)
-    .bind(&paper.authors)
-    .bind(paper.year.flatten())
-    .bind(&paper.url)
-    .execute(&mut *conn)
-    .await?;
-    if inserted.rows_affected() == 1 {
-        return Ok(Upserted::Added);
-    }
-    let updated = sqlx::query(
-        "UPDATE papers SET
-             title = ?2,
-             abstract = COALESCE(?3, abstract),
-             authors = COALESCE(?4, authors),
-             year = CASE WHEN ?5 THEN ?6 ELSE year END,
-             url = COALESCE(?7, url)
-         WHERE external_id = ?1
-           AND NOT (title IS ?2
-                    AND abstract IS COALESCE(?3, abstract)
-                    AND authors IS COALESCE(?4, authors)
-                    AND year IS CASE WHEN ?5 THEN ?6 ELSE year END
-                    AND url IS COALESCE(?7, url))",
-    )
-    .bind(&paper.external_id)
-    .bind(&paper.title)
-    .bind(&paper.abstract_text)
-    .bind(&paper.authors)
-    .bind(paper.year.is_some())
-    .bind(paper.year.flatten())
-    .bind(&paper.url)
-    .execute(&mut *conn)
-    .await?;
-    Ok(if updated.rows_affected() == 1 {
-        Upserted::Updated
-    } else {
-        Upserted::Unchanged
-    })
+/// Adds and updates papers on an import's connection (directly: see [`super::bulk`]).
+pub struct PaperWriter<'c> {
+    insert: rusqlite::Statement<'c>,
+    update: rusqlite::Statement<'c>,
 }
 
-/// How an importer refers to a paper: its row id, and its place among all external ids in
-/// byte order (trec_eval breaks score ties by document id, descending).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PaperRef {
-    pub key: PaperId,
-    pub id_order: u32,
-}
-
-/// Every paper's external id, for resolving the ids of an import file without a query per row.
-pub async fn id_index(
-    conn: &mut SqliteConnection,
-) -> Result<HashMap<Box<str>, PaperRef>, sqlx::Error> {
-    let rows: Vec<(String, i64)> =
-        sqlx::query_as("SELECT external_id, id FROM papers ORDER BY external_id")
-            .fetch_all(conn)
-            .await?;
-    Ok(rows
-        .into_iter()
-        .enumerate()
-        .map(|(order, (external_id, id))| {
-            let reference = PaperRef {
-                key: PaperId(id),
-                id_order: order as u32,
-            };
-            (external_id.into_boxed_str(), reference)
+impl<'c> PaperWriter<'c> {
+    pub fn prepare(conn: &'c rusqlite::Connection) -> rusqlite::Result<PaperWriter<'c>> {
+        Ok(PaperWriter {
+            insert: conn.prepare(
+                "INSERT INTO papers (external_id, title, abstract, authors, year, url)
+                 VALUES (?1, ?2, COALESCE(?3, ''), COALESCE(?4, ''), ?5, COALESCE(?6, ''))
+                 ON CONFLICT (external_id) DO NOTHING",
+            )?,
+            update: conn.prepare(
+                "UPDATE papers SET
+                     title = ?2,
+                     abstract = COALESCE(?3, abstract),
+                     authors = COALESCE(?4, authors),
+                     year = CASE WHEN ?5 THEN ?6 ELSE year END,
+                     url = COALESCE(?7, url)
+                 WHERE external_id = ?1
+                   AND NOT (title IS ?2
+                            AND abstract IS COALESCE(?3, abstract)
+                            AND authors IS COALESCE(?4, authors)
+                            AND year IS CASE WHEN ?5 THEN ?6 ELSE year END
+                            AND url IS COALESCE(?7, url))",
+            )?,
         })
-        .collect())
+    }
+
+    /// Adds the paper, or updates the stored one of its id with the fields the file gave.
+    pub fn upsert(&mut self, paper: &NewPaper) -> rusqlite::Result<Upserted> {
+        let inserted = self.insert.execute(rusqlite::params![
+            paper.external_id,
+            paper.title,
+            paper.abstract_text,
+            paper.authors,
+            paper.year.flatten(),
+            paper.url,
+        ])?;
+        if inserted == 1 {
+            return Ok(Upserted::Added);
+        }
+        let updated = self.update.execute(rusqlite::params![
+            paper.external_id,
+            paper.title,
+            paper.abstract_text,
+            paper.authors,
+            paper.year.is_some(),
+            paper.year.flatten(),
+            paper.url,
+        ])?;
+        Ok(if updated == 1 {
+            Upserted::Updated
+        } else {
+            Upserted::Unchanged
+        })
+    }
+}
+
+/// Every paper's external id, for resolving the ids of an import file without a query per
+/// row. Papers are numbered from 0 in the byte order of their external ids, which is how
+/// trec_eval breaks ties of score (by document id, descending).
+#[derive(Debug, Default)]
+pub struct PaperIndex {
+    numbers: rustc_hash::FxHashMap<Box<str>, u32>,
+    ids: Vec<PaperId>,
+}
+
+impl PaperIndex {
+    /// The number of the paper with this external id.
+    pub fn number(&self, external_id: &str) -> Option<u32> {
+        self.numbers.get(external_id).copied()
+    }
+
+    /// The row id of the paper with this external id.
+    pub fn resolve(&self, external_id: &str) -> Option<PaperId> {
+        self.number(external_id).map(|number| self.id(number))
+    }
+
+    /// The row id of the paper numbered `number`.
+    pub fn id(&self, number: u32) -> PaperId {
+        self.ids[number as usize]
+    }
+
+    /// How many papers there are (numbers run from 0 to this, excluded).
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// Reads the index of every paper (directly: see [`super::bulk`]).
+pub fn index(conn: &rusqlite::Connection) -> rusqlite::Result<PaperIndex> {
+    let mut statement = conn.prepare("SELECT external_id, id FROM papers ORDER BY external_id")?;
+    let mut rows = statement.query([])?;
+    let mut index = PaperIndex::default();
+    let mut number = 0;
+    while let Some(row) = rows.next()? {
+        index
+            .numbers
+            .insert(row.get::<_, String>(0)?.into_boxed_str(), number);
+        index.ids.push(PaperId(row.get(1)?));
+        number += 1;
+    }
+    Ok(index)
 }
 
 /// A paper as pages show it.
@@ -120,17 +151,17 @@ pub struct Paper {
 
 pub async fn get<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    key: PaperId,
+    id: PaperId,
 ) -> Result<Option<Paper>, sqlx::Error> {
     sqlx::query_as(
         "SELECT id, external_id, title, abstract, authors, year, url FROM papers WHERE id = ?",
     )
-    .bind(key.0)
+    .bind(id.0)
     .fetch_optional(executor)
     .await
 }
 
-pub async fn key_of<'e, E: SqliteExecutor<'e>>(
+pub async fn id_of<'e, E: SqliteExecutor<'e>>(
     executor: E,
     external_id: &str,
 ) -> Result<Option<PaperId>, sqlx::Error> {
@@ -143,16 +174,13 @@ pub async fn key_of<'e, E: SqliteExecutor<'e>>(
 
 /// Indexes the papers added since the last call for search, in one statement (see the
 /// migration `paper_search`); every import of papers ends with it.
-pub async fn index_new(conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
-    sqlx::query(
+pub fn index_new(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(
         "INSERT INTO papers_search (rowid, external_id, title, authors, abstract)
          SELECT p.id, p.external_id, p.title, p.authors, p.abstract
          FROM papers_search_pending n JOIN papers p ON p.id = n.paper_id;
          DELETE FROM papers_search_pending",
     )
-    .execute(conn)
-    .await?;
-    Ok(())
 }
 
 /// The FTS5 query that finds papers containing every word of `text` (a word of 3 or more

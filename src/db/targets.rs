@@ -11,7 +11,6 @@
 //! follows the researcher's own papers file; `/next` offers them in a random order fixed
 //! once per target (`order_key`).
 
-use std::collections::HashSet;
 use std::fmt;
 
 use rand::Rng;
@@ -331,55 +330,80 @@ pub async fn next_to_rate(
     Ok(first.map(PaperId))
 }
 
-/// What the importer of recommendations needs to know of the targets before it starts.
-#[derive(Debug, Default)]
-pub struct Known {
-    /// Targets with stored lists or a pool (and so, perhaps, ratings).
-    pub with_lists_or_pool: HashSet<PaperId>,
-    /// Targets rated now.
-    pub active: HashSet<PaperId>,
+/// What an import of lists finds of a target before it writes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    /// Some model has a list for it.
+    pub listed: bool,
+    /// It is rated now.
+    pub active: bool,
 }
 
-pub async fn known(conn: &mut SqliteConnection) -> Result<Known, sqlx::Error> {
-    let rows: Vec<(i64, bool, bool)> =
-        sqlx::query_as("SELECT target_id, listed = 1 OR pooled > 0, active = 1 FROM targets")
-            .fetch_all(conn)
-            .await?;
-    let mut known = Known::default();
-    for (target, with_lists_or_pool, active) in rows {
-        if with_lists_or_pool {
-            known.with_lists_or_pool.insert(PaperId(target));
-        }
-        if active {
-            known.active.insert(PaperId(target));
-        }
+impl Found {
+    /// Whether a target found as `found` is rated once models list it: a target of the
+    /// study stays one, and every candidate is one while the study rates them all.
+    pub fn active_once_listed(found: Option<Found>, rates_all: bool) -> bool {
+        rates_all || found.is_some_and(|found| found.active)
     }
-    Ok(known)
 }
 
-/// Records that models have lists for `targets`, adding the rows of new ones (each with a
-/// random order key): active while the study rates all candidates.
-pub async fn register_listed(
-    conn: &mut SqliteConnection,
-    targets: &[PaperId],
-    rng: &mut impl Rng,
-) -> Result<(), sqlx::Error> {
-    for chunk in targets.chunks(super::recommendations::ROWS_PER_INSERT) {
-        let mut insert = sqlx::QueryBuilder::new(
-            "INSERT INTO targets (target_id, listed, active, order_key)
-             SELECT column1, 1, (SELECT target_choice = 'all' FROM study WHERE id = 1), column2
-             FROM (",
-        );
-        insert.push_values(chunk, |mut row, target| {
-            row.push_bind(target.0).push_bind(rng.random::<i64>());
-        });
-        insert.push(
-            ") WHERE true
-             ON CONFLICT (target_id) DO UPDATE SET listed = 1, active = active OR excluded.active",
-        );
-        insert.build().execute(&mut *conn).await?;
+/// The target rows of an import of lists (directly: see [`super::bulk`]).
+pub struct ListedTargets<'c> {
+    find: rusqlite::Statement<'c>,
+    add: rusqlite::Statement<'c>,
+    update: rusqlite::Statement<'c>,
+}
+
+impl<'c> ListedTargets<'c> {
+    pub fn prepare(conn: &'c rusqlite::Connection) -> rusqlite::Result<ListedTargets<'c>> {
+        Ok(ListedTargets {
+            find: conn.prepare("SELECT listed, active FROM targets WHERE target_id = ?")?,
+            add: conn.prepare(
+                "INSERT INTO targets (target_id, listed, active, order_key, pooled)
+                 VALUES (?, 1, ?, ?, ?)",
+            )?,
+            update: conn.prepare(
+                "UPDATE targets SET listed = 1, active = ?, pooled = pooled + ?
+                 WHERE target_id = ?",
+            )?,
+        })
     }
-    Ok(())
+
+    /// The row of `target`; `None` when it has none (never listed, pooled nor chosen).
+    pub fn find(&mut self, target: PaperId) -> rusqlite::Result<Option<Found>> {
+        let mut rows = self.find.query([target.0])?;
+        match rows.next()? {
+            Some(row) => Ok(Some(Found {
+                listed: row.get(0)?,
+                active: row.get(1)?,
+            })),
+            None => Ok(None),
+        }
+    }
+
+    /// Records that models have lists for `target` (found as `found`), whose pool changed by
+    /// `pooled` pairs, adding its row with a random order key if it has none; `active` as
+    /// [`Found::active_once_listed`] says.
+    pub fn register(
+        &mut self,
+        target: PaperId,
+        found: Option<Found>,
+        active: bool,
+        pooled: i64,
+        rng: &mut impl Rng,
+    ) -> rusqlite::Result<()> {
+        match found {
+            None => {
+                let order_key: i64 = rng.random();
+                self.add.execute((target.0, active, order_key, pooled))?;
+            }
+            Some(found) if !found.listed || found.active != active || pooled != 0 => {
+                self.update.execute((active, pooled, target.0))?;
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
 }
 
 /// Adds the row of `target` if it has none (a rating arrives for a target no model listed):

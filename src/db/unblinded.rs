@@ -42,7 +42,7 @@ pub async fn top_lists(
          JOIN models m ON m.id = r.model_id
          JOIN papers p ON p.id = r.paper_id
          LEFT JOIN ratings ra ON ra.target_id = r.target_id AND ra.paper_id = r.paper_id
-         WHERE r.target_id = ? AND r.position <= ?
+         WHERE r.model_id IN (SELECT id FROM models) AND r.target_id = ? AND r.position <= ?
          ORDER BY m.name, r.position",
     )
     .bind(target.0)

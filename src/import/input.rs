@@ -177,9 +177,9 @@ impl<R: Read> Lines<R> {
         }
     }
 
-    /// The next line that is not blank, with its 1-based number; `Ok(None)` at the end, `Err`
-    /// for a problem that stops the reading.
-    pub(crate) fn next_line(&mut self) -> Result<Option<(u64, &[u8])>, Problem> {
+    /// Reads the next line that is not blank: its 1-based number, or `Ok(None)` at the end;
+    /// `Err` for a problem that stops the reading. The line is then [`Lines::current`].
+    pub(crate) fn advance(&mut self) -> Result<Option<u64>, Problem> {
         loop {
             self.buffer.clear();
             self.line += 1;
@@ -189,9 +189,14 @@ impl<R: Read> Lines<R> {
                 Err(error) => return Err(read_problem(&error, self.line)),
             }
             if !self.buffer.iter().all(u8::is_ascii_whitespace) {
-                return Ok(Some((self.line, &self.buffer)));
+                return Ok(Some(self.line));
             }
         }
+    }
+
+    /// The line [`Lines::advance`] read last.
+    pub(crate) fn current(&self) -> &[u8] {
+        &self.buffer
     }
 }
 

@@ -1,17 +1,24 @@
-//! Importers: papers, recommendations and ratings, each streamed from a file and written in
-//! one transaction, so that a file is imported whole or not at all.
+//! Importers: papers, recommendations and ratings, each read whole from a file, checked, and
+//! written in one transaction, so that a file is imported whole or not at all.
+//!
+//! Every importer reads its file through the one reader of records ([`records`]) before it
+//! takes the study's write lock, so that raters are kept waiting only while it writes. It
+//! works on a connection of its own ([`ImportConnection`]), never one of the pool.
 
 mod input;
 pub mod papers;
 pub mod ratings;
 pub mod recommendations;
+mod records;
 
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
 use rand::Rng;
-use sqlx::{Connection, SqliteConnection, SqlitePool};
+use sqlx::SqlitePool;
+
+pub use crate::db::bulk::ImportConnection;
 
 /// What a file holds, and how to read it.
 #[derive(Debug, Clone)]
@@ -32,51 +39,78 @@ pub async fn import_file<R: Read>(
     source: &str,
     rng: &mut impl Rng,
 ) -> Result<Summary, ImportError> {
-    let mut conn = pool.acquire().await?;
-    // Every id an importer writes was resolved against the papers table (or created) in the
-    // same transaction, so SQLite's foreign-key checks would only repeat that work row by row:
-    // a third of the time of a large import. A large transaction also spills dirty pages to
-    // the WAL again and again with the default 2 MB page cache; allow up to 1 GiB.
-    sqlx::query("PRAGMA foreign_keys = OFF; PRAGMA cache_size = -1048576")
-        .execute(&mut *conn)
-        .await?;
+    let mut conn = ImportConnection::open(pool).await?;
     let result = async {
-        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-        let summary = import(&mut tx, kind, reader, source, rng).await?;
-        tx.commit().await?;
+        let staged = Staged::read(&mut conn, kind, reader, source).await?;
+        conn.begin().await?;
+        let summary = staged.write(&mut conn, rng).await?;
+        conn.commit().await?;
         Ok(summary)
     }
     .await;
-    let restored = sqlx::query("PRAGMA foreign_keys = ON; PRAGMA cache_size = -2000")
-        .execute(&mut *conn)
-        .await;
-    // Never hand back to the pool a connection without foreign keys, nor one whose failed
-    // transaction SQLite may have ended by itself (a full disk does), which leaves sqlx
-    // believing it is still inside it.
-    if restored.is_err() || matches!(result, Err(ImportError::Database(_))) {
-        conn.close_on_drop();
-    }
+    // A transaction left open by a failure is rolled back as the connection closes.
+    conn.close().await;
     result
 }
 
-/// Imports one file inside the caller's transaction (commit only on `Ok`).
+/// Imports one file inside the transaction the caller began on `conn` (commit only on `Ok`).
 pub async fn import<R: Read>(
-    conn: &mut SqliteConnection,
+    conn: &mut ImportConnection,
     kind: &Kind,
     reader: R,
     source: &str,
     rng: &mut impl Rng,
 ) -> Result<Summary, ImportError> {
-    let summary = match kind {
-        Kind::Papers(format) => papers::import(conn, reader, *format, source).await,
-        Kind::Recommendations(options) => {
-            recommendations::import(conn, reader, options, source, rng).await
-        }
-        Kind::Ratings => ratings::import(conn, reader, source, rng).await,
-    }?;
-    // Once for the whole file: a server's evaluation in memory is out of date from now on.
-    crate::db::study::bump_revision(conn).await?;
-    Ok(summary)
+    Staged::read(conn, kind, reader, source)
+        .await?
+        .write(conn, rng)
+        .await
+}
+
+/// A file read and checked, ready to be written.
+enum Staged {
+    Papers(papers::Staged),
+    Recommendations(recommendations::Staged),
+    Ratings(ratings::Staged),
+}
+
+impl Staged {
+    /// Reads and checks a whole file: nothing is written, and the write lock is not taken.
+    async fn read<R: Read>(
+        conn: &mut ImportConnection,
+        kind: &Kind,
+        reader: R,
+        source: &str,
+    ) -> Result<Staged, ImportError> {
+        Ok(match kind {
+            Kind::Papers(format) => Staged::Papers(papers::stage(reader, *format, source)?),
+            Kind::Recommendations(options) => {
+                let papers = conn.direct(crate::db::papers::index).await?;
+                Staged::Recommendations(recommendations::stage(reader, options, papers, source)?)
+            }
+            Kind::Ratings => {
+                let papers = conn.direct(crate::db::papers::index).await?;
+                Staged::Ratings(ratings::stage(reader, &papers, source)?)
+            }
+        })
+    }
+
+    /// Writes what was read, inside the caller's transaction: the one place where an import,
+    /// of any kind and from any caller, changes the study.
+    async fn write(
+        self,
+        conn: &mut ImportConnection,
+        rng: &mut impl Rng,
+    ) -> Result<Summary, ImportError> {
+        let summary = match self {
+            Staged::Papers(staged) => staged.write(conn).await,
+            Staged::Recommendations(staged) => staged.write(conn, rng).await,
+            Staged::Ratings(staged) => staged.write(conn, rng).await,
+        }?;
+        // Once for the whole file: a server's evaluation in memory is out of date from now on.
+        crate::db::study::bump_revision(conn).await?;
+        Ok(summary)
+    }
 }
 
 /// At most this many problems are reported for one file; the rest are counted.
@@ -271,6 +305,15 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format's name, as problems say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Csv => "CSV",
+            Format::Jsonl => "JSONL",
+            Format::Trec => "TREC",
+        }
+    }
+
     /// The format its extension implies: `.csv`, `.jsonl`, or `.run`/`.trec`/`.txt` for TREC.
     pub fn from_extension(path: &Path) -> Option<Format> {
         let extension = path.extension()?.to_str()?.to_ascii_lowercase();

@@ -4,26 +4,40 @@ use std::collections::HashMap;
 use std::io::Read;
 
 use serde::Deserialize;
-use sqlx::SqliteConnection;
 
-use super::input::{self, Header, Lines};
+use super::input::{self, Header};
+use super::records::{Parse, Records};
 use super::{check_external_id, Format, ImportError, Problem, Problems, Summary};
-use crate::db::papers::{self, NewPaper, Upserted};
+use crate::db::bulk::ImportConnection;
+use crate::db::papers::{self, NewPaper, PaperWriter, Upserted};
 
-const CSV_HEADER: &str = "id,title[,abstract,authors,year,url]";
+/// A papers file, read and checked.
+pub(super) struct Staged {
+    papers: Vec<NewPaper>,
+    read: u64,
+}
 
-/// Imports papers inside the caller's transaction: new ids are added, known ids updated
-/// (columns absent from the file keep their stored values).
-pub async fn import<R: Read>(
-    conn: &mut SqliteConnection,
+/// Reads and checks a whole papers file.
+pub(super) fn stage<R: Read>(
     reader: R,
     format: Format,
     source: &str,
-) -> Result<Summary, ImportError> {
+) -> Result<Staged, ImportError> {
     let mut problems = Problems::new(source);
-    let mut summary = Summary::new("papers");
+    let mut records = match Records::open(reader, format, PaperParser) {
+        Ok(records) => records,
+        Err(problem) => return Err(problems.fail(problem)),
+    };
+    let mut papers = Vec::new();
     let mut first_line_of_id = HashMap::new();
-    let mut store = |paper: NewPaper, line: u64, problems: &mut Problems| {
+    while let Some(record) = records.next() {
+        let (line, paper) = match record {
+            Ok(record) => record,
+            Err(problem) => {
+                problems.push(problem);
+                continue;
+            }
+        };
         if let Some(first) = first_line_of_id.insert(paper.external_id.clone(), line) {
             problems.push(Problem::at(
                 line,
@@ -33,88 +47,48 @@ pub async fn import<R: Read>(
                     paper.external_id
                 ),
             ));
-            return None;
+        } else if problems.is_empty() {
+            papers.push(paper);
         }
-        Some(paper)
-    };
-    match format {
-        Format::Csv => {
-            let mut reader = input::open_csv(reader);
-            let columns = match Header::read(&mut reader, CSV_HEADER)
-                .and_then(|header| CsvColumns::locate(&header))
-            {
-                Ok(columns) => columns,
-                Err(problem) => return Err(problems.fail(problem)),
-            };
-            let mut record = csv::ByteRecord::new();
-            loop {
-                let line = match input::next_record(&mut reader, &mut record) {
-                    Ok(Some(line)) => line,
-                    Ok(None) => break,
-                    Err(problem) => {
-                        problems.push(problem);
-                        break;
-                    }
-                };
-                summary.read += 1;
-                match columns.paper(&record, line) {
-                    Ok(paper) => {
-                        if let Some(paper) = store(paper, line, &mut problems) {
-                            if problems.is_empty() {
-                                count(&mut summary, papers::upsert(conn, &paper).await?);
-                            }
-                        }
-                    }
-                    Err(problem) => problems.push(problem),
-                }
-            }
-        }
-        Format::Jsonl => {
-            let mut lines = Lines::new(reader);
-            loop {
-                let (line, text) = match lines.next_line() {
-                    Ok(Some(next)) => next,
-                    Ok(None) => break,
-                    Err(problem) => {
-                        problems.push(problem);
-                        break;
-                    }
-                };
-                summary.read += 1;
-                match json_paper(text, line) {
-                    Ok(paper) => {
-                        if let Some(paper) = store(paper, line, &mut problems) {
-                            if problems.is_empty() {
-                                count(&mut summary, papers::upsert(conn, &paper).await?);
-                            }
-                        }
-                    }
-                    Err(problem) => problems.push(problem),
-                }
-            }
-            if summary.read == 0 && problems.is_empty() {
-                problems.push(Problem::whole_file(
-                    "the file holds no papers; expected one JSON object a line",
-                ));
-            }
-        }
-        Format::Trec => problems.push(Problem::whole_file(
-            "papers cannot be read from a TREC file; use CSV or JSONL",
-        )),
+    }
+    if records.read() == 0 && problems.is_empty() && format == Format::Jsonl {
+        problems.push(Problem::whole_file(
+            "the file holds no papers; expected one JSON object a line",
+        ));
     }
     problems.into_result()?;
-    papers::index_new(conn).await?;
-    Ok(summary)
+    Ok(Staged {
+        papers,
+        read: records.read(),
+    })
 }
 
-fn count(summary: &mut Summary, upserted: Upserted) {
-    match upserted {
-        Upserted::Added => summary.added += 1,
-        Upserted::Updated => summary.updated += 1,
-        Upserted::Unchanged => summary.unchanged += 1,
+impl Staged {
+    /// Adds the new ids and updates the known ones (columns absent from the file keep their
+    /// stored values), inside the caller's transaction.
+    pub(super) async fn write(self, conn: &mut ImportConnection) -> Result<Summary, ImportError> {
+        let mut summary = Summary::new("papers");
+        summary.read = self.read;
+        conn.direct(|conn| {
+            let mut writer = PaperWriter::prepare(conn)?;
+            for paper in &self.papers {
+                match writer.upsert(paper)? {
+                    Upserted::Added => summary.added += 1,
+                    Upserted::Updated => summary.updated += 1,
+                    Upserted::Unchanged => summary.unchanged += 1,
+                }
+            }
+            papers::index_new(conn)
+        })
+        .await?;
+        Ok(summary)
     }
 }
 
+/// Reads papers from CSV or JSONL.
+struct PaperParser;
+
+/// Where the columns of a papers CSV are.
 struct CsvColumns {
     id: usize,
     title: usize,
@@ -125,11 +99,18 @@ struct CsvColumns {
     count: usize,
 }
 
-impl CsvColumns {
-    fn locate(header: &Header) -> Result<CsvColumns, Problem> {
+impl Parse for PaperParser {
+    type Row<'r> = NewPaper;
+    const ITEMS: &'static str = "papers";
+    const FORMATS: &'static [Format] = &[Format::Csv, Format::Jsonl];
+    const CSV_HEADER: &'static str = "id,title[,abstract,authors,year,url]";
+
+    type Columns = CsvColumns;
+
+    fn locate(&self, header: &Header) -> Result<CsvColumns, Problem> {
         Ok(CsvColumns {
-            id: header.require("id", CSV_HEADER)?,
-            title: header.require("title", CSV_HEADER)?,
+            id: header.require("id", Self::CSV_HEADER)?,
+            title: header.require("title", Self::CSV_HEADER)?,
             abstract_text: header.optional("abstract"),
             authors: header.optional("authors"),
             year: header.optional("year"),
@@ -138,29 +119,38 @@ impl CsvColumns {
         })
     }
 
-    fn paper(&self, record: &csv::ByteRecord, line: u64) -> Result<NewPaper, Problem> {
-        input::check_field_count(record, self.count, line)?;
+    fn csv<'r>(
+        &'r self,
+        columns: &CsvColumns,
+        record: &'r csv::ByteRecord,
+        line: u64,
+    ) -> Result<NewPaper, Problem> {
+        input::check_field_count(record, columns.count, line)?;
         let text = |index: usize, column: &str| input::utf8_field(record, index, column, line);
         let optional = |index: Option<usize>, column: &str| -> Result<Option<String>, Problem> {
             index
                 .map(|index| text(index, column).map(|value| value.trim().to_owned()))
                 .transpose()
         };
-        let year = match self.year {
+        let year = match columns.year {
             None => None,
             Some(index) => Some(parse_year(text(index, "year")?, line)?),
         };
         validated(
             NewPaper {
-                external_id: text(self.id, "id")?.trim().to_owned(),
-                title: text(self.title, "title")?.trim().to_owned(),
-                abstract_text: optional(self.abstract_text, "abstract")?,
-                authors: optional(self.authors, "authors")?,
+                external_id: text(columns.id, "id")?.trim().to_owned(),
+                title: text(columns.title, "title")?.trim().to_owned(),
+                abstract_text: optional(columns.abstract_text, "abstract")?,
+                authors: optional(columns.authors, "authors")?,
                 year,
-                url: optional(self.url, "url")?,
+                url: optional(columns.url, "url")?,
             },
             line,
         )
+    }
+
+    fn json<'r>(&'r self, text: &'r [u8], line: u64) -> Result<NewPaper, Problem> {
+        json_paper(text, line)
     }
 }
 

@@ -10,132 +10,177 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use super::input::{self, Header};
-use super::{ImportError, Problem, Problems, Summary};
+use super::records::{Parse, Records};
+use super::{Format, ImportError, Problem, Problems, Summary};
+use crate::db::papers::PaperIndex;
 use crate::db::{self, blind_pool, ratings};
 use crate::domain::{PaperId, Stars};
 
-const CSV_HEADER: &str = "target,paper,stars[,rated_at]";
+/// A ratings file, read and checked.
+pub(super) struct Staged {
+    ratings: Vec<Rating>,
+    read: u64,
+}
 
-/// Imports ratings inside the caller's transaction: each pair is set to the file's stars and
-/// the change goes into the rating history. A rated pair not yet in the pool joins it, so the
-/// rater can see and change it.
-pub async fn import<R: Read>(
-    conn: &mut SqliteConnection,
+/// Reads and checks a whole ratings file, resolving its ids against `papers`.
+pub(super) fn stage<R: Read>(
     reader: R,
+    papers: &PaperIndex,
     source: &str,
-    rng: &mut impl Rng,
-) -> Result<Summary, ImportError> {
-    let papers = db::papers::id_index(&mut *conn).await?;
+) -> Result<Staged, ImportError> {
     let mut problems = Problems::new(source);
-    let mut summary = Summary::new("ratings");
-    let mut reader = input::open_csv(reader);
-    let header = match Header::read(&mut reader, CSV_HEADER) {
-        Ok(header) => header,
+    let mut records = match Records::open(reader, Format::Csv, RatingParser { papers }) {
+        Ok(records) => records,
         Err(problem) => return Err(problems.fail(problem)),
     };
-    let located = (|| {
-        Ok::<_, Problem>((
-            header.require("target", CSV_HEADER)?,
-            header.require("paper", CSV_HEADER)?,
-            header.require("stars", CSV_HEADER)?,
-        ))
-    })();
-    let (target_column, paper_column, stars_column) = match located {
-        Ok(columns) => columns,
-        Err(problem) => return Err(problems.fail(problem)),
-    };
-    let rated_at_column = header.optional("rated_at");
-    let now = db::now_rfc3339();
+    let mut ratings = Vec::new();
     let mut first_line_of_pair: HashMap<(PaperId, PaperId), u64> = HashMap::new();
-    let mut record = csv::ByteRecord::new();
-    loop {
-        let line = match input::next_record(&mut reader, &mut record) {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(problem) => {
-                problems.push(problem);
-                break;
-            }
-        };
-        summary.read += 1;
-        if let Err(problem) = input::check_field_count(&record, header.len(), line) {
-            problems.push(problem);
-            continue;
-        }
-        let parsed = (|| {
-            let text = |index: usize, column: &str| {
-                input::utf8_field(&record, index, column, line).map(str::trim)
-            };
-            let resolve = |column: &str, index: usize| -> Result<PaperId, Problem> {
-                let id = text(index, column)?;
-                papers.get(id).map(|paper| paper.key).ok_or_else(|| {
-                    Problem::at(line, Some(column), format!("unknown paper id {id:?}"))
-                })
-            };
-            let target = resolve("target", target_column)?;
-            let paper = resolve("paper", paper_column)?;
-            let stars_text = text(stars_column, "stars")?;
-            let stars: Stars =
-                stars_text
-                    .parse()
-                    .map_err(|error: crate::domain::InvalidStars| {
-                        Problem::at(line, Some("stars"), error.to_string())
-                    })?;
-            let rated_at = match rated_at_column {
-                Some(index) => parse_rated_at(text(index, "rated_at")?, line)?,
-                None => None,
-            };
-            if target == paper {
-                return Err(Problem::at(
-                    line,
-                    Some("paper"),
-                    "a paper cannot be rated as a recommendation for itself",
-                ));
-            }
-            Ok((target, paper, stars, rated_at))
-        })();
-        let (target, paper, stars, rated_at) = match parsed {
-            Ok(parsed) => parsed,
+    while let Some(record) = records.next() {
+        let (line, rating) = match record {
+            Ok(record) => record,
             Err(problem) => {
                 problems.push(problem);
                 continue;
             }
         };
-        if let Some(first) = first_line_of_pair.insert((target, paper), line) {
+        if let Some(first) = first_line_of_pair.insert((rating.target, rating.paper), line) {
             problems.push(Problem::at(
                 line,
                 None,
                 format!("this pair is rated twice in the file (also line {first})"),
             ));
-            continue;
-        }
-        if !problems.is_empty() {
-            continue;
-        }
-        blind_pool::ensure_pair(conn, target, paper, rng).await?;
-        let rated_at = rated_at.as_deref().unwrap_or(&now);
-        let change = ratings::set(
-            conn,
-            target,
-            paper,
-            Some(stars),
-            rated_at,
-            ratings::Source::Import,
-        )
-        .await?;
-        match change.previous {
-            None => summary.added += 1,
-            Some(_) if change.changed() => summary.updated += 1,
-            Some(_) => summary.unchanged += 1,
+        } else if problems.is_empty() {
+            ratings.push(rating);
         }
     }
-    if summary.read == 0 && problems.is_empty() {
+    if records.read() == 0 && problems.is_empty() {
         problems.push(Problem::whole_file(format!(
-            "the file has a header but no ratings ({CSV_HEADER})"
+            "the file has a header but no ratings ({})",
+            RatingParser::CSV_HEADER
         )));
     }
     problems.into_result()?;
-    Ok(summary)
+    Ok(Staged {
+        ratings,
+        read: records.read(),
+    })
+}
+
+impl Staged {
+    /// Sets each pair to the file's stars inside the caller's transaction, recording the
+    /// change in the rating history. A rated pair not yet in the pool joins it, so the rater
+    /// can see and change it.
+    pub(super) async fn write(
+        self,
+        conn: &mut SqliteConnection,
+        rng: &mut impl Rng,
+    ) -> Result<Summary, ImportError> {
+        let mut summary = Summary::new("ratings");
+        summary.read = self.read;
+        let now = db::now_rfc3339();
+        for rating in self.ratings {
+            blind_pool::ensure_pair(conn, rating.target, rating.paper, rng).await?;
+            let change = ratings::set(
+                conn,
+                rating.target,
+                rating.paper,
+                Some(rating.stars),
+                rating.rated_at.as_deref().unwrap_or(&now),
+                ratings::Source::Import,
+            )
+            .await?;
+            match change.previous {
+                None => summary.added += 1,
+                Some(_) if change.changed() => summary.updated += 1,
+                Some(_) => summary.unchanged += 1,
+            }
+        }
+        Ok(summary)
+    }
+}
+
+/// One rating as read, its ids resolved.
+struct Rating {
+    target: PaperId,
+    paper: PaperId,
+    stars: Stars,
+    rated_at: Option<String>,
+}
+
+/// Reads ratings from CSV, resolving ids against the study's papers.
+struct RatingParser<'a> {
+    papers: &'a PaperIndex,
+}
+
+struct CsvColumns {
+    target: usize,
+    paper: usize,
+    stars: usize,
+    rated_at: Option<usize>,
+    count: usize,
+}
+
+impl Parse for RatingParser<'_> {
+    type Row<'r>
+        = Rating
+    where
+        Self: 'r;
+    const ITEMS: &'static str = "ratings";
+    const FORMATS: &'static [Format] = &[Format::Csv];
+    const CSV_HEADER: &'static str = "target,paper,stars[,rated_at]";
+    type Columns = CsvColumns;
+
+    fn locate(&self, header: &Header) -> Result<CsvColumns, Problem> {
+        Ok(CsvColumns {
+            target: header.require("target", Self::CSV_HEADER)?,
+            paper: header.require("paper", Self::CSV_HEADER)?,
+            stars: header.require("stars", Self::CSV_HEADER)?,
+            rated_at: header.optional("rated_at"),
+            count: header.len(),
+        })
+    }
+
+    fn csv<'r>(
+        &'r self,
+        columns: &CsvColumns,
+        record: &'r csv::ByteRecord,
+        line: u64,
+    ) -> Result<Rating, Problem> {
+        input::check_field_count(record, columns.count, line)?;
+        let text = |index: usize, column: &str| {
+            input::utf8_field(record, index, column, line).map(str::trim)
+        };
+        let resolve = |column: &str, index: usize| -> Result<PaperId, Problem> {
+            let id = text(index, column)?;
+            self.papers
+                .resolve(id)
+                .ok_or_else(|| Problem::at(line, Some(column), format!("unknown paper id {id:?}")))
+        };
+        let target = resolve("target", columns.target)?;
+        let paper = resolve("paper", columns.paper)?;
+        let stars = text(columns.stars, "stars")?.parse().map_err(
+            |error: crate::domain::InvalidStars| {
+                Problem::at(line, Some("stars"), error.to_string())
+            },
+        )?;
+        let rated_at = match columns.rated_at {
+            Some(index) => parse_rated_at(text(index, "rated_at")?, line)?,
+            None => None,
+        };
+        if target == paper {
+            return Err(Problem::at(
+                line,
+                Some("paper"),
+                "a paper cannot be rated as a recommendation for itself",
+            ));
+        }
+        Ok(Rating {
+            target,
+            paper,
+            stars,
+            rated_at,
+        })
+    }
 }
 
 /// `rated_at` in RFC 3339, normalised to UTC with second precision; empty means "now".

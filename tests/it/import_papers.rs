@@ -7,11 +7,11 @@ const CSV: Kind = Kind::Papers(Format::Csv);
 const JSONL: Kind = Kind::Papers(Format::Jsonl);
 
 async fn paper(study: &TestStudy, id: &str) -> Paper {
-    let key: PaperId = papers::key_of(&study.pool, id)
+    let paper_id: PaperId = papers::id_of(&study.pool, id)
         .await
         .unwrap()
         .expect("paper exists");
-    papers::get(&study.pool, key).await.unwrap().unwrap()
+    papers::get(&study.pool, paper_id).await.unwrap().unwrap()
 }
 
 #[tokio::test]

@@ -17,6 +17,7 @@ mod checks_web;
 mod cli;
 mod durability;
 mod evaluation;
+mod import_order;
 mod import_papers;
 mod import_ratings;
 mod import_recommendations;

@@ -159,7 +159,7 @@ impl TestApp {
 
     /// The row id of a paper (the `n` of `/targets/{n}`).
     pub async fn paper_id(&self, external_id: &str) -> i64 {
-        db::papers::key_of(&self.study.pool, external_id)
+        db::papers::id_of(&self.study.pool, external_id)
             .await
             .expect("the query runs")
             .unwrap_or_else(|| panic!("paper {external_id} exists"))
