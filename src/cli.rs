@@ -59,6 +59,9 @@ pub enum Command {
     Export(ExportCommand),
     /// Compare the models (every metric and option is defined in docs/metrics.md).
     Leaderboard(LeaderboardArgs),
+    /// Can the verdict be trusted? Pool bias, the rater's consistency, variant sensitivity,
+    /// time and drift (over fully rated targets, under the leaderboard's options).
+    Checks(ChecksArgs),
     /// Write a consistent copy of the study to FILE, even while the server is running.
     Backup { file: PathBuf },
     /// Counts of papers, models, targets, pooled and rated pairs.
@@ -208,6 +211,18 @@ pub struct LeaderboardArgs {
     pub include_partial: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct ChecksArgs {
+    #[command(flatten)]
+    pub options: evaluation::LeaderboardOptions,
+    #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
+    pub format: StatusFormat,
+    /// Also evaluate targets with some but not all pooled pairs rated (for analysis, never
+    /// while rating).
+    #[arg(long)]
+    pub include_partial: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LeaderboardFormat {
     Table,
@@ -283,6 +298,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Import(command) => run_import(&pool, command).await,
         Command::Export(command) => run_export(&pool, command).await,
         Command::Leaderboard(args) => leaderboard(&pool, args).await,
+        Command::Checks(args) => checks(&pool, args).await,
         Command::Backup { file } => backup(&pool, &cli.db, &file).await,
         Command::Status { format } => status(&pool, format).await,
         Command::Targets(command) => targets(&pool, command).await,
@@ -557,6 +573,20 @@ async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), Cli
         LeaderboardFormat::Csv if args.per_target => board.per_target_csv(),
         LeaderboardFormat::Csv => board.to_csv(),
         LeaderboardFormat::Json => board.to_json(args.per_target),
+    };
+    write_output(None, |out| out.write_all(text.as_bytes()))
+}
+
+async fn checks(pool: &SqlitePool, args: ChecksArgs) -> Result<(), CliError> {
+    let partial = if args.include_partial {
+        Partial::Include
+    } else {
+        Partial::Exclude
+    };
+    let checks = crate::checks::run(pool, &args.options, partial).await?;
+    let text = match args.format {
+        StatusFormat::Text => checks.to_text(),
+        StatusFormat::Json => checks.to_json(),
     };
     write_output(None, |out| out.write_all(text.as_bytes()))
 }

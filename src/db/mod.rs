@@ -2,6 +2,7 @@
 
 pub mod blind_pool;
 pub mod bulk;
+pub mod checks;
 pub mod evaluation;
 pub mod papers;
 pub mod ratings;

@@ -1,5 +1,5 @@
-//! The stylesheet, the rating script and the leaderboard script, compiled into the binary so
-//! that it is the one file to deploy.
+//! The stylesheet, the rating script, the leaderboard script and the re-check script, compiled
+//! into the binary so that it is the one file to deploy.
 //!
 //! Pages link them with a hash of their content in the query, so browsers may keep them for a
 //! year and still fetch a changed file at once.
@@ -14,10 +14,13 @@ pub const STYLESHEET_PATH: &str = "/static/style.css";
 pub const SCRIPT_PATH: &str = "/static/rating.js";
 /// Loaded by the leaderboard page only, never by a rating page.
 pub const LEADERBOARD_SCRIPT_PATH: &str = "/static/leaderboard.js";
+/// The keys of the re-check page.
+pub const RECHECK_SCRIPT_PATH: &str = "/static/recheck.js";
 
 const STYLESHEET: &str = include_str!("../../static/style.css");
 const SCRIPT: &str = include_str!("../../static/rating.js");
 const LEADERBOARD_SCRIPT: &str = include_str!("../../static/leaderboard.js");
+const RECHECK_SCRIPT: &str = include_str!("../../static/recheck.js");
 
 const CACHE_FOR_A_YEAR: &str = "public, max-age=31536000, immutable";
 
@@ -25,6 +28,8 @@ static STYLESHEET_HREF: LazyLock<String> = LazyLock::new(|| versioned(STYLESHEET
 static SCRIPT_HREF: LazyLock<String> = LazyLock::new(|| versioned(SCRIPT_PATH, SCRIPT));
 static LEADERBOARD_SCRIPT_HREF: LazyLock<String> =
     LazyLock::new(|| versioned(LEADERBOARD_SCRIPT_PATH, LEADERBOARD_SCRIPT));
+static RECHECK_SCRIPT_HREF: LazyLock<String> =
+    LazyLock::new(|| versioned(RECHECK_SCRIPT_PATH, RECHECK_SCRIPT));
 
 /// The stylesheet's address as pages link it.
 pub fn stylesheet_href() -> &'static str {
@@ -41,12 +46,18 @@ pub fn leaderboard_script_href() -> &'static str {
     &LEADERBOARD_SCRIPT_HREF
 }
 
-/// The three files, each at its path.
+/// The re-check script's address as the re-check page links it.
+pub fn recheck_script_href() -> &'static str {
+    &RECHECK_SCRIPT_HREF
+}
+
+/// The four files, each at its path.
 pub fn routes(config: &mut web::ServiceConfig) {
     config
         .route(STYLESHEET_PATH, web::get().to(stylesheet))
         .route(SCRIPT_PATH, web::get().to(script))
-        .route(LEADERBOARD_SCRIPT_PATH, web::get().to(leaderboard_script));
+        .route(LEADERBOARD_SCRIPT_PATH, web::get().to(leaderboard_script))
+        .route(RECHECK_SCRIPT_PATH, web::get().to(recheck_script));
 }
 
 async fn stylesheet() -> HttpResponse {
@@ -59,6 +70,10 @@ async fn script() -> HttpResponse {
 
 async fn leaderboard_script() -> HttpResponse {
     cached("text/javascript; charset=utf-8", LEADERBOARD_SCRIPT)
+}
+
+async fn recheck_script() -> HttpResponse {
+    cached("text/javascript; charset=utf-8", RECHECK_SCRIPT)
 }
 
 fn cached(content_type: &'static str, body: &'static str) -> HttpResponse {

@@ -7,6 +7,8 @@ use sqlx::SqlitePool;
 
 use super::leaderboard::{self, LeaderboardQuery, RowView};
 use super::{view, WebError};
+use crate::checks;
+use crate::db;
 use crate::db::targets::{Progress, TargetChoice};
 use crate::evaluation::Evaluations;
 
@@ -32,6 +34,8 @@ struct DashboardPage {
     /// The top of the leaderboard under the default settings; empty until a target is fully
     /// rated.
     leaders: Vec<RowView>,
+    /// Once a few targets are finished: re-checks done, and how many are suggested.
+    recheck: Option<(i64, i64)>,
 }
 
 /// How many models the dashboard shows of the leaderboard.
@@ -49,6 +53,13 @@ pub async fn show(
     // The counts come with the leaderboard, from the same revision of the study.
     let evaluated = leaderboard::compute(&pool, &evaluations, &LeaderboardQuery::default()).await?;
     let (overview, board) = (&evaluated.set.overview, &evaluated.board);
+    let rechecks = db::checks::recheck_progress(&**pool).await?;
+    let recheck = (rechecks.finished_targets >= checks::RECHECK_FROM_FINISHED_TARGETS).then(|| {
+        (
+            rechecks.rechecked,
+            checks::suggested_rechecks(rechecks.rated_in_finished),
+        )
+    });
     let leaders = if board.targets.evaluated > 0 {
         board
             .models
@@ -71,5 +82,6 @@ pub async fn show(
         without_pool: overview.without_pool,
         k: board.settings.k.get(),
         leaders,
+        recheck,
     })
 }

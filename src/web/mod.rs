@@ -10,6 +10,7 @@
 mod answer;
 mod assets;
 mod auth;
+mod checks;
 mod csrf;
 mod dashboard;
 mod downloads;
@@ -106,6 +107,7 @@ fn routes(config: &mut web::ServiceConfig) {
         .configure(rating_page::routes)
         .configure(ratings::routes)
         .configure(leaderboard::routes)
+        .configure(checks::routes)
         .configure(downloads::routes)
         .configure(assets::routes);
 }

@@ -20,7 +20,7 @@ pub fn routes(config: &mut web::ServiceConfig) {
     config.route("/targets/{target}", web::get().to(show));
 }
 
-/// One step of the rating scale, with what it means.
+/// One step of the rating scale, with what it means (the re-check page shows the same).
 pub struct ScaleStep {
     pub value: u8,
     pub label: &'static str,
@@ -39,7 +39,7 @@ fn guidance(stars: Stars) -> &'static str {
     }
 }
 
-fn scale() -> Vec<ScaleStep> {
+pub fn scale() -> Vec<ScaleStep> {
     Stars::all()
         .map(|stars| {
             let filled = usize::from(stars.get());

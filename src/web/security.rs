@@ -15,8 +15,10 @@ pub fn headers() -> DefaultHeaders {
         .add((header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
         .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .add((header::X_FRAME_OPTIONS, "DENY"))
-        // Opening a paper in a new tab tells its site nothing about the study.
-        .add((header::REFERRER_POLICY, "no-referrer"))
+        // Opening a paper in a new tab tells its site nothing about the study. Not
+        // `no-referrer`: under it a browser sends `Origin: null` with a plain form, and the
+        // CSRF guard rightly refuses that, so forms without the scripts would never save.
+        .add((header::REFERRER_POLICY, "same-origin"))
         // Pages show live ratings: a back button must not show a stale copy.
         .add((header::CACHE_CONTROL, "no-store"))
 }

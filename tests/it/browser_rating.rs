@@ -20,7 +20,7 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 const PATIENCE: Duration = Duration::from_secs(20);
 
 /// chromedriver on a free port, stopped when dropped.
-struct Chromedriver {
+pub struct Chromedriver {
     process: Child,
     url: String,
 }
@@ -52,7 +52,7 @@ impl Drop for Chromedriver {
 }
 
 /// A headless Chromium session with a fresh profile, retried while chromedriver starts up.
-async fn browser(driver: &Chromedriver, profile: &Path) -> Client {
+pub async fn browser(driver: &Chromedriver, profile: &Path) -> Client {
     let options = json!({
         "binary": CHROMIUM,
         "args": [
@@ -82,7 +82,7 @@ async fn browser(driver: &Chromedriver, profile: &Path) -> Client {
 }
 
 /// Presses and releases `key` on whatever has the focus, as a person typing would.
-async fn press(client: &Client, key: char) -> Result<(), String> {
+pub async fn press(client: &Client, key: char) -> Result<(), String> {
     let typing = KeyActions::new("keyboard".to_owned())
         .then(KeyAction::Down { value: key })
         .then(KeyAction::Up { value: key });
@@ -93,7 +93,7 @@ async fn press(client: &Client, key: char) -> Result<(), String> {
 }
 
 /// Waits until `condition` holds, or fails saying what it waited for.
-async fn eventually<F, Fut>(what: &str, mut condition: F) -> Result<(), String>
+pub async fn eventually<F, Fut>(what: &str, mut condition: F) -> Result<(), String>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
@@ -108,7 +108,7 @@ where
     Ok(())
 }
 
-async fn text_of(client: &Client, css: &str) -> Result<String, String> {
+pub async fn text_of(client: &Client, css: &str) -> Result<String, String> {
     let element = client
         .find(Locator::Css(css))
         .await
@@ -130,15 +130,15 @@ async fn focused(client: &Client) -> Result<String, String> {
 }
 
 /// The app with the fixture study and a browser.
-struct BrowserTest {
-    app: TestApp,
-    client: Client,
+pub struct BrowserTest {
+    pub app: TestApp,
+    pub client: Client,
     _driver: Chromedriver,
     _profile: tempfile::TempDir,
 }
 
 impl BrowserTest {
-    async fn start() -> BrowserTest {
+    pub async fn start() -> BrowserTest {
         assert!(
             Path::new(CHROMEDRIVER).exists(),
             "{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver, or run \
@@ -157,7 +157,7 @@ impl BrowserTest {
     }
 
     /// Closes the browser whatever the outcome, then fails the test if it failed.
-    async fn finish(self, outcome: Result<(), String>) {
+    pub async fn finish(self, outcome: Result<(), String>) {
         let closed = self.client.close().await;
         outcome.unwrap_or_else(|failure| panic!("{failure}"));
         closed.expect("the browser closes");

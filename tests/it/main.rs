@@ -10,6 +10,10 @@ mod process_support;
 mod web_support;
 
 mod browser_rating;
+mod browser_recheck;
+mod checks_cli;
+mod checks_pool_bias;
+mod checks_web;
 mod cli;
 mod durability;
 mod evaluation;

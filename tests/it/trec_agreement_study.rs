@@ -11,10 +11,11 @@ use paperjudge::leaderboard::{columns, Partial};
 use paperjudge::metrics::{Empty, Unjudged};
 use serde_json::Value;
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/trec");
+pub const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/trec");
 
-#[tokio::test]
-async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
+/// The fixture's papers, runs (through the TREC importer) and qrels (as ratings, stars = rel + 1)
+/// in a new study.
+pub async fn imported_fixture() -> TestStudy {
     let qrels = std::fs::read_to_string(format!("{FIXTURE}/qrels.txt")).unwrap();
     let mut runs = Vec::new();
     for entry in std::fs::read_dir(format!("{FIXTURE}/runs")).unwrap() {
@@ -55,7 +56,12 @@ async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
         ratings.push_str(&format!("{},{},{}\n", fields[0], fields[2], rel + 1));
     }
     study.ratings(&ratings).await;
+    study
+}
 
+#[tokio::test]
+async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
+    let study = imported_fixture().await;
     let reference: Value = serde_json::from_str(
         &std::fs::read_to_string(format!("{FIXTURE}/reference.json")).unwrap(),
     )

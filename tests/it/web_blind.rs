@@ -28,6 +28,8 @@ async fn no_model_name_or_score_appears_in_the_rating_workflow() {
         "/next".to_owned(),
         "/papers?q=paper".to_owned(),
         "/static/rating.js".to_owned(),
+        "/checks/recheck".to_owned(),
+        "/static/recheck.js".to_owned(),
         "/static/style.css".to_owned(),
     ] {
         seen.push((path.clone(), everything_in(app.get(&path).await).await));
@@ -41,7 +43,7 @@ async fn no_model_name_or_score_appears_in_the_rating_workflow() {
     let refused = app.rate(&session, t1, "P10", "3", Answer::Json).await;
     seen.push(("refused rating".to_owned(), everything_in(refused).await));
 
-    assert_eq!(seen.len(), 13);
+    assert_eq!(seen.len(), 15);
     for (what, text) in &seen {
         let text = text.to_lowercase();
         for name in MODELS.iter().chain(&SCORES) {

@@ -410,7 +410,7 @@ async fn every_answer_carries_the_security_headers() {
         );
         assert_eq!(headers[X_CONTENT_TYPE_OPTIONS], "nosniff", "{path}");
         assert_eq!(headers[X_FRAME_OPTIONS], "DENY", "{path}");
-        assert_eq!(headers[REFERRER_POLICY], "no-referrer", "{path}");
+        assert_eq!(headers[REFERRER_POLICY], "same-origin", "{path}");
         assert_eq!(headers[CACHE_CONTROL], "no-store", "{path}");
     }
 }

@@ -61,6 +61,18 @@ charlie-bm25,T2,1,P1,20.1
 
 pub const T1_POOL_SIZE: i64 = 7;
 
+/// The stars `TestApp::rate_all_of_t1` gives T1's pool: P1 5★, P2 4★, P3 1★, P4 3★, P5 1★,
+/// P6 2★ and the hostile paper 1★ (gains at the defaults 4, 3, 0, 2, 0, 1, 0).
+pub const T1_STARS: [(&str, u8); 7] = [
+    ("P1", 5),
+    ("P2", 4),
+    ("P3", 1),
+    ("P4", 3),
+    ("P5", 1),
+    ("P6", 2),
+    (HOSTILE_ID, 1),
+];
+
 /// The fixture study, not served yet.
 pub async fn fixture_study() -> TestStudy {
     let study = TestStudy::new().await;
@@ -260,18 +272,9 @@ impl TestApp {
         tx.commit().await.expect("the commit");
     }
 
-    /// Rates every pooled paper of T1: P1 5★, P2 4★, P3 1★, P4 3★, P5 1★, P6 2★ and the
-    /// hostile paper 1★ (gains at the defaults 4, 3, 0, 2, 0, 1, 0).
+    /// Rates every pooled paper of T1 as [`T1_STARS`] says.
     pub async fn rate_all_of_t1(&self) {
-        for (paper, stars) in [
-            ("P1", 5),
-            ("P2", 4),
-            ("P3", 1),
-            ("P4", 3),
-            ("P5", 1),
-            ("P6", 2),
-            (HOSTILE_ID, 1),
-        ] {
+        for (paper, stars) in T1_STARS {
             self.store_rating("T1", paper, stars).await;
         }
     }

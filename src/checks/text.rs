@@ -1,0 +1,191 @@
+//! The checks as `paperjudge checks` prints them: each check's sentence, then its numbers in
+//! aligned columns, numbers with 4 decimals and `-` where undefined.
+
+use super::Checks;
+use crate::terminal::escape;
+
+pub fn render(checks: &Checks) -> String {
+    let k = checks.settings.metrics.k;
+    let mut out = format!(
+        "{}\n{} targets evaluated; pool depth {}\n",
+        checks.settings.metrics.describe(),
+        checks.targets_evaluated,
+        checks.settings.pool_depth
+    );
+
+    let bias = &checks.pool_bias;
+    out.push_str(&format!(
+        "\nPool bias (leave one model out)\n{}\n",
+        bias.sentence
+    ));
+    let mut rows = vec![[
+        "model".to_owned(),
+        "unique pairs".to_owned(),
+        "relevant".to_owned(),
+        format!("NDCG@{k}"),
+        "without".to_owned(),
+        "drop".to_owned(),
+        "rank".to_owned(),
+        "rank without".to_owned(),
+    ]];
+    for row in &bias.models {
+        rows.push([
+            escape(&row.model).into_owned(),
+            row.unique_pairs.to_string(),
+            row.unique_relevant.to_string(),
+            number(row.ndcg),
+            number(row.ndcg_without),
+            number(row.drop),
+            row.rank.to_string(),
+            row.rank_without.to_string(),
+        ]);
+    }
+    push_table(&mut out, &rows);
+
+    let consistency = &checks.consistency;
+    out.push_str(&format!(
+        "\nConsistency (re-checked pairs)\n{}\n",
+        consistency.sentence
+    ));
+    let interval = consistency
+        .kappa_ci95
+        .map_or("-".to_owned(), |[low, high]| {
+            format!("[{low:.4}, {high:.4}]")
+        });
+    out.push_str(&format!(
+        "pairs {}  exact agreement {}  within one star {}  kappa {}  95% CI {interval}\n",
+        consistency.pairs,
+        number(consistency.exact_agreement),
+        number(consistency.within_one_star),
+        number(consistency.kappa),
+    ));
+    if consistency.pairs > 0 {
+        let mut rows = vec![["then \\ now", "1", "2", "3", "4", "5"].map(str::to_owned)];
+        for (then, counts) in consistency.confusion.iter().enumerate() {
+            let mut row = [
+                format!("{}", then + 1),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ];
+            for (now, count) in counts.iter().enumerate() {
+                row[now + 1] = count.to_string();
+            }
+            rows.push(row);
+        }
+        push_table(&mut out, &rows);
+    }
+
+    let sensitivity = &checks.sensitivity;
+    out.push_str(&format!(
+        "\nVariant sensitivity\n{}\n",
+        sensitivity.sentence
+    ));
+    let mut rows =
+        vec![["gain", "ideal", "unjudged", "k", "tau", "leader", "ranking"].map(str::to_owned)];
+    for variant in &sensitivity.variants {
+        let ranking: Vec<String> = (variant.ranking.iter())
+            .map(|placed| escape(&placed.model).into_owned())
+            .collect();
+        rows.push([
+            variant.gain.to_string(),
+            variant.ideal.to_string(),
+            variant.unjudged.to_string(),
+            format!("{}{}", variant.k, if variant.is_default { "*" } else { "" }),
+            number(variant.kendall_tau),
+            variant
+                .leader
+                .as_deref()
+                .map_or("-".to_owned(), |l| escape(l).into_owned()),
+            ranking.join(" > "),
+        ]);
+    }
+    push_table(&mut out, &rows);
+    out.push_str("*: the settings asked for; tau: Kendall's tau-b against them\n");
+
+    let timing = &checks.timing;
+    out.push_str(&format!("\nTime and drift\n{}\n", timing.sentence));
+    let seconds = &timing.seconds_per_judgment;
+    out.push_str(&format!(
+        "judgments {}  sittings {}  median s/judgment {}  quartiles {}  median ratings/sitting {}\n",
+        timing.judgments,
+        timing.sittings,
+        number(seconds.median),
+        seconds
+            .quartiles
+            .map_or("-".to_owned(), |[low, high]| format!("[{low:.1}, {high:.1}]")),
+        number(timing.ratings_per_sitting.median),
+    ));
+    if seconds.timed > 0 {
+        let bins: Vec<String> = (seconds.distribution.iter())
+            .map(|bin| match bin.to_seconds {
+                Some(to) => format!("{}-{to}s: {}", bin.from_seconds, bin.judgments),
+                None => format!("{}s+: {}", bin.from_seconds, bin.judgments),
+            })
+            .collect();
+        out.push_str(&format!("seconds per judgment  {}\n", bins.join("  ")));
+    }
+    for day in &timing.ratings_per_day {
+        out.push_str(&format!("{}  {} ratings\n", day.day, day.ratings));
+    }
+    let drift = &timing.drift;
+    out.push_str(&format!(
+        "drift over {} long sittings (>= {} ratings): mean stars first third {}, last third {}\n",
+        drift.long_sittings,
+        super::LONG_SITTING,
+        number(drift.first_third_mean_stars),
+        number(drift.last_third_mean_stars),
+    ));
+    let parts: Vec<String> = (timing.recheck_by_position.iter())
+        .map(|part| {
+            format!(
+                "{} {} ({} pairs)",
+                part.part,
+                number(part.exact_agreement),
+                part.rechecked
+            )
+        })
+        .collect();
+    out.push_str(&format!(
+        "re-check exact agreement by the rating's place in its sitting: {}\n",
+        parts.join(", ")
+    ));
+    out
+}
+
+fn number(value: Option<f64>) -> String {
+    value.map_or("-".to_owned(), |v| format!("{v:.4}"))
+}
+
+/// Appends rows as aligned columns: the first left-aligned, the rest right-aligned, except a
+/// last column of words.
+fn push_table<const N: usize>(out: &mut String, rows: &[[String; N]]) {
+    let widths: Vec<usize> = (0..N)
+        .map(|column| {
+            (rows.iter())
+                .map(|row| row[column].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in rows {
+        let cells: Vec<String> = (row.iter().zip(&widths).enumerate())
+            .map(|(column, (cell, &width))| {
+                if column == 0
+                    || !cell
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_digit() || c == '-')
+                {
+                    format!("{cell:<width$}")
+                } else {
+                    format!("{cell:>width$}")
+                }
+            })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+}

@@ -1,0 +1,149 @@
+//! What the study checks read and write beyond the evaluation: the rater's judgments in the
+//! rating history with their times, and the re-checks (`rechecks`), which live apart from the
+//! ratings and never change one.
+
+use sqlx::{SqliteConnection, SqliteExecutor};
+
+use crate::domain::{PaperId, Stars};
+
+/// A rating the rater set or changed in the browser, with its time (RFC 3339), oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct Judgment {
+    pub changed_at: String,
+    pub stars: i64,
+}
+
+/// Every rating set or changed in the browser, in the order they were made. Imports are left
+/// out: their history holds the time of the import, not of the judgments; clears and undos
+/// are no judgments.
+pub async fn judgments<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+) -> Result<Vec<Judgment>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT changed_at, stars FROM rating_history
+         WHERE source = 'web' AND stars IS NOT NULL ORDER BY id",
+    )
+    .fetch_all(executor)
+    .await
+}
+
+/// A stored re-check.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct Recheck {
+    pub stars_then: i64,
+    pub stars: i64,
+    /// When the rating re-checked was made.
+    pub rated_at: String,
+}
+
+/// Every re-check of a pair of a target being rated, in the order they were made.
+pub async fn rechecks<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<Recheck>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT c.stars_then, c.stars, c.rated_at FROM rechecks c
+         JOIN targets t ON t.target_id = c.target_id AND t.active = 1
+         ORDER BY c.rechecked_at, c.target_id, c.paper_id",
+    )
+    .fetch_all(executor)
+    .await
+}
+
+/// How far the re-checking is: pairs re-checked, and the rated pairs of finished targets
+/// (the pairs a re-check draws from).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RecheckProgress {
+    pub rechecked: i64,
+    pub rated_in_finished: i64,
+    pub finished_targets: i64,
+}
+
+pub async fn recheck_progress<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+) -> Result<RecheckProgress, sqlx::Error> {
+    let (rechecked, rated_in_finished, finished_targets): (i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM rechecks c
+                 JOIN targets t ON t.target_id = c.target_id AND t.active = 1),
+                COALESCE(SUM(rated), 0), COUNT(*)
+         FROM targets WHERE active = 1 AND pooled > 0 AND rated = pooled",
+    )
+    .fetch_one(executor)
+    .await?;
+    Ok(RecheckProgress {
+        rechecked,
+        rated_in_finished,
+        finished_targets,
+    })
+}
+
+/// A rated pair of a finished target that has not been re-checked yet, drawn at random; `None`
+/// when there is none.
+pub async fn recheck_candidate(
+    conn: &mut SqliteConnection,
+) -> Result<Option<(PaperId, PaperId)>, sqlx::Error> {
+    let pair: Option<(i64, i64)> = sqlx::query_as(
+        "SELECT r.target_id, r.paper_id FROM ratings r
+         JOIN targets t ON t.target_id = r.target_id
+         WHERE t.active = 1 AND t.pooled > 0 AND t.rated = t.pooled
+           AND NOT EXISTS (SELECT 1 FROM rechecks c
+                           WHERE c.target_id = r.target_id AND c.paper_id = r.paper_id)
+         ORDER BY random() LIMIT 1",
+    )
+    .fetch_optional(conn)
+    .await?;
+    Ok(pair.map(|(target, paper)| (PaperId(target), PaperId(paper))))
+}
+
+/// The rating of a pair of a finished target, as a re-check compares with it: its stars and
+/// when it was made. `None` when the pair is unrated or its target is not finished.
+pub async fn rating_to_recheck(
+    conn: &mut SqliteConnection,
+    target: PaperId,
+    paper: PaperId,
+) -> Result<Option<(Stars, String)>, sqlx::Error> {
+    let rating: Option<(i64, String)> = sqlx::query_as(
+        "SELECT r.stars, r.rated_at FROM ratings r
+         JOIN targets t ON t.target_id = r.target_id
+         WHERE r.target_id = ? AND r.paper_id = ?
+           AND t.active = 1 AND t.pooled > 0 AND t.rated = t.pooled",
+    )
+    .bind(target.0)
+    .bind(paper.0)
+    .fetch_optional(conn)
+    .await?;
+    Ok(rating.and_then(|(stars, rated_at)| Some((Stars::new(stars)?, rated_at))))
+}
+
+/// A re-check to store.
+#[derive(Debug, Clone, Copy)]
+pub struct NewRecheck<'a> {
+    pub target: PaperId,
+    pub paper: PaperId,
+    pub stars_then: Stars,
+    pub rated_at: &'a str,
+    pub stars: Stars,
+    pub rechecked_at: &'a str,
+    pub browser: &'a str,
+}
+
+/// Stores a re-check; a pair re-checked before keeps its first answer. Answers whether this
+/// one was stored.
+pub async fn record_recheck(
+    conn: &mut SqliteConnection,
+    recheck: NewRecheck<'_>,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "INSERT INTO rechecks
+            (target_id, paper_id, stars_then, rated_at, stars, rechecked_at, browser_session)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (target_id, paper_id) DO NOTHING",
+    )
+    .bind(recheck.target.0)
+    .bind(recheck.paper.0)
+    .bind(i64::from(recheck.stars_then.get()))
+    .bind(recheck.rated_at)
+    .bind(i64::from(recheck.stars.get()))
+    .bind(recheck.rechecked_at)
+    .bind(recheck.browser)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}

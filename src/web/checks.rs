@@ -1,0 +1,242 @@
+//! `GET /checks` and `/checks.json`: can the leaderboard's verdict be trusted (pool bias, the
+//! rater's consistency, variant sensitivity, time and drift), under the leaderboard's options
+//! in the address; and `GET /checks/recheck` with its `POST`: one already rated pair at a
+//! time, blind and without its rating, whose answer is stored apart from the ratings.
+//!
+//! The numbers come from [`crate::checks`], exactly as `paperjudge checks` computes them.
+
+mod chart;
+
+use actix_web::http::header::ContentType;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use serde::Deserialize;
+use sqlx::SqlitePool;
+
+use super::answer::see_other;
+use super::csrf::{self, CsrfToken};
+use super::leaderboard::LeaderboardQuery;
+use super::rating_page::{scale, ScaleStep};
+use super::view::{self, PaperView};
+use super::WebError;
+use crate::checks::recheck::{self, RecheckError};
+use crate::checks::{self, Checks, ModelBias, Variant};
+use crate::db;
+use crate::db::checks::RecheckProgress;
+use crate::db::WriteQueue;
+use crate::domain::Stars;
+use crate::evaluation::Evaluations;
+use chart::BarChart;
+
+pub const RECHECK_PATH: &str = "/checks/recheck";
+
+/// `/checks`, `/checks.json` and `/checks/recheck`.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route("/checks", web::get().to(show))
+        .route("/checks.json", web::get().to(json))
+        .route(RECHECK_PATH, web::get().to(show_recheck))
+        .route(RECHECK_PATH, web::post().to(record_recheck));
+}
+
+/// The checks the address asks for, from the evaluation set the server keeps for the study's
+/// current revision; `sort`, `order` and `per_target` change nothing here.
+async fn compute(
+    pool: &SqlitePool,
+    evaluations: &Evaluations,
+    request: &HttpRequest,
+) -> Result<Checks, WebError> {
+    let query = LeaderboardQuery::parse(request.query_string())?;
+    let set = evaluations.set(pool, checks::LIST_DEPTH).await?;
+    Ok(checks::of_set(pool, &set, &query.options, query.partial).await?)
+}
+
+async fn json(
+    request: HttpRequest,
+    pool: web::Data<SqlitePool>,
+    evaluations: web::Data<Evaluations>,
+) -> Result<HttpResponse, WebError> {
+    let checks = compute(&pool, &evaluations, &request).await?;
+    Ok(HttpResponse::Ok()
+        .content_type(ContentType::json())
+        .body(checks.to_json()))
+}
+
+#[derive(Template)]
+#[template(path = "checks.html")]
+struct ChecksPage {
+    checks: Checks,
+    k: usize,
+    settings_in_words: String,
+    /// The address of the same checks as JSON.
+    json_link: String,
+    progress: RecheckProgress,
+    per_day: Option<BarChart>,
+    seconds: Option<BarChart>,
+    /// The values of k of the variants, the sensitivity table's columns.
+    variant_ks: Vec<usize>,
+    /// The sensitivity table's rows: one per gain, ideal and unjudged, a variant per k.
+    variant_rows: Vec<Vec<Variant>>,
+}
+
+impl ChecksPage {
+    fn number(&self, value: &Option<f64>) -> String {
+        value.map_or_else(|| "–".to_owned(), |value| format!("{value:.3}"))
+    }
+
+    fn percent(&self, value: &Option<f64>) -> String {
+        value.map_or_else(|| "–".to_owned(), |value| format!("{:.0}%", value * 100.0))
+    }
+
+    fn signed(&self, value: &Option<f64>) -> String {
+        value.map_or_else(
+            || "–".to_owned(),
+            |value| format!("{:+.3}", value + 0.0).replace('-', "−"),
+        )
+    }
+
+    fn rank_moves(&self, row: &ModelBias) -> bool {
+        row.rank != row.rank_without
+    }
+
+    /// The ranking in one line, for the tooltip of its cell.
+    fn ranking(&self, variant: &Variant) -> String {
+        let names: Vec<&str> = (variant.ranking.iter())
+            .map(|placed| placed.model.as_str())
+            .collect();
+        names.join(" › ")
+    }
+
+    fn interval(&self) -> String {
+        self.checks.consistency.kappa_ci95.map_or_else(
+            || "–".to_owned(),
+            |[low, high]| format!("[{low:.2}, {high:.2}]"),
+        )
+    }
+}
+
+async fn show(
+    request: HttpRequest,
+    pool: web::Data<SqlitePool>,
+    evaluations: web::Data<Evaluations>,
+) -> Result<HttpResponse, WebError> {
+    let checks = compute(&pool, &evaluations, &request).await?;
+    let progress = db::checks::recheck_progress(&**pool).await?;
+    let query = request.query_string();
+    let mut variant_ks: Vec<usize> = (checks.sensitivity.variants.iter())
+        .map(|variant| variant.k)
+        .collect();
+    variant_ks.sort_unstable();
+    variant_ks.dedup();
+    // The variants come gain by ideal by unjudged by k.
+    let variant_rows = (checks.sensitivity.variants)
+        .chunks(variant_ks.len().max(1))
+        .map(<[Variant]>::to_vec)
+        .collect();
+    view::html(&ChecksPage {
+        k: checks.settings.metrics.k.get(),
+        settings_in_words: checks.settings.metrics.describe(),
+        json_link: if query.is_empty() {
+            "/checks.json".to_owned()
+        } else {
+            format!("/checks.json?{query}")
+        },
+        progress,
+        per_day: BarChart::per_day(&checks.timing),
+        seconds: BarChart::seconds(&checks.timing),
+        variant_ks,
+        variant_rows,
+        checks,
+    })
+}
+
+#[derive(Template)]
+#[template(path = "recheck.html")]
+struct RecheckPage {
+    /// The pair to re-check: none when every rated pair of the finished targets is done.
+    pair: Option<(PaperView, PaperView)>,
+    progress: RecheckProgress,
+    suggested: i64,
+    scale: Vec<ScaleStep>,
+    csrf_token: String,
+}
+
+/// Blind: the page shows the target and the paper as the rating page does, and never their
+/// stored rating; it reads no model, list, rank or score.
+async fn show_recheck(
+    pool: web::Data<SqlitePool>,
+    csrf: CsrfToken,
+) -> Result<HttpResponse, WebError> {
+    let progress = db::checks::recheck_progress(&**pool).await?;
+    let pair = match recheck::next_pair(&pool).await? {
+        Some((target, paper)) => {
+            let target = db::papers::get(&**pool, target).await?;
+            let paper = db::papers::get(&**pool, paper).await?;
+            target
+                .zip(paper)
+                .map(|(target, paper)| (target.into(), paper.into()))
+        }
+        None => None,
+    };
+    let page = RecheckPage {
+        pair,
+        progress,
+        suggested: checks::suggested_rechecks(progress.rated_in_finished),
+        scale: scale(),
+        csrf_token: csrf.value().to_owned(),
+    };
+    let mut response = view::html(&page)?;
+    csrf.set_cookie_on(&mut response)?;
+    Ok(response)
+}
+
+/// The re-check form as posted; every field optional so that a missing one gets a 400 naming
+/// it (and a missing token a 403).
+#[derive(Debug, Deserialize)]
+pub struct RecheckForm {
+    target: Option<String>,
+    paper: Option<String>,
+    stars: Option<String>,
+    csrf_token: Option<String>,
+}
+
+/// Stores the answer apart from the ratings, durably, then shows the next pair.
+async fn record_recheck(
+    request: HttpRequest,
+    pool: web::Data<SqlitePool>,
+    write_queue: web::Data<WriteQueue>,
+    form: web::Form<RecheckForm>,
+) -> Result<HttpResponse, WebError> {
+    let RecheckForm {
+        target,
+        paper,
+        stars,
+        csrf_token,
+    } = form.into_inner();
+    let browser = csrf::verify(&request, csrf_token.as_deref()).map_err(WebError::of_change)?;
+    let field = |value: Option<String>, name: &str| {
+        value
+            .filter(|value| !value.is_empty())
+            .ok_or_else(|| WebError::BadRequest(format!("missing field: {name}")))
+    };
+    let target = field(target, "target (the target's id)")?;
+    let paper = field(paper, "paper (the paper's id)")?;
+    let stars = field(stars, "stars (1 to 5)")?;
+    let stars: Stars = stars
+        .parse()
+        .map_err(|_| WebError::BadRequest(format!("stars must be 1 to 5; got {stars:?}")))?;
+    recheck::record(
+        &pool,
+        &write_queue,
+        &target,
+        &paper,
+        stars,
+        &browser.history_tag(),
+    )
+    .await
+    .map_err(|error| match error {
+        RecheckError::NotRechecked { .. } => WebError::BadRequest(error.to_string()),
+        RecheckError::Database(error) => WebError::from(error).of_change(),
+    })?;
+    Ok(see_other(RECHECK_PATH))
+}
