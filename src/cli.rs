@@ -14,11 +14,13 @@ use sqlx::SqlitePool;
 use crate::choice;
 use crate::db;
 use crate::db::targets::TargetChoice;
+use crate::decision::Order;
 use crate::domain::PoolDepth;
 use crate::evaluation;
 use crate::export;
 use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
 use crate::leaderboard::Partial;
+use crate::simulation;
 use crate::metrics::Relevance;
 use crate::web::{self, Password};
 
@@ -74,6 +76,27 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
         format: StatusFormat,
     },
+    /// Replay the study's fully rated targets as if rated one by one, many times under each
+    /// order: the ratings a decision needs, and how often it was wrong.
+    Simulate(SimulateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// The metric settings of the NDCG replayed.
+    #[command(flatten)]
+    pub options: evaluation::LeaderboardOptions,
+    /// Replays per order, each with its own seed.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub seeds: u64,
+    /// The first seed; the replays use this one and those after it.
+    #[arg(long, default_value_t = 0)]
+    pub first_seed: u64,
+    /// The orders to replay (repeatable) [default: random and adaptive].
+    #[arg(long, value_enum)]
+    pub order: Vec<Order>,
+    #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
+    pub format: StatusFormat,
 }
 
 #[derive(Debug, Subcommand)]
@@ -287,6 +310,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Status { format } => status(&pool, format).await,
         Command::Targets(command) => targets(&pool, command).await,
         Command::Next { format } => next(&pool, format).await,
+        Command::Simulate(args) => simulate(&pool, args).await,
     };
     // Whatever happened, the study file is left whole on its own (see `db::close`).
     db::close(&pool).await;
@@ -841,6 +865,41 @@ async fn next(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
                 "rated": progress.rated,
                 "pooled": progress.total,
                 "path": format!("/targets/{}", paper.id),
+            })
+        ),
+    };
+    write_output(None, |out| out.write_all(text.as_bytes()))
+}
+
+/// `paperjudge simulate`: the replays of the study's fully rated targets, as a table or JSON.
+async fn simulate(pool: &SqlitePool, args: SimulateArgs) -> Result<(), CliError> {
+    let settings = evaluation::settings(pool, &args.options).await?;
+    let replay = evaluation::replay(pool, settings)
+        .await
+        .map_err(|error| match error {
+            evaluation::ReplayError::Database(error) => CliError::from(error),
+            unusable => CliError::Usage(unusable.to_string()),
+        })?;
+    let orders = if args.order.is_empty() {
+        vec![Order::Random, Order::Adaptive]
+    } else {
+        args.order
+    };
+    let last = args.first_seed.checked_add(args.seeds).ok_or_else(|| {
+        CliError::Usage("--first-seed plus --seeds must stay below 2^64".to_owned())
+    })?;
+    let summaries = replay.simulate(&orders, args.first_seed..last);
+    let text = match args.format {
+        StatusFormat::Text => simulation::table(&replay, &summaries),
+        StatusFormat::Json => format!(
+            "{}\n",
+            serde_json::json!({
+                "targets": replay.targets(),
+                "ratings": replay.ratings(),
+                "leader": replay.leader(),
+                "seeds": args.seeds,
+                "first_seed": args.first_seed,
+                "orders": summaries,
             })
         ),
     };

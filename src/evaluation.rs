@@ -10,9 +10,11 @@ use serde::Deserialize;
 use sqlx::SqlitePool;
 
 use crate::db;
+use crate::decision;
 use crate::domain::{PaperId, PoolDepth, Stars};
 use crate::leaderboard::{Leaderboard, Partial, StudyTargets, TargetInput};
-use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+use crate::metrics::{self, ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+use crate::simulation::{Replay, ReplayTarget};
 
 /// The leaderboard options as a person gives them (command-line flags or query parameters,
 /// named as in metrics.md); each one left out takes its default.
@@ -125,6 +127,7 @@ pub async fn leaderboard(
         Unjudged::Skip => usize::MAX,
     };
     let started = Instant::now();
+    let completion = db::evaluation::completion_order(pool).await?;
     let data = db::evaluation::load(pool, depth, scope.partial == Partial::Include).await?;
     tracing::debug!(elapsed = ?started.elapsed(), "read the ratings and lists");
     let unblinded: Vec<String> = (data.rated_targets.iter())
@@ -148,6 +151,7 @@ pub async fn leaderboard(
         let started = Instant::now();
         let board = compute(
             data,
+            completion,
             settings,
             pool_depth,
             scope.partial,
@@ -168,6 +172,7 @@ pub async fn leaderboard(
 
 fn compute(
     data: db::evaluation::EvaluationData,
+    (population, completed): (usize, Vec<i64>),
     settings: Settings,
     pool_depth: PoolDepth,
     partial: Partial,
@@ -179,7 +184,56 @@ fn compute(
     let lists_of: HashMap<i64, &str> = (data.lists.iter())
         .map(|(target, lists)| (*target, lists.as_str()))
         .collect();
-    let targets: Vec<TargetInput<PaperId>> = (data.rated_targets.par_iter())
+    let targets = target_inputs(&data, &model_index, &lists_of);
+    let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
+    let study = StudyTargets {
+        total: data.target_count,
+        partly_rated: data.partly_rated,
+        partial,
+    };
+    let mut board = Leaderboard::compute(
+        &names,
+        &targets,
+        study,
+        settings,
+        pool_depth,
+        include_per_target,
+    );
+    // The verdict takes the fully rated targets in the order they were completed (those
+    // completed since the targets were read wait for the next look).
+    let position: HashMap<i64, usize> = (data.rated_targets.iter().enumerate())
+        .filter(|(_, (.., partly_rated))| !partly_rated)
+        .map(|(index, (target, ..))| (*target, index))
+        .collect();
+    let ndcg: Vec<Vec<Option<f64>>> = (completed.iter())
+        .filter_map(|target| position.get(target))
+        .map(|&index| ndcg_of(&targets[index], &settings))
+        .collect();
+    let population = NonZeroUsize::new(population.max(ndcg.len()));
+    board.decision = decision::decide(names, &ndcg, population).unwrap_or_else(|error| {
+        tracing::warn!(%error, "no decision");
+        None
+    });
+    board
+}
+
+/// Each model's NDCG on `target`.
+fn ndcg_of(target: &TargetInput<PaperId>, settings: &Settings) -> Vec<Option<f64>> {
+    (target.lists.iter())
+        .map(|list| {
+            let list = list.as_deref().unwrap_or_default();
+            metrics::evaluate_target(list, &target.judgments, settings).ndcg
+        })
+        .collect()
+}
+
+/// The targets of `data` with their judgments and each model's list, in its order.
+fn target_inputs(
+    data: &db::evaluation::EvaluationData,
+    model_index: &HashMap<i64, usize>,
+    lists_of: &HashMap<i64, &str>,
+) -> Vec<TargetInput<PaperId>> {
+    (data.rated_targets.par_iter())
         .map(|(target, external_id, ratings, _)| {
             let mut lists = vec![None; model_index.len()];
             for (model, papers) in parse_lists(lists_of.get(target).copied().unwrap_or_default()) {
@@ -198,21 +252,60 @@ fn compute(
                 lists,
             }
         })
+        .collect()
+}
+
+/// The study's fully rated targets as `paperjudge simulate` replays them: each model's NDCG
+/// under `settings`, its top k, and the pooled pairs each took to rate.
+pub async fn replay(pool: &SqlitePool, settings: Settings) -> Result<Replay, ReplayError> {
+    let depth = match settings.unjudged {
+        Unjudged::Zero => settings.k.get(),
+        Unjudged::Skip => usize::MAX,
+    };
+    let data = db::evaluation::load(pool, depth, false).await?;
+    let model_index: HashMap<i64, usize> = (data.models.iter().enumerate())
+        .map(|(index, (key, _))| (*key, index))
+        .collect();
+    let lists_of: HashMap<i64, &str> = (data.lists.iter())
+        .map(|(target, lists)| (*target, lists.as_str()))
+        .collect();
+    let targets = target_inputs(&data, &model_index, &lists_of);
+    let k = settings.k.get();
+    let replayed: Vec<ReplayTarget> = (targets.iter())
+        .map(|target| ReplayTarget {
+            ndcg: ndcg_of(target, &settings),
+            // Fully rated: every pooled pair has its judgment.
+            ratings: target.judgments.len(),
+            lists: (target.lists.iter())
+                .map(|list| {
+                    (list.iter().flatten().take(k))
+                        .map(|paper| paper.0)
+                        .collect()
+                })
+                .collect(),
+        })
         .collect();
     let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
-    let study = StudyTargets {
-        total: data.target_count,
-        partly_rated: data.partly_rated,
-        partial,
-    };
-    Leaderboard::compute(
-        &names,
-        &targets,
-        study,
-        settings,
-        pool_depth,
-        include_per_target,
-    )
+    if names.len() < 2 {
+        return Err(ReplayError::Models(names.len()));
+    }
+    if replayed.is_empty() {
+        return Err(ReplayError::NoTargets);
+    }
+    Ok(Replay::new(names, replayed, k)?)
+}
+
+/// Why a study cannot be replayed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("a replay compares at least two models; the study has {0}")]
+    Models(usize),
+    #[error("the study has no fully rated target to replay")]
+    NoTargets,
+    #[error(transparent)]
+    Values(#[from] decision::DecisionError),
+    #[error("the study database failed")]
+    Database(#[from] sqlx::Error),
 }
 
 /// The lists of a target as [`db::evaluation::EvaluationData::lists`] holds them: each

@@ -7,6 +7,7 @@ use std::hash::Hash;
 use rayon::prelude::*;
 use serde::{Serialize, Serializer};
 
+use crate::decision::Decision;
 use crate::domain::{PoolDepth, Stars};
 use crate::metrics::{self, Settings, TargetScores, RESAMPLES};
 
@@ -147,6 +148,9 @@ pub struct Leaderboard {
     /// Every model on every evaluated target (targets in input order, models in row order),
     /// when asked for.
     pub per_target: Option<Vec<PerTargetRow>>,
+    /// The anytime-valid verdict over the fully rated targets in the order they were
+    /// completed; `None` with fewer than two models, or where that order is not known.
+    pub decision: Option<Decision>,
 }
 
 impl Leaderboard {
@@ -206,6 +210,7 @@ impl Leaderboard {
             targets: count_targets(study, targets.len(), &evaluated, &settings),
             models: model_rows(models, &scores, &order),
             per_target,
+            decision: None,
         }
     }
 
@@ -344,6 +349,10 @@ impl Leaderboard {
                 })
                 .collect();
             table.push_str(cells.join("  ").trim_end());
+            table.push('\n');
+        }
+        if let Some(decision) = &self.decision {
+            table.push_str(&crate::terminal::escape(&decision.in_words()));
             table.push('\n');
         }
         table.push_str(&format!(
@@ -555,6 +564,7 @@ impl Serialize for Leaderboard {
         struct LeaderboardJson<'a> {
             settings: SettingsJson<'a>,
             targets: &'a TargetCounts,
+            decision: Option<&'a Decision>,
             models: &'a [ModelRow],
             #[serde(skip_serializing_if = "Option::is_none")]
             per_target: Option<&'a [PerTargetRow]>,
@@ -566,6 +576,7 @@ impl Serialize for Leaderboard {
                 partial: self.partial,
             },
             targets: &self.targets,
+            decision: self.decision.as_ref(),
             models: &self.models,
             per_target: self.per_target.as_deref(),
         }

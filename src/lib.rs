@@ -7,6 +7,7 @@
 pub mod choice;
 pub mod cli;
 pub mod db;
+pub mod decision;
 pub mod demo;
 pub mod domain;
 pub mod evaluation;
@@ -15,5 +16,6 @@ pub mod import;
 pub mod leaderboard;
 pub mod metrics;
 pub mod rating;
+pub mod simulation;
 pub mod terminal;
 pub mod web;

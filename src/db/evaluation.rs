@@ -106,3 +106,30 @@ async fn lists_of(
         .fetch_all(pool)
         .await
 }
+
+/// The targets of the decision: how many targets with a pool the study rates (the
+/// population the rated ones are drawn from), and the fully rated ones in the order they
+/// were completed, each at the moment its last pooled pair was first rated (a later change
+/// of a rating does not move it), ties in the study's random order.
+pub async fn completion_order(pool: &SqlitePool) -> Result<(usize, Vec<i64>), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let population: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM targets WHERE active = 1 AND pooled > 0")
+            .fetch_one(&mut *tx)
+            .await?;
+    let completed = sqlx::query_scalar(
+        "SELECT t.target_id
+         FROM targets t
+         LEFT JOIN (SELECT first.target_id, MAX(first.id) AS completed
+                    FROM (SELECT target_id, paper_id, MIN(id) AS id FROM rating_history
+                          WHERE stars IS NOT NULL GROUP BY target_id, paper_id) first
+                    JOIN pool p ON p.target_id = first.target_id AND p.paper_id = first.paper_id
+                    GROUP BY first.target_id) c ON c.target_id = t.target_id
+         WHERE t.active = 1 AND t.pooled > 0 AND t.rated = t.pooled
+         ORDER BY c.completed NULLS LAST, t.order_key, t.target_id",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok((usize::try_from(population).unwrap_or_default(), completed))
+}

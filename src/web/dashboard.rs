@@ -32,6 +32,9 @@ struct DashboardPage {
     /// The top of the leaderboard under the default settings; empty until a target is fully
     /// rated.
     leaders: Vec<RowView>,
+    /// The anytime-valid verdict in words, with two models or more.
+    decision: Option<String>,
+    decided: bool,
 }
 
 /// How many models the dashboard shows of the leaderboard.
@@ -62,5 +65,7 @@ pub async fn show(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError>
         without_pool: overview.without_pool,
         k: board.settings.k.get(),
         leaders,
+        decision: board.decision.as_ref().map(|d| d.in_words()),
+        decided: board.decision.as_ref().is_some_and(|d| d.decided),
     })
 }
