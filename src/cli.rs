@@ -20,8 +20,8 @@ use crate::evaluation;
 use crate::export;
 use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
 use crate::leaderboard::Partial;
-use crate::simulation;
 use crate::metrics::Relevance;
+use crate::simulation;
 use crate::web::{self, Password};
 
 #[derive(Debug, Parser)]

@@ -34,6 +34,10 @@ pub const ALPHA: f64 = 0.05;
 /// range: the sequence needs known bounds.
 pub const UNIFORM_SHARE: f64 = 0.5;
 
+/// A sequence lies above 0 when its low end exceeds this: once every target is rated the
+/// sequence is the exact mean, and rounding in its sum must not separate two tied models.
+const ABOVE_ZERO: f64 = 1e-9;
+
 /// How the targets to rate are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -214,7 +218,7 @@ impl Monitor {
         (0..self.models.len()).find(|&a| {
             (0..self.models.len())
                 .filter(|&b| b != a)
-                .all(|b| self.between(a, b).1 > 0.0)
+                .all(|b| self.between(a, b).1 > ABOVE_ZERO)
         })
     }
 
@@ -241,7 +245,7 @@ impl Monitor {
                 .expect("at least two models")
         });
         let open = (0..self.models.len())
-            .filter(|&b| b != leader && self.between(b, leader).2 >= 0.0)
+            .filter(|&b| b != leader && self.between(b, leader).2 >= -ABOVE_ZERO)
             .collect();
         Some((leader, open))
     }
@@ -482,11 +486,15 @@ mod tests {
 
     #[test]
     fn before_any_target_everything_is_open() {
-        let decision = decide(names(3), &[], NonZeroUsize::new(10)).unwrap().unwrap();
+        let decision = decide(names(3), &[], NonZeroUsize::new(10))
+            .unwrap()
+            .unwrap();
         assert_eq!(decision.leader, None);
         assert!(!decision.decided);
         assert_eq!(decision.open, names(3));
-        assert!(decision.in_words().starts_with("No target is fully rated yet"));
+        assert!(decision
+            .in_words()
+            .starts_with("No target is fully rated yet"));
     }
 
     #[test]

@@ -11,9 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::decision::{
-    adaptive_probabilities, list_disagreement, DecisionError, Monitor, Order,
-};
+use crate::decision::{adaptive_probabilities, list_disagreement, DecisionError, Monitor, Order};
 
 /// One fully rated target of the study replayed.
 #[derive(Debug, Clone, PartialEq)]
@@ -258,7 +256,11 @@ pub fn table(replay: &Replay, summaries: &[Summary]) -> String {
         })
         .collect();
     let widths: Vec<usize> = (0..header.len())
-        .map(|c| rows.iter().map(|r| r[c].len()).fold(header[c].len(), usize::max))
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].len())
+                .fold(header[c].len(), usize::max)
+        })
         .collect();
     let line = |cells: Vec<&str>| -> String {
         let padded: Vec<String> = (cells.iter().zip(&widths).enumerate())
@@ -290,7 +292,11 @@ mod tests {
     fn study(gap: f64) -> Replay {
         let targets = (0..40)
             .map(|t| ReplayTarget {
-                ndcg: vec![Some(0.5 + gap), Some(0.5), Some(if t % 2 == 0 { 0.2 } else { 0.4 })],
+                ndcg: vec![
+                    Some(0.5 + gap),
+                    Some(0.5),
+                    Some(if t % 2 == 0 { 0.2 } else { 0.4 }),
+                ],
                 ratings: 10,
                 lists: vec![vec![1, 2, 3], vec![1, 2, 4], vec![5, 6, 7]],
             })
@@ -323,7 +329,10 @@ mod tests {
         // The importance weights widen the adaptive order's observations to ±2: on 40
         // targets it needs more of them than the random order (see BENCHMARKS.md).
         let adaptive = replay.run(Order::Adaptive, 7);
-        assert!(!adaptive.wrong && adaptive.targets > outcome.targets, "{adaptive:?}");
+        assert!(
+            !adaptive.wrong && adaptive.targets > outcome.targets,
+            "{adaptive:?}"
+        );
     }
 
     #[test]

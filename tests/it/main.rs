@@ -11,6 +11,7 @@ mod web_support;
 
 mod browser_rating;
 mod cli;
+mod decision;
 mod durability;
 mod import_papers;
 mod import_ratings;
