@@ -242,3 +242,7 @@ for i, page in enumerate(pages):
 print("\n`paperjudge status` of that study:\n\n```\n%s```" % status)
 PY
 tail -n 20 BENCHMARKS.md
+
+# ---------------------------------------------------------------------------------------------
+echo "== 7. ratings to a decision under each order"
+PAPERJUDGE_BIN="$bin" SYNTH_BIN="$synth" scripts/bench-decision.sh
