@@ -282,30 +282,36 @@ impl Monitor {
             (y.difference.total_cmp(&x.difference)).then_with(|| x.model.cmp(&y.model))
         });
         let estimate = self.targets_estimate(leader, &open);
+        let open_names: Vec<&String> = open.iter().map(|&b| &self.models[b]).collect();
         Decision {
             level,
             decided: open.is_empty(),
             leader: Some(self.models[leader].clone()),
-            open: open.iter().map(|&b| self.models[b].clone()).collect(),
+            // Closest to the leader first, as the sequences are.
+            open: (sequences.iter())
+                .filter(|sequence| open_names.contains(&&sequence.model))
+                .map(|sequence| sequence.model.clone())
+                .collect(),
             sequences,
             targets_rated: self.targets,
             targets_estimate: estimate.map(|(targets, _)| targets),
             models: self.models.len(),
-            separating: estimate.map(|(_, difference)| difference),
+            separating: estimate.and_then(|(_, difference)| difference),
         }
     }
 
     /// About how many more targets would separate every open model from the leader, and the
-    /// smallest difference that needs: each interval narrows about as 1/√n, so one of
+    /// difference that needs them: each interval narrows about as 1/√n, so one of
     /// half-width h after t targets reaches |d| after t (h / |d|)². In the random order all
-    /// targets rated pin every mean, so the count is at most the targets left.
-    fn targets_estimate(&self, leader: usize, open: &[usize]) -> Option<(usize, f64)> {
+    /// targets rated pin every mean, so the count is at most the targets left (and then no
+    /// difference is named: rating them all settles it).
+    fn targets_estimate(&self, leader: usize, open: &[usize]) -> Option<(usize, Option<f64>)> {
         if open.is_empty() || self.targets < 2 {
             return None;
         }
         let left = (self.population).map(|n| n.get().saturating_sub(self.targets));
         let t = self.targets as f64;
-        let mut worst: Option<(usize, f64)> = None;
+        let mut worst: Option<(usize, Option<f64>)> = None;
         for &b in open {
             let (difference, low, high) = self.between(b, leader);
             let half_width = (high - low) / 2.0;
@@ -316,12 +322,14 @@ impl Monitor {
                 Some(((total - t).ceil().max(1.0)).min(1e9) as usize)
             };
             let needed = match (needed, left, self.order) {
-                (Some(needed), Some(left), Order::Random) => needed.min(left),
-                (None, Some(left), Order::Random) => left,
-                (needed, _, _) => needed?,
+                (Some(needed), Some(left), Order::Random) if needed < left => {
+                    (needed, Some(difference.abs()))
+                }
+                (_, Some(left), Order::Random) => (left, None),
+                (needed, _, _) => (needed?, Some(difference.abs())),
             };
-            if worst.is_none_or(|(most, _)| needed > most) {
-                worst = Some((needed, difference.abs()));
+            if worst.is_none_or(|(most, _)| needed.0 > most) {
+                worst = Some(needed);
             }
         }
         worst.filter(|&(needed, _)| needed > 0)
@@ -400,15 +408,15 @@ impl Decision {
             targets(self.targets_rated)
         );
         match (self.targets_estimate, self.separating) {
-            (Some(more), Some(difference)) if difference > 0.0 => text.push_str(&format!(
-                "; at the current rate about {} more would separate a difference of {:.2}.",
-                targets(more),
-                difference
+            (Some(more), Some(difference)) => text.push_str(&format!(
+                "; at the current rate about {more} more {} would separate a difference of \
+                 {difference:.2}.",
+                if more == 1 { "target" } else { "targets" },
             )),
-            (Some(more), _) => text.push_str(&format!(
-                "; rating the {} left would settle it.",
-                targets(more)
-            )),
+            (Some(1), None) => text.push_str("; rating the last target would settle it."),
+            (Some(more), None) => {
+                text.push_str(&format!("; rating the {more} targets left would settle it."))
+            }
             (None, _) => text.push('.'),
         }
         text
@@ -550,6 +558,32 @@ mod tests {
         assert_eq!(
             decision.in_words(),
             "m0 is the best of the 3 models at 95% confidence after 6 targets; you can stop."
+        );
+    }
+
+    /// Far from the end of a large study the estimate scales the interval: half-width h
+    /// after t targets reaches the difference d after t (h / d)².
+    #[test]
+    fn an_open_verdict_estimates_the_targets_still_needed() {
+        let ndcg: Vec<Vec<Option<f64>>> = (0..10)
+            .map(|t| vec![Some(0.6), Some(if t % 2 == 0 { 0.45 } else { 0.65 })])
+            .collect();
+        let decision = decide(names(2), &ndcg, NonZeroUsize::new(1000))
+            .unwrap()
+            .unwrap();
+        assert!(!decision.decided);
+        assert_eq!(decision.open, ["m1"]);
+        let sequence = &decision.sequences[0];
+        assert!((sequence.difference - (-0.05)).abs() < 1e-12);
+        let half_width = (sequence.high - sequence.low) / 2.0;
+        let more = (10.0 * (half_width / 0.05).powi(2) - 10.0).ceil() as usize;
+        assert_eq!(decision.targets_estimate, Some(more));
+        assert_eq!(
+            decision.in_words(),
+            format!(
+                "m0 and m1 are not separated yet at 95% confidence after 10 targets; at the \
+                 current rate about {more} more targets would separate a difference of 0.05."
+            )
         );
     }
 
