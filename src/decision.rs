@@ -319,7 +319,7 @@ impl Monitor {
                 None
             } else {
                 let total = t * (half_width / difference).powi(2);
-                Some(((total - t).ceil().max(1.0)).min(1e9) as usize)
+                Some((total - t).ceil().clamp(1.0, 1e9) as usize)
             };
             let needed = match (needed, left, self.order) {
                 (Some(needed), Some(left), Order::Random) if needed < left => {
@@ -414,9 +414,9 @@ impl Decision {
                 if more == 1 { "target" } else { "targets" },
             )),
             (Some(1), None) => text.push_str("; rating the last target would settle it."),
-            (Some(more), None) => {
-                text.push_str(&format!("; rating the {more} targets left would settle it."))
-            }
+            (Some(more), None) => text.push_str(&format!(
+                "; rating the {more} targets left would settle it."
+            )),
             (None, _) => text.push('.'),
         }
         text
