@@ -121,11 +121,7 @@ pub async fn leaderboard(
     scope: Scope,
 ) -> Result<Leaderboard, sqlx::Error> {
     let pool_depth = db::study::pool_depth(pool).await?;
-    // Only the top k of a list counts, unless unjudged papers are skipped before the cutoff.
-    let depth = match settings.unjudged {
-        Unjudged::Zero => settings.k.get(),
-        Unjudged::Skip => usize::MAX,
-    };
+    let depth = list_depth(&settings);
     let started = Instant::now();
     let completion = db::evaluation::completion_order(pool).await?;
     let data = db::evaluation::load(pool, depth, scope.partial == Partial::Include).await?;
@@ -178,13 +174,7 @@ fn compute(
     partial: Partial,
     include_per_target: bool,
 ) -> Leaderboard {
-    let model_index: HashMap<i64, usize> = (data.models.iter().enumerate())
-        .map(|(index, (key, _))| (*key, index))
-        .collect();
-    let lists_of: HashMap<i64, &str> = (data.lists.iter())
-        .map(|(target, lists)| (*target, lists.as_str()))
-        .collect();
-    let targets = target_inputs(&data, &model_index, &lists_of);
+    let targets = target_inputs(&data);
     let names: Vec<String> = data.models.into_iter().map(|(_, name)| name).collect();
     let study = StudyTargets {
         total: data.target_count,
@@ -217,6 +207,15 @@ fn compute(
     board
 }
 
+/// How much of each list the metrics read: the top k, unless unjudged papers are skipped
+/// before the cutoff.
+fn list_depth(settings: &Settings) -> usize {
+    match settings.unjudged {
+        Unjudged::Zero => settings.k.get(),
+        Unjudged::Skip => usize::MAX,
+    }
+}
+
 /// Each model's NDCG on `target`.
 fn ndcg_of(target: &TargetInput<PaperId>, settings: &Settings) -> Vec<Option<f64>> {
     (target.lists.iter())
@@ -228,11 +227,13 @@ fn ndcg_of(target: &TargetInput<PaperId>, settings: &Settings) -> Vec<Option<f64
 }
 
 /// The targets of `data` with their judgments and each model's list, in its order.
-fn target_inputs(
-    data: &db::evaluation::EvaluationData,
-    model_index: &HashMap<i64, usize>,
-    lists_of: &HashMap<i64, &str>,
-) -> Vec<TargetInput<PaperId>> {
+fn target_inputs(data: &db::evaluation::EvaluationData) -> Vec<TargetInput<PaperId>> {
+    let model_index: HashMap<i64, usize> = (data.models.iter().enumerate())
+        .map(|(index, (key, _))| (*key, index))
+        .collect();
+    let lists_of: HashMap<i64, &str> = (data.lists.iter())
+        .map(|(target, lists)| (*target, lists.as_str()))
+        .collect();
     (data.rated_targets.par_iter())
         .map(|(target, external_id, ratings, _)| {
             let mut lists = vec![None; model_index.len()];
@@ -258,18 +259,9 @@ fn target_inputs(
 /// The study's fully rated targets as `paperjudge simulate` replays them: each model's NDCG
 /// under `settings`, its top k, and the pooled pairs each took to rate.
 pub async fn replay(pool: &SqlitePool, settings: Settings) -> Result<Replay, ReplayError> {
-    let depth = match settings.unjudged {
-        Unjudged::Zero => settings.k.get(),
-        Unjudged::Skip => usize::MAX,
-    };
+    let depth = list_depth(&settings);
     let data = db::evaluation::load(pool, depth, false).await?;
-    let model_index: HashMap<i64, usize> = (data.models.iter().enumerate())
-        .map(|(index, (key, _))| (*key, index))
-        .collect();
-    let lists_of: HashMap<i64, &str> = (data.lists.iter())
-        .map(|(target, lists)| (*target, lists.as_str()))
-        .collect();
-    let targets = target_inputs(&data, &model_index, &lists_of);
+    let targets = target_inputs(&data);
     let k = settings.k.get();
     let replayed: Vec<ReplayTarget> = (targets.iter())
         .map(|target| ReplayTarget {
