@@ -9,7 +9,8 @@
 //! recommendations can be chosen: its pool is built when they are imported.
 //!
 //! Each function works inside the caller's write transaction and changes nothing (the caller
-//! rolls back) when it answers an error.
+//! rolls back) when it answers an error. Each one that changes the choice bumps the study's
+//! revision once, so that a server's evaluation in memory is read again.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -177,6 +178,7 @@ async fn choose_papers(
         chosen.blind_pool.added += change.added;
         chosen.blind_pool.removed += change.removed;
     }
+    db::study::bump_revision(conn).await?;
     Ok(chosen)
 }
 
@@ -194,6 +196,7 @@ pub async fn choose_all(
         blind_pool.added += change.added;
         blind_pool.removed += change.removed;
     }
+    db::study::bump_revision(conn).await?;
     Ok(blind_pool)
 }
 
@@ -285,6 +288,7 @@ async fn drop_checked(
     }
     dropped.targets = papers.len();
     dropped.with_ratings = rated.len();
+    db::study::bump_revision(conn).await?;
     Ok(dropped)
 }
 

@@ -556,7 +556,6 @@ fn write_output(
 }
 
 async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), CliError> {
-    let settings = evaluation::settings(pool, &args.options).await?;
     let scope = evaluation::Scope {
         per_target: if args.per_target {
             evaluation::PerTarget::All
@@ -569,12 +568,19 @@ async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), Cli
             Partial::Exclude
         },
     };
-    let board = evaluation::leaderboard(pool, settings, scope).await?;
+    let evaluated =
+        (evaluation::leaderboard(pool, &args.options, scope).await).map_err(|error| {
+            CliError::internal(
+                "the leaderboard cannot be computed from the study file",
+                error,
+            )
+        })?;
+    let board = &evaluated.board;
     let text = match args.format {
         LeaderboardFormat::Table => board.to_table(),
         LeaderboardFormat::Csv if args.per_target => board.per_target_csv(),
         LeaderboardFormat::Csv => board.to_csv(),
-        LeaderboardFormat::Json => board.to_json(),
+        LeaderboardFormat::Json => board.to_json(args.per_target),
     };
     write_output(None, |out| out.write_all(text.as_bytes()))
 }
@@ -873,13 +879,17 @@ async fn next(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
 
 /// `paperjudge simulate`: the replays of the study's fully rated targets, as a table or JSON.
 async fn simulate(pool: &SqlitePool, args: SimulateArgs) -> Result<(), CliError> {
-    let settings = evaluation::settings(pool, &args.options).await?;
-    let replay = evaluation::replay(pool, settings)
+    let set = evaluation::EvaluationSet::load(pool, args.options.list_depth())
         .await
-        .map_err(|error| match error {
-            evaluation::ReplayError::Database(error) => CliError::from(error),
-            unusable => CliError::Usage(unusable.to_string()),
-        })?;
+        .map_err(|error| CliError::internal("the study file cannot be read", error))?;
+    let settings = args.options.settings(set.study.pool_depth);
+    let replay = simulation::Replay::of_study(&set.study, settings)
+        .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
+    report_simulation(&replay, args)
+}
+
+/// The replays of `replay` that `args` ask for, written as a table or JSON.
+fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<(), CliError> {
     let orders = if args.order.is_empty() {
         vec![Order::Random, Order::Adaptive]
     } else {
@@ -890,7 +900,7 @@ async fn simulate(pool: &SqlitePool, args: SimulateArgs) -> Result<(), CliError>
     })?;
     let summaries = replay.simulate(&orders, args.first_seed..last);
     let text = match args.format {
-        StatusFormat::Text => simulation::table(&replay, &summaries),
+        StatusFormat::Text => simulation::table(replay, &summaries),
         StatusFormat::Json => format!(
             "{}\n",
             serde_json::json!({

@@ -4,7 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A graded judgment: 1 (irrelevant) to 5 (highly relevant) stars.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
+#[serde(try_from = "i64")]
 pub struct Stars(u8);
 
 impl Stars {
@@ -46,6 +47,37 @@ impl fmt::Display for Stars {
 #[error("stars must be an integer from 1 to 5, got {0:?}")]
 pub struct InvalidStars(pub String);
 
+/// A stored or given number that is not a valid number of stars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("stars must be from 1 to 5, got {0}")]
+pub struct StarsOutOfRange(pub i64);
+
+impl TryFrom<i64> for Stars {
+    type Error = StarsOutOfRange;
+
+    fn try_from(value: i64) -> Result<Self, Self::Error> {
+        Stars::new(value).ok_or(StarsOutOfRange(value))
+    }
+}
+
+/// Stars are stored as an integer; one out of range fails the read instead of being dropped.
+impl sqlx::Type<sqlx::Sqlite> for Stars {
+    fn type_info() -> sqlx::sqlite::SqliteTypeInfo {
+        <i64 as sqlx::Type<sqlx::Sqlite>>::type_info()
+    }
+
+    fn compatible(ty: &sqlx::sqlite::SqliteTypeInfo) -> bool {
+        <i64 as sqlx::Type<sqlx::Sqlite>>::compatible(ty)
+    }
+}
+
+impl<'r> sqlx::Decode<'r, sqlx::Sqlite> for Stars {
+    fn decode(value: sqlx::sqlite::SqliteValueRef<'r>) -> Result<Self, sqlx::error::BoxDynError> {
+        let stored = <i64 as sqlx::Decode<sqlx::Sqlite>>::decode(value)?;
+        Ok(Stars::try_from(stored)?)
+    }
+}
+
 impl FromStr for Stars {
     type Err = InvalidStars;
 
@@ -60,13 +92,25 @@ impl FromStr for Stars {
 
 /// Internal row id of a paper (`papers.id`); used in URLs, never shown as the paper's name.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    sqlx::Type,
 )]
 #[sqlx(transparent)]
 pub struct PaperId(pub i64);
 
 /// Internal row id of a model (`models.id`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, sqlx::Type)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize, sqlx::Type,
+)]
 #[sqlx(transparent)]
 pub struct ModelId(pub i64);
 

@@ -4,6 +4,8 @@
 //! plans a study with, and what shows whether the adaptive order earns its place. Pure: the
 //! study in, the summaries out.
 
+use std::collections::HashSet;
+use std::hash::Hash;
 use std::num::NonZeroUsize;
 
 use rand::{Rng, SeedableRng};
@@ -12,23 +14,32 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::decision::{adaptive_probabilities, list_disagreement, DecisionError, Monitor, Order};
+use crate::leaderboard::{self, Partial, Study};
+use crate::metrics::Settings;
 
 /// One fully rated target of the study replayed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReplayTarget {
+pub struct ReplayTarget<K> {
     /// Each model's NDCG on it, in the order of [`Replay::new`]'s models.
     pub ndcg: Vec<Option<f64>>,
     /// The ratings it takes: its pooled pairs.
     pub ratings: usize,
     /// Each model's top k, best first (empty without a list).
-    pub lists: Vec<Vec<i64>>,
+    pub lists: Vec<Vec<K>>,
+}
+
+/// What a target costs and tells in a replay.
+#[derive(Debug, Clone)]
+struct Replayed {
+    ndcg: Vec<Option<f64>>,
+    ratings: usize,
 }
 
 /// A study ready to replay.
 #[derive(Debug, Clone)]
 pub struct Replay {
     models: Vec<String>,
-    targets: Vec<ReplayTarget>,
+    targets: Vec<Replayed>,
     /// disagreement[target][a * M + b]: how differently models a and b rank its top k.
     disagreement: Vec<Vec<f64>>,
     /// The model with the best mean NDCG over all targets (undefined counting 0, as in the
@@ -36,14 +47,66 @@ pub struct Replay {
     leader: Option<usize>,
 }
 
+/// Why a study cannot be replayed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("a replay compares at least two models; the study has {0}")]
+    Models(usize),
+    #[error("the study has no fully rated target to replay")]
+    NoTargets,
+    #[error(transparent)]
+    Values(#[from] DecisionError),
+}
+
 impl Replay {
+    /// The fully rated targets of `study` as the leaderboard scores them under `settings`:
+    /// each model's NDCG (from the scoring step), its top k, and the pooled pairs it took to
+    /// rate (the papers in the top pool depth of any list).
+    pub fn of_study<K: Copy + Eq + Hash + Sync>(
+        study: &Study<K>,
+        settings: Settings,
+    ) -> Result<Replay, ReplayError> {
+        if study.models.len() < 2 {
+            return Err(ReplayError::Models(study.models.len()));
+        }
+        let scores = leaderboard::score(study, settings, Partial::Exclude);
+        if scores.evaluated.is_empty() {
+            return Err(ReplayError::NoTargets);
+        }
+        let (k, pool_depth) = (settings.k.get(), study.pool_depth.get() as usize);
+        let targets = (scores.evaluated.iter().enumerate())
+            .map(|(index, &position)| {
+                let lists = &study.targets[position].lists;
+                let pooled: HashSet<&K> = (lists.iter().flatten())
+                    .flat_map(|list| list.iter().take(pool_depth))
+                    .collect();
+                ReplayTarget {
+                    ndcg: (scores.by_model.iter())
+                        .map(|model| model[index].ndcg)
+                        .collect(),
+                    ratings: pooled.len(),
+                    lists: (lists.iter())
+                        .map(|list| list.iter().flatten().take(k).copied().collect())
+                        .collect(),
+                }
+            })
+            .collect();
+        Replay::new(study.models.clone(), targets, k)
+    }
+
     /// The study of `targets` among `models` (at least two), lists compared at cutoff `k`.
-    pub fn new(
+    pub fn new<K: PartialEq>(
         models: Vec<String>,
-        targets: Vec<ReplayTarget>,
+        targets: Vec<ReplayTarget<K>>,
         k: usize,
-    ) -> Result<Replay, DecisionError> {
+    ) -> Result<Replay, ReplayError> {
         let count = models.len();
+        if count < 2 {
+            return Err(ReplayError::Models(count));
+        }
+        if targets.is_empty() {
+            return Err(ReplayError::NoTargets);
+        }
         // The verdict checks every value; one trial run finds bad input before any seed does.
         let mut check = Monitor::new(models.clone(), Order::Random, None);
         for target in &targets {
@@ -71,7 +134,12 @@ impl Replay {
         Ok(Replay {
             leader: (at_best.len() == 1).then(|| at_best[0]),
             models,
-            targets,
+            targets: (targets.into_iter())
+                .map(|target| Replayed {
+                    ndcg: target.ndcg,
+                    ratings: target.ratings,
+                })
+                .collect(),
             disagreement,
         })
     }

@@ -1,6 +1,7 @@
 //! The data-access layer: every SQL statement of paperjudge lives below this module.
 
 pub mod blind_pool;
+pub mod completion;
 pub mod evaluation;
 pub mod papers;
 pub mod ratings;

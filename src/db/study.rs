@@ -2,7 +2,7 @@
 
 use rand::Rng;
 use serde::Serialize;
-use sqlx::SqlitePool;
+use sqlx::{SqliteConnection, SqlitePool};
 
 use super::targets::{self, TargetChoice};
 use crate::domain::PoolDepth;
@@ -51,6 +51,17 @@ where
     Ok(PoolDepth::new(depth).unwrap_or(PoolDepth::DEFAULT))
 }
 
+/// Marks a change of what the evaluation reads, other than a rating: call once per import and
+/// once per change of the targets chosen, inside its transaction. Ratings need no call: each
+/// change of one adds a row to the rating history, whose last id is the other half of the
+/// revision (see [`crate::db::evaluation::Revision`]).
+pub async fn bump_revision(conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE study SET revision = revision + 1 WHERE id = 1")
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 /// Why the pool depth could not be changed.
 #[derive(Debug, thiserror::Error)]
 pub enum SetPoolDepthError {
@@ -87,6 +98,7 @@ pub async fn set_pool_depth(pool: &SqlitePool, depth: PoolDepth) -> Result<(), S
         .bind(i64::from(depth.get()))
         .execute(&mut *tx)
         .await?;
+    bump_revision(&mut tx).await?;
     tx.commit().await?;
     Ok(())
 }

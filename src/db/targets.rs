@@ -503,28 +503,28 @@ pub async fn add_pooled(
     Ok(())
 }
 
-/// Records that a per-target view showed `targets` (external ids), if it never did before:
-/// a rating changed on them from now on is made with its provenance known.
-pub async fn record_unblinded(pool: &SqlitePool, targets: &[String]) -> Result<(), sqlx::Error> {
+/// Records that a per-target view showed `targets`, if it never did before: a rating changed
+/// on them from now on is made with its provenance known.
+pub async fn record_unblinded(pool: &SqlitePool, targets: &[PaperId]) -> Result<(), sqlx::Error> {
     if targets.is_empty() {
         return Ok(());
     }
-    let targets =
-        serde_json::to_string(targets).map_err(|error| sqlx::Error::Encode(error.into()))?;
-    const NEWLY_SHOWN: &str = "FROM targets t JOIN papers p ON p.id = t.target_id
-         WHERE t.unblinded_at IS NULL AND p.external_id IN (SELECT value FROM json_each(?))";
+    let keys: Vec<i64> = targets.iter().map(|target| target.0).collect();
+    let keys = serde_json::to_string(&keys).map_err(|error| sqlx::Error::Encode(error.into()))?;
+    const NEWLY_SHOWN: &str = "FROM targets
+         WHERE unblinded_at IS NULL AND target_id IN (SELECT value FROM json_each(?))";
     // Almost always every target shown was shown before: a read finds that without taking
     // the write lock.
     let newly_shown: bool = sqlx::query_scalar(&format!("SELECT EXISTS (SELECT 1 {NEWLY_SHOWN})"))
-        .bind(&targets)
+        .bind(&keys)
         .fetch_one(pool)
         .await?;
     if newly_shown {
         sqlx::query(&format!(
-            "UPDATE targets SET unblinded_at = ? WHERE target_id IN (SELECT t.target_id {NEWLY_SHOWN})"
+            "UPDATE targets SET unblinded_at = ? WHERE target_id IN (SELECT target_id {NEWLY_SHOWN})"
         ))
         .bind(super::now_rfc3339())
-        .bind(&targets)
+        .bind(&keys)
         .execute(pool)
         .await?;
     }

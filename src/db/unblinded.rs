@@ -8,7 +8,7 @@
 use sqlx::{FromRow, SqlitePool};
 
 use super::targets;
-use crate::domain::PaperId;
+use crate::domain::{PaperId, Stars};
 
 /// A paper at its place in one model's list, with its stars (`None` when unrated: a paper
 /// below the pool depth may be).
@@ -18,7 +18,7 @@ pub struct ListedPaper {
     pub position: i64,
     pub paper: String,
     pub title: String,
-    pub stars: Option<i64>,
+    pub stars: Option<Stars>,
 }
 
 /// Every model's top `k` for `target`, by model name and position; `None` unless the target

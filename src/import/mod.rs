@@ -67,13 +67,16 @@ pub async fn import<R: Read>(
     source: &str,
     rng: &mut impl Rng,
 ) -> Result<Summary, ImportError> {
-    match kind {
+    let summary = match kind {
         Kind::Papers(format) => papers::import(conn, reader, *format, source).await,
         Kind::Recommendations(options) => {
             recommendations::import(conn, reader, options, source, rng).await
         }
         Kind::Ratings => ratings::import(conn, reader, source, rng).await,
-    }
+    }?;
+    // Once for the whole file: a server's evaluation in memory is out of date from now on.
+    crate::db::study::bump_revision(conn).await?;
+    Ok(summary)
 }
 
 /// At most this many problems are reported for one file; the rest are counted.

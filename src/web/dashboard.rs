@@ -7,8 +7,8 @@ use sqlx::SqlitePool;
 
 use super::leaderboard::{self, LeaderboardQuery, RowView};
 use super::{view, WebError};
-use crate::db;
 use crate::db::targets::{Progress, TargetChoice};
+use crate::evaluation::Evaluations;
 
 /// With more candidate targets than this, the dashboard offers to choose targets: rating
 /// every paper of a large library is rarely the plan.
@@ -40,9 +40,18 @@ struct DashboardPage {
 /// How many models the dashboard shows of the leaderboard.
 const LEADERS_SHOWN: usize = 3;
 
-pub async fn show(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
-    let overview = db::targets::overview(&**pool).await?;
-    let board = leaderboard::compute(&pool, &LeaderboardQuery::default()).await?;
+/// `GET /`.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config.route("/", web::get().to(show));
+}
+
+pub async fn show(
+    pool: web::Data<SqlitePool>,
+    evaluations: web::Data<Evaluations>,
+) -> Result<HttpResponse, WebError> {
+    // The counts come with the leaderboard, from the same revision of the study.
+    let evaluated = leaderboard::compute(&pool, &evaluations, &LeaderboardQuery::default()).await?;
+    let (overview, board) = (&evaluated.set.overview, &evaluated.board);
     let leaders = if board.targets.evaluated > 0 {
         board
             .models

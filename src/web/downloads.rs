@@ -3,13 +3,14 @@
 //! `paperjudge export`.
 
 use actix_web::http::header;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 use sqlx::SqlitePool;
 
 use super::leaderboard::{self, LeaderboardQuery};
 use super::WebError;
 use crate::db;
+use crate::evaluation::Evaluations;
 use crate::export;
 use crate::metrics::Relevance;
 
@@ -25,11 +26,14 @@ pub fn routes(config: &mut web::ServiceConfig) {
 /// `GET /leaderboard.csv`: one row per model, or with `per_target=1` one row per model and
 /// target, as `--format csv [--per-target]`.
 pub async fn leaderboard_csv(
-    request: HttpRequest,
+    query: LeaderboardQuery,
     pool: web::Data<SqlitePool>,
-) -> Result<HttpResponse, actix_web::Error> {
-    let board = leaderboard_for(&request, &pool).await?;
-    let csv = if board.per_target.is_some() {
+    evaluations: web::Data<Evaluations>,
+) -> Result<HttpResponse, WebError> {
+    let board = leaderboard::compute(&pool, &evaluations, &query)
+        .await?
+        .board;
+    let csv = if query.per_target {
         board.per_target_csv()
     } else {
         board.to_csv()
@@ -39,27 +43,18 @@ pub async fn leaderboard_csv(
 
 /// `GET /leaderboard.json`, as `--format json [--per-target]`.
 pub async fn leaderboard_json(
-    request: HttpRequest,
+    query: LeaderboardQuery,
     pool: web::Data<SqlitePool>,
-) -> Result<HttpResponse, actix_web::Error> {
-    let board = leaderboard_for(&request, &pool).await?;
+    evaluations: web::Data<Evaluations>,
+) -> Result<HttpResponse, WebError> {
+    let board = leaderboard::compute(&pool, &evaluations, &query)
+        .await?
+        .board;
     Ok(download(
         "application/json",
         "leaderboard.json",
-        board.to_json(),
+        board.to_json(query.per_target),
     ))
-}
-
-/// The leaderboard the address asks for; an error answered as the client accepts it.
-async fn leaderboard_for(
-    request: &HttpRequest,
-    pool: &SqlitePool,
-) -> Result<crate::leaderboard::Leaderboard, actix_web::Error> {
-    let computed = match LeaderboardQuery::parse(request.query_string()) {
-        Ok(query) => leaderboard::compute(pool, &query).await,
-        Err(error) => Err(error),
-    };
-    computed.map_err(|error| error.answer_for(request))
 }
 
 /// `GET /export/ratings.csv`: the ratings CSV of `paperjudge export ratings`.

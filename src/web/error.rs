@@ -108,13 +108,6 @@ impl WebError {
         WebError::NotFound(format!("there is no target {} in this study", target.0))
     }
 
-    /// This error as an `actix_web::Error`. Kept for `web/downloads.rs` until it returns
-    /// `WebError` itself: [`answer_errors_by_accept`] now answers every error as the request
-    /// accepts it, so the request is no longer needed here.
-    pub fn answer_for(self, _request: &HttpRequest) -> actix_web::Error {
-        self.into()
-    }
-
     /// This error as the answer to a request that changes something: an internal failure
     /// says that the change was not made.
     pub fn of_change(self) -> WebError {

@@ -2,19 +2,20 @@
 //! and why: the settings in plain words, warnings where the evidence is thin, a chart of
 //! NDCG@k with its intervals, the table of every metric, the options form and the downloads.
 //!
-//! The numbers come from [`crate::evaluation`], exactly as `paperjudge leaderboard` computes
-//! them; this module only reads the address and shows the result.
+//! The numbers come from the server's [`Evaluations`], exactly as `paperjudge leaderboard`
+//! computes them; this module only reads the address and shows the result.
 
 mod chart;
 mod per_target;
 mod query;
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use askama::Template;
 use sqlx::SqlitePool;
 
 use super::{view, WebError};
-use crate::evaluation::{self, PerTarget, Scope};
+use crate::evaluation::{Evaluated, Evaluations, PerTarget, Scope};
+use crate::leaderboard::columns::{self, Value, COLUMNS};
 use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
 use chart::Chart;
@@ -36,9 +37,13 @@ pub fn routes(config: &mut web::ServiceConfig) {
         );
 }
 
-/// The leaderboard the address asks for, computed as `paperjudge leaderboard` computes it.
-pub async fn compute(pool: &SqlitePool, query: &LeaderboardQuery) -> Result<Leaderboard, WebError> {
-    let settings = evaluation::settings(pool, &query.options).await?;
+/// The leaderboard the address asks for, computed as `paperjudge leaderboard` computes it
+/// (or kept from the last time it was asked for, when the study has not changed since).
+pub async fn compute(
+    pool: &SqlitePool,
+    evaluations: &Evaluations,
+    query: &LeaderboardQuery,
+) -> Result<Evaluated, WebError> {
     let scope = Scope {
         per_target: if query.per_target {
             PerTarget::All
@@ -47,7 +52,7 @@ pub async fn compute(pool: &SqlitePool, query: &LeaderboardQuery) -> Result<Lead
         },
         partial: query.partial,
     };
-    Ok(evaluation::leaderboard(pool, settings, scope).await?)
+    Ok(evaluations.leaderboard(pool, &query.options, scope).await?)
 }
 
 #[derive(Template)]
@@ -73,14 +78,15 @@ struct LeaderboardPage {
 }
 
 pub async fn show(
-    request: HttpRequest,
+    query: LeaderboardQuery,
     pool: web::Data<SqlitePool>,
+    evaluations: web::Data<Evaluations>,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: false,
-        ..LeaderboardQuery::parse(request.query_string())?
+        ..query
     };
-    let board = compute(&pool, &query).await?;
+    let board = compute(&pool, &evaluations, &query).await?.board;
     let mut sorted = board.models.clone();
     query.sort.apply(&mut sorted);
     view::html(&LeaderboardPage {
@@ -107,74 +113,94 @@ pub struct RowView {
     pub model: String,
     pub is_leader: bool,
     pub tied_with_leader: bool,
-    pub ndcg: Cell,
-    pub interval: String,
-    /// Targets, Judged@k, difference and p against the leader, P, R, F1, AP, RR.
-    pub metrics: Vec<Cell>,
+    /// Each column of the page, in order.
+    pub cells: Vec<Cell>,
 }
 
-/// A number as shown, with the exact value the script sorts by (empty when undefined).
+/// A number as shown, with the exact value the script sorts by.
 pub struct Cell {
     pub text: String,
-    pub value: String,
+    /// `None` for a column the table is not ordered by (the interval); empty when undefined.
+    pub value: Option<String>,
+    /// The column the models are ranked by: shown strong.
+    pub ranking: bool,
+    /// An interval: shown in its own style.
+    pub interval: bool,
     /// The value asks for care (a Judged@k below 1).
     pub flagged: bool,
 }
 
 impl Cell {
-    fn number(value: Option<f64>) -> Cell {
-        Cell::shown_as(value, |v| format!("{v:.3}"))
-    }
-
     fn shown_as(value: Option<f64>, show: impl Fn(f64) -> String) -> Cell {
         Cell {
             text: value.map_or_else(|| "–".to_owned(), show),
-            value: value.map(|v| v.to_string()).unwrap_or_default(),
+            value: Some(value.map(|v| v.to_string()).unwrap_or_default()),
+            ranking: false,
+            interval: false,
             flagged: false,
         }
     }
 
-    fn flagged_if(self, flagged: bool) -> Cell {
-        Cell { flagged, ..self }
+    /// The row's value in `column`, as the page writes it.
+    fn of(row: &ModelRow, column: &columns::Column) -> Cell {
+        let value = row.number(column);
+        match column.value {
+            Value::Mean(metric) => Cell {
+                ranking: column.key == columns::RANKING.key,
+                flagged: metric.coverage && value.is_some_and(|share| share < 1.0),
+                ..Cell::shown_as(value, |v| format!("{v:.3}"))
+            },
+            Value::Interval => Cell {
+                text: row.ci95.map_or_else(
+                    || "–".to_owned(),
+                    |[low, high]| format!("[{low:.3}, {high:.3}]"),
+                ),
+                value: None,
+                interval: true,
+                ..Cell::shown_as(None, |_| String::new())
+            },
+            Value::Targets => Cell::shown_as(value, |n| n.to_string()),
+            // `+ 0.0` turns the leader's −0 into 0.
+            Value::Difference => {
+                Cell::shown_as(value, |d| format!("{:+.3}", d + 0.0).replace('-', "−"))
+            }
+            Value::PValue | Value::PValueHolm => Cell::shown_as(value, |p| {
+                if p < 0.001 {
+                    "< 0.001".to_owned()
+                } else {
+                    format!("{p:.3}")
+                }
+            }),
+        }
     }
 }
 
 impl RowView {
     pub fn new(row: &ModelRow) -> RowView {
-        // `+ 0.0` turns the leader's −0 into 0.
-        let difference = Cell::shown_as(row.mean_diff_vs_leader, |d| {
-            format!("{:+.3}", d + 0.0).replace('-', "−")
-        });
-        let p_value = Cell::shown_as(row.p_value_holm, |p| {
-            if p < 0.001 {
-                "< 0.001".to_owned()
-            } else {
-                format!("{p:.3}")
-            }
-        });
         RowView {
             rank: row.rank,
             model: row.model.clone(),
-            is_leader: row.rank == 1 && row.ndcg.is_some(),
+            is_leader: row.rank == 1 && row.ndcg().is_some(),
             tied_with_leader: row.tied_with_leader(),
-            ndcg: Cell::number(row.ndcg),
-            interval: row.ci95.map_or_else(
-                || "–".to_owned(),
-                |[low, high]| format!("[{low:.3}, {high:.3}]"),
-            ),
-            metrics: vec![
-                Cell::shown_as(Some(row.targets as f64), |n| n.to_string()),
-                Cell::number(row.judged_at_k)
-                    .flagged_if(row.judged_at_k.is_some_and(|judged| judged < 1.0)),
-                difference,
-                p_value,
-                Cell::number(row.precision),
-                Cell::number(row.recall),
-                Cell::number(row.f1),
-                Cell::number(row.ap),
-                Cell::number(row.rr),
-            ],
+            cells: (COLUMNS.iter())
+                .filter(|column| column.page_heading.is_some())
+                .map(|column| Cell::of(row, column))
+                .collect(),
         }
+    }
+
+    /// The cell of the column the models are ranked by.
+    pub fn ranking(&self) -> &Cell {
+        (self.cells.iter())
+            .find(|cell| cell.ranking)
+            .expect("the page shows the ranking column")
+    }
+
+    /// The cell of the interval.
+    pub fn interval(&self) -> &Cell {
+        (self.cells.iter())
+            .find(|cell| cell.interval)
+            .expect("the page shows the interval")
     }
 }
 
@@ -194,93 +220,52 @@ struct Header {
 }
 
 fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
-    let sortable = [
-        Some(Column::Rank),
-        Some(Column::Model),
-        Some(Column::Ndcg),
-        None,
-        Some(Column::Targets),
-        Some(Column::JudgedAtK),
-        Some(Column::MeanDiffVsLeader),
-        Some(Column::PValueHolm),
-        Some(Column::Precision),
-        Some(Column::Recall),
-        Some(Column::F1),
-        Some(Column::Ap),
-        Some(Column::Rr),
+    let sortable = |column: Column, label: String, description: &'static str| {
+        let current = query.sort.column == column;
+        let order = if current {
+            query.sort.order().reversed()
+        } else {
+            column.default_order()
+        };
+        Header {
+            label,
+            description,
+            numeric: column != Column::Model,
+            link: Some(query.link(
+                "/leaderboard",
+                &[("sort", column.as_str()), ("order", order.as_str())],
+            )),
+            column: Some(column.as_str()),
+            default_order: column.default_order().as_str(),
+            aria_sort: current.then(|| match query.sort.order() {
+                query::Order::Asc => "ascending",
+                query::Order::Desc => "descending",
+            }),
+        }
+    };
+    let mut headers = vec![
+        sortable(Column::Rank, "Rank".to_owned(), "Position by NDCG"),
+        sortable(Column::Model, "Model".to_owned(), "The model's name"),
     ];
-    (sortable.into_iter())
-        .map(|column| match column {
-            None => Header {
-                label: "95% interval".to_owned(),
-                description: "95% bootstrap interval of NDCG",
+    for column in COLUMNS {
+        let Some(heading) = column.page_heading else {
+            continue;
+        };
+        let label = heading.with_k(k);
+        headers.push(match column.value {
+            Value::Interval => Header {
+                label,
+                description: column.description,
                 numeric: true,
                 link: None,
                 column: None,
                 default_order: "",
                 aria_sort: None,
             },
-            Some(column) => {
-                let current = query.sort.column == column;
-                let order = if current {
-                    query.sort.order().reversed()
-                } else {
-                    column.default_order()
-                };
-                Header {
-                    label: column_label(column, k),
-                    description: column_description(column),
-                    numeric: column != Column::Model,
-                    link: Some(query.link(
-                        "/leaderboard",
-                        &[("sort", column.as_str()), ("order", order.as_str())],
-                    )),
-                    column: Some(column.as_str()),
-                    default_order: column.default_order().as_str(),
-                    aria_sort: current.then(|| match query.sort.order() {
-                        query::Order::Asc => "ascending",
-                        query::Order::Desc => "descending",
-                    }),
-                }
-            }
-        })
-        .collect()
-}
-
-fn column_label(column: Column, k: usize) -> String {
-    match column {
-        Column::Rank => "Rank".to_owned(),
-        Column::Model => "Model".to_owned(),
-        Column::Ndcg => format!("NDCG@{k}"),
-        Column::Targets => "Targets".to_owned(),
-        Column::JudgedAtK => format!("Judged@{k}"),
-        Column::MeanDiffVsLeader => "Δ leader".to_owned(),
-        Column::PValueHolm => "p (Holm)".to_owned(),
-        Column::Precision => format!("P@{k}"),
-        Column::Recall => format!("R@{k}"),
-        Column::F1 => format!("F1@{k}"),
-        Column::Ap => format!("AP@{k}"),
-        Column::Rr => "RR".to_owned(),
+            _ => sortable(Column::Shown(column), label, column.description),
+        });
     }
-}
-
-fn column_description(column: Column) -> &'static str {
-    match column {
-        Column::Rank => "Position by NDCG",
-        Column::Model => "The model's name",
-        Column::Ndcg => "Mean NDCG over the evaluated targets",
-        Column::Targets => "Evaluated targets in the NDCG mean",
-        Column::JudgedAtK => "Share of the top k that is rated",
-        Column::MeanDiffVsLeader => "Mean per-target NDCG difference to the leader",
-        Column::PValueHolm => {
-            "Paired sign-flip test against the leader, Holm-adjusted over the comparisons"
-        }
-        Column::Precision => "Precision: relevant papers in the top k, over k",
-        Column::Recall => "Recall: relevant papers in the top k, over all relevant",
-        Column::F1 => "Harmonic mean of P and R",
-        Column::Ap => "Average precision",
-        Column::Rr => "Reciprocal rank of the first relevant paper in the top k",
-    }
+    headers
 }
 
 fn targets_in_words(board: &Leaderboard) -> String {
@@ -334,9 +319,10 @@ fn unblinding(board: &Leaderboard) -> Option<String> {
 fn warnings(board: &Leaderboard) -> Vec<String> {
     let k = board.settings.k;
     let mut warnings = Vec::new();
+    let judged = columns::named("judged_at_k").expect("the Judged@k column");
     let partly_judged: Vec<String> = (board.models.iter())
         .filter_map(|row| {
-            let judged = row.judged_at_k.filter(|&judged| judged < 1.0)?;
+            let judged = row.number(judged).filter(|&judged| judged < 1.0)?;
             Some(format!("{} ({judged:.3})", row.model))
         })
         .collect();
@@ -372,7 +358,7 @@ fn warnings(board: &Leaderboard) -> Vec<String> {
         ));
     }
     if let [leader, second, ..] = &board.models[..] {
-        if let (Some(_), Some(p)) = (leader.ndcg, second.p_value_holm) {
+        if let (Some(_), Some(p)) = (leader.ndcg(), second.p_value_holm) {
             if second.tied_with_leader() {
                 warnings.push(format!(
                     "The top two are not separated: {} against {} gives p = {p:.3} \

@@ -56,6 +56,8 @@ pub struct Access {
 pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::Result<Server> {
     let pool = web::Data::new(pool);
     let write_queue = web::Data::new(crate::db::WriteQueue::default());
+    // One for all workers: the evaluation of the study is kept once.
+    let evaluations = web::Data::new(crate::evaluation::Evaluations::default());
     let behind_tls = web::Data::new(tokens::BehindTls(access.behind_tls));
     let form_secret = web::Data::new(csrf::FormSecret::default());
     let clients = auth::Clients::new(access.behind_tls, access.trusted_proxies);
@@ -67,6 +69,7 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
         App::new()
             .app_data(pool.clone())
             .app_data(write_queue.clone())
+            .app_data(evaluations.clone())
             .app_data(behind_tls.clone())
             .app_data(form_secret.clone())
             .app_data(
@@ -96,8 +99,7 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
 
 fn routes(config: &mut web::ServiceConfig) {
     config
-        // `web/dashboard.rs` has no `routes` of its own yet.
-        .route("/", web::get().to(dashboard::show))
+        .configure(dashboard::routes)
         .configure(health::routes)
         .configure(target_list::routes)
         .configure(papers::routes)

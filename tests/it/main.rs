@@ -13,6 +13,7 @@ mod browser_rating;
 mod cli;
 mod decision;
 mod durability;
+mod evaluation;
 mod import_papers;
 mod import_ratings;
 mod import_recommendations;

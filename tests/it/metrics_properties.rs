@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::num::NonZeroUsize;
 
 use paperjudge::domain::{PoolDepth, Stars};
-use paperjudge::leaderboard::{Leaderboard, StudyTargets, TargetInput};
+use paperjudge::leaderboard::{Leaderboard, Partial, Study, TargetInput};
 use paperjudge::metrics::{
     bootstrap_ci95, evaluate_target, sign_flip_p_value, ApDenominator, Empty, Gain, Ideal,
     Relevance, Settings, TargetScores, Unjudged,
@@ -185,26 +185,21 @@ proptest! {
     fn a_model_with_a_twin_on_the_leaderboard_has_p_1(
         targets in prop::collection::vec((any_judgments(), any_list()), 1..12),
     ) {
-        let models = ["twin a".to_owned(), "twin b".to_owned()];
+        let models = vec!["twin a".to_owned(), "twin b".to_owned()];
         let targets: Vec<TargetInput<i64>> = targets
             .into_iter()
             .enumerate()
             .map(|(n, (judgments, list))| TargetInput {
                 target: format!("T{n}"),
+                fully_rated: true,
                 judgments,
                 lists: vec![Some(list.clone()), Some(list)],
             })
             .collect();
-        let board = Leaderboard::compute(
-            &models,
-            &targets,
-            StudyTargets::given(targets.len()),
-            Settings::default(),
-            PoolDepth::DEFAULT,
-            false,
-        );
+        let study = Study::of(models, targets, PoolDepth::DEFAULT);
+        let board = Leaderboard::compute(&study, Settings::default(), Partial::Exclude);
         let second = &board.models[1];
-        if second.ndcg.is_some() {
+        if second.ndcg().is_some() {
             prop_assert_eq!(second.p_value_vs_leader, Some(1.0));
             prop_assert_eq!(second.p_value_holm, Some(1.0));
             prop_assert_eq!(second.mean_diff_vs_leader, Some(0.0));

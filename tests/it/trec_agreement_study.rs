@@ -5,10 +5,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroUsize;
 
 use crate::common::TestStudy;
-use paperjudge::evaluation::{self, PerTarget, Scope};
+use paperjudge::evaluation::{self, LeaderboardOptions, PerTarget, Scope};
 use paperjudge::import::Format;
-use paperjudge::leaderboard::Partial;
-use paperjudge::metrics::{Empty, Settings, Unjudged};
+use paperjudge::leaderboard::{columns, Partial};
+use paperjudge::metrics::{Empty, Unjudged};
 use serde_json::Value;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/trec");
@@ -63,25 +63,29 @@ async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
     let mut compared = 0;
     for (unjudged, variant) in [(Unjudged::Zero, "graded"), (Unjudged::Skip, "condensed")] {
         for k in [5, 10, 20] {
-            let settings = Settings {
-                k: NonZeroUsize::new(k).unwrap(),
-                unjudged,
-                empty: Empty::Zero,
-                ..Settings::default()
+            let options = LeaderboardOptions {
+                k: NonZeroUsize::new(k),
+                unjudged: Some(unjudged),
+                empty: Some(Empty::Zero),
+                ..LeaderboardOptions::default()
             };
             // trec_eval scores every target of its qrels: partly rated ones too.
             let scope = Scope {
                 per_target: PerTarget::All,
                 partial: Partial::Include,
             };
-            let board = evaluation::leaderboard(&study.pool, settings, scope)
+            let board = evaluation::leaderboard(&study.pool, &options, scope)
                 .await
-                .unwrap();
-            let ours: HashMap<(String, String), Option<f64>> = board
-                .per_target
                 .unwrap()
-                .into_iter()
-                .map(|row| ((row.model, row.target), row.ndcg))
+                .board;
+            let ndcg = columns::RANKING;
+            let ours: HashMap<(String, String), Option<f64>> = (board.per_target.iter())
+                .flat_map(|target| {
+                    (board.models.iter().enumerate()).map(move |(row, model)| {
+                        let key = (model.model.clone(), target.target.clone());
+                        (key, target.value(row, ndcg))
+                    })
+                })
                 .collect();
             let models = reference["models"].as_object().unwrap();
             for (model, values) in models {

@@ -4,7 +4,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::web_support::{unescape, TestApp, HOSTILE_ID, HOSTILE_TITLE, MODELS};
+use crate::web_support::{
+    attr, selector, text, unescape, Page, TestApp, HOSTILE_ID, HOSTILE_TITLE, MODELS,
+};
 use paperjudge::db;
 use paperjudge::domain::PaperId;
 use reqwest::header::{ACCEPT, CONTENT_DISPOSITION, CONTENT_TYPE};
@@ -67,25 +69,17 @@ fn exponential_ndcg_at_2() -> [f64; 3] {
 
 /// `(rank, model, NDCG)` of each row of the page's table, in page order.
 fn table_rows(html: &str) -> Vec<(String, String, String)> {
-    let table = &html[html.find("id=\"board-table\"").expect("the table")..];
-    let body = &table[table.find("<tbody>").unwrap()..table.find("</tbody>").unwrap()];
-    body.split("<tr")
-        .skip(1)
+    let page = Page::parse(html);
+    (page.select("#board-table tbody tr").into_iter())
         .map(|row| {
-            let rank = between(row, "<td class=\"num\" data-value=\"", "\"");
-            let model = between(row, "<th scope=\"row\" data-value=\"", "\"");
-            let ndcg = between(row, "<strong>", "</strong>");
-            (rank, unescape(&model), ndcg)
+            let cell = |css: &str| row.select(&selector(css)).next().expect(css);
+            (
+                attr(cell("td.num"), "data-value"),
+                attr(cell("th[scope=row]"), "data-value"),
+                text(cell("strong")),
+            )
         })
         .collect()
-}
-
-fn between(text: &str, start: &str, end: &str) -> String {
-    let from = text
-        .find(start)
-        .unwrap_or_else(|| panic!("{start} in {text}"))
-        + start.len();
-    text[from..from + text[from..].find(end).unwrap()].to_owned()
 }
 
 fn row(rank: &str, model: &str, ndcg: f64) -> (String, String, String) {
@@ -169,10 +163,7 @@ async fn the_page_shows_the_settings_in_words_the_table_and_the_warnings() {
     // Judged@8: bravo's T2 list is half rated (P9), charlie's T2 list (P1) not at all.
     assert!(page.contains("<td class=\"num is-flagged\" data-value=\"0.75\">0.750</td>"));
 
-    let warnings = between(&page, "<ul>", "</ul>");
-    let warnings: Vec<String> = (warnings.split("<li>").skip(1))
-        .map(|item| unescape(&item[..item.find("</li>").unwrap()]))
-        .collect();
+    let warnings = Page::parse(&page).texts(".board-warnings li");
     assert_eq!(
         warnings,
         [
@@ -436,10 +427,8 @@ async fn the_per_target_view_shows_only_fully_rated_targets() {
 
     let finished = app.get_text(&format!("/leaderboard/targets/{t1}")).await;
     let t1_ideal = dcg(&[4.0, 3.0, 2.0, 1.0]);
-    let sections: Vec<&str> = finished
-        .split("<section class=\"target-list\"")
-        .skip(1)
-        .collect();
+    let finished_page = Page::parse(&finished);
+    let sections = finished_page.select("section.target-list");
     assert_eq!(sections.len(), 3);
     for (section, (model, rank, dcg_value, papers, glyphs)) in sections.iter().zip([
         (
@@ -464,23 +453,23 @@ async fn the_per_target_view_shows_only_fully_rated_targets() {
             ["★★☆☆☆", "★★★★★", "★☆☆☆☆"],
         ),
     ]) {
-        assert!(section.contains(&format!(
-            "<span class=\"muted\">{rank}.</span> {model}</h2>"
-        )));
-        assert!(section.contains(&format!(
-            "NDCG@8 <strong>{:.3}</strong> · Judged@8 1.000",
-            dcg_value / t1_ideal
-        )));
-        let listed: Vec<String> = (section.split("<span class=\"paper-id\">").skip(1))
-            .map(|rest| unescape(&rest[..rest.find("</span>").unwrap()]))
-            .collect();
-        assert_eq!(listed, papers);
-        let stars: Vec<&str> = (section.split("<span aria-hidden=\"true\">").skip(1))
-            .map(|rest| &rest[..rest.find("</span>").unwrap()])
-            .collect();
-        assert_eq!(stars, glyphs);
+        let texts =
+            |css: &str| -> Vec<String> { section.select(&selector(css)).map(text).collect() };
+        assert_eq!(texts("h2"), [format!("{rank}. {model}")]);
+        assert_eq!(
+            texts(".stat-line"),
+            [format!(
+                "NDCG@8 {:.3} · Judged@8 1.000",
+                dcg_value / t1_ideal
+            )]
+        );
+        assert_eq!(texts(".paper-id"), papers);
+        assert_eq!(texts("[aria-hidden=true]"), glyphs);
     }
-    assert!(sections[0].contains("<span class=\"visually-hidden\">5 stars, highly relevant</span>"));
+    let first_stars: Vec<String> = (sections[0].select(&selector(".visually-hidden")))
+        .map(text)
+        .collect();
+    assert_eq!(first_stars[0], "5 stars, highly relevant");
     assert!(!finished.contains(HOSTILE_TITLE));
     assert!(finished.contains("&#60;script&#62;alert(&#34;title&#34;)&#60;/script&#62; &#38; co"));
 
@@ -490,15 +479,9 @@ async fn the_per_target_view_shows_only_fully_rated_targets() {
     )));
     assert!(!matrix.contains("Target two"));
     assert!(matrix.contains("1 target is not yet fully rated."));
-    let headings: Vec<usize> = (MODELS.iter())
-        .map(|model| {
-            matrix
-                .find(&format!("<th scope=\"col\" class=\"num\">{model}</th>"))
-                .unwrap()
-        })
-        .collect();
-    assert!(
-        headings[0] < headings[1] && headings[1] < headings[2],
+    assert_eq!(
+        Page::parse(&matrix).texts("thead th.num"),
+        MODELS,
         "leaderboard order"
     );
     let alpha_on_t1 = dcg(&[4.0, 3.0, 0.0]) / t1_ideal;

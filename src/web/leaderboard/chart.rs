@@ -104,11 +104,11 @@ impl Bar {
                 "M{low} {middle}H{high}M{low} {cap_top}V{cap_bottom}M{high} {cap_top}V{cap_bottom}"
             )
         });
-        let rightmost = [row.ndcg, row.ci95.map(|[_, high]| high)]
+        let rightmost = [row.ndcg(), row.ci95.map(|[_, high]| high)]
             .into_iter()
             .flatten()
             .fold(0.0, f64::max);
-        let value_label = match (row.ndcg, row.ci95) {
+        let value_label = match (row.ndcg(), row.ci95) {
             (Some(ndcg), Some([low, high])) => format!("{ndcg:.3} [{low:.3}, {high:.3}]"),
             (Some(ndcg), None) => format!("{ndcg:.3}"),
             (None, _) => "undefined".to_owned(),
@@ -119,7 +119,7 @@ impl Bar {
             middle,
             top: round(top),
             height: BAR_HEIGHT,
-            length: row.ndcg.map(|ndcg| round(x_of(ndcg) - PLOT_START)),
+            length: row.ndcg().map(|ndcg| round(x_of(ndcg) - PLOT_START)),
             whisker,
             value_label,
             value_x: x_of(rightmost) + 6.0,
@@ -152,20 +152,10 @@ mod tests {
 
     fn row(model: &str, rank: usize, ndcg: Option<f64>, ci95: Option<[f64; 2]>) -> ModelRow {
         ModelRow {
-            model: model.to_owned(),
-            rank,
-            ndcg,
             ci95,
             targets: 2,
-            judged_at_k: None,
-            mean_diff_vs_leader: None,
-            p_value_vs_leader: None,
             p_value_holm: Some(0.01),
-            precision: None,
-            recall: None,
-            f1: None,
-            ap: None,
-            rr: None,
+            ..ModelRow::undefined(model, rank).with("ndcg", ndcg)
         }
     }
 

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use actix_web::http::header::ContentType;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpResponse};
 use askama::Template;
 use sqlx::SqlitePool;
 
@@ -21,8 +21,9 @@ use crate::db;
 use crate::db::targets::Progress;
 use crate::db::unblinded::ListedPaper;
 use crate::domain::{PaperId, Stars};
-use crate::evaluation::{self, PerTarget, Scope};
-use crate::leaderboard::Partial;
+use crate::evaluation::{Evaluated, Evaluations, PerTarget, Scope};
+use crate::leaderboard::{self, columns, Partial};
+use crate::metrics::TargetScores;
 use crate::web::{view, WebError};
 
 #[derive(Template)]
@@ -32,7 +33,7 @@ struct TargetMatrixPage {
     models: Vec<String>,
     rows: Vec<MatrixRow>,
     /// Targets left out because their pools are not fully rated.
-    unfinished: usize,
+    unfinished: i64,
     back: String,
 }
 
@@ -66,47 +67,37 @@ impl MatrixCell {
 }
 
 pub async fn matrix(
-    request: HttpRequest,
+    query: LeaderboardQuery,
     pool: web::Data<SqlitePool>,
+    evaluations: web::Data<Evaluations>,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: true,
         partial: Partial::Exclude,
-        ..LeaderboardQuery::parse(request.query_string())?
+        ..query
     };
-    let settings = evaluation::settings(&pool, &query.options).await?;
-    let scope = Scope {
-        per_target: PerTarget::All,
-        partial: Partial::Exclude,
-    };
-    let board = evaluation::leaderboard(&pool, settings, scope).await?;
-    // Per-target rows come target by target, models in leaderboard order.
-    let mut ndcg_by_target: HashMap<&str, Vec<Option<f64>>> = HashMap::new();
-    for row in board.per_target.iter().flatten() {
-        ndcg_by_target
-            .entry(&row.target)
-            .or_default()
-            .push(row.ndcg);
-    }
-    let targets = db::targets::list(&**pool, db::targets::Listing::EVERY_TARGET).await?;
-    let (finished, unfinished): (Vec<_>, Vec<_>) =
-        (targets.into_iter()).partition(|target| target.progress().is_finished());
-    let rows = (finished.into_iter())
-        .filter_map(|target| {
-            let cells = ndcg_by_target.get(target.external_id.as_str())?;
-            Some(MatrixRow {
-                link: query.link(&format!("/leaderboard/targets/{}", target.id), &[]),
-                cells: cells.iter().copied().map(MatrixCell::new).collect(),
-                external_id: target.external_id,
-                title: target.title,
-            })
+    let Evaluated { set, board } = super::compute(&pool, &evaluations, &query).await?;
+    // Listed in the order their papers were imported, as the target list is.
+    let mut targets: Vec<_> = board.per_target.iter().collect();
+    targets.sort_by_key(|target| set.targets[target.position].0);
+    let rows = (targets.into_iter())
+        .map(|target| {
+            let (key, title) = &set.targets[target.position];
+            MatrixRow {
+                external_id: target.target.clone(),
+                title: title.clone(),
+                link: query.link(&format!("/leaderboard/targets/{}", key.0), &[]),
+                cells: (0..board.models.len())
+                    .map(|row| MatrixCell::new(target.value(row, columns::RANKING)))
+                    .collect(),
+            }
         })
         .collect();
     view::html(&TargetMatrixPage {
         settings_in_words: board.settings.describe(),
         models: board.models.iter().map(|row| row.model.clone()).collect(),
         rows,
-        unfinished: unfinished.len(),
+        unfinished: set.overview.active - set.overview.finished,
         back: query.link("/leaderboard", &[]),
     })
 }
@@ -147,7 +138,7 @@ impl PaperInList {
             position: listed.position,
             external_id: listed.paper,
             title: listed.title,
-            stars: listed.stars.and_then(Stars::new),
+            stars: listed.stars,
         }
     }
 
@@ -159,24 +150,28 @@ impl PaperInList {
 }
 
 pub async fn target(
-    request: HttpRequest,
+    query: LeaderboardQuery,
     pool: web::Data<SqlitePool>,
+    evaluations: web::Data<Evaluations>,
     path: web::Path<i64>,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: true,
         partial: Partial::Exclude,
-        ..LeaderboardQuery::parse(request.query_string())?
+        ..query
     };
     let key = PaperId(path.into_inner());
-    let no_such_target = || WebError::NotFound("there is no target with this id".to_owned());
+    let no_such_target = || WebError::no_such_target(key);
     let paper = db::papers::get(&**pool, key)
         .await?
         .ok_or_else(no_such_target)?;
     let progress = db::targets::progress(&**pool, key)
         .await?
         .ok_or_else(no_such_target)?;
-    let settings = evaluation::settings(&pool, &query.options).await?;
+    let pool_depth = (evaluations.set(&pool, query.options.list_depth()).await?)
+        .study
+        .pool_depth;
+    let settings = query.options.settings(pool_depth);
     let mut page = TargetBreakdownPage {
         target_id: key.0,
         external_id: paper.external_id,
@@ -196,24 +191,32 @@ pub async fn target(
         per_target: PerTarget::Only(key),
         partial: Partial::Exclude,
     };
-    let board = evaluation::leaderboard(&pool, settings, scope).await?;
+    let Evaluated { set, board } = evaluations
+        .leaderboard(&pool, &query.options, scope)
+        .await?;
+    // This target alone is scored; the board gives the models' order and ranks.
+    let scores: HashMap<&str, TargetScores> = match set.position_of(key) {
+        Some(position) => {
+            let scores = leaderboard::score_target(&set.study.targets[position], &board.settings);
+            (set.study.models.iter().map(String::as_str))
+                .zip(scores)
+                .collect()
+        }
+        None => HashMap::new(),
+    };
     let mut papers_by_model: HashMap<String, Vec<PaperInList>> = HashMap::new();
     for paper in listed {
         (papers_by_model.entry(paper.model.clone()).or_default()).push(PaperInList::new(paper));
     }
-    let scores: HashMap<&str, _> = (board.per_target.iter().flatten())
-        .filter(|row| row.target == page.external_id)
-        .map(|row| (row.model.as_str(), (row.ndcg, row.judged_at_k)))
-        .collect();
     let number = |value: Option<f64>| value.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"));
     let lists = (board.models.iter())
         .map(|row| {
-            let (ndcg, judged_at_k) = scores.get(row.model.as_str()).copied().unwrap_or_default();
+            let scores = scores.get(row.model.as_str()).copied().unwrap_or_default();
             ModelList {
                 model: row.model.clone(),
                 rank: row.rank,
-                ndcg: number(ndcg),
-                judged_at_k: number(judged_at_k),
+                ndcg: number(scores.ndcg),
+                judged_at_k: number(scores.judged_at_k),
                 papers: papers_by_model.remove(&row.model).unwrap_or_default(),
             }
         })

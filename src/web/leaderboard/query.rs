@@ -6,14 +6,16 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::future::{ready, Ready};
 use std::num::NonZeroUsize;
 use std::str::FromStr;
 
-use actix_web::web;
+use actix_web::dev::Payload;
+use actix_web::{web, FromRequest, HttpRequest};
 
 use crate::domain::Stars;
 use crate::evaluation::LeaderboardOptions;
-use crate::leaderboard::{ModelRow, Partial};
+use crate::leaderboard::{columns, ModelRow, Partial};
 use crate::web::WebError;
 
 /// Every parameter the leaderboard's addresses take.
@@ -119,6 +121,16 @@ impl LeaderboardQuery {
     }
 }
 
+/// The query of a leaderboard address; a wrong one is a 400 naming the option.
+impl FromRequest for LeaderboardQuery {
+    type Error = WebError;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(LeaderboardQuery::parse(request.query_string()))
+    }
+}
+
 fn parse<T: FromStr<Err: fmt::Display>>(value: &str) -> Result<T, WebError> {
     value
         .parse()
@@ -157,54 +169,40 @@ fn parse_flag(name: &str, value: &str) -> Result<bool, WebError> {
     }
 }
 
-/// A column the table can be ordered by, named as the JSON key of its value.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What the table can be ordered by: the rank, the model's name, or a column of the page
+/// (named as its JSON key).
+#[derive(Debug, Clone, Copy, Default)]
 pub enum Column {
     #[default]
     Rank,
     Model,
-    Ndcg,
-    Targets,
-    JudgedAtK,
-    MeanDiffVsLeader,
-    PValueHolm,
-    Precision,
-    Recall,
-    F1,
-    Ap,
-    Rr,
+    Shown(&'static columns::Column),
 }
 
+impl PartialEq for Column {
+    fn eq(&self, other: &Column) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Column {}
+
 impl Column {
-    const ALL: [Column; 12] = [
-        Column::Rank,
-        Column::Model,
-        Column::Ndcg,
-        Column::Targets,
-        Column::JudgedAtK,
-        Column::MeanDiffVsLeader,
-        Column::PValueHolm,
-        Column::Precision,
-        Column::Recall,
-        Column::F1,
-        Column::Ap,
-        Column::Rr,
-    ];
+    /// Every column the table can be ordered by, in the page's order: those holding one
+    /// number (not the interval).
+    fn all() -> impl Iterator<Item = Column> {
+        let shown = (columns::COLUMNS.iter())
+            .filter(|column| column.page_heading.is_some())
+            .filter(|column| !matches!(column.value, columns::Value::Interval))
+            .map(Column::Shown);
+        [Column::Rank, Column::Model].into_iter().chain(shown)
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
             Column::Rank => "rank",
             Column::Model => "model",
-            Column::Ndcg => "ndcg",
-            Column::Targets => "targets",
-            Column::JudgedAtK => "judged_at_k",
-            Column::MeanDiffVsLeader => "mean_diff_vs_leader",
-            Column::PValueHolm => "p_value_holm",
-            Column::Precision => "precision",
-            Column::Recall => "recall",
-            Column::F1 => "f1",
-            Column::Ap => "ap",
-            Column::Rr => "rr",
+            Column::Shown(column) => column.key,
         }
     }
 
@@ -212,7 +210,7 @@ impl Column {
     pub fn default_order(self) -> Order {
         match self {
             Column::Rank | Column::Model => Order::Asc,
-            _ => Order::Desc,
+            Column::Shown(_) => Order::Desc,
         }
     }
 
@@ -221,16 +219,7 @@ impl Column {
         match self {
             Column::Rank => Some(row.rank as f64),
             Column::Model => None,
-            Column::Ndcg => row.ndcg,
-            Column::Targets => Some(row.targets as f64),
-            Column::JudgedAtK => row.judged_at_k,
-            Column::MeanDiffVsLeader => row.mean_diff_vs_leader,
-            Column::PValueHolm => row.p_value_holm,
-            Column::Precision => row.precision,
-            Column::Recall => row.recall,
-            Column::F1 => row.f1,
-            Column::Ap => row.ap,
-            Column::Rr => row.rr,
+            Column::Shown(column) => row.number(column),
         }
     }
 }
@@ -239,10 +228,10 @@ impl FromStr for Column {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        (Column::ALL.into_iter())
+        Column::all()
             .find(|column| column.as_str() == text)
             .ok_or_else(|| {
-                let names: Vec<&str> = Column::ALL.iter().map(|c| c.as_str()).collect();
+                let names: Vec<&str> = Column::all().map(Column::as_str).collect();
                 format!("sort must be one of: {} (got {text:?})", names.join(", "))
             })
     }
@@ -343,7 +332,7 @@ mod tests {
         assert_eq!(
             query.sort,
             Sort {
-                column: Column::F1,
+                column: Column::Shown(columns::named("f1").unwrap()),
                 order: Some(Order::Asc)
             }
         );
@@ -397,22 +386,11 @@ mod tests {
     }
 
     fn row(model: &str, rank: usize, recall: Option<f64>) -> ModelRow {
-        ModelRow {
-            model: model.to_owned(),
-            rank,
-            ndcg: None,
-            ci95: None,
-            targets: 0,
-            judged_at_k: None,
-            mean_diff_vs_leader: None,
-            p_value_vs_leader: None,
-            p_value_holm: None,
-            precision: None,
-            recall,
-            f1: None,
-            ap: None,
-            rr: None,
-        }
+        ModelRow::undefined(model, rank).with("recall", recall)
+    }
+
+    fn recall() -> Column {
+        Column::Shown(columns::named("recall").unwrap())
     }
 
     fn sorted(column: Column, order: Option<Order>) -> Vec<String> {
@@ -428,11 +406,8 @@ mod tests {
 
     #[test]
     fn sorting_keeps_undefined_values_last_and_breaks_ties_by_rank() {
-        assert_eq!(sorted(Column::Recall, None), ["d", "b", "a", "c"]);
-        assert_eq!(
-            sorted(Column::Recall, Some(Order::Asc)),
-            ["b", "a", "d", "c"]
-        );
+        assert_eq!(sorted(recall(), None), ["d", "b", "a", "c"]);
+        assert_eq!(sorted(recall(), Some(Order::Asc)), ["b", "a", "d", "c"]);
         assert_eq!(sorted(Column::Model, None), ["a", "b", "c", "d"]);
         assert_eq!(
             sorted(Column::Rank, Some(Order::Desc)),

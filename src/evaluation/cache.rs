@@ -1,0 +1,144 @@
+//! What the server keeps of the evaluation: the set of the study's current revision, and the
+//! leaderboards computed from it for the options asked for lately.
+//!
+//! Every view asks the database for the revision (two index lookups) and computes nothing
+//! when it has not changed since. A change (a rating, an import, a new choice of targets)
+//! makes the next view load the set again; concurrent views of the same revision wait for one
+//! load, and for one computation of the same options.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use sqlx::SqlitePool;
+use tokio::sync::OnceCell;
+
+use super::{compute, record_unblinded, Evaluated, EvaluationSet, LeaderboardOptions, Scope};
+use crate::db;
+use crate::db::evaluation::Revision;
+use crate::leaderboard::{Leaderboard, Partial};
+use crate::metrics::Settings;
+
+/// Leaderboards kept for the current revision: the default view, the page under a few other
+/// options, and their downloads. About a megabyte each on a study of a few thousand fully
+/// rated targets.
+const BOARDS_KEPT: usize = 8;
+
+/// The evaluation a server keeps (one per app, shared by its workers).
+#[derive(Debug, Default)]
+pub struct Evaluations {
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// The set of the latest revision asked for, loaded or being loaded.
+    set: Option<SetEntry>,
+    /// Leaderboards of that revision, the most recently used last.
+    boards: Vec<(BoardKey, Arc<OnceCell<Arc<Leaderboard>>>)>,
+}
+
+#[derive(Debug)]
+struct SetEntry {
+    revision: Revision,
+    /// The list depth asked for; the set holds at least this much of every list.
+    depth: usize,
+    set: Arc<OnceCell<Arc<EvaluationSet>>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct BoardKey {
+    revision: Revision,
+    settings: Settings,
+    partial: Partial,
+}
+
+impl Evaluations {
+    /// The leaderboard the options ask for, on the study as it is now; records the targets
+    /// `scope` unblinds, as [`super::leaderboard`] does.
+    pub async fn leaderboard(
+        &self,
+        pool: &SqlitePool,
+        options: &LeaderboardOptions,
+        scope: Scope,
+    ) -> Result<Evaluated, sqlx::Error> {
+        let set = self.set(pool, options.list_depth()).await?;
+        let key = BoardKey {
+            revision: set.revision,
+            settings: options.settings(set.study.pool_depth),
+            partial: scope.partial,
+        };
+        let board = self.board_cell(key);
+        let board = (board
+            .get_or_init(|| async { Arc::new(compute(&set, options, scope.partial).await) }))
+        .await
+        .clone();
+        record_unblinded(pool, &set, &board, scope).await?;
+        Ok(Evaluated { set, board })
+    }
+
+    /// The set of the study's current revision holding at least `depth` of every list:
+    /// the one kept, or a new one loaded.
+    pub async fn set(
+        &self,
+        pool: &SqlitePool,
+        depth: usize,
+    ) -> Result<Arc<EvaluationSet>, sqlx::Error> {
+        let revision = db::evaluation::revision(pool).await?;
+        let (cell, depth) = {
+            let mut state = self.state();
+            match &state.set {
+                Some(entry) if entry.revision == revision && entry.depth >= depth => {
+                    (entry.set.clone(), entry.depth)
+                }
+                kept => {
+                    // A deeper set of the same revision serves the shallower requests too.
+                    let depth = match kept {
+                        Some(entry) if entry.revision == revision => depth.max(entry.depth),
+                        _ => depth,
+                    };
+                    let set = Arc::new(OnceCell::new());
+                    state.set = Some(SetEntry {
+                        revision,
+                        depth,
+                        set: set.clone(),
+                    });
+                    state.boards.retain(|(key, _)| key.revision == revision);
+                    (set, depth)
+                }
+            }
+        };
+        let set = cell
+            .get_or_try_init(|| async { EvaluationSet::load(pool, depth).await.map(Arc::new) })
+            .await?
+            .clone();
+        if set.revision != revision {
+            // The study changed between the two reads: the set is of the newer revision.
+            let mut state = self.state();
+            if let Some(entry) = state.set.as_mut().filter(|e| Arc::ptr_eq(&e.set, &cell)) {
+                entry.revision = set.revision;
+            }
+        }
+        Ok(set)
+    }
+
+    /// The cell of the leaderboard of `key`, kept among the most recently used.
+    fn board_cell(&self, key: BoardKey) -> Arc<OnceCell<Arc<Leaderboard>>> {
+        let mut state = self.state();
+        let boards = &mut state.boards;
+        let cell = match boards.iter().position(|(kept, _)| *kept == key) {
+            Some(position) => boards.remove(position).1,
+            None => Arc::new(OnceCell::new()),
+        };
+        boards.push((key, cell.clone()));
+        if boards.len() > BOARDS_KEPT {
+            boards.remove(0);
+        }
+        cell
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // The state is replaced whole or not at all: a panic elsewhere cannot leave it torn.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}

@@ -1,0 +1,209 @@
+//! The evaluation path: a study's ratings and lists become the numbers of the leaderboard in
+//! four steps, each named for what it does.
+//!
+//! 1. **load**: [`EvaluationSet::load`] reads one revision of the study, as typed rows
+//!    ([`db::evaluation`]), into memory;
+//! 2. **score**: [`leaderboard::score`] scores every model on every evaluated target;
+//! 3. **resample**: [`leaderboard::resample`] compares the models: means, bootstrap intervals,
+//!    sign-flip tests against the leader;
+//! 4. **render**: [`Leaderboard::to_json`], [`Leaderboard::to_csv`], [`Leaderboard::to_table`]
+//!    and the web's pages.
+//!
+//! `paperjudge leaderboard` runs them once ([`leaderboard`]). The server keeps the set of the
+//! current revision and the leaderboards of recent options ([`Evaluations`]), so that a page
+//! view does the work only after something changed.
+
+mod cache;
+mod set;
+
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+use std::time::Instant;
+
+use sqlx::SqlitePool;
+
+use crate::db;
+use crate::domain::{PaperId, PoolDepth, Stars};
+use crate::leaderboard::{self, Leaderboard, Partial};
+use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+
+pub use cache::Evaluations;
+pub use set::EvaluationSet;
+
+/// The leaderboard options as a person gives them (command-line flags or query parameters,
+/// named as in docs/metrics.md); each one left out takes its default.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+pub struct LeaderboardOptions {
+    /// Cutoff of every metric [default: the pool depth].
+    #[arg(long)]
+    pub k: Option<NonZeroUsize>,
+    /// linear (gain = rel) or exponential (2^rel - 1) [default: linear].
+    #[arg(long)]
+    pub gain: Option<Gain>,
+    /// stars-minus-one or stars [default: stars-minus-one].
+    #[arg(long)]
+    pub relevance: Option<Relevance>,
+    /// judged (all judged papers of the target) or list (the list's own top k) [default: judged].
+    #[arg(long)]
+    pub ideal: Option<Ideal>,
+    /// zero (unrated papers count 0) or skip (removed before the cutoff) [default: zero].
+    #[arg(long)]
+    pub unjudged: Option<Unjudged>,
+    /// skip or zero: targets where a metric is undefined [default: skip].
+    #[arg(long)]
+    pub empty: Option<Empty>,
+    /// Least stars that count as relevant for P, R, F1, AP, RR [default: 4].
+    #[arg(long, value_parser = parse_threshold)]
+    pub threshold: Option<Stars>,
+    /// relevant, hits or min-k-relevant [default: relevant].
+    #[arg(long)]
+    pub ap_denominator: Option<ApDenominator>,
+}
+
+/// The `threshold` option: a number of stars, or the message that says what it must be.
+pub fn parse_threshold(text: &str) -> Result<Stars, String> {
+    text.parse::<Stars>()
+        .map_err(|_| format!("threshold must be a number of stars from 1 to 5 (got {text:?})"))
+}
+
+impl LeaderboardOptions {
+    /// The settings these options ask for in a study of this pool depth (k defaults to it).
+    pub fn settings(&self, pool_depth: PoolDepth) -> Settings {
+        let defaults = Settings::for_pool_depth(pool_depth);
+        Settings {
+            k: self.k.unwrap_or(defaults.k),
+            gain: self.gain.unwrap_or(defaults.gain),
+            relevance: self.relevance.unwrap_or(defaults.relevance),
+            ideal: self.ideal.unwrap_or(defaults.ideal),
+            unjudged: self.unjudged.unwrap_or(defaults.unjudged),
+            empty: self.empty.unwrap_or(defaults.empty),
+            threshold: self.threshold.unwrap_or(defaults.threshold),
+            ap_denominator: self.ap_denominator.unwrap_or(defaults.ap_denominator),
+        }
+    }
+
+    /// How much of each list these options read: the top k (the pool depth when k is left
+    /// out, which the loader reads anyway), or whole lists when unjudged papers are skipped
+    /// before the cutoff.
+    pub fn list_depth(&self) -> usize {
+        match self.unjudged.unwrap_or_default() {
+            Unjudged::Zero => self.k.map_or(0, NonZeroUsize::get),
+            Unjudged::Skip => usize::MAX,
+        }
+    }
+}
+
+/// Which per-target rows a comparison shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PerTarget {
+    #[default]
+    None,
+    /// Every evaluated target's.
+    All,
+    /// Only this target's (the per-target view of one target).
+    Only(PaperId),
+}
+
+/// What a comparison covers beyond its metric settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Scope {
+    pub per_target: PerTarget,
+    pub partial: Partial,
+}
+
+impl Scope {
+    /// The scope of a view a rater reaches while rating: fully rated targets, no rows per
+    /// target.
+    pub const BLIND: Scope = Scope {
+        per_target: PerTarget::None,
+        partial: Partial::Exclude,
+    };
+}
+
+/// A leaderboard with the set it was computed from.
+#[derive(Debug, Clone)]
+pub struct Evaluated {
+    pub set: Arc<EvaluationSet>,
+    pub board: Arc<Leaderboard>,
+}
+
+/// Compares every model on the targets rated now, as the options ask: load, score, resample.
+/// What `paperjudge leaderboard` prints; the server comes to the same result through
+/// [`Evaluations`].
+pub async fn leaderboard(
+    pool: &SqlitePool,
+    options: &LeaderboardOptions,
+    scope: Scope,
+) -> Result<Evaluated, sqlx::Error> {
+    let started = Instant::now();
+    let set = Arc::new(EvaluationSet::load(pool, options.list_depth()).await?);
+    tracing::debug!(elapsed = ?started.elapsed(), "loaded the evaluation set");
+    let board = Arc::new(compute(&set, options, scope.partial).await);
+    record_unblinded(pool, &set, &board, scope).await?;
+    Ok(Evaluated { set, board })
+}
+
+/// Scores and resamples in a blocking thread: the work keeps the cores busy for a while, and
+/// the async workers go on serving the rating pages meanwhile.
+async fn compute(
+    set: &Arc<EvaluationSet>,
+    options: &LeaderboardOptions,
+    partial: Partial,
+) -> Leaderboard {
+    let set = set.clone();
+    let settings = options.settings(set.study.pool_depth);
+    tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        let scores = leaderboard::score(&set.study, settings, partial);
+        tracing::debug!(elapsed = ?started.elapsed(), "scored");
+        let board = leaderboard::resample(&set.study, scores);
+        tracing::debug!(elapsed = ?started.elapsed(), "resampled");
+        board
+    })
+    .await
+    .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()))
+}
+
+/// Records as unblinded the targets `scope` shows which model listed which paper of: every
+/// evaluated target with rows per target, the one target of a per-target view, and any partly
+/// rated target evaluated. From then on the rating history marks every change of their
+/// ratings as made with provenance known.
+async fn record_unblinded(
+    pool: &SqlitePool,
+    set: &EvaluationSet,
+    board: &Leaderboard,
+    scope: Scope,
+) -> Result<(), sqlx::Error> {
+    let shown = (board.per_target.iter())
+        .map(|row| {
+            (
+                set.targets[row.position].0,
+                &set.study.targets[row.position],
+            )
+        })
+        .filter(|(key, target)| match scope.per_target {
+            PerTarget::All => true,
+            PerTarget::Only(only) => only == *key || !target.fully_rated,
+            PerTarget::None => !target.fully_rated,
+        })
+        .map(|(key, _)| key);
+    // A target recorded once stays recorded: the set remembers which it recorded, so that
+    // views shown again do not ask the database again.
+    let new: Vec<PaperId> = {
+        let recorded = set
+            .unblinded
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        shown.filter(|key| !recorded.contains(key)).collect()
+    };
+    if new.is_empty() {
+        return Ok(());
+    }
+    db::targets::record_unblinded(pool, &new).await?;
+    let mut recorded = set
+        .unblinded
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    recorded.extend(new);
+    Ok(())
+}

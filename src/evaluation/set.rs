@@ -1,0 +1,128 @@
+//! The evaluation set: one revision of the study as the scoring reads it, built from the rows
+//! of [`db::evaluation::load`].
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use crate::db;
+use crate::db::evaluation::{Revision, Snapshot};
+use crate::db::targets::Overview;
+use crate::domain::{ModelId, PaperId};
+use crate::leaderboard::{Completion, Study, TargetInput};
+
+/// The study's targets with ratings, their judgments and lists, in memory.
+#[derive(Debug)]
+pub struct EvaluationSet {
+    pub revision: Revision,
+    /// The targets being rated, at a glance.
+    pub overview: Overview,
+    /// Where the lists are cut: at least the pool depth; `usize::MAX` for whole lists.
+    pub depth: usize,
+    pub study: Study<PaperId>,
+    /// The key and title of each target of `study.targets`, in the same order.
+    pub targets: Vec<(PaperId, String)>,
+    /// The targets recorded as unblinded since this set was loaded (see
+    /// [`db::targets::record_unblinded`]).
+    pub unblinded: Mutex<HashSet<PaperId>>,
+}
+
+impl EvaluationSet {
+    /// Loads the set of the study's current revision, with every list cut at `depth` or the
+    /// pool depth, whichever is larger.
+    pub async fn load(pool: &sqlx::SqlitePool, depth: usize) -> Result<Self, sqlx::Error> {
+        let snapshot = db::evaluation::load(pool, depth).await?;
+        // Read after the snapshot, so that it knows every target the snapshot has fully rated
+        // (one completed since is left out: the next revision takes it).
+        let completed = db::completion::completion_order(pool).await?;
+        // Building the set is CPU work of a few milliseconds per thousand targets: off the
+        // async workers, which go on serving other pages meanwhile.
+        tokio::task::spawn_blocking(move || EvaluationSet::from_snapshot(snapshot, &completed))
+            .await
+            .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()))
+    }
+
+    /// Groups the snapshot's rows by target, and orders its fully rated targets as
+    /// `completed` lists them (see [`db::completion::completion_order`]). A rating or list of
+    /// a target or model the snapshot does not hold is an error: such a row would otherwise
+    /// be left out, and a model missing a list scores 0 there.
+    pub fn from_snapshot(snapshot: Snapshot, completed: &[PaperId]) -> Result<Self, sqlx::Error> {
+        let Snapshot {
+            revision,
+            pool_depth,
+            overview,
+            models,
+            targets,
+            ratings,
+            lists,
+            depth,
+        } = snapshot;
+        let position_of_model: HashMap<ModelId, usize> = (models.iter().enumerate())
+            .map(|(position, (model, _))| (*model, position))
+            .collect();
+        let position_of_target: HashMap<PaperId, usize> = (targets.iter().enumerate())
+            .map(|(position, target)| (target.id, position))
+            .collect();
+        let target_position = |target: PaperId| {
+            position_of_target.get(&target).copied().ok_or_else(|| {
+                unreadable(format!("a row of target {} outside the snapshot", target.0))
+            })
+        };
+        let mut inputs: Vec<TargetInput<PaperId>> = (targets.iter())
+            .map(|target| TargetInput {
+                target: target.external_id.clone(),
+                fully_rated: target.fully_rated,
+                judgments: HashMap::new(),
+                lists: vec![None; models.len()],
+            })
+            .collect();
+        for (target, judgments) in ratings {
+            inputs[target_position(target)?].judgments = judgments.into_iter().collect();
+        }
+        for (target, model, papers) in lists {
+            let position = *position_of_model.get(&model).ok_or_else(|| {
+                unreadable(format!("a list of model {} outside the snapshot", model.0))
+            })?;
+            let list = &mut inputs[target_position(target)?].lists[position];
+            if list.replace(papers).is_some() {
+                return Err(unreadable(format!(
+                    "two lists of model {} for target {}",
+                    model.0, target.0
+                )));
+            }
+        }
+        let completion = Completion {
+            order: (completed.iter())
+                .filter_map(|target| position_of_target.get(target).copied())
+                .filter(|&position| inputs[position].fully_rated)
+                .collect(),
+            population: usize::try_from(overview.active - overview.without_pool)
+                .unwrap_or_default(),
+        };
+        Ok(EvaluationSet {
+            revision,
+            depth,
+            study: Study {
+                models: models.into_iter().map(|(_, name)| name).collect(),
+                targets: inputs,
+                total: usize::try_from(overview.active).unwrap_or_default(),
+                pool_depth,
+                completion: Some(completion),
+            },
+            overview,
+            targets: (targets.into_iter())
+                .map(|target| (target.id, target.title))
+                .collect(),
+            unblinded: Mutex::default(),
+        })
+    }
+
+    /// The position of the target `key` among the set's targets; `None` when it has no
+    /// rating or is not being rated.
+    pub fn position_of(&self, key: PaperId) -> Option<usize> {
+        self.targets.iter().position(|(target, _)| *target == key)
+    }
+}
+
+fn unreadable(message: String) -> sqlx::Error {
+    sqlx::Error::Decode(format!("the evaluation cannot read the study: {message}").into())
+}

@@ -1,0 +1,291 @@
+//! The model comparison of a study held in memory, under one set of [`Settings`]: pure
+//! functions, no I/O.
+//!
+//! Two steps, each in its module: [`score`] every model on every evaluated target, then
+//! [`resample`]: the models compared (order, means, bootstrap intervals, sign-flip tests
+//! against the leader). The result, a [`Leaderboard`], renders as JSON, CSV and a
+//! terminal table (definitions: `docs/metrics.md`); every table's columns come from
+//! [`columns::COLUMNS`].
+
+pub mod columns;
+mod csv;
+mod json;
+mod resample;
+mod score;
+mod table;
+mod verdict;
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use serde::Serialize;
+
+use crate::decision::Decision;
+use crate::domain::{PoolDepth, Stars};
+use crate::metrics::{Settings, TargetScores};
+use columns::{Column, Value};
+
+pub use resample::resample;
+pub use score::{score, score_target, Scores};
+pub use verdict::verdict;
+
+/// Holm-adjusted p-values at or above this leave a model tied with the leader.
+pub const SIGNIFICANCE_LEVEL: f64 = 0.05;
+
+/// One target of the study as the leaderboard needs it.
+#[derive(Debug, Clone)]
+pub struct TargetInput<K> {
+    /// The target's external paper id.
+    pub target: String,
+    /// Every pooled pair of the target is rated.
+    pub fully_rated: bool,
+    /// Every rated paper of the target, whichever model retrieved it.
+    pub judgments: HashMap<K, Stars>,
+    /// Each model's ranked list, best first, in the order of [`Study::models`]; `None` when
+    /// the model has no list for this target.
+    pub lists: Vec<Option<Vec<K>>>,
+}
+
+/// A study as the leaderboard reads it: the models, and the targets with ratings.
+#[derive(Debug, Clone)]
+pub struct Study<K> {
+    pub models: Vec<String>,
+    /// The targets with a rating (others may be given: they count as unrated).
+    pub targets: Vec<TargetInput<K>>,
+    /// Every target of the study: those given and those without ratings, which need not be
+    /// given (they are only counted).
+    pub total: usize,
+    pub pool_depth: PoolDepth,
+    /// The order the verdict watches the fully rated targets in; `None` where it is not
+    /// known (then there is no verdict).
+    pub completion: Option<Completion>,
+}
+
+/// The fully rated targets of a [`Study`] in the order they were completed, and the targets
+/// they are drawn from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// Positions among the study's targets, the first completed first.
+    pub order: Vec<usize>,
+    /// How many targets the study rates (those with a pool): the population the rated ones
+    /// are a random sample of.
+    pub population: usize,
+}
+
+impl<K> Study<K> {
+    /// A study of exactly the targets given.
+    ///
+    /// # Panics
+    /// When a target does not have exactly one list entry per model.
+    pub fn of(models: Vec<String>, targets: Vec<TargetInput<K>>, pool_depth: PoolDepth) -> Self {
+        for target in &targets {
+            assert_eq!(
+                target.lists.len(),
+                models.len(),
+                "target {} needs one list entry per model",
+                target.target
+            );
+        }
+        Study {
+            total: targets.len(),
+            models,
+            targets,
+            pool_depth,
+            completion: None,
+        }
+    }
+}
+
+/// Which targets a comparison evaluates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Partial {
+    /// Only fully rated targets (every pooled pair rated): the default of every view a rater
+    /// can reach, since a number that moved with each rating of a target still being rated
+    /// would tell which models listed the paper just rated.
+    #[default]
+    Exclude,
+    /// Also targets with at least one rating (`include-partial`), for an analyst who accepts
+    /// that it unblinds the targets still being rated.
+    Include,
+}
+
+impl Partial {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Partial::Exclude => "exclude",
+            Partial::Include => "include",
+        }
+    }
+
+    /// Whether a target with a rating is evaluated.
+    pub fn evaluates<K>(self, target: &TargetInput<K>) -> bool {
+        !target.judgments.is_empty() && (target.fully_rated || self == Partial::Include)
+    }
+}
+
+/// How many targets the comparison used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TargetCounts {
+    /// Targets scored: fully rated ones, and with `include-partial` every one with a rating.
+    pub evaluated: usize,
+    /// Evaluated targets left out of the NDCG means: no judged paper has a positive gain
+    /// (only with `empty = skip`).
+    pub skipped_empty: usize,
+    /// Targets without any rating.
+    pub unrated: usize,
+    /// Evaluated targets left out of the P, R, F1, AP and RR means: no judged paper reaches
+    /// the threshold (only with `empty = skip`).
+    pub skipped_no_relevant: usize,
+    /// Targets with some but not all pooled pairs rated: scored nowhere unless
+    /// `include-partial` (then among the evaluated ones).
+    pub partly_rated: usize,
+}
+
+/// One model's row. Every `Option` is `None` where the value is undefined.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRow {
+    pub model: String,
+    /// 1-based position in the order of the rows.
+    pub rank: usize,
+    /// The value of each mean column of [`columns::COLUMNS`], in their order (see
+    /// [`columns::means`]).
+    pub means: Vec<Option<f64>>,
+    /// 95% percentile-bootstrap interval of the mean NDCG.
+    pub ci95: Option<[f64; 2]>,
+    /// How many targets the mean NDCG averages.
+    pub targets: usize,
+    /// Mean per-target NDCG difference, this model minus the leader, over the targets where
+    /// both are defined (0 for the leader).
+    pub mean_diff_vs_leader: Option<f64>,
+    /// Paired sign-flip randomization test against the leader; `None` for the leader.
+    pub p_value_vs_leader: Option<f64>,
+    /// `p_value_vs_leader` after Holm's adjustment over all comparisons with the leader.
+    pub p_value_holm: Option<f64>,
+}
+
+impl ModelRow {
+    /// The value of a column that holds one number (all but the interval).
+    pub fn number(&self, column: &Column) -> Option<f64> {
+        match column.value {
+            Value::Mean(_) => columns::means()
+                .find(|(_, mean, _)| mean.key == column.key)
+                .and_then(|(position, ..)| self.means[position]),
+            Value::Interval => None,
+            Value::Targets => Some(self.targets as f64),
+            Value::Difference => self.mean_diff_vs_leader,
+            Value::PValue => self.p_value_vs_leader,
+            Value::PValueHolm => self.p_value_holm,
+        }
+    }
+
+    /// The mean NDCG, by which the rows are ranked.
+    pub fn ndcg(&self) -> Option<f64> {
+        self.number(columns::RANKING)
+    }
+
+    /// Not the leader, yet not significantly worse than it (Holm-adjusted p ≥ 0.05).
+    pub fn tied_with_leader(&self) -> bool {
+        self.p_value_holm.is_some_and(|p| p >= SIGNIFICANCE_LEVEL)
+    }
+
+    /// A row with every value undefined, for tests to fill in.
+    #[cfg(test)]
+    pub(crate) fn undefined(model: &str, rank: usize) -> ModelRow {
+        ModelRow {
+            model: model.to_owned(),
+            rank,
+            means: vec![None; columns::means().count()],
+            ci95: None,
+            targets: 0,
+            mean_diff_vs_leader: None,
+            p_value_vs_leader: None,
+            p_value_holm: None,
+        }
+    }
+
+    /// This row with `value` in the mean column named `key`.
+    #[cfg(test)]
+    pub(crate) fn with(mut self, key: &str, value: Option<f64>) -> ModelRow {
+        let (position, ..) = columns::means()
+            .find(|(_, column, _)| column.key == key)
+            .expect("a mean column");
+        self.means[position] = value;
+        self
+    }
+}
+
+/// Every model on one evaluated target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetRow {
+    /// The target's external id.
+    pub target: String,
+    /// Its position among the targets of the [`Study`].
+    pub position: usize,
+    /// For each model in row order, the value of each of [`columns::per_target`].
+    values: Vec<Option<f64>>,
+}
+
+impl TargetRow {
+    fn new(target: String, position: usize, scores: impl Iterator<Item = TargetScores>) -> Self {
+        let values = scores
+            .flat_map(|scores| {
+                columns::per_target().map(move |column| match column.value {
+                    Value::Mean(metric) => (metric.score)(&scores),
+                    _ => None,
+                })
+            })
+            .collect();
+        TargetRow {
+            target,
+            position,
+            values,
+        }
+    }
+
+    /// The per-target values of the model in row `row`, in the order of
+    /// [`columns::per_target`].
+    pub fn values(&self, row: usize) -> &[Option<f64>] {
+        let width = columns::per_target().count();
+        &self.values[row * width..(row + 1) * width]
+    }
+
+    /// The model in row `row`'s value of a per-target column; `None` for other columns.
+    pub fn value(&self, row: usize, column: &Column) -> Option<f64> {
+        let position = columns::per_target().position(|shown| shown.key == column.key)?;
+        self.values(row)[position]
+    }
+}
+
+/// The comparison of every model of a study.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leaderboard {
+    pub settings: Settings,
+    pub pool_depth: PoolDepth,
+    /// Whether partly rated targets were evaluated.
+    pub partial: Partial,
+    pub targets: TargetCounts,
+    /// Sorted by NDCG descending (undefined last), then by model name; the first is the
+    /// leader.
+    pub models: Vec<ModelRow>,
+    /// Every evaluated target, in input order, with the models in row order.
+    pub per_target: Vec<TargetRow>,
+    /// The anytime-valid verdict (see [`verdict`]); `None` with fewer than two models or
+    /// where the order the targets were completed in is not known.
+    pub decision: Option<Decision>,
+}
+
+impl Leaderboard {
+    /// Scores and compares the models of `study` under `settings`: [`score`], then
+    /// [`resample`].
+    pub fn compute<K: Copy + Eq + Hash + Sync>(
+        study: &Study<K>,
+        settings: Settings,
+        partial: Partial,
+    ) -> Leaderboard {
+        resample(study, score(study, settings, partial))
+    }
+}
+
+#[cfg(test)]
+mod tests;

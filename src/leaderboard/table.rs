@@ -1,0 +1,98 @@
+//! The leaderboard as an aligned table for a terminal: numbers with 4 decimals, under a line
+//! stating the settings and one counting the targets, over the verdict in words and a line
+//! saying how the comparisons were made.
+
+use super::columns::{Value, COLUMNS};
+use super::{Leaderboard, ModelRow, Partial, TargetCounts};
+use crate::metrics::RESAMPLES;
+
+impl Leaderboard {
+    pub fn to_table(&self) -> String {
+        let k = self.settings.k.get();
+        let mut header = vec!["rank".to_owned(), "model".to_owned()];
+        header.extend(COLUMNS.iter().map(|column| column.table_heading.with_k(k)));
+        let mut lines = vec![header];
+        lines.extend(self.models.iter().map(cells));
+
+        let widths: Vec<usize> = (0..lines[0].len())
+            .map(|c| {
+                (lines.iter())
+                    .map(|line| line[c].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut table = format!(
+            "{}\n{}; pool depth {}\n",
+            self.settings.describe(),
+            self.targets_in_words(),
+            self.pool_depth,
+        );
+        for line in &lines {
+            let cells: Vec<String> = (line.iter().zip(&widths).enumerate())
+                .map(|(column, (cell, &width))| {
+                    // The model name reads best left-aligned, numbers right-aligned.
+                    if column == 1 {
+                        format!("{cell:<width$}")
+                    } else {
+                        format!("{cell:>width$}")
+                    }
+                })
+                .collect();
+            table.push_str(cells.join("  ").trim_end());
+            table.push('\n');
+        }
+        if let Some(decision) = &self.decision {
+            table.push_str(&crate::terminal::escape(&decision.in_words()));
+            table.push('\n');
+        }
+        table.push_str(&format!(
+            "diff and p: paired against the leader; p from a two-sided sign-flip test with \
+             {RESAMPLES} permutations, Holm-adjusted over the comparisons; 95% CI from \
+             {RESAMPLES} bootstrap resamples\n"
+        ));
+        table
+    }
+
+    fn targets_in_words(&self) -> String {
+        let TargetCounts {
+            evaluated,
+            skipped_empty,
+            unrated,
+            skipped_no_relevant,
+            partly_rated,
+        } = self.targets;
+        let partly_rated = match self.partial {
+            Partial::Exclude => format!("{partly_rated} partly rated and left out"),
+            Partial::Include => format!("{partly_rated} of them partly rated (include-partial)"),
+        };
+        format!(
+            "{evaluated} targets evaluated ({skipped_empty} skipped from NDCG and \
+             {skipped_no_relevant} from P/R/F1/AP/RR for having nothing relevant), \
+             {partly_rated}, {unrated} unrated"
+        )
+    }
+}
+
+/// A model's line: rank, name (made safe for a terminal), then each column.
+fn cells(row: &ModelRow) -> Vec<String> {
+    let mut line = vec![
+        row.rank.to_string(),
+        crate::terminal::escape(&row.model).into_owned(),
+    ];
+    line.extend(COLUMNS.iter().map(|column| {
+        match column.value {
+            Value::Interval => row
+                .ci95
+                .map_or("-".to_owned(), |[lo, hi]| format!("[{lo:.4}, {hi:.4}]")),
+            Value::Targets => row.targets.to_string(),
+            Value::Difference => {
+                (row.mean_diff_vs_leader).map_or("-".to_owned(), |d| format!("{d:+.4}"))
+            }
+            Value::Mean(_) | Value::PValue | Value::PValueHolm => row
+                .number(column)
+                .map_or("-".to_owned(), |v| format!("{v:.4}")),
+        }
+    }));
+    line
+}

@@ -1,0 +1,267 @@
+//! The evaluation path over a real study file: a list or rating the loader cannot read fails
+//! the evaluation instead of scoring as missing; imports and choices of targets bump the
+//! study's revision once each; and the server keeps its evaluation until the study changes,
+//! and not a moment longer.
+
+use rand::SeedableRng;
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::process_support::{paperjudge, stderr};
+use crate::web_support::{fixture_study, Answer, TestApp, MODELS};
+use paperjudge::choice;
+use paperjudge::db::{self, evaluation::Revision};
+use paperjudge::domain::{PaperId, Stars};
+use paperjudge::evaluation::{self, LeaderboardOptions, Scope};
+
+/// Runs `statements` on one connection of the study, with the checks that would refuse
+/// them turned off: a study file damaged by hand or by another tool.
+async fn damage(app: &TestApp, statements: &str) {
+    let sql = format!(
+        "PRAGMA foreign_keys = OFF; PRAGMA ignore_check_constraints = ON; {statements}; \
+         PRAGMA foreign_keys = ON; PRAGMA ignore_check_constraints = OFF;"
+    );
+    let mut conn = app.study.pool.acquire().await.unwrap();
+    sqlx::raw_sql(&sql).execute(&mut *conn).await.unwrap();
+}
+
+/// The evaluation, the command line and the page all fail on `app`'s study, naming `cause`.
+async fn unreadable(app: &TestApp, cause: &str) {
+    let error = evaluation::leaderboard(
+        &app.study.pool,
+        &LeaderboardOptions::default(),
+        Scope::BLIND,
+    )
+    .await
+    .expect_err("the evaluation fails");
+    assert!(error.to_string().contains(cause), "{error}");
+
+    let output = paperjudge(&app.study.db_path(), &["leaderboard"], &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let errors = stderr(&output);
+    assert!(errors.contains(cause), "{errors}");
+    assert!(
+        errors.contains("paperjudge: the leaderboard cannot be computed from the study file"),
+        "{errors}"
+    );
+    assert!(output.stdout.is_empty());
+
+    let page = app.get("/leaderboard.json").await;
+    assert_eq!(page.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    let body = page.text().await.unwrap();
+    assert!(!body.contains(MODELS[0]), "no numbers: {body}");
+}
+
+#[tokio::test]
+async fn a_list_entry_that_is_no_paper_id_fails_the_evaluation() {
+    let app = TestApp::with_fixture().await;
+    app.rate_all_of_t1().await;
+    // Until now this list was dropped without a word, and its model scored 0 on T1.
+    damage(
+        &app,
+        "UPDATE recommendations SET paper_id = 'P2'
+         WHERE position = 2
+           AND model_id = (SELECT id FROM models WHERE name = 'alpha-lda-300')
+           AND target_id = (SELECT id FROM papers WHERE external_id = 'T1')",
+    )
+    .await;
+
+    unreadable(&app, "invalid type: string \"P2\", expected i64").await;
+}
+
+#[tokio::test]
+async fn stars_out_of_range_fail_the_evaluation() {
+    let app = TestApp::with_fixture().await;
+    app.rate_all_of_t1().await;
+    damage(
+        &app,
+        "UPDATE ratings SET stars = 7
+         WHERE paper_id = (SELECT id FROM papers WHERE external_id = 'P1')",
+    )
+    .await;
+
+    unreadable(&app, "stars must be from 1 to 5, got 7").await;
+}
+
+#[tokio::test]
+async fn the_reads_at_once_equal_the_read_in_one_transaction() {
+    let app = TestApp::with_fixture().await;
+    app.rate_all_of_t1().await;
+    app.store_rating("T2", "P7", 5).await;
+    let pool = &app.study.pool;
+    let app = &app;
+    let key = |id: &'static str| async move { PaperId(app.paper_id(id).await) };
+    let (t1, t2) = (key("T1").await, key("T2").await);
+
+    for depth in [0, 2, usize::MAX] {
+        let snapshot = db::evaluation::load(pool, depth).await.unwrap();
+        let one = db::evaluation::load_in_one_transaction(pool, depth)
+            .await
+            .unwrap();
+        assert_eq!(snapshot, one, "depth {depth}");
+        assert_eq!(snapshot.depth, depth.max(8), "at least the pool depth");
+    }
+    let snapshot = db::evaluation::load(pool, 0).await.unwrap();
+    let targets: Vec<(&str, bool)> = (snapshot.targets.iter())
+        .map(|target| (target.external_id.as_str(), target.fully_rated))
+        .collect();
+    assert_eq!(targets, [("T1", true), ("T2", false)]);
+    let t2_ratings = snapshot.ratings.iter().find(|(target, _)| *target == t2);
+    let p7 = key("P7").await;
+    assert_eq!(t2_ratings, Some(&(t2, vec![(p7, Stars::new(5).unwrap())])));
+    // Lists in ranked order, whatever order SQLite aggregated them in.
+    let alpha = (snapshot.models.iter())
+        .find(|(_, name)| name == MODELS[0])
+        .map(|(id, _)| *id)
+        .unwrap();
+    let alpha_t1 = (snapshot.lists.iter())
+        .find(|(target, model, _)| (*target, *model) == (t1, alpha))
+        .map(|(_, _, papers)| papers.clone());
+    assert_eq!(
+        alpha_t1,
+        Some(vec![key("P1").await, key("P2").await, key("P3").await])
+    );
+    assert_eq!(
+        snapshot.lists.len(),
+        6,
+        "three models' lists of T1 and of T2"
+    );
+}
+
+async fn revision(pool: &sqlx::SqlitePool) -> Revision {
+    db::evaluation::revision(pool).await.unwrap()
+}
+
+#[tokio::test]
+async fn every_import_and_every_choice_bumps_the_revision_once() {
+    let study = fixture_study().await;
+    let pool = &study.pool;
+    let start = revision(pool).await;
+    assert_eq!(start.ratings, 0, "no rating yet");
+
+    study
+        .ratings("target,paper,stars\nT1,P1,5\nT1,P2,4\nT2,P7,3\n")
+        .await;
+    let rated = revision(pool).await;
+    assert_eq!(
+        rated,
+        Revision {
+            ratings: 3,
+            study: start.study + 1
+        },
+        "one history row per rating, one bump for the file"
+    );
+    let rejected = study
+        .import(
+            &paperjudge::import::Kind::Ratings,
+            b"target,paper,stars\nT1,P1,9\n",
+            4,
+        )
+        .await;
+    assert!(rejected.is_err());
+    assert_eq!(
+        revision(pool).await,
+        rated,
+        "a rejected import changes nothing"
+    );
+
+    let queue = db::WriteQueue::default();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let mut tx = queue.begin(pool).await.unwrap();
+    let chosen = choice::choose(&mut tx, &["T1".to_owned(), "T2".to_owned()], &mut rng).await;
+    tx.finish(chosen).await.unwrap();
+    let mut tx = queue.begin(pool).await.unwrap();
+    let dropped = choice::drop(&mut tx, &["T2".to_owned()]).await;
+    tx.finish(dropped).await.unwrap();
+    let mut tx = queue.begin(pool).await.unwrap();
+    let all = choice::choose_all(&mut tx, &mut rng).await;
+    tx.finish(all).await.unwrap();
+    assert_eq!(
+        revision(pool).await,
+        Revision {
+            ratings: 3,
+            study: rated.study + 3
+        }
+    );
+}
+
+/// Alpha's NDCG@8 in the leaderboard JSON of `app`.
+async fn alpha_ndcg(app: &TestApp) -> f64 {
+    let json: Value = serde_json::from_str(&app.get_text("/leaderboard.json").await).unwrap();
+    let models = json["models"].as_array().unwrap();
+    let alpha = models.iter().find(|row| row["model"] == MODELS[0]).unwrap();
+    alpha["ndcg"].as_f64().unwrap()
+}
+
+#[track_caller]
+fn assert_close(actual: f64, expected: f64) {
+    assert!((actual - expected).abs() < 1e-12, "{actual} vs {expected}");
+}
+
+fn dcg(gains: &[f64]) -> f64 {
+    (gains.iter().enumerate())
+        .map(|(index, gain)| gain / ((index + 2) as f64).log2())
+        .sum()
+}
+
+#[tokio::test]
+async fn the_server_keeps_its_evaluation_until_the_study_changes() {
+    let app = TestApp::with_fixture().await;
+    app.rate_all_of_t1().await;
+    let t1 = app.paper_id("T1").await;
+    // T1's gains: P1 4, P2 3, P3 0, P4 2, P5 0, P6 1, the hostile paper 0; alpha lists
+    // P1 P2 P3.
+    let before = dcg(&[4.0, 3.0]) / dcg(&[4.0, 3.0, 2.0, 1.0]);
+    assert_close(alpha_ndcg(&app).await, before);
+    let dashboard = app.get_text("/").await;
+
+    // A change that leaves no trace in the history (no program of paperjudge makes one) is
+    // not seen: the pages come from the evaluation kept, not from the database each time.
+    damage(
+        &app,
+        "UPDATE ratings SET stars = 1
+         WHERE paper_id = (SELECT id FROM papers WHERE external_id = 'P1')
+           AND target_id = (SELECT id FROM papers WHERE external_id = 'T1')",
+    )
+    .await;
+    assert_close(alpha_ndcg(&app).await, before);
+    assert_eq!(app.get_text("/").await, dashboard);
+
+    // A rating through the page adds to the history: the next view sees both changes.
+    let session = app.session(t1).await;
+    let rated = app.rate(&session, t1, "P2", "2", Answer::Json).await;
+    assert_eq!(rated.status(), StatusCode::OK);
+    let gains_now = dcg(&[0.0, 1.0]) / dcg(&[2.0, 1.0, 1.0]);
+    assert_close(alpha_ndcg(&app).await, gains_now);
+
+    // An import without a rating in it (a new model's lists, of papers already pooled) moves
+    // the study's revision: the new model appears.
+    app.study
+        .recommendations("model,target,rank,paper\ndelta,T1,1,P4\ndelta,T1,2,P2\ndelta,T1,3,P6\n")
+        .await;
+    let json: Value = serde_json::from_str(&app.get_text("/leaderboard.json").await).unwrap();
+    let leader = &json["models"][0];
+    assert_eq!(leader["model"], "delta");
+    assert_eq!(
+        leader["ndcg"].as_f64(),
+        Some(1.0),
+        "P4 2, P2 1, P6 1: the ideal order"
+    );
+    assert_close(alpha_ndcg(&app).await, gains_now);
+
+    // A new choice of targets moves it too: the dashboard counts T1 alone.
+    assert!(app
+        .get_text("/")
+        .await
+        .contains("<strong>1</strong> of 2 targets finished"));
+    let session = app.session(t1).await;
+    let fields = [("paper", "T1"), ("csrf_token", session.token.as_str())];
+    let chosen = app
+        .post("/targets", Some(&session), &fields, Answer::Redirect)
+        .await;
+    assert_eq!(chosen.status(), StatusCode::SEE_OTHER);
+    assert!(app
+        .get_text("/")
+        .await
+        .contains("<strong>1</strong> of 1 targets finished"));
+}
