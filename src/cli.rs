@@ -76,8 +76,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
         format: StatusFormat,
     },
-    /// Replay the study's fully rated targets as if rated one by one, many times under each
-    /// order: the ratings a decision needs, and how often it was wrong.
+    /// Replay the study's fully rated targets (or a qrels file and runs) as if rated one by
+    /// one, many times under each order: the ratings a decision needs, and how often it was
+    /// wrong.
     Simulate(SimulateArgs),
 }
 
@@ -97,6 +98,14 @@ pub struct SimulateArgs {
     pub order: Vec<Order>,
     #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
     pub format: StatusFormat,
+    /// Replay this TREC qrels file (`target 0 paper grade`, grades 0..4 as 1..5 stars, as
+    /// `export qrels` writes them) with the runs of --run instead of the study; a target
+    /// counts as fully rated when the top 8 of every run are judged.
+    #[arg(long, value_name = "FILE", requires = "runs")]
+    pub qrels: Option<PathBuf>,
+    /// The TREC run files to replay with --qrels; the model is the run tag.
+    #[arg(long = "run", value_name = "FILE", num_args = 1.., requires = "qrels")]
+    pub runs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -294,13 +303,18 @@ impl From<ImportError> for CliError {
 }
 
 pub async fn run(cli: Cli) -> Result<(), CliError> {
+    // Replaying TREC files needs no study: no file is opened, none created.
+    let command = match cli.command {
+        Command::Simulate(args) if args.qrels.is_some() => return simulate_trec(args),
+        command => command,
+    };
     let pool = db::open(&cli.db).await.map_err(|error| {
         CliError::internal(
             &format!("cannot open the study file {}", cli.db.display()),
             error,
         )
     })?;
-    let result = match cli.command {
+    let result = match command {
         Command::Init { pool_depth } => init(&pool, pool_depth).await,
         Command::Serve(args) => serve(pool.clone(), args).await,
         Command::Import(command) => run_import(&pool, command).await,
@@ -884,6 +898,27 @@ async fn simulate(pool: &SqlitePool, args: SimulateArgs) -> Result<(), CliError>
         .map_err(|error| CliError::internal("the study file cannot be read", error))?;
     let settings = args.options.settings(set.study.pool_depth);
     let replay = simulation::Replay::of_study(&set.study, settings)
+        .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
+    report_simulation(&replay, args)
+}
+
+/// `paperjudge simulate --qrels FILE --run FILE...`: the replays of the targets the runs list
+/// and the qrels judge fully, at the default pool depth.
+fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
+    let open = |path: &Path| {
+        File::open(path)
+            .map(|file| BufReader::with_capacity(1 << 20, file))
+            .map_err(|error| CliError::Usage(format!("cannot open {}: {error}", path.display())))
+    };
+    let qrels_path = args.qrels.as_deref().unwrap_or(Path::new(""));
+    let qrels = import::trec::read_qrels(open(qrels_path)?, &qrels_path.display().to_string())?;
+    let mut runs = import::trec::Runs::default();
+    for path in &args.runs {
+        runs.read(open(path)?, &path.display().to_string())?;
+    }
+    let study = runs.study(&qrels, PoolDepth::DEFAULT);
+    let settings = args.options.settings(PoolDepth::DEFAULT);
+    let replay = simulation::Replay::of_study(&study, settings)
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
     report_simulation(&replay, args)
 }

@@ -5,6 +5,7 @@ mod input;
 pub mod papers;
 pub mod ratings;
 pub mod recommendations;
+pub mod trec;
 
 use std::fmt;
 use std::io::Read;

@@ -623,7 +623,7 @@ fn check_rank(rank: i64, line: u64) -> Result<i64, Problem> {
     }
 }
 
-fn parse_score(text: &str, line: u64) -> Result<Option<f64>, Problem> {
+pub(super) fn parse_score(text: &str, line: u64) -> Result<Option<f64>, Problem> {
     if text.is_empty() {
         return Ok(None);
     }
@@ -696,35 +696,13 @@ fn trec_row<'a>(
     line: u64,
     model_override: Option<&'a str>,
 ) -> Result<JsonOrTrec<'a>, Problem> {
-    let text = std::str::from_utf8(bytes).map_err(|error| {
-        Problem::at(
-            line,
-            None,
-            format!(
-                "not valid UTF-8 (byte {} of the line); save the file as UTF-8",
-                error.valid_up_to() + 1
-            ),
-        )
-    })?;
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    let [target, _q0, paper, _rank, score, tag] = fields[..] else {
-        return Err(Problem::at(
-            line,
-            None,
-            format!(
-                "expected 6 fields `target Q0 paper rank score model`, found {}",
-                fields.len()
-            ),
-        ));
-    };
-    let score =
-        parse_score(score, line)?.ok_or_else(|| Problem::at(line, Some("score"), "missing"))?;
+    let row = super::trec::run_line(bytes, line)?;
     Ok(JsonOrTrec::Trec(Row {
-        model: model_override.unwrap_or(tag),
-        target,
-        paper,
+        model: model_override.unwrap_or(row.model),
+        target: row.target,
+        paper: row.paper,
         // trec_eval ignores the rank column and orders by score.
         rank: None,
-        score: Some(score),
+        score: Some(row.score),
     }))
 }

@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use crate::process_support::{paperjudge, succeeded};
+use crate::process_support::{paperjudge, stderr, succeeded};
 use crate::web_support::{Page, TestApp, HOSTILE_ID, MODELS};
 
 const STUDIES: u64 = 1_000;
@@ -296,4 +296,174 @@ async fn simulate_refuses_a_study_without_fully_rated_targets() {
         String::from_utf8_lossy(&output.stderr).trim_end(),
         "paperjudge: the study has no fully rated target to replay"
     );
+}
+
+const SIMULATE_FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/simulate");
+
+/// `simulate --qrels FILE --run FILE...` with the fixture, as JSON.
+fn simulate_files(db: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let file = |name: &str| format!("{SIMULATE_FIXTURE}/{name}");
+    let (qrels, runs) = (
+        file("qrels.txt"),
+        ["alpha", "beta", "gamma"].map(|model| file(&format!("{model}.run"))),
+    );
+    let mut args = vec!["simulate", "--seeds", "20", "--format", "json"];
+    args.extend(extra);
+    args.extend(["--qrels", qrels.as_str(), "--run"]);
+    args.extend(runs.iter().map(String::as_str));
+    paperjudge(db, &args, &[])
+}
+
+/// The fixture's qrels and runs replayed from the files equal the study they are imported
+/// into replayed (the grades 0..4 as the stars 1..5), to the last number, and no study file
+/// is made for the files.
+#[tokio::test]
+async fn simulate_replays_qrels_and_runs_as_the_study_they_make() {
+    let study = crate::common::TestStudy::new().await;
+    let no_study = study.dir.path().join("none.db");
+    let from_files: Value =
+        serde_json::from_str(&succeeded(&simulate_files(&no_study, &[]))).unwrap();
+    assert!(!no_study.exists());
+    assert_eq!(
+        from_files,
+        json!({
+            "targets": 60, "ratings": 240, "leader": "alpha", "seeds": 20, "first_seed": 0,
+            "orders": [
+                {"order": "random", "runs": 20, "decided": 20, "ratings_median": 232,
+                 "ratings_p90": 232, "targets_median": 58, "targets_p90": 58, "wrong": 0,
+                 "wrong_rate": 0.0},
+                {"order": "adaptive", "runs": 20, "decided": 0, "ratings_median": 240,
+                 "ratings_p90": 240, "targets_median": 60, "targets_p90": 60, "wrong": 0,
+                 "wrong_rate": 0.0}
+            ]
+        })
+    );
+
+    let qrels = std::fs::read_to_string(format!("{SIMULATE_FIXTURE}/qrels.txt")).unwrap();
+    let (mut papers, mut ratings) = (
+        String::from("id,title\n"),
+        String::from("target,paper,stars\n"),
+    );
+    for line in qrels.lines() {
+        let [target, _, paper, grade] = line.split(' ').collect::<Vec<_>>()[..] else {
+            panic!("a qrels line: {line}");
+        };
+        if paper.ends_with("-P1") {
+            papers.push_str(&format!("{target},Target {target}\n"));
+        }
+        papers.push_str(&format!("{paper},Paper {paper}\n"));
+        let stars = grade.parse::<i64>().unwrap() + 1;
+        ratings.push_str(&format!("{target},{paper},{stars}\n"));
+    }
+    let db = study.db_path();
+    let write = |name: &str, text: &str| {
+        let path = study.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    succeeded(&paperjudge(
+        &db,
+        &["import", "papers", &write("papers.csv", &papers)],
+        &[],
+    ));
+    for model in ["alpha", "beta", "gamma"] {
+        let run = format!("{SIMULATE_FIXTURE}/{model}.run");
+        let args = [
+            "import",
+            "recommendations",
+            "--format",
+            "trec",
+            run.as_str(),
+        ];
+        succeeded(&paperjudge(&db, &args, &[]));
+    }
+    succeeded(&paperjudge(
+        &db,
+        &["import", "ratings", &write("ratings.csv", &ratings)],
+        &[],
+    ));
+    let args = ["simulate", "--seeds", "20", "--format", "json"];
+    let from_study: Value = serde_json::from_str(&succeeded(&paperjudge(&db, &args, &[]))).unwrap();
+    assert_eq!(from_study, from_files);
+
+    // Other settings reach both the same way.
+    let exponential = ["--gain", "exponential", "--k", "3", "--order", "random"];
+    let mut args = args.to_vec();
+    args.extend(exponential);
+    assert_eq!(
+        succeeded(&paperjudge(&db, &args, &[])),
+        succeeded(&simulate_files(&no_study, &exponential))
+    );
+}
+
+/// Bad qrels or runs name the file, the line and the column, exit with status 2 and leave no
+/// study file behind.
+#[test]
+fn simulate_refuses_bad_trec_files_naming_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let no_study = dir.path().join("none.db");
+    let qrels = dir.path().join("bad.qrels");
+    std::fs::write(
+        &qrels,
+        "T01 0 P1 3\nT01 0 P2 five\nT01 0 P3\nT01 0 P4 5\nT01 0 P1 2\n",
+    )
+    .unwrap();
+    let run = format!("{SIMULATE_FIXTURE}/alpha.run");
+    let qrels_arg = qrels.display().to_string();
+    let args = [
+        "simulate",
+        "--qrels",
+        qrels_arg.as_str(),
+        "--run",
+        run.as_str(),
+    ];
+    let output = paperjudge(&no_study, &args, &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let q = qrels.display();
+    assert_eq!(
+        stderr(&output).trim_end(),
+        format!(
+            "paperjudge: {q}:2: `grade`: expected a grade from 0 to 4 (1 to 5 stars, as `export \
+             qrels` writes them) or -1 (not judged), got \"five\"\n\
+             paperjudge: {q}:3: expected 4 fields `target 0 paper grade`, found 3\n\
+             paperjudge: {q}:4: `grade`: expected a grade from 0 to 4 (1 to 5 stars, as `export qrels` \
+             writes them) or -1 (not judged), got 5\n\
+             paperjudge: {q}:5: `paper`: paper \"P1\" of target \"T01\" is judged twice (also on line 1)"
+        )
+    );
+
+    let good_qrels = format!("{SIMULATE_FIXTURE}/qrels.txt");
+    let bad_run = dir.path().join("bad.run");
+    std::fs::write(
+        &bad_run,
+        "T01 Q0 P1 1 2.0 m\nT01 Q0 P2 2 high m\nT01 Q0 P1 3 1.0 m\n",
+    )
+    .unwrap();
+    let bad_run_arg = bad_run.display().to_string();
+    let args = [
+        "simulate",
+        "--qrels",
+        &good_qrels,
+        "--run",
+        &run,
+        &bad_run_arg,
+    ];
+    let output = paperjudge(&no_study, &args, &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let r = bad_run.display();
+    assert_eq!(
+        stderr(&output).trim_end(),
+        format!(
+            "paperjudge: {r}:2: `score`: expected a finite number, got \"high\"\n\
+             paperjudge: {r}:3: `paper`: the same paper appears twice in the list of model \"m\" for \
+             target \"T01\" (also on line 1)"
+        )
+    );
+
+    let missing = dir.path().join("missing.run").display().to_string();
+    let args = ["simulate", "--qrels", &good_qrels, "--run", &missing];
+    let output = paperjudge(&no_study, &args, &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).starts_with(&format!("paperjudge: cannot open {missing}: ")));
+    assert!(!no_study.exists());
 }
