@@ -33,7 +33,9 @@ impl EvaluationSet {
         let snapshot = db::evaluation::load(pool, depth).await?;
         // Read after the snapshot, so that it knows every target the snapshot has fully rated
         // (one completed since is left out: the next revision takes it).
+        let started = std::time::Instant::now();
         let completed = db::completion::completion_order(pool).await?;
+        tracing::debug!(elapsed = ?started.elapsed(), "read the completion order");
         // Building the set is CPU work of a few milliseconds per thousand targets: off the
         // async workers, which go on serving other pages meanwhile.
         tokio::task::spawn_blocking(move || EvaluationSet::from_snapshot(snapshot, &completed))

@@ -3,7 +3,8 @@
 //!
 //! Two steps, each in its module: [`score`] every model on every evaluated target, then
 //! [`resample`]: the models compared (order, means, bootstrap intervals, sign-flip tests
-//! against the leader). The result, a [`Leaderboard`], renders as JSON, CSV and a
+//! against the leader, and the [`verdict`] over the targets in the order they were
+//! completed). The result, a [`Leaderboard`], renders as JSON, CSV and a
 //! terminal table (definitions: `docs/metrics.md`); every table's columns come from
 //! [`columns::COLUMNS`].
 

@@ -1,6 +1,7 @@
 //! The step after scoring: the models compared on their scores. Their order by mean NDCG,
 //! every column's mean, and what resampling tells of the differences: bootstrap intervals of
-//! the NDCG means, sign-flip tests of each model against the leader, Holm's adjustment.
+//! the NDCG means, sign-flip tests of each model against the leader, Holm's adjustment; and
+//! the verdict ([`super::verdict`]) from the same scores.
 
 use super::columns;
 use super::{verdict, Leaderboard, ModelRow, Scores, Study, TargetRow};

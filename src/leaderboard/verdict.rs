@@ -11,6 +11,7 @@ use crate::decision::{self, Decision};
 /// order the targets were completed in.
 pub fn verdict<K>(study: &Study<K>, scores: &Scores) -> Option<Decision> {
     let completion = study.completion.as_ref()?;
+    let started = std::time::Instant::now();
     // `scores.evaluated` holds positions in ascending order: a fully rated target is among
     // them under either choice of partly rated targets.
     let ndcg: Vec<Vec<Option<f64>>> = (completion.order.iter())
@@ -23,10 +24,13 @@ pub fn verdict<K>(study: &Study<K>, scores: &Scores) -> Option<Decision> {
         })
         .collect();
     let population = NonZeroUsize::new(completion.population.max(ndcg.len()));
-    decision::decide(study.models.clone(), &ndcg, population).unwrap_or_else(|error| {
-        // Every NDCG lies in [0, 1] and every target has a value per model: unreachable, yet
-        // a page without a verdict beats a page that fails.
-        tracing::warn!(%error, "no verdict");
-        None
-    })
+    let decision =
+        decision::decide(study.models.clone(), &ndcg, population).unwrap_or_else(|error| {
+            // Every NDCG lies in [0, 1] and every target has a value per model: unreachable,
+            // yet a page without a verdict beats a page that fails.
+            tracing::warn!(%error, "no verdict");
+            None
+        });
+    tracing::debug!(elapsed = ?started.elapsed(), targets = ndcg.len(), "the verdict");
+    decision
 }
