@@ -12,20 +12,19 @@ pub async fn completion_order<'e, E: SqliteExecutor<'e>>(
     executor: E,
 ) -> Result<Vec<PaperId>, sqlx::Error> {
     // Only the history of the fully rated targets is read: the first rating of each pair,
-    // then the last of those over the pairs of the pool.
+    // then the last of those over the pairs of the pool. (A LEFT JOIN of the targets to that
+    // aggregate would have SQLite scan the aggregate once per target.)
     sqlx::query_scalar(
-        "WITH finished AS (SELECT target_id, order_key FROM targets
-                           WHERE active = 1 AND pooled > 0 AND rated = pooled),
-              first AS (SELECT target_id, paper_id, MIN(id) AS id FROM rating_history
-                        WHERE target_id IN (SELECT target_id FROM finished)
-                          AND stars IS NOT NULL
-                        GROUP BY target_id, paper_id),
-              completed AS (SELECT first.target_id, MAX(first.id) AS id
-                            FROM first JOIN pool USING (target_id, paper_id)
-                            GROUP BY first.target_id)
-         SELECT finished.target_id
-         FROM finished LEFT JOIN completed USING (target_id)
-         ORDER BY completed.id NULLS LAST, finished.order_key, finished.target_id",
+        "SELECT first.target_id
+         FROM (SELECT target_id, paper_id, MIN(id) AS id FROM rating_history
+               WHERE target_id IN (SELECT target_id FROM targets
+                                   WHERE active = 1 AND pooled > 0 AND rated = pooled)
+                 AND stars IS NOT NULL
+               GROUP BY target_id, paper_id) first
+         JOIN pool USING (target_id, paper_id)
+         JOIN targets USING (target_id)
+         GROUP BY first.target_id
+         ORDER BY MAX(first.id), targets.order_key, first.target_id",
     )
     .fetch_all(executor)
     .await

@@ -30,12 +30,15 @@ impl EvaluationSet {
     /// Loads the set of the study's current revision, with every list cut at `depth` or the
     /// pool depth, whichever is larger.
     pub async fn load(pool: &sqlx::SqlitePool, depth: usize) -> Result<Self, sqlx::Error> {
-        let snapshot = db::evaluation::load(pool, depth).await?;
-        // Read after the snapshot, so that it knows every target the snapshot has fully rated
-        // (one completed since is left out: the next revision takes it).
+        // The completion order is read beside the snapshot, on a connection of its own. Read
+        // at an older revision, it misses only targets completed after it, the last ones:
+        // they are put last (see `from_snapshot`).
         let started = std::time::Instant::now();
-        let completed = db::completion::completion_order(pool).await?;
-        tracing::debug!(elapsed = ?started.elapsed(), "read the completion order");
+        let (snapshot, completed) = tokio::try_join!(db::evaluation::load(pool, depth), async {
+            let completed = db::completion::completion_order(pool).await;
+            tracing::debug!(elapsed = ?started.elapsed(), "read the completion order");
+            completed
+        })?;
         // Building the set is CPU work of a few milliseconds per thousand targets: off the
         // async workers, which go on serving other pages meanwhile.
         tokio::task::spawn_blocking(move || EvaluationSet::from_snapshot(snapshot, &completed))
@@ -92,11 +95,16 @@ impl EvaluationSet {
                 )));
             }
         }
+        let mut order: Vec<usize> = (completed.iter())
+            .filter_map(|target| position_of_target.get(target).copied())
+            .filter(|&position| inputs[position].fully_rated)
+            .collect();
+        // A fully rated target the completion order does not have (completed after it was
+        // read) still counts, last.
+        let ordered: HashSet<usize> = order.iter().copied().collect();
+        order.extend((0..inputs.len()).filter(|p| inputs[*p].fully_rated && !ordered.contains(p)));
         let completion = Completion {
-            order: (completed.iter())
-                .filter_map(|target| position_of_target.get(target).copied())
-                .filter(|&position| inputs[position].fully_rated)
-                .collect(),
+            order,
             population: usize::try_from(overview.active - overview.without_pool)
                 .unwrap_or_default(),
         };
