@@ -129,10 +129,13 @@ fn bad_grade(grade: impl std::fmt::Debug, line: u64) -> Problem {
     )
 }
 
-/// The ranked lists of a set of run files: model → target → papers best first.
+/// A list entry as read: score, paper, line.
+type Entry = (f64, String, u64);
+
+/// The lists of a set of run files: model → target → entries, in file order.
 #[derive(Debug, Default)]
 pub struct Runs {
-    lists: BTreeMap<String, BTreeMap<String, Vec<(f64, String, u64)>>>,
+    lists: BTreeMap<String, BTreeMap<String, Vec<Entry>>>,
 }
 
 impl Runs {
