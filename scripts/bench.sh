@@ -453,3 +453,7 @@ tail -n 20 BENCHMARKS.md
 
 report_import
 bench_evaluation
+
+# ---------------------------------------------------------------------------------------------
+echo "== 8. ratings to a decision under each order"
+PAPERJUDGE_BIN="$bin" SYNTH_BIN="$synth" scripts/bench-decision.sh

@@ -14,12 +14,14 @@ use sqlx::SqlitePool;
 use crate::choice;
 use crate::db;
 use crate::db::targets::TargetChoice;
+use crate::decision::Order;
 use crate::domain::PoolDepth;
 use crate::evaluation;
 use crate::export;
 use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
 use crate::leaderboard::Partial;
 use crate::metrics::Relevance;
+use crate::simulation;
 use crate::web::{self, Password};
 
 #[derive(Debug, Parser)]
@@ -77,6 +79,36 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
         format: StatusFormat,
     },
+    /// Replay the study's fully rated targets (or a qrels file and runs) as if rated one by
+    /// one, many times under each order: the ratings a decision needs, and how often it was
+    /// wrong.
+    Simulate(SimulateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// The metric settings of the NDCG replayed.
+    #[command(flatten)]
+    pub options: evaluation::LeaderboardOptions,
+    /// Replays per order, each with its own seed.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub seeds: u64,
+    /// The first seed; the replays use this one and those after it.
+    #[arg(long, default_value_t = 0)]
+    pub first_seed: u64,
+    /// The orders to replay (repeatable) [default: random and adaptive].
+    #[arg(long, value_enum)]
+    pub order: Vec<Order>,
+    #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
+    pub format: StatusFormat,
+    /// Replay this TREC qrels file (`target 0 paper grade`, grades 0..4 as 1..5 stars, as
+    /// `export qrels` writes them) with the runs of --run instead of the study; a target
+    /// counts as fully rated when the top 8 of every run are judged.
+    #[arg(long, value_name = "FILE", requires = "runs")]
+    pub qrels: Option<PathBuf>,
+    /// The TREC run files to replay with --qrels; the model is the run tag.
+    #[arg(long = "run", value_name = "FILE", num_args = 1.., requires = "qrels")]
+    pub runs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -286,13 +318,18 @@ impl From<ImportError> for CliError {
 }
 
 pub async fn run(cli: Cli) -> Result<(), CliError> {
+    // Replaying TREC files needs no study: no file is opened, none created.
+    let command = match cli.command {
+        Command::Simulate(args) if args.qrels.is_some() => return simulate_trec(args),
+        command => command,
+    };
     let pool = db::open(&cli.db).await.map_err(|error| {
         CliError::internal(
             &format!("cannot open the study file {}", cli.db.display()),
             error,
         )
     })?;
-    let result = match cli.command {
+    let result = match command {
         Command::Init { pool_depth } => init(&pool, pool_depth).await,
         Command::Serve(args) => serve(pool.clone(), args).await,
         Command::Import(command) => run_import(&pool, command).await,
@@ -303,6 +340,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Status { format } => status(&pool, format).await,
         Command::Targets(command) => targets(&pool, command).await,
         Command::Next { format } => next(&pool, format).await,
+        Command::Simulate(args) => simulate(&pool, args).await,
     };
     // Whatever happened, the study file is left whole on its own (see `db::close`).
     db::close(&pool).await;
@@ -877,6 +915,66 @@ async fn next(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
                 "rated": progress.rated,
                 "pooled": progress.total,
                 "path": format!("/targets/{}", paper.id),
+            })
+        ),
+    };
+    write_output(None, |out| out.write_all(text.as_bytes()))
+}
+
+/// `paperjudge simulate`: the replays of the study's fully rated targets, as a table or JSON.
+async fn simulate(pool: &SqlitePool, args: SimulateArgs) -> Result<(), CliError> {
+    let set = evaluation::EvaluationSet::load(pool, args.options.list_depth())
+        .await
+        .map_err(|error| CliError::internal("the study file cannot be read", error))?;
+    let settings = args.options.settings(set.study.pool_depth);
+    let replay = simulation::Replay::of_study(&set.study, settings)
+        .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
+    report_simulation(&replay, args)
+}
+
+/// `paperjudge simulate --qrels FILE --run FILE...`: the replays of the targets the runs list
+/// and the qrels judge fully, at the default pool depth.
+fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
+    let open = |path: &Path| {
+        File::open(path)
+            .map(|file| BufReader::with_capacity(1 << 20, file))
+            .map_err(|error| CliError::Usage(format!("cannot open {}: {error}", path.display())))
+    };
+    let qrels_path = args.qrels.as_deref().unwrap_or(Path::new(""));
+    let qrels = import::trec::read_qrels(open(qrels_path)?, &qrels_path.display().to_string())?;
+    let mut runs = import::trec::Runs::default();
+    for path in &args.runs {
+        runs.read(open(path)?, &path.display().to_string())?;
+    }
+    let study = runs.study(&qrels, PoolDepth::DEFAULT);
+    let settings = args.options.settings(PoolDepth::DEFAULT);
+    let replay = simulation::Replay::of_study(&study, settings)
+        .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
+    report_simulation(&replay, args)
+}
+
+/// The replays of `replay` that `args` ask for, written as a table or JSON.
+fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<(), CliError> {
+    let orders = if args.order.is_empty() {
+        vec![Order::Random, Order::Adaptive]
+    } else {
+        args.order
+    };
+    let last = args.first_seed.checked_add(args.seeds).ok_or_else(|| {
+        CliError::Usage("--first-seed plus --seeds must stay below 2^64".to_owned())
+    })?;
+    let summaries = replay.simulate(&orders, args.first_seed..last);
+    let text = match args.format {
+        StatusFormat::Text => simulation::table(replay, &summaries),
+        StatusFormat::Json => format!(
+            "{}\n",
+            serde_json::json!({
+                "targets": replay.targets(),
+                "ratings": replay.ratings(),
+                "leader": replay.leader(),
+                "seeds": args.seeds,
+                "first_seed": args.first_seed,
+                "orders": summaries,
             })
         ),
     };

@@ -150,6 +150,8 @@ pub async fn of_set(
             .collect(),
         total: set.study.total,
         pool_depth: set.study.pool_depth,
+        // The checks read no verdict, and the filtered targets no longer match the order.
+        completion: None,
     };
     let computing =
         tokio::task::spawn_blocking(move || compute(&study, &history, settings, partial));

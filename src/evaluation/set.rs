@@ -8,7 +8,7 @@ use crate::db;
 use crate::db::evaluation::{Revision, Snapshot};
 use crate::db::targets::Overview;
 use crate::domain::{ModelId, PaperId};
-use crate::leaderboard::{Study, TargetInput};
+use crate::leaderboard::{Completion, Study, TargetInput};
 
 /// The study's targets with ratings, their judgments and lists, in memory.
 #[derive(Debug)]
@@ -30,18 +30,27 @@ impl EvaluationSet {
     /// Loads the set of the study's current revision, with every list cut at `depth` or the
     /// pool depth, whichever is larger.
     pub async fn load(pool: &sqlx::SqlitePool, depth: usize) -> Result<Self, sqlx::Error> {
-        let snapshot = db::evaluation::load(pool, depth).await?;
+        // The completion order is read beside the snapshot, on a connection of its own. Read
+        // at an older revision, it misses only targets completed after it, the last ones:
+        // they are put last (see `from_snapshot`).
+        let started = std::time::Instant::now();
+        let (snapshot, completed) = tokio::try_join!(db::evaluation::load(pool, depth), async {
+            let completed = db::completion::completion_order(pool).await;
+            tracing::debug!(elapsed = ?started.elapsed(), "read the completion order");
+            completed
+        })?;
         // Building the set is CPU work of a few milliseconds per thousand targets: off the
         // async workers, which go on serving other pages meanwhile.
-        tokio::task::spawn_blocking(move || EvaluationSet::from_snapshot(snapshot))
+        tokio::task::spawn_blocking(move || EvaluationSet::from_snapshot(snapshot, &completed))
             .await
             .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()))
     }
 
-    /// Groups the snapshot's rows by target. A rating or list of a target or model the
-    /// snapshot does not hold is an error: such a row would otherwise be left out, and a
-    /// model missing a list scores 0 there.
-    pub fn from_snapshot(snapshot: Snapshot) -> Result<Self, sqlx::Error> {
+    /// Groups the snapshot's rows by target, and orders its fully rated targets as
+    /// `completed` lists them (see [`db::completion::completion_order`]). A rating or list of
+    /// a target or model the snapshot does not hold is an error: such a row would otherwise
+    /// be left out, and a model missing a list scores 0 there.
+    pub fn from_snapshot(snapshot: Snapshot, completed: &[PaperId]) -> Result<Self, sqlx::Error> {
         let Snapshot {
             revision,
             pool_depth,
@@ -86,6 +95,19 @@ impl EvaluationSet {
                 )));
             }
         }
+        let mut order: Vec<usize> = (completed.iter())
+            .filter_map(|target| position_of_target.get(target).copied())
+            .filter(|&position| inputs[position].fully_rated)
+            .collect();
+        // A fully rated target the completion order does not have (completed after it was
+        // read) still counts, last.
+        let ordered: HashSet<usize> = order.iter().copied().collect();
+        order.extend((0..inputs.len()).filter(|p| inputs[*p].fully_rated && !ordered.contains(p)));
+        let completion = Completion {
+            order,
+            population: usize::try_from(overview.active - overview.without_pool)
+                .unwrap_or_default(),
+        };
         Ok(EvaluationSet {
             revision,
             depth,
@@ -94,6 +116,7 @@ impl EvaluationSet {
                 targets: inputs,
                 total: usize::try_from(overview.active).unwrap_or_default(),
                 pool_depth,
+                completion: Some(completion),
             },
             overview,
             targets: (targets.into_iter())

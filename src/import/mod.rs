@@ -10,6 +10,7 @@ pub mod papers;
 pub mod ratings;
 pub mod recommendations;
 mod records;
+pub mod trec;
 
 use std::fmt;
 use std::io::Read;

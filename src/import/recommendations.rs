@@ -28,6 +28,8 @@ use crate::db::targets::{Found, ListedTargets, TargetChoice};
 use crate::domain::PaperId;
 use lists::{Gathered, Lists, NewRow};
 use rows::RowParser;
+// `simulate --qrels` reads run scores as the importer does.
+pub(super) use rows::parse_score;
 
 /// How the importer reads a file.
 #[derive(Debug, Clone)]

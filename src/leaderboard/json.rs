@@ -1,5 +1,5 @@
 //! The leaderboard as JSON (`--format json`, `/leaderboard.json`): the settings with the pool
-//! depth, the target counts, the model rows, and the per-target rows when asked for. The keys
+//! depth, the target counts, the verdict, the model rows, and the per-target rows when asked for. The keys
 //! are the names of `docs/metrics.md`.
 
 use serde::ser::{SerializeMap, Serializer};
@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::columns::{self, Value, COLUMNS};
 use super::{Leaderboard, ModelRow, Partial, TargetCounts, TargetRow};
+use crate::decision::Decision;
 use crate::metrics::Settings;
 
 impl Leaderboard {
@@ -20,6 +21,7 @@ impl Leaderboard {
                 partial: self.partial,
             },
             targets: &self.targets,
+            decision: self.decision.as_ref(),
             models: ModelsJson(&self.models),
             per_target: per_target.then_some(PerTargetJson(self)),
         };
@@ -33,6 +35,8 @@ impl Leaderboard {
 struct LeaderboardJson<'a> {
     settings: SettingsJson<'a>,
     targets: &'a TargetCounts,
+    /// `null` where there is no verdict (fewer than two models).
+    decision: Option<&'a Decision>,
     models: ModelsJson<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     per_target: Option<PerTargetJson<'a>>,

@@ -3,7 +3,8 @@
 //!
 //! Two steps, each in its module: [`score`] every model on every evaluated target, then
 //! [`resample`]: the models compared (order, means, bootstrap intervals, sign-flip tests
-//! against the leader). The result, a [`Leaderboard`], renders as JSON, CSV and a
+//! against the leader, and the [`verdict`] over the targets in the order they were
+//! completed). The result, a [`Leaderboard`], renders as JSON, CSV and a
 //! terminal table (definitions: `docs/metrics.md`); every table's columns come from
 //! [`columns::COLUMNS`].
 
@@ -13,18 +14,21 @@ mod json;
 mod resample;
 mod score;
 mod table;
+mod verdict;
 
 use std::collections::HashMap;
 use std::hash::Hash;
 
 use serde::Serialize;
 
+use crate::decision::Decision;
 use crate::domain::{PoolDepth, Stars};
 use crate::metrics::{Settings, TargetScores};
 use columns::{Column, Value};
 
 pub use resample::resample;
 pub use score::{score, score_target, Scores};
+pub use verdict::verdict;
 
 /// Holm-adjusted p-values at or above this leave a model tied with the leader.
 pub const SIGNIFICANCE_LEVEL: f64 = 0.05;
@@ -53,6 +57,20 @@ pub struct Study<K> {
     /// given (they are only counted).
     pub total: usize,
     pub pool_depth: PoolDepth,
+    /// The order the verdict watches the fully rated targets in; `None` where it is not
+    /// known (then there is no verdict).
+    pub completion: Option<Completion>,
+}
+
+/// The fully rated targets of a [`Study`] in the order they were completed, and the targets
+/// they are drawn from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// Positions among the study's targets, the first completed first.
+    pub order: Vec<usize>,
+    /// How many targets the study rates (those with a pool): the population the rated ones
+    /// are a random sample of.
+    pub population: usize,
 }
 
 impl<K> Study<K> {
@@ -74,6 +92,7 @@ impl<K> Study<K> {
             models,
             targets,
             pool_depth,
+            completion: None,
         }
     }
 }
@@ -252,6 +271,9 @@ pub struct Leaderboard {
     pub models: Vec<ModelRow>,
     /// Every evaluated target, in input order, with the models in row order.
     pub per_target: Vec<TargetRow>,
+    /// The anytime-valid verdict (see [`verdict`]); `None` with fewer than two models or
+    /// where the order the targets were completed in is not known.
+    pub decision: Option<Decision>,
 }
 
 impl Leaderboard {

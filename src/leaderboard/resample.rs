@@ -1,13 +1,15 @@
 //! The step after scoring: the models compared on their scores. Their order by mean NDCG,
 //! every column's mean, and what resampling tells of the differences: bootstrap intervals of
-//! the NDCG means, sign-flip tests of each model against the leader, Holm's adjustment.
+//! the NDCG means, sign-flip tests of each model against the leader, Holm's adjustment; and
+//! the verdict ([`super::verdict`]) from the same scores.
 
 use super::columns;
-use super::{Leaderboard, ModelRow, Scores, Study, TargetRow};
+use super::{verdict, Leaderboard, ModelRow, Scores, Study, TargetRow};
 use crate::metrics::{self, TargetScores};
 
 /// The leaderboard of `study` from its `scores`.
 pub fn resample<K>(study: &Study<K>, scores: Scores) -> Leaderboard {
+    let decision = verdict(study, &scores);
     let order = leaderboard_order(&study.models, &scores.by_model);
     let per_target = (scores.evaluated.iter().enumerate())
         .map(|(index, &position)| {
@@ -25,6 +27,7 @@ pub fn resample<K>(study: &Study<K>, scores: Scores) -> Leaderboard {
         targets: scores.targets,
         models: model_rows(&study.models, &scores.by_model, &order),
         per_target,
+        decision,
     }
 }
 

@@ -1,6 +1,6 @@
 //! The leaderboard as an aligned table for a terminal: numbers with 4 decimals, under a line
-//! stating the settings and one counting the targets, over a line saying how the comparisons
-//! were made.
+//! stating the settings and one counting the targets, over the verdict in words and a line
+//! saying how the comparisons were made.
 
 use super::columns::{Value, COLUMNS};
 use super::{Leaderboard, ModelRow, Partial, TargetCounts};
@@ -40,6 +40,10 @@ impl Leaderboard {
                 })
                 .collect();
             table.push_str(cells.join("  ").trim_end());
+            table.push('\n');
+        }
+        if let Some(decision) = &self.decision {
+            table.push_str(&crate::terminal::escape(&decision.in_words()));
             table.push('\n');
         }
         table.push_str(&format!(

@@ -158,7 +158,7 @@ fn json_has_the_interface_shape() {
     assert!(json.ends_with("}\n"));
     assert!(keys_in_order(
         &json,
-        &["settings", "targets", "models", "per_target"]
+        &["settings", "targets", "decision", "models", "per_target"]
     ));
     assert!(keys_in_order(
         &json,

@@ -36,6 +36,9 @@ struct DashboardPage {
     leaders: Vec<RowView>,
     /// Once a few targets are finished: re-checks done, and how many are suggested.
     recheck: Option<(i64, i64)>,
+    /// The anytime-valid verdict in words, with two models or more.
+    decision: Option<String>,
+    decided: bool,
 }
 
 /// How many models the dashboard shows of the leaderboard.
@@ -83,5 +86,7 @@ pub async fn show(
         k: board.settings.k.get(),
         leaders,
         recheck,
+        decision: board.decision.as_ref().map(|d| d.in_words()),
+        decided: board.decision.as_ref().is_some_and(|d| d.decided),
     })
 }

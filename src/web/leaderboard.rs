@@ -69,6 +69,9 @@ struct LeaderboardPage {
     has_models: bool,
     headers: Vec<Header>,
     rows: Vec<RowView>,
+    /// The anytime-valid verdict in words, with two models or more.
+    decision: Option<String>,
+    decided: bool,
     chart: Chart,
     form: OptionsForm,
     links: Links,
@@ -96,6 +99,8 @@ pub async fn show(
         has_models: !board.models.is_empty(),
         headers: headers(&query, board.settings.k.get()),
         rows: sorted.iter().map(RowView::new).collect(),
+        decision: board.decision.as_ref().map(|d| d.in_words()),
+        decided: board.decision.as_ref().is_some_and(|d| d.decided),
         chart: Chart::new(&board.models),
         form: OptionsForm::new(&board, query.sort),
         links: Links::new(&query, &board.settings),

@@ -15,6 +15,7 @@ mod checks_cli;
 mod checks_pool_bias;
 mod checks_web;
 mod cli;
+mod decision;
 mod durability;
 mod evaluation;
 mod import_order;
