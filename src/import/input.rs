@@ -200,6 +200,20 @@ impl<R: Read> Lines<R> {
     }
 }
 
+/// A line of a JSONL or TREC file as text.
+pub(crate) fn utf8_line(bytes: &[u8], line: u64) -> Result<&str, Problem> {
+    std::str::from_utf8(bytes).map_err(|error| {
+        Problem::at(
+            line,
+            None,
+            format!(
+                "not valid UTF-8 (byte {} of the line); save the file as UTF-8",
+                error.valid_up_to() + 1
+            ),
+        )
+    })
+}
+
 /// A CSV reader that keeps going over rows of the wrong length (we report them ourselves).
 pub fn open_csv<R: Read>(reader: R) -> csv::Reader<InputReader<R>> {
     csv::ReaderBuilder::new()

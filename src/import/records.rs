@@ -155,16 +155,7 @@ impl<R: Read, P: Parse> Records<R, P> {
             Source::Lines(lines) => match self.format {
                 Format::Jsonl => self.parser.json(lines.current(), line),
                 _ => {
-                    let text = std::str::from_utf8(lines.current()).map_err(|error| {
-                        Problem::at(
-                            line,
-                            None,
-                            format!(
-                                "not valid UTF-8 (byte {} of the line); save the file as UTF-8",
-                                error.valid_up_to() + 1
-                            ),
-                        )
-                    })?;
+                    let text = input::utf8_line(lines.current(), line)?;
                     let mut fields = [""; 6];
                     let mut count = 0;
                     for field in text.split_whitespace() {

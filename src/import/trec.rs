@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
 
-use super::input::Lines;
+use super::input::{self, Lines};
 use super::{InvalidInput, Problem, Problems};
 use crate::domain::{PoolDepth, Stars};
 use crate::leaderboard::{Study, TargetInput};
@@ -21,7 +21,7 @@ pub struct RunLine<'a> {
 
 /// Reads one run line. The rank column is not read: trec_eval orders by score.
 pub(crate) fn run_line(bytes: &[u8], line: u64) -> Result<RunLine<'_>, Problem> {
-    let text = utf8(bytes, line)?;
+    let text = input::utf8_line(bytes, line)?;
     let fields: Vec<&str> = text.split_whitespace().collect();
     let [target, _q0, paper, _rank, score, model] = fields[..] else {
         return Err(Problem::at(
@@ -47,19 +47,6 @@ pub(crate) fn run_line(bytes: &[u8], line: u64) -> Result<RunLine<'_>, Problem> 
 fn next_line<R: Read>(lines: &mut Lines<R>) -> Result<Option<(u64, &[u8])>, Problem> {
     let line = lines.advance()?;
     Ok(line.map(|line| (line, lines.current())))
-}
-
-fn utf8(bytes: &[u8], line: u64) -> Result<&str, Problem> {
-    std::str::from_utf8(bytes).map_err(|error| {
-        Problem::at(
-            line,
-            None,
-            format!(
-                "not valid UTF-8 (byte {} of the line); save the file as UTF-8",
-                error.valid_up_to() + 1
-            ),
-        )
-    })
 }
 
 /// The judgments of a qrels file: target → paper → stars.
@@ -104,7 +91,7 @@ pub fn read_qrels(reader: impl Read, source: &str) -> Result<Qrels, InvalidInput
 
 /// One qrels line: target, paper and stars (`None` for grade -1).
 fn qrels_line(bytes: &[u8], line: u64) -> Result<(&str, &str, Option<Stars>), Problem> {
-    let text = utf8(bytes, line)?;
+    let text = input::utf8_line(bytes, line)?;
     let fields: Vec<&str> = text.split_whitespace().collect();
     let [target, _iteration, paper, grade] = fields[..] else {
         return Err(Problem::at(
