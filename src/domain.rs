@@ -78,6 +78,14 @@ impl<'r> sqlx::Decode<'r, sqlx::Sqlite> for Stars {
     }
 }
 
+/// The same through SQLite stepped directly (see `db::bulk`).
+impl rusqlite::types::FromSql for Stars {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        Stars::try_from(value.as_i64()?)
+            .map_err(|error| rusqlite::types::FromSqlError::Other(Box::new(error)))
+    }
+}
+
 impl FromStr for Stars {
     type Err = InvalidStars;
 
@@ -107,12 +115,24 @@ impl FromStr for Stars {
 #[sqlx(transparent)]
 pub struct PaperId(pub i64);
 
+impl rusqlite::types::FromSql for PaperId {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        value.as_i64().map(PaperId)
+    }
+}
+
 /// Internal row id of a model (`models.id`).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize, sqlx::Type,
 )]
 #[sqlx(transparent)]
 pub struct ModelId(pub i64);
+
+impl rusqlite::types::FromSql for ModelId {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        value.as_i64().map(ModelId)
+    }
+}
 
 /// Number of top-ranked papers of every model that enter a target's pool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

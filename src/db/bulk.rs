@@ -1,5 +1,5 @@
-//! The connection of an import: opened for it alone, and stepping SQLite directly in its hot
-//! loops.
+//! SQLite stepped directly: the connection of an import, opened for it alone, and the read
+//! connections of the evaluation ([`open_reader`]).
 //!
 //! An import never borrows a connection of the pool. It opens one with its own settings and
 //! closes it at the end, so that nothing it changed outlives it, whether the import succeeds,
@@ -16,7 +16,9 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::path::Path;
 
+use rusqlite::OpenFlags;
 use sqlx::error::{DatabaseError, ErrorKind};
 use sqlx::{ConnectOptions, SqliteConnection, SqlitePool};
 
@@ -93,6 +95,26 @@ impl std::ops::DerefMut for ImportConnection {
     fn deref_mut(&mut self) -> &mut SqliteConnection {
         &mut self.conn
     }
+}
+
+/// Opens a read-only connection of its own to the study file at `path`, stepped directly: for
+/// reads of many rows (see [`super::evaluation`]), on a thread that may block. It waits for
+/// locks as every connection does.
+pub fn open_reader(path: &Path) -> Result<rusqlite::Connection, sqlx::Error> {
+    let open = || {
+        let conn = rusqlite::Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(super::BUSY_TIMEOUT)?;
+        Ok(conn)
+    };
+    open().map_err(database_error)
+}
+
+/// An error of SQLite (or of a typed value read) met through rusqlite, as sqlx's.
+pub fn database_error(error: rusqlite::Error) -> sqlx::Error {
+    DirectError::from(error).into()
 }
 
 /// An error of SQLite met through rusqlite, as a database error of sqlx: callers tell a full

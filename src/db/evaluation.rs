@@ -2,17 +2,18 @@
 //! with their ratings and the top of every list, as typed rows.
 //!
 //! What is read agrees with itself and with the revision it is labelled with while raters
-//! keep rating: it comes from one revision of the study (see [`load`]). Rows, not bytes, are what a query costs through the driver (each one is handed
-//! from its thread to ours): the ratings and the lists of a target come as one row, their
-//! values as JSON arrays that sqlx and serde decode into typed values here. Anything that is
-//! not what it should be (an entry that is no paper id, stars out of range) fails the read.
+//! keep rating: it comes from one revision of the study (see [`load`]). The reads step SQLite
+//! directly, on read connections of their own ([`super::bulk::open_reader`]), in threads that
+//! may block: through sqlx every row is handed from its connection's thread to ours, which
+//! for the quarter of a million list entries of 3,600 targets was most of a leaderboard's
+//! time. Values are read as the domain's types (`PaperId`, `ModelId`, `Stars`): anything that
+//! is not what it should be (stars out of range, a NULL) fails the read.
 
-use std::future::Future;
-use std::pin::Pin;
+use std::path::Path;
 
-use sqlx::types::Json;
-use sqlx::{FromRow, SqliteConnection, SqliteExecutor, SqlitePool};
+use sqlx::{FromRow, SqliteExecutor, SqlitePool};
 
+use super::bulk::{database_error, open_reader};
 use super::targets::{self, Overview};
 use crate::domain::{ModelId, PaperId, PoolDepth, Stars};
 
@@ -25,18 +26,17 @@ pub struct Revision {
     pub study: i64,
 }
 
+const REVISION: &str =
+    "SELECT (SELECT COALESCE(MAX(id), 0) FROM rating_history) AS ratings, revision AS study
+     FROM study WHERE id = 1";
+
 /// The study's revision now: two index lookups, cheap enough to ask on every page view.
 pub async fn revision<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Revision, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT (SELECT COALESCE(MAX(id), 0) FROM rating_history) AS ratings, revision AS study
-         FROM study WHERE id = 1",
-    )
-    .fetch_one(executor)
-    .await
+    sqlx::query_as(REVISION).fetch_one(executor).await
 }
 
 /// A target being rated that has at least one rating.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RatedTarget {
     pub id: PaperId,
     pub external_id: String,
@@ -47,6 +47,17 @@ pub struct RatedTarget {
 
 /// A target's ratings: each rated paper with its stars.
 pub type Judgments = Vec<(PaperId, Stars)>;
+
+/// The ratings of a target with at least one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetRatings {
+    pub target: PaperId,
+    pub judgments: Judgments,
+    /// The latest of its rated pairs' first ratings (a `rating_history` id). For a fully rated
+    /// target, whose rated pairs are its pool, the moment it was completed: the order the
+    /// verdict watches targets in (see [`crate::decision`]).
+    pub last_first_rating: i64,
+}
 
 /// A model's list for a target: (target, model, its papers best first).
 pub type List = (PaperId, ModelId, Vec<PaperId>);
@@ -63,7 +74,7 @@ pub struct Snapshot {
     /// The targets being rated that have a rating, by external id.
     pub targets: Vec<RatedTarget>,
     /// Their ratings: each target with its rated papers and their stars.
-    pub ratings: Vec<(PaperId, Judgments)>,
+    pub ratings: Vec<TargetRatings>,
     /// Their lists: (target, model, the first `depth` papers best first).
     pub lists: Vec<List>,
     /// Where the lists are cut: the larger of the pool depth and the depth asked for.
@@ -76,26 +87,32 @@ const RATED_TARGETS: &str = "SELECT target_id FROM targets WHERE active = 1 AND 
 /// Reads the snapshot the evaluation of the targets being rated needs, with every list cut at
 /// `depth` or the pool depth, whichever is larger (`usize::MAX`: whole lists).
 ///
-/// Four reads run at once, each in a read transaction of its own on a connection of its own
-/// (SQLite runs every connection on a thread, so they share the cores): the counts and
-/// targets, the ratings, and each half of the lists. They saw the same study when they saw
-/// the same revision; when a change came between them, everything is read again in one
-/// transaction.
+/// Three reads run at once, each in a read transaction of its own on a connection of its
+/// own: the counts, targets and ratings, and each half of the lists. They saw the same study
+/// when they saw the same revision; when a change came between them, everything is read again
+/// in one transaction.
 pub async fn load(pool: &SqlitePool, depth: usize) -> Result<Snapshot, sqlx::Error> {
-    let ((revision, head), (of_ratings, ratings), (of_even, even), (of_odd, odd)) = tokio::try_join!(
-        at_revision(pool, |conn| Box::pin(read_head(conn))),
-        at_revision(pool, |conn| Box::pin(read_ratings(conn))),
-        at_revision(pool, lists_of(Some(Half::Even), depth)),
-        at_revision(pool, lists_of(Some(Half::Odd), depth)),
-    )?;
-    if [of_ratings, of_even, of_odd] == [revision; 3] {
-        let (depth, mut lists) = even;
-        lists.extend(odd.1);
-        // By target and model, as one read gives them.
-        lists.sort_unstable_by_key(|&(target, model, _)| (target, model));
-        return Ok(head.into_snapshot(revision, ratings, (depth, lists)));
-    }
-    load_in_one_transaction(pool, depth).await
+    let path = pool.connect_options().get_filename().to_owned();
+    blocking(move || {
+        let (head, even, odd) = std::thread::scope(|scope| {
+            let even =
+                scope.spawn(|| at_revision(&path, |tx| read_lists(tx, depth, Some(Half::Even))));
+            let odd =
+                scope.spawn(|| at_revision(&path, |tx| read_lists(tx, depth, Some(Half::Odd))));
+            let head = at_revision(&path, |tx| Ok((read_head(tx)?, read_ratings(tx)?)));
+            (head, joined(even), joined(odd))
+        });
+        let ((revision, (head, ratings)), (of_even, (depth, mut lists)), (of_odd, (_, odd))) =
+            (head?, even?, odd?);
+        if [of_even, of_odd] == [revision; 2] {
+            lists.extend(odd);
+            // By target and model, as one read gives them.
+            lists.sort_unstable_by_key(|&(target, model, _)| (target, model));
+            return Ok(head.into_snapshot(revision, ratings, (depth, lists)));
+        }
+        read_in_one_transaction(&path, depth)
+    })
+    .await
 }
 
 /// What [`load`] reads, read in one transaction: slower, and never mixes two revisions.
@@ -103,29 +120,56 @@ pub async fn load_in_one_transaction(
     pool: &SqlitePool,
     depth: usize,
 ) -> Result<Snapshot, sqlx::Error> {
-    let (revision, (head, ratings, lists)) = at_revision(pool, |conn| {
-        Box::pin(async move {
-            let head = read_head(&mut *conn).await?;
-            let ratings = read_ratings(&mut *conn).await?;
-            Ok((head, ratings, read_lists(conn, depth, None).await?))
-        })
-    })
-    .await?;
+    let path = pool.connect_options().get_filename().to_owned();
+    blocking(move || read_in_one_transaction(&path, depth)).await
+}
+
+fn read_in_one_transaction(path: &Path, depth: usize) -> Result<Snapshot, sqlx::Error> {
+    let (revision, (head, ratings, lists)) = at_revision(path, |tx| {
+        Ok((
+            read_head(tx)?,
+            read_ratings(tx)?,
+            read_lists(tx, depth, None)?,
+        ))
+    })?;
     Ok(head.into_snapshot(revision, ratings, lists))
 }
 
-type Read<'c, T> = Pin<Box<dyn Future<Output = Result<T, sqlx::Error>> + Send + 'c>>;
+/// Runs `read` on a thread of the blocking pool, off the async workers.
+async fn blocking<T: Send + 'static>(
+    read: impl FnOnce() -> Result<T, sqlx::Error> + Send + 'static,
+) -> Result<T, sqlx::Error> {
+    tokio::task::spawn_blocking(read)
+        .await
+        .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()))
+}
 
-/// Runs `read` in a read transaction of its own, and answers the revision it saw with it.
-async fn at_revision<T>(
-    pool: &SqlitePool,
-    read: impl for<'c> FnOnce(&'c mut SqliteConnection) -> Read<'c, T>,
+fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// Runs `read` in a read transaction of its own, on a connection of its own to the study at
+/// `path`, and answers the revision it saw with it.
+fn at_revision<T>(
+    path: &Path,
+    read: impl FnOnce(&rusqlite::Transaction) -> rusqlite::Result<T>,
 ) -> Result<(Revision, T), sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    let revision = revision(&mut *tx).await?;
-    let value = read(&mut tx).await?;
-    tx.commit().await?;
-    Ok((revision, value))
+    let mut conn = open_reader(path)?;
+    let in_transaction = || {
+        let tx = conn.transaction()?;
+        let revision = tx.query_row(REVISION, [], |row| {
+            Ok(Revision {
+                ratings: row.get(0)?,
+                study: row.get(1)?,
+            })
+        })?;
+        let value = read(&tx)?;
+        tx.commit()?;
+        Ok((revision, value))
+    };
+    in_transaction().map_err(database_error)
 }
 
 /// Everything of a [`Snapshot`] but the ratings and the lists.
@@ -140,7 +184,7 @@ impl Head {
     fn into_snapshot(
         self,
         revision: Revision,
-        ratings: Vec<(PaperId, Judgments)>,
+        ratings: Vec<TargetRatings>,
         (depth, lists): (usize, Vec<List>),
     ) -> Snapshot {
         Snapshot {
@@ -156,57 +200,77 @@ impl Head {
     }
 }
 
-async fn read_head(conn: &mut SqliteConnection) -> Result<Head, sqlx::Error> {
-    let pool_depth = super::study::pool_depth(&mut *conn).await?;
-    let overview = targets::overview(&mut *conn).await?;
-    let models = sqlx::query_as("SELECT id, name FROM models ORDER BY name")
-        .fetch_all(&mut *conn)
-        .await?;
-    let targets = sqlx::query_as(
-        "SELECT s.target_id AS id, p.external_id, p.title, s.rated = s.pooled AS fully_rated
+fn pool_depth(tx: &rusqlite::Transaction) -> rusqlite::Result<PoolDepth> {
+    let depth: i64 = tx.query_row("SELECT pool_depth FROM study WHERE id = 1", [], |row| {
+        row.get(0)
+    })?;
+    // The CHECK constraint of the schema keeps the stored value in range.
+    Ok(PoolDepth::new(depth).unwrap_or(PoolDepth::DEFAULT))
+}
+
+fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
+    let overview = tx.query_row(targets::OVERVIEW, [], |row| {
+        Ok(Overview::from_row((
+            row.get(0)?,
+            row.get(1)?,
+            row.get(2)?,
+            row.get(3)?,
+            row.get(4)?,
+            row.get(5)?,
+            row.get(6)?,
+            row.get(7)?,
+        )))
+    })?;
+    let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let targets = (tx.prepare(
+        "SELECT s.target_id, p.external_id, p.title, s.rated = s.pooled
          FROM targets s JOIN papers p ON p.id = s.target_id
          WHERE s.active = 1 AND s.rated > 0
          ORDER BY p.external_id",
-    )
-    .fetch_all(&mut *conn)
-    .await?;
+    )?)
+    .query_map([], |row| {
+        Ok(RatedTarget {
+            id: row.get(0)?,
+            external_id: row.get(1)?,
+            title: row.get(2)?,
+            fully_rated: row.get(3)?,
+        })
+    })?
+    .collect::<rusqlite::Result<_>>()?;
     Ok(Head {
-        pool_depth,
+        pool_depth: pool_depth(tx)?,
         overview,
         models,
         targets,
     })
 }
 
-/// The ratings of the targets evaluated, one row per target: its papers and their stars as two
-/// JSON arrays, in the same order (every aggregate of a group sees its rows in one order).
-async fn read_ratings(
-    conn: &mut SqliteConnection,
-) -> Result<Vec<(PaperId, Judgments)>, sqlx::Error> {
-    type Row = (PaperId, Json<Vec<PaperId>>, Json<Vec<Stars>>);
-    let rows: Vec<Row> = sqlx::query_as(&format!(
-        "SELECT target_id, json_group_array(paper_id), json_group_array(stars)
-         FROM ratings WHERE target_id IN ({RATED_TARGETS})
-         GROUP BY target_id"
-    ))
-    .fetch_all(conn)
-    .await?;
-    (rows.into_iter())
-        .map(|(target, Json(papers), Json(stars))| {
-            if papers.len() != stars.len() {
-                return Err(misaligned("ratings", target));
-            }
-            Ok((target, papers.into_iter().zip(stars).collect()))
+/// The ratings of the targets evaluated: each target's rated papers with their stars, and
+/// when its last pair was first rated (every rating has its first in the history: see the
+/// migration `first_ratings`).
+fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRatings>> {
+    let mut statement = tx.prepare(&format!(
+        "SELECT target_id, paper_id, stars, first_rated
+         FROM ratings WHERE target_id IN ({RATED_TARGETS})"
+    ))?;
+    let mut rows: Vec<(PaperId, PaperId, Stars, i64)> = (statement.query_map([], |row| {
+        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+    })?)
+    .collect::<rusqlite::Result<_>>()?;
+    // They come in the table's order, by target and paper; a stable sort only checks it.
+    rows.sort_by_key(|&(target, paper, _, _)| (target, paper));
+    Ok((rows.chunk_by(|a, b| a.0 == b.0))
+        .map(|rows| TargetRatings {
+            target: rows[0].0,
+            judgments: rows
+                .iter()
+                .map(|&(_, paper, stars, _)| (paper, stars))
+                .collect(),
+            last_first_rating: rows.iter().map(|row| row.3).max().unwrap_or_default(),
         })
-        .collect()
-}
-
-/// The read of the lists of `half` of the targets (all with `None`).
-fn lists_of(
-    half: Option<Half>,
-    depth: usize,
-) -> impl for<'c> FnOnce(&'c mut SqliteConnection) -> Read<'c, (usize, Vec<List>)> {
-    move |conn| Box::pin(read_lists(conn, depth, half))
+        .collect())
 }
 
 /// Half of the targets, by the parity of their keys.
@@ -217,53 +281,37 @@ enum Half {
 }
 
 /// The lists of the targets evaluated (or of `half` of them), cut at `depth` or the pool
-/// depth, whichever is larger, with that depth. One row per target: model, position and paper
-/// of every entry as three JSON arrays in the same order, put in ranked order here (an ORDER BY
-/// inside the aggregate would make SQLite sort every entry).
-async fn read_lists(
-    conn: &mut SqliteConnection,
+/// depth, whichever is larger, with that depth; by target and model.
+fn read_lists(
+    tx: &rusqlite::Transaction,
     depth: usize,
     half: Option<Half>,
-) -> Result<(usize, Vec<List>), sqlx::Error> {
-    let depth = depth.max(super::study::pool_depth(&mut *conn).await?.get() as usize);
-    type Row = (
-        PaperId,
-        Json<Vec<ModelId>>,
-        Json<Vec<i64>>,
-        Json<Vec<PaperId>>,
-    );
+) -> rusqlite::Result<(usize, Vec<List>)> {
+    let depth = depth.max(pool_depth(tx)?.get() as usize);
     // Naming every model lets SQLite seek straight to the top of each list.
-    let rows: Vec<Row> = sqlx::query_as(&format!(
-        "SELECT target_id, json_group_array(model_id), json_group_array(position),
-                json_group_array(paper_id)
+    let mut statement = tx.prepare(&format!(
+        "SELECT target_id, model_id, position, paper_id
          FROM recommendations
          WHERE target_id IN ({RATED_TARGETS} AND (?1 IS NULL OR target_id % 2 = ?1))
-           AND model_id IN (SELECT id FROM models) AND position <= ?2
-         GROUP BY target_id"
-    ))
-    .bind(half.map(|half| half as i64))
-    .bind(i64::try_from(depth).unwrap_or(i64::MAX))
-    .fetch_all(conn)
-    .await?;
-    let mut lists = Vec::new();
-    for (target, Json(models), Json(positions), Json(papers)) in rows {
-        if models.len() != positions.len() || models.len() != papers.len() {
-            return Err(misaligned("lists", target));
-        }
-        let mut entries: Vec<(ModelId, i64, PaperId)> = (models.into_iter())
-            .zip(positions)
-            .zip(papers)
-            .map(|((model, position), paper)| (model, position, paper))
-            .collect();
-        entries.sort_unstable_by_key(|&(model, position, _)| (model, position));
-        for list in entries.chunk_by(|a, b| a.0 == b.0) {
-            let papers = list.iter().map(|&(_, _, paper)| paper).collect();
-            lists.push((target, list[0].0, papers));
-        }
-    }
+           AND model_id IN (SELECT id FROM models) AND position <= ?2"
+    ))?;
+    let half = half.map(|half| half as i64);
+    let limit = i64::try_from(depth).unwrap_or(i64::MAX);
+    let mut entries: Vec<(PaperId, ModelId, i64, PaperId)> = (statement
+        .query_map(rusqlite::params![half, limit], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?)
+    .collect::<rusqlite::Result<_>>()?;
+    // They come model by model (the table's order); a stable sort merges those runs.
+    entries.sort_by_key(|&(target, model, position, _)| (target, model, position));
+    let lists = (entries.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)))
+        .map(|list| {
+            (
+                list[0].0,
+                list[0].1,
+                list.iter().map(|entry| entry.3).collect(),
+            )
+        })
+        .collect();
     Ok((depth, lists))
-}
-
-fn misaligned(what: &str, target: PaperId) -> sqlx::Error {
-    sqlx::Error::Decode(format!("the {what} of target {} do not line up", target.0).into())
 }

@@ -3,7 +3,6 @@
 pub mod blind_pool;
 pub mod bulk;
 pub mod checks;
-pub mod completion;
 pub mod evaluation;
 pub mod papers;
 pub mod ratings;

@@ -114,6 +114,23 @@ pub struct Overview {
 }
 
 impl Overview {
+    /// The overview from the row of [`OVERVIEW`].
+    pub(super) fn from_row(row: OverviewRow) -> Overview {
+        let (choice, active, candidates, pooled, rated, finished, partly_rated, without_pool) = row;
+        Overview {
+            choice: TargetChoice::from_db(&choice),
+            active,
+            candidates,
+            pairs: Progress {
+                rated,
+                total: pooled,
+            },
+            finished,
+            partly_rated,
+            without_pool,
+        }
+    }
+
     /// Which targets the study rates, in words: "rating all 8 targets that have
     /// recommendations" or "rating 65 chosen targets of 40,000 with recommendations".
     pub fn in_words(&self) -> String {
@@ -159,33 +176,24 @@ pub fn thousands(count: i64) -> String {
 }
 
 pub async fn overview<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Overview, sqlx::Error> {
-    let row: (String, i64, i64, i64, i64, i64, i64, i64) = sqlx::query_as(
-        "SELECT (SELECT target_choice FROM study WHERE id = 1),
-                COUNT(*),
-                (SELECT COUNT(*) FROM targets WHERE listed = 1),
-                COALESCE(SUM(pooled), 0),
-                COALESCE(SUM(rated), 0),
-                COALESCE(SUM(pooled > 0 AND rated = pooled), 0),
-                COALESCE(SUM(rated > 0 AND rated < pooled), 0),
-                COALESCE(SUM(pooled = 0), 0)
-         FROM targets WHERE active = 1",
-    )
-    .fetch_one(executor)
-    .await?;
-    let (choice, active, candidates, pooled, rated, finished, partly_rated, without_pool) = row;
-    Ok(Overview {
-        choice: TargetChoice::from_db(&choice),
-        active,
-        candidates,
-        pairs: Progress {
-            rated,
-            total: pooled,
-        },
-        finished,
-        partly_rated,
-        without_pool,
-    })
+    let row: OverviewRow = sqlx::query_as(OVERVIEW).fetch_one(executor).await?;
+    Ok(Overview::from_row(row))
 }
+
+/// The query of [`overview`]; its row is an [`OverviewRow`]. (The evaluation reads it too,
+/// through SQLite directly: see [`super::evaluation`].)
+pub(super) const OVERVIEW: &str = "SELECT (SELECT target_choice FROM study WHERE id = 1),
+        COUNT(*),
+        (SELECT COUNT(*) FROM targets WHERE listed = 1),
+        COALESCE(SUM(pooled), 0),
+        COALESCE(SUM(rated), 0),
+        COALESCE(SUM(pooled > 0 AND rated = pooled), 0),
+        COALESCE(SUM(rated > 0 AND rated < pooled), 0),
+        COALESCE(SUM(pooled = 0), 0)
+ FROM targets WHERE active = 1";
+
+/// The columns of [`OVERVIEW`], in order.
+pub(super) type OverviewRow = (String, i64, i64, i64, i64, i64, i64, i64);
 
 /// One target with the progress of its pool.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]

@@ -2,8 +2,7 @@
 //! four steps, each named for what it does.
 //!
 //! 1. **load**: [`EvaluationSet::load`] reads one revision of the study, as typed rows
-//!    ([`db::evaluation`]), with the order its targets were completed in
-//!    ([`db::completion`]), into memory;
+//!    ([`db::evaluation`]), with the order its targets were completed in, into memory;
 //! 2. **score**: [`leaderboard::score`] scores every model on every evaluated target;
 //! 3. **resample**: [`leaderboard::resample`] compares the models: means, bootstrap intervals,
 //!    sign-flip tests against the leader, and the anytime-valid verdict

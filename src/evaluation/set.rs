@@ -30,27 +30,19 @@ impl EvaluationSet {
     /// Loads the set of the study's current revision, with every list cut at `depth` or the
     /// pool depth, whichever is larger.
     pub async fn load(pool: &sqlx::SqlitePool, depth: usize) -> Result<Self, sqlx::Error> {
-        // The completion order is read beside the snapshot, on a connection of its own. Read
-        // at an older revision, it misses only targets completed after it, the last ones:
-        // they are put last (see `from_snapshot`).
-        let started = std::time::Instant::now();
-        let (snapshot, completed) = tokio::try_join!(db::evaluation::load(pool, depth), async {
-            let completed = db::completion::completion_order(pool).await;
-            tracing::debug!(elapsed = ?started.elapsed(), "read the completion order");
-            completed
-        })?;
+        let snapshot = db::evaluation::load(pool, depth).await?;
         // Building the set is CPU work of a few milliseconds per thousand targets: off the
         // async workers, which go on serving other pages meanwhile.
-        tokio::task::spawn_blocking(move || EvaluationSet::from_snapshot(snapshot, &completed))
+        tokio::task::spawn_blocking(move || EvaluationSet::from_snapshot(snapshot))
             .await
             .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()))
     }
 
-    /// Groups the snapshot's rows by target, and orders its fully rated targets as
-    /// `completed` lists them (see [`db::completion::completion_order`]). A rating or list of
-    /// a target or model the snapshot does not hold is an error: such a row would otherwise
-    /// be left out, and a model missing a list scores 0 there.
-    pub fn from_snapshot(snapshot: Snapshot, completed: &[PaperId]) -> Result<Self, sqlx::Error> {
+    /// Groups the snapshot's rows by target, and orders its fully rated targets as they were
+    /// completed: each when its last pooled pair was first rated. A rating or list of a target
+    /// or model the snapshot does not hold is an error: such a row would otherwise be left
+    /// out, and a model missing a list scores 0 there.
+    pub fn from_snapshot(snapshot: Snapshot) -> Result<Self, sqlx::Error> {
         let Snapshot {
             revision,
             pool_depth,
@@ -80,8 +72,13 @@ impl EvaluationSet {
                 lists: vec![None; models.len()],
             })
             .collect();
-        for (target, judgments) in ratings {
-            inputs[target_position(target)?].judgments = judgments.into_iter().collect();
+        let mut completed_at = Vec::new();
+        for rated in ratings {
+            let position = target_position(rated.target)?;
+            inputs[position].judgments = rated.judgments.into_iter().collect();
+            if inputs[position].fully_rated {
+                completed_at.push((rated.last_first_rating, position));
+            }
         }
         for (target, model, papers) in lists {
             let position = *position_of_model.get(&model).ok_or_else(|| {
@@ -95,14 +92,12 @@ impl EvaluationSet {
                 )));
             }
         }
-        let mut order: Vec<usize> = (completed.iter())
-            .filter_map(|target| position_of_target.get(target).copied())
-            .filter(|&position| inputs[position].fully_rated)
+        // Ids of the rating history are unique: no two targets were completed at once.
+        completed_at.sort_unstable();
+        let order = completed_at
+            .into_iter()
+            .map(|(_, position)| position)
             .collect();
-        // A fully rated target the completion order does not have (completed after it was
-        // read) still counts, last.
-        let ordered: HashSet<usize> = order.iter().copied().collect();
-        order.extend((0..inputs.len()).filter(|p| inputs[*p].fully_rated && !ordered.contains(p)));
         let completion = Completion {
             order,
             population: usize::try_from(overview.active - overview.without_pool)

@@ -8,9 +8,14 @@ use super::{verdict, Leaderboard, ModelRow, Scores, Study, TargetRow};
 use crate::metrics::{self, TargetScores};
 
 /// The leaderboard of `study` from its `scores`.
-pub fn resample<K>(study: &Study<K>, scores: Scores) -> Leaderboard {
-    let decision = verdict(study, &scores);
+pub fn resample<K: Sync>(study: &Study<K>, scores: Scores) -> Leaderboard {
     let order = leaderboard_order(&study.models, &scores.by_model);
+    // The verdict is one thread's work, the resampling every thread's: side by side, the
+    // resampling takes up what the verdict leaves of the cores.
+    let (decision, models) = rayon::join(
+        || verdict(study, &scores),
+        || model_rows(&study.models, &scores.by_model, &order),
+    );
     let per_target = (scores.evaluated.iter().enumerate())
         .map(|(index, &position)| {
             TargetRow::new(
@@ -25,7 +30,7 @@ pub fn resample<K>(study: &Study<K>, scores: Scores) -> Leaderboard {
         pool_depth: study.pool_depth,
         partial: scores.partial,
         targets: scores.targets,
-        models: model_rows(&study.models, &scores.by_model, &order),
+        models,
         per_target,
         decision,
     }

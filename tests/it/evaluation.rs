@@ -66,7 +66,7 @@ async fn a_list_entry_that_is_no_paper_id_fails_the_evaluation() {
     )
     .await;
 
-    unreadable(&app, "invalid type: string \"P2\", expected i64").await;
+    unreadable(&app, "Invalid column type Text at index: 3, name: paper_id").await;
 }
 
 #[tokio::test]
@@ -106,9 +106,11 @@ async fn the_reads_at_once_equal_the_read_in_one_transaction() {
         .map(|target| (target.external_id.as_str(), target.fully_rated))
         .collect();
     assert_eq!(targets, [("T1", true), ("T2", false)]);
-    let t2_ratings = snapshot.ratings.iter().find(|(target, _)| *target == t2);
+    let t2_ratings = (snapshot.ratings.iter())
+        .find(|rated| rated.target == t2)
+        .map(|rated| rated.judgments.clone());
     let p7 = key("P7").await;
-    assert_eq!(t2_ratings, Some(&(t2, vec![(p7, Stars::new(5).unwrap())])));
+    assert_eq!(t2_ratings, Some(vec![(p7, Stars::new(5).unwrap())]));
     // Lists in ranked order, whatever order SQLite aggregated them in.
     let alpha = (snapshot.models.iter())
         .find(|(_, name)| name == MODELS[0])
@@ -126,6 +128,39 @@ async fn the_reads_at_once_equal_the_read_in_one_transaction() {
         6,
         "three models' lists of T1 and of T2"
     );
+}
+
+/// The fully rated targets in the order the verdict watches them, by external id.
+async fn completion_order(app: &TestApp) -> Vec<String> {
+    let set = evaluation::EvaluationSet::load(&app.study.pool, 0)
+        .await
+        .unwrap();
+    let completion = set.study.completion.expect("a study file knows the order");
+    (completion.order.iter())
+        .map(|&position| set.study.targets[position].target.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn targets_are_ordered_by_when_their_last_pair_was_first_rated() {
+    let app = TestApp::with_fixture().await;
+    // T2 completed first, then T1 (the reverse of their ids' order).
+    for (paper, stars) in [("P1", 1), ("P7", 5), ("P8", 3), ("P9", 2)] {
+        app.store_rating("T2", paper, stars).await;
+    }
+    assert_eq!(completion_order(&app).await, ["T2"]);
+    app.rate_all_of_t1().await;
+    assert_eq!(completion_order(&app).await, ["T2", "T1"]);
+
+    // A later change of a rating does not move its target.
+    app.store_rating("T2", "P7", 4).await;
+    assert_eq!(completion_order(&app).await, ["T2", "T1"]);
+    // A rating removed leaves its target unfinished; given again, the pair keeps its first
+    // rating, and the target its place.
+    app.store_rating("T2", "P8", 0).await;
+    assert_eq!(completion_order(&app).await, ["T1"]);
+    app.store_rating("T2", "P8", 2).await;
+    assert_eq!(completion_order(&app).await, ["T2", "T1"]);
 }
 
 async fn revision(pool: &sqlx::SqlitePool) -> Revision {
