@@ -528,7 +528,18 @@ async fn import_file(pool: &SqlitePool, path: &Path, kind: &Kind) -> Result<Summ
     let reader = progress.wrap_read(BufReader::with_capacity(1 << 20, file));
     let source = path.display().to_string();
     let mut rng = rand::rngs::StdRng::from_os_rng();
-    let result = import::import_file(pool, kind, reader, &source, &mut rng).await;
+    // Reading is measured in bytes; the write that follows (one transaction, a good part of a
+    // large import) has no length the bar could know in advance: it shows the time it takes.
+    let writing = || {
+        progress.set_style(
+            ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        progress.set_message("read; writing to the study in one transaction");
+        progress.reset_elapsed();
+        progress.enable_steady_tick(std::time::Duration::from_millis(100));
+    };
+    let result = import::import_file(pool, kind, reader, &source, &mut rng, writing).await;
     progress.finish_and_clear();
     Ok(result?)
 }

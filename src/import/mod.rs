@@ -32,17 +32,20 @@ pub enum Kind {
 /// Imports one file in one transaction of its own: all of it, or (on any error) nothing.
 ///
 /// `source` names the file in problems; `rng` draws the display keys of pairs entering the
-/// pool.
+/// pool; `read` is called once the whole file is read and checked, as the write begins (a
+/// progress bar of the reading gives way to one of the writing).
 pub async fn import_file<R: Read>(
     pool: &SqlitePool,
     kind: &Kind,
     reader: R,
     source: &str,
     rng: &mut impl Rng,
+    read: impl FnOnce(),
 ) -> Result<Summary, ImportError> {
     let mut conn = ImportConnection::open(pool).await?;
     let result = async {
         let staged = Staged::read(&mut conn, kind, reader, source).await?;
+        read();
         conn.begin().await?;
         let summary = staged.write(&mut conn, rng).await?;
         conn.commit().await?;

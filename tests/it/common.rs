@@ -47,7 +47,7 @@ impl TestStudy {
         seed: u64,
     ) -> Result<Summary, ImportError> {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        import::import_file(&self.pool, kind, text, "test.csv", &mut rng).await
+        import::import_file(&self.pool, kind, text, "test.csv", &mut rng, || ()).await
     }
 
     pub async fn papers(&self, csv: &str) -> Summary {
