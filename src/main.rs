@@ -1,3 +1,5 @@
+use std::io::IsTerminal;
+
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
@@ -11,6 +13,8 @@ async fn main() {
                 .unwrap_or_else(|_| EnvFilter::new("info,sqlx::query=error")),
         )
         .with_writer(std::io::stderr)
+        // Colours on a terminal only: a log file or a service's journal gets plain text.
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let cli = paperjudge::cli::Cli::parse();
     if let Err(error) = paperjudge::cli::run(cli).await {
