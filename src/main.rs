@@ -15,6 +15,11 @@ async fn main() {
         .with_writer(std::io::stderr)
         // Colours on a terminal only: a log file or a service's journal gets plain text.
         .with_ansi(std::io::stderr().is_terminal())
+        // A log that cannot be written (stderr closed, as by `2>&1 | head`) is dropped: by
+        // default the subscriber would report it with eprintln!, which panics there, in
+        // whichever thread logged, and a panic in a database connection's thread hangs the
+        // command.
+        .log_internal_errors(false)
         .init();
     let cli = paperjudge::cli::Cli::parse();
     if let Err(error) = paperjudge::cli::run(cli).await {

@@ -6,7 +6,7 @@ use std::process::Output;
 
 use serde_json::{json, Value};
 
-use crate::process_support::{paperjudge, stderr, succeeded};
+use crate::process_support::{paperjudge, paperjudge_with_stderr_closed, stderr, succeeded};
 
 /// The binary on `db`, with no environment of its own.
 fn run(db: &Path, args: &[&str]) -> Output {
@@ -370,5 +370,18 @@ fn a_backup_goes_through_a_name_of_its_own_and_removes_nothing_it_did_not_make()
         let output = run(&live, &["backup", target.to_str().unwrap()]);
         assert_eq!(output.status.code(), Some(2));
         assert_eq!(stderr(&output), message);
+    }
+}
+
+#[test]
+fn a_closed_stderr_drops_the_log_instead_of_failing_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_study(dir.path());
+    // Every statement logged: many writes to the closed pipe, from every thread. (Each one
+    // used to panic in whichever thread logged it; in a database connection's thread, the
+    // command then hung.)
+    for args in [&["status"][..], &["leaderboard", "--format", "json"]] {
+        let status = paperjudge_with_stderr_closed(&db, args, &[("PAPERJUDGE_LOG", "debug")]);
+        assert_eq!(status.code(), Some(0), "{args:?}");
     }
 }

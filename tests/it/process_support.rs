@@ -29,6 +29,26 @@ fn command(db: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     command
 }
 
+/// Runs `paperjudge --db DB ARGS...` with its standard error a pipe that nobody reads, closed
+/// as soon as the process starts (as `2>&1 | head` closes it); answers how it ended, or fails
+/// the test if it has not ended within a minute.
+pub fn paperjudge_with_stderr_closed(db: &Path, args: &[&str], env: &[(&str, &str)]) -> ExitStatus {
+    let mut child = command(db, args, env)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    drop(child.stderr.take());
+    for _ in 0..600 {
+        if let Some(status) = child.try_wait().expect("the status") {
+            return status;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    panic!("paperjudge {args:?} hung with its stderr closed");
+}
+
 /// Asserts that a command succeeded and answers its standard output.
 pub fn succeeded(output: &Output) -> String {
     assert!(

@@ -145,9 +145,16 @@ async fn the_order_of_targets_is_random_per_study() {
         }
         let mut rng = rand::rngs::StdRng::from_os_rng();
         let kind = crate::common::recommendations(paperjudge::import::Format::Csv);
-        paperjudge::import::import_file(&study.pool, &kind, csv.as_bytes(), "r.csv", &mut rng, || ())
-            .await
-            .unwrap();
+        paperjudge::import::import_file(
+            &study.pool,
+            &kind,
+            csv.as_bytes(),
+            "r.csv",
+            &mut rng,
+            || (),
+        )
+        .await
+        .unwrap();
         let app = TestApp::spawn(study).await;
         firsts.insert(location(&app.get("/next").await));
     }
