@@ -97,16 +97,18 @@ impl std::ops::DerefMut for ImportConnection {
     }
 }
 
-/// Opens a read-only connection of its own to the study file at `path`, stepped directly: for
-/// reads of many rows (see [`super::evaluation`]), on a thread that may block. It waits for
-/// locks as every connection does.
+/// Opens a connection of its own to the study file at `path` that only reads, stepped
+/// directly: for reads of many rows (see [`super::evaluation`]), on a thread that may block.
+/// It waits for locks as every connection does. (Opened read-write but `query_only`: a
+/// read-only connection cannot open a WAL study whose shared-memory file is missing.)
 pub fn open_reader(path: &Path) -> Result<rusqlite::Connection, sqlx::Error> {
     let open = || {
         let conn = rusqlite::Connection::open_with_flags(
             path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(super::BUSY_TIMEOUT)?;
+        conn.pragma_update(None, "query_only", true)?;
         Ok(conn)
     };
     open().map_err(database_error)
