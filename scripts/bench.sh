@@ -74,7 +74,7 @@ bench_evaluation() {
     kill "$server"
     trap - EXIT
 
-    python3 - "$work" "$runs" "${PAGE_REQUESTS:-200}" <<'PY'
+    python3 - "$work" "$runs" "${PAGE_REQUESTS:-200}" <<'PY' | python3 scripts/benchmarks_section.py
 import datetime, json, sys
 work, runs, requests = sys.argv[1:4]
 status = json.load(open(f"{work}/eval-status.json"))
@@ -106,16 +106,7 @@ lines.append("| `/leaderboard`, first load after a rating (median of %d ratings;
     "met" if ratio <= 1.5 else "MISSED", after["load"]))
 lines.append("| peak memory of the server through all of the above (VmHWM) | %.1f MB | | | under 100 MB: %s | |" % (
     peak_mb, "met" if peak_mb < 100 else "MISSED"))
-section = "\n".join(lines) + "\n"
-text = open("BENCHMARKS.md").read()
-start = text.find(lines[0])
-if start >= 0:
-    end = text.find("\n## ", start + 1)
-    text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
-else:
-    text = text.rstrip("\n") + "\n\n" + section
-open("BENCHMARKS.md", "w").write(text)
-print(section)
+print("\n".join(lines))
 PY
 }
 if [ "${BENCH:-all}" = evaluation ]; then
@@ -207,7 +198,7 @@ bench_import() {
 }
 # Writes the imports' part of BENCHMARKS.md from what bench_import measured.
 report_import() {
-    python3 - "$work" "$runs" <<'PY'
+    python3 - "$work" "$runs" <<'PY' | python3 scripts/benchmarks_section.py
 import datetime, json, sys
 work, runs = sys.argv[1:3]
 load = open(f"{work}/import.load").read().strip()
@@ -250,16 +241,7 @@ lines += ["",
     "In model-major order the rows are sorted from scratch (in target-major order they come",
     "nearly sorted); the lists written, the pool and the blind order are the same in every order",
     "(tests/it/import_order.rs)."]
-section = "\n".join(lines) + "\n"
-text = open("BENCHMARKS.md").read()
-start = text.find(lines[0])
-if start >= 0:
-    end = text.find("\n## ", start + 1)
-    text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
-else:
-    text = text.rstrip("\n") + "\n\n" + section
-open("BENCHMARKS.md", "w").write(text)
-print(section)
+print("\n".join(lines))
 PY
 }
 if [ "${BENCH:-all}" = import ]; then
