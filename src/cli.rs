@@ -360,7 +360,7 @@ async fn init(pool: &SqlitePool, pool_depth: i64) -> Result<(), CliError> {
             db::study::SetPoolDepthError::Database(error) => CliError::from(error),
             fixed => CliError::Usage(fixed.to_string()),
         })?;
-    eprintln!("study ready: pool depth {depth}");
+    crate::tell!("study ready: pool depth {depth}");
     Ok(())
 }
 
@@ -399,7 +399,7 @@ async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
     let address = listener
         .local_addr()
         .map_err(|error| CliError::internal("cannot read the listening address", error))?;
-    eprintln!("paperjudge is serving the study on http://{address}/");
+    crate::tell!("paperjudge is serving the study on http://{address}/");
     let settings = web::Access {
         password,
         behind_tls: args.behind_tls,
@@ -497,10 +497,10 @@ async fn run_import(pool: &SqlitePool, command: ImportCommand) -> Result<(), Cli
         ImportCommand::Ratings { file } => (file, Kind::Ratings),
     };
     let summary = import_file(pool, &file, &kind).await?;
-    eprintln!("{summary}");
+    crate::tell!("{summary}");
     if matches!(kind, Kind::Recommendations(_)) {
         let overview = db::targets::overview(pool).await?;
-        eprintln!("the study is {}", overview.in_words());
+        crate::tell!("the study is {}", overview.in_words());
     }
     Ok(())
 }
@@ -667,7 +667,7 @@ async fn backup(pool: &SqlitePool, study: &Path, file: &Path) -> Result<(), CliE
             error,
         ),
     })?;
-    eprintln!(
+    crate::tell!(
         "backup written to {}",
         crate::terminal::escape(&file.display().to_string())
     );
@@ -755,18 +755,18 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
                 chosen.to_string()
             };
             tx.commit().await?;
-            eprintln!("{said}");
+            crate::tell!("{said}");
             let overview = db::targets::overview(pool).await?;
-            eprintln!("the study is {}", overview.in_words());
+            crate::tell!("the study is {}", overview.in_words());
             Ok(())
         }
         TargetsCommand::Drop { ids } => {
             let mut tx = write_queue.begin(pool).await?;
             let dropped = choice::drop(&mut tx, &ids).await.map_err(choice_error)?;
             tx.commit().await?;
-            eprintln!("{dropped}");
+            crate::tell!("{dropped}");
             let overview = db::targets::overview(pool).await?;
-            eprintln!("the study is {}", overview.in_words());
+            crate::tell!("the study is {}", overview.in_words());
             Ok(())
         }
         TargetsCommand::List { format } => {

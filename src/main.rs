@@ -27,7 +27,7 @@ async fn main() {
             tracing::error!(cause = %source, "{error}");
         }
         for line in error.to_string().lines() {
-            eprintln!("paperjudge: {}", paperjudge::terminal::escape(line));
+            paperjudge::tell!("paperjudge: {}", paperjudge::terminal::escape(line));
         }
         std::process::exit(error.exit_code());
     }

@@ -27,6 +27,17 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     )
 }
 
+/// A line on standard error, as `eprintln!` writes it, except that a line that cannot be
+/// written (stderr closed, as `2>&1 | head` leaves it) is dropped instead of panicking: what
+/// the command was asked to do is done either way, and its exit status says how it went.
+#[macro_export]
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -374,7 +374,7 @@ fn a_backup_goes_through_a_name_of_its_own_and_removes_nothing_it_did_not_make()
 }
 
 #[test]
-fn a_closed_stderr_drops_the_log_instead_of_failing_the_command() {
+fn with_stderr_closed_a_command_drops_its_messages_and_does_its_work() {
     let dir = tempfile::tempdir().unwrap();
     let db = small_study(dir.path());
     // Every statement logged: many writes to the closed pipe, from every thread. (Each one
@@ -384,4 +384,25 @@ fn a_closed_stderr_drops_the_log_instead_of_failing_the_command() {
         let status = paperjudge_with_stderr_closed(&db, args, &[("PAPERJUDGE_LOG", "debug")]);
         assert_eq!(status.code(), Some(0), "{args:?}");
     }
+    // What a command tells on stderr is dropped too: the import is done, and an error still
+    // exits with its own status.
+    let papers = dir.path().join("more.csv");
+    std::fs::write(&papers, "id,title\nNEW1,A paper added\n").unwrap();
+    let import = ["import", "papers", papers.to_str().unwrap()];
+    assert_eq!(
+        paperjudge_with_stderr_closed(&db, &import, &[]).code(),
+        Some(0)
+    );
+    let status: Value =
+        serde_json::from_str(&succeeded(&run(&db, &["status", "--format", "json"]))).unwrap();
+    assert_eq!(
+        status["papers"], 11,
+        "the ten papers of the study and the new one"
+    );
+    let missing = dir.path().join("missing.csv");
+    let usage = ["import", "papers", missing.to_str().unwrap()];
+    assert_eq!(
+        paperjudge_with_stderr_closed(&db, &usage, &[]).code(),
+        Some(2)
+    );
 }
