@@ -4,6 +4,7 @@
 //! The library holds everything; `main.rs` only parses the command line and calls [`cli::run`].
 //! Tests build the same web app with [`web::run`] on any port.
 
+pub mod blocking;
 pub mod checks;
 pub mod choice;
 pub mod cli;

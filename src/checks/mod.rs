@@ -153,11 +153,7 @@ pub async fn of_set(
         // The checks read no verdict, and the filtered targets no longer match the order.
         completion: None,
     };
-    let computing =
-        tokio::task::spawn_blocking(move || compute(&study, &history, settings, partial));
-    Ok(computing
-        .await
-        .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic())))
+    Ok(crate::blocking::run(move || compute(&study, &history, settings, partial)).await)
 }
 
 /// Seconds since 1970 of an RFC 3339 time.

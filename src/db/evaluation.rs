@@ -93,7 +93,7 @@ const RATED_TARGETS: &str = "SELECT target_id FROM targets WHERE active = 1 AND 
 /// in one transaction.
 pub async fn load(pool: &SqlitePool, depth: usize) -> Result<Snapshot, sqlx::Error> {
     let path = pool.connect_options().get_filename().to_owned();
-    blocking(move || {
+    crate::blocking::run(move || {
         let (head, even, odd) = std::thread::scope(|scope| {
             let even =
                 scope.spawn(|| at_revision(&path, |tx| read_lists(tx, depth, Some(Half::Even))));
@@ -121,7 +121,7 @@ pub async fn load_in_one_transaction(
     depth: usize,
 ) -> Result<Snapshot, sqlx::Error> {
     let path = pool.connect_options().get_filename().to_owned();
-    blocking(move || read_in_one_transaction(&path, depth)).await
+    crate::blocking::run(move || read_in_one_transaction(&path, depth)).await
 }
 
 fn read_in_one_transaction(path: &Path, depth: usize) -> Result<Snapshot, sqlx::Error> {
@@ -133,15 +133,6 @@ fn read_in_one_transaction(path: &Path, depth: usize) -> Result<Snapshot, sqlx::
         ))
     })?;
     Ok(head.into_snapshot(revision, ratings, lists))
-}
-
-/// Runs `read` on a thread of the blocking pool, off the async workers.
-async fn blocking<T: Send + 'static>(
-    read: impl FnOnce() -> Result<T, sqlx::Error> + Send + 'static,
-) -> Result<T, sqlx::Error> {
-    tokio::task::spawn_blocking(read)
-        .await
-        .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()))
 }
 
 fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {

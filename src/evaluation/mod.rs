@@ -153,7 +153,7 @@ async fn compute(
 ) -> Leaderboard {
     let set = set.clone();
     let settings = options.settings(set.study.pool_depth);
-    tokio::task::spawn_blocking(move || {
+    crate::blocking::run(move || {
         let started = Instant::now();
         let scores = leaderboard::score(&set.study, settings, partial);
         tracing::debug!(elapsed = ?started.elapsed(), "scored");
@@ -162,7 +162,6 @@ async fn compute(
         board
     })
     .await
-    .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()))
 }
 
 /// Records as unblinded the targets `scope` shows which model listed which paper of: every

@@ -33,9 +33,7 @@ impl EvaluationSet {
         let snapshot = db::evaluation::load(pool, depth).await?;
         // Building the set is CPU work of a few milliseconds per thousand targets: off the
         // async workers, which go on serving other pages meanwhile.
-        tokio::task::spawn_blocking(move || EvaluationSet::from_snapshot(snapshot))
-            .await
-            .unwrap_or_else(|failed| std::panic::resume_unwind(failed.into_panic()))
+        crate::blocking::run(move || EvaluationSet::from_snapshot(snapshot)).await
     }
 
     /// Groups the snapshot's rows by target, and orders its fully rated targets as they were
