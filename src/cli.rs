@@ -87,18 +87,30 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
-    /// The metric settings of the NDCG replayed.
+    /// The metric settings of the NDCG replayed, and the verdict's margin.
     #[command(flatten)]
     pub options: evaluation::LeaderboardOptions,
-    /// Replays per order, each with its own seed.
+    /// Simulated studies per setting, each with its own seed.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub seeds: u64,
-    /// The first seed; the replays use this one and those after it.
+    /// The first seed; the studies use this one and those after it.
     #[arg(long, default_value_t = 0)]
     pub first_seed: u64,
-    /// The orders to replay (repeatable) [default: random and adaptive].
+    /// The orders to simulate (repeatable) [default: random]. `adaptive` leans each draw to
+    /// targets where the models still open list differently, and needs --resample.
     #[arg(long, value_enum)]
     pub order: Vec<Order>,
+    /// Draw targets with replacement from the fully rated ones (a library whose truth is
+    /// this study's means) instead of replaying the study's own targets in a random order.
+    #[arg(long)]
+    pub resample: bool,
+    /// Targets per simulated study [default: as many as the study has fully rated].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub targets: Option<u64>,
+    /// Also simulate with pruning (targets pooled after a model is out leave it out), and
+    /// report the ratings it saved on the same draws.
+    #[arg(long)]
+    pub prune: bool,
     #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
     pub format: StatusFormat,
     /// Replay this TREC qrels file (`target 0 paper grade`, grades 0..4 as 1..5 stars, as
@@ -964,19 +976,41 @@ fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
     report_simulation(&replay, args)
 }
 
-/// The replays of `replay` that `args` ask for, written as a table or JSON.
+/// The simulated studies of `replay` that `args` ask for, written as a table or JSON: for
+/// each order, without pruning and (with --prune) with it.
 fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<(), CliError> {
     let orders = if args.order.is_empty() {
-        vec![Order::Random, Order::Adaptive]
+        vec![Order::Random]
     } else {
         args.order
     };
     let last = args.first_seed.checked_add(args.seeds).ok_or_else(|| {
         CliError::Usage("--first-seed plus --seeds must stay below 2^64".to_owned())
     })?;
-    let summaries = replay.simulate(&orders, args.first_seed..last);
+    let targets = args.targets.map_or(replay.targets(), |n| {
+        usize::try_from(n).unwrap_or(usize::MAX)
+    });
+    let plans: Vec<simulation::Plan> = (orders.iter())
+        .flat_map(|&order| {
+            let prunes: &[bool] = if args.prune { &[false, true] } else { &[false] };
+            prunes.iter().map(move |&prune| simulation::Plan {
+                order,
+                prune,
+                resample: args.resample,
+                targets,
+            })
+        })
+        .collect();
+    for plan in &plans {
+        replay
+            .check(*plan)
+            .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
+    }
+    let summaries: Vec<simulation::Summary> = (plans.iter())
+        .map(|&plan| replay.simulate(plan, args.first_seed..last))
+        .collect();
     let text = match args.format {
-        StatusFormat::Text => simulation::table(replay, &summaries),
+        StatusFormat::Text => simulation::table(replay, targets, &summaries),
         StatusFormat::Json => format!(
             "{}\n",
             serde_json::json!({
@@ -985,6 +1019,7 @@ fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<
                 "leader": replay.leader(),
                 "seeds": args.seeds,
                 "first_seed": args.first_seed,
+                "targets_per_study": targets,
                 "orders": summaries,
             })
         ),

@@ -96,10 +96,11 @@ impl EvaluationSet {
             .into_iter()
             .map(|(_, position)| position)
             .collect();
+        let with_pool = overview.active - overview.without_pool;
         let completion = Completion {
             order,
-            population: usize::try_from(overview.active - overview.without_pool)
-                .unwrap_or_default(),
+            population: usize::try_from(with_pool).unwrap_or_default(),
+            choosable: overview.choosable(),
         };
         Ok(EvaluationSet {
             revision,

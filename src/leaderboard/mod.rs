@@ -68,9 +68,10 @@ pub struct Study<K> {
 pub struct Completion {
     /// Positions among the study's targets, the first completed first.
     pub order: Vec<usize>,
-    /// How many targets the study rates (those with a pool): the population the rated ones
-    /// are a random sample of.
+    /// How many targets the study rates (those with a pool).
     pub population: usize,
+    /// Papers with recommendations that are not chosen yet: targets the study could add.
+    pub choosable: usize,
 }
 
 impl<K> Study<K> {

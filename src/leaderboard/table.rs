@@ -51,6 +51,10 @@ impl Leaderboard {
              {RESAMPLES} permutations, Holm-adjusted over the comparisons; 95% CI from \
              {RESAMPLES} bootstrap resamples\n"
         ));
+        if let Some(beside) = (self.decision.as_ref()).and_then(|d| d.beside_the_table()) {
+            table.push_str(&beside);
+            table.push('\n');
+        }
         table
     }
 

@@ -72,6 +72,8 @@ struct LeaderboardPage {
     /// The anytime-valid verdict in words, with two models or more.
     decision: Option<String>,
     decided: bool,
+    /// What the verdict can tell apart, beside the table's fixed-sample p-values.
+    beside_the_table: Option<String>,
     chart: Chart,
     form: OptionsForm,
     links: Links,
@@ -101,6 +103,7 @@ pub async fn show(
         rows: sorted.iter().map(RowView::new).collect(),
         decision: board.decision.as_ref().map(|d| d.in_words()),
         decided: board.decision.as_ref().is_some_and(|d| d.decided),
+        beside_the_table: (board.decision.as_ref()).and_then(|d| d.beside_the_table()),
         chart: Chart::new(&board.models),
         form: OptionsForm::new(&board, query.sort),
         links: Links::new(&query, &board.settings),

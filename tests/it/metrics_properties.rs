@@ -40,6 +40,7 @@ fn any_settings() -> impl Strategy<Value = Settings> {
                 empty,
                 threshold: Stars::new(threshold).unwrap(),
                 ap_denominator,
+                ..Settings::default()
             },
         )
 }
