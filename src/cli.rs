@@ -21,6 +21,7 @@ use crate::export;
 use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
 use crate::leaderboard::Partial;
 use crate::metrics::Relevance;
+use crate::pruning;
 use crate::simulation;
 use crate::web::{self, Password};
 
@@ -74,6 +75,13 @@ pub enum Command {
     /// Choose the targets to rate, drop them, or list them with their progress.
     #[command(subcommand)]
     Targets(TargetsCommand),
+    /// Pruning: once the verdict rules a model out, pools built from then on leave its list
+    /// out (targets with a rating keep theirs; ratings are never removed). Without an argument,
+    /// prints whether the study prunes and which models are pruned.
+    Prune {
+        #[arg(value_enum)]
+        state: Option<Switch>,
+    },
     /// The target to rate next (the one `/next` opens); nothing when every pair is rated.
     Next {
         #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
@@ -280,6 +288,13 @@ pub enum StatusFormat {
     Json,
 }
 
+/// A setting turned on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
 /// Why a command failed, and so its exit status.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
@@ -352,6 +367,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Status { format } => status(&pool, format).await,
         Command::Targets(command) => targets(&pool, command).await,
         Command::Next { format } => next(&pool, format).await,
+        Command::Prune { state } => prune(&pool, state).await,
         Command::Simulate(args) => simulate(&pool, args).await,
     };
     // Whatever happened, the study file is left whole on its own (see `db::close`).
@@ -697,7 +713,8 @@ async fn status(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError>
         StatusFormat::Text => format!(
             "papers           {}\nmodels           {}\ntargets          {} ({} fully rated, {} \
              partly rated; {})\nrecommendations  {}\npooled pairs     {}\nrated pairs      {}\n\
-             pool depth       {}\nrating changes with provenance known  {}\n",
+             pool depth       {}\nrating changes with provenance known  {}\npruning          \
+             {}\n",
             status.papers,
             status.models,
             status.targets,
@@ -715,6 +732,11 @@ async fn status(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError>
             status.rated_pairs,
             status.pool_depth,
             status.judgments_with_provenance_known,
+            match (status.pruning, &status.pruned_models[..]) {
+                (false, _) => "off".to_owned(),
+                (true, []) => "on (no model ruled out yet)".to_owned(),
+                (true, pruned) => format!("on (left out of new pools: {})", pruned.join(", ")),
+            },
         ),
     };
     write_output(None, |out| out.write_all(text.as_bytes()))
@@ -916,8 +938,36 @@ fn targets_csv(targets: &[db::targets::TargetSummary]) -> Result<String, csv::Er
     Ok(String::from_utf8(bytes).unwrap_or_default())
 }
 
+/// `paperjudge prune [on|off]`: sets pruning, then says how it stands.
+async fn prune(pool: &SqlitePool, state: Option<Switch>) -> Result<(), CliError> {
+    if let Some(state) = state {
+        let mut rng = rand::rngs::StdRng::from_os_rng();
+        let mut tx = db::WriteQueue::default().begin(pool).await?;
+        let change = pruning::set(&mut tx, state == Switch::On, &mut rng).await?;
+        tx.commit().await?;
+        if change.added + change.removed > 0 {
+            crate::tell!(
+                "pools of targets without a rating: {} pairs added, {} removed",
+                change.added,
+                change.removed
+            );
+        }
+    }
+    let mut said = pruning::Pruning::of(pool).await?.to_string();
+    said.push('\n');
+    write_output(None, |out| out.write_all(said.as_bytes()))
+}
+
 /// `paperjudge next`: the id of the target `/next` opens, nothing when every pair is rated.
+/// While pruning is on, the models the verdict rules out are pruned first, so that the pool of
+/// the target it names leaves them out.
 async fn next(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
+    pruning::prune_ruled_out(pool, &db::WriteQueue::default(), || async {
+        let evaluated =
+            evaluation::leaderboard(pool, &evaluation::LeaderboardOptions::default(), evaluation::Scope::BLIND).await?;
+        Ok(evaluated.board.decision.clone())
+    })
+    .await?;
     let next = match db::targets::first_to_rate(pool).await? {
         Some(target) => {
             let paper = db::papers::get(pool, target).await?;

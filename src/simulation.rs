@@ -31,9 +31,11 @@ const SAME_MEAN: f64 = 1e-12;
 /// One fully rated target as a replay needs it, its papers numbered from 0.
 #[derive(Debug, Clone)]
 struct Replayed {
-    /// Each model's NDCG with every model pooled (an undefined one as 0).
-    ndcg: Vec<f64>,
-    /// Each model's top pool depth: what its list adds to the pool.
+    /// Each model's NDCG as the study pooled the target (an undefined one as 0; `None` for a
+    /// model its pool left out).
+    ndcg: Vec<Option<f64>>,
+    /// Each model's top pool depth: what its list adds to the pool (nothing for a model the
+    /// study's pool left out).
     pooled: Vec<Vec<u32>>,
     /// Each model's list as the scoring reads it (empty without a list).
     lists: Vec<Vec<u32>>,
@@ -57,15 +59,15 @@ impl Replayed {
     fn rated_with(&self, pooled: &[bool], settings: &Settings) -> (Vec<Option<f64>>, usize) {
         let pool = self.pool(pooled);
         if pooled.iter().all(|&in_pool| in_pool) {
-            return (self.ndcg.iter().map(|&v| Some(v)).collect(), pool.len());
+            return (self.ndcg.clone(), pool.len());
         }
         let judgments: HashMap<u32, Stars> = (self.judgments.iter())
             .filter(|(paper, _)| pool.contains(paper))
             .map(|(&paper, &stars)| (paper, stars))
             .collect();
-        let ndcg = (self.lists.iter().zip(pooled))
-            .map(|(list, &in_pool)| {
-                in_pool.then(|| {
+        let ndcg = (self.lists.iter().zip(pooled).zip(&self.ndcg))
+            .map(|((list, &in_pool), as_pooled)| {
+                (in_pool && as_pooled.is_some()).then(|| {
                     (metrics::evaluate_target(list, &judgments, settings).ndcg).unwrap_or(0.0)
                 })
             })
@@ -141,8 +143,11 @@ impl Replay {
                 let judgments = (target.judgments.iter())
                     .map(|(&paper, &stars)| (number(paper), stars))
                     .collect();
-                let pooled = (lists.iter())
-                    .map(|list| list.iter().take(pool_depth).copied().collect())
+                let pooled = (lists.iter().enumerate())
+                    .map(|(model, list)| match target.pooled(model) {
+                        true => list.iter().take(pool_depth).copied().collect(),
+                        false => Vec::new(),
+                    })
                     .collect();
                 let disagreement = (0..count * count)
                     .map(|pair| {
@@ -151,8 +156,12 @@ impl Replay {
                     })
                     .collect();
                 Replayed {
-                    ndcg: (scores.by_model.iter())
-                        .map(|model| model[index].ndcg.unwrap_or(0.0))
+                    ndcg: (scores.by_model.iter().enumerate())
+                        .map(|(model, values)| {
+                            target
+                                .pooled(model)
+                                .then(|| values[index].ndcg.unwrap_or(0.0))
+                        })
                         .collect(),
                     pooled,
                     lists,
@@ -161,9 +170,11 @@ impl Replay {
                 }
             })
             .collect();
+        // Over the targets that pooled the model (all of them, unless the study pruned).
         let means = (0..count)
             .map(|model| {
-                targets.iter().map(|target| target.ndcg[model]).sum::<f64>() / targets.len() as f64
+                let values: Vec<f64> = targets.iter().filter_map(|t| t.ndcg[model]).collect();
+                values.iter().sum::<f64>() / values.len().max(1) as f64
             })
             .collect();
         Ok(Replay {
@@ -485,6 +496,7 @@ mod tests {
                     Some(if gap { vec![2, 1] } else { vec![1, 3] }),
                     Some(vec![4, 5]),
                 ],
+                left_out: Vec::new(),
             })
             .collect();
         Study::of(

@@ -49,6 +49,7 @@ impl EvaluationSet {
             targets,
             ratings,
             lists,
+            left_out,
             depth,
         } = snapshot;
         let position_of_model: HashMap<ModelId, usize> = (models.iter().enumerate())
@@ -68,6 +69,7 @@ impl EvaluationSet {
                 fully_rated: target.fully_rated,
                 judgments: HashMap::new(),
                 lists: vec![None; models.len()],
+                left_out: Vec::new(),
             })
             .collect();
         let mut completed_at = Vec::new();
@@ -89,6 +91,12 @@ impl EvaluationSet {
                     model.0, target.0
                 )));
             }
+        }
+        for (target, model) in left_out {
+            let position = *position_of_model.get(&model).ok_or_else(|| {
+                unreadable(format!("a pool leaving out model {} outside the snapshot", model.0))
+            })?;
+            inputs[target_position(target)?].left_out.push(position);
         }
         // Ids of the rating history are unique: no two targets were completed at once.
         completed_at.sort_unstable();

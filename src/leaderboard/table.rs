@@ -42,6 +42,13 @@ impl Leaderboard {
             table.push_str(cells.join("  ").trim_end());
             table.push('\n');
         }
+        for row in &self.models {
+            if let Some(pruned) = row.pruned_in_words() {
+                let line = format!("{}: {pruned}", row.model);
+                table.push_str(&crate::terminal::escape(&line));
+                table.push('\n');
+            }
+        }
         if let Some(decision) = &self.decision {
             table.push_str(&crate::terminal::escape(&decision.in_words()));
             table.push('\n');

@@ -11,14 +11,22 @@ pub fn verdict<K>(study: &Study<K>, scores: &Scores) -> Option<Decision> {
     let completion = study.completion.as_ref()?;
     let started = std::time::Instant::now();
     // `scores.evaluated` holds positions in ascending order: a fully rated target is among
-    // them under either choice of partly rated targets. An undefined NDCG counts 0.
+    // them under either choice of partly rated targets. An undefined NDCG counts 0; a model
+    // the target's pool left out has none (its pairs skip the target).
     let ndcg: Vec<Vec<Option<f64>>> = (completion.order.iter())
         .filter(|&&position| study.targets[position].fully_rated)
-        .filter_map(|position| scores.evaluated.binary_search(position).ok())
-        .map(|index| {
-            (scores.by_model.iter())
-                .map(|model| Some(model[index].ndcg.unwrap_or(0.0)))
-                .collect()
+        .filter_map(|&position| {
+            let index = scores.evaluated.binary_search(&position).ok()?;
+            let target = &study.targets[position];
+            Some(
+                (scores.by_model.iter().enumerate())
+                    .map(|(model, values)| {
+                        target
+                            .pooled(model)
+                            .then(|| values[index].ndcg.unwrap_or(0.0))
+                    })
+                    .collect(),
+            )
         })
         .collect();
     let ahead = TargetsAhead {

@@ -6,12 +6,14 @@ use askama::Template;
 use sqlx::SqlitePool;
 
 use super::csrf::CsrfToken;
+use super::pruning::PruningView;
 use super::leaderboard::{self, LeaderboardQuery, RowView};
 use super::{view, WebError};
 use crate::checks;
 use crate::db;
 use crate::db::targets::{Progress, TargetChoice};
 use crate::evaluation::Evaluations;
+use crate::pruning::Pruning;
 
 /// With more candidate targets than this, the dashboard offers to choose targets: rating
 /// every paper of a large library is rarely the plan.
@@ -42,6 +44,7 @@ struct DashboardPage {
     decided: bool,
     /// How many more targets the verdict asks to choose, when the study can choose them.
     choose_more: Option<usize>,
+    pruning: Option<PruningView>,
     csrf_token: String,
 }
 
@@ -98,6 +101,7 @@ pub async fn show(
         decision: board.decision.as_ref().map(|d| d.in_words()),
         decided: board.decision.as_ref().is_some_and(|d| d.decided),
         choose_more,
+        pruning: PruningView::new(&Pruning::of(&pool).await?, board.decision.as_ref()),
         csrf_token: csrf.value().to_owned(),
     })?;
     csrf.set_cookie_on(&mut response)?;

@@ -19,6 +19,7 @@ mod health;
 mod leaderboard;
 mod methods;
 mod papers;
+mod pruning;
 mod rating_page;
 mod ratings;
 mod security;
@@ -108,6 +109,7 @@ fn routes(config: &mut web::ServiceConfig) {
         .configure(ratings::routes)
         .configure(leaderboard::routes)
         .configure(checks::routes)
+        .configure(pruning::routes)
         .configure(downloads::routes)
         .configure(assets::routes);
 }

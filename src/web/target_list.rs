@@ -13,6 +13,7 @@ use crate::choice::{self, ChoiceError};
 use crate::db;
 use crate::db::targets::{Listing, TargetSummary};
 use crate::db::WriteQueue;
+use crate::evaluation::{Evaluations, LeaderboardOptions, Scope};
 
 /// Targets per page of `/targets`: a study of a few hundred targets fits on one page, and a
 /// page of a study that rates every paper of a large library stays small.
@@ -108,8 +109,20 @@ async fn show(
 }
 
 /// 303 to the next target to rate, in the study's random order, or to the dashboard when
-/// every pair is rated.
-async fn next(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
+/// every pair is rated. While pruning is on, the models the verdict rules out are pruned first,
+/// so that the pool of the target it opens leaves them out.
+async fn next(
+    pool: web::Data<SqlitePool>,
+    write_queue: web::Data<WriteQueue>,
+    evaluations: web::Data<Evaluations>,
+) -> Result<HttpResponse, WebError> {
+    crate::pruning::prune_ruled_out(&pool, &write_queue, || async {
+        let evaluated = evaluations
+            .leaderboard(&pool, &LeaderboardOptions::default(), Scope::BLIND)
+            .await?;
+        Ok(evaluated.board.decision.clone())
+    })
+    .await?;
     let location = match db::targets::first_to_rate(&**pool).await? {
         Some(target) => format!("/targets/{}", target.0),
         None => "/".to_owned(),

@@ -195,6 +195,7 @@ proptest! {
                 fully_rated: true,
                 judgments,
                 lists: vec![Some(list.clone()), Some(list)],
+                left_out: Vec::new(),
             })
             .collect();
         let study = Study::of(models, targets, PoolDepth::DEFAULT);
