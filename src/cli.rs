@@ -441,7 +441,7 @@ fn password(file: Option<&Path>, variable: Option<OsString>) -> Result<Option<Pa
         }
     };
     let password = Password::new(&text)
-        .ok_or_else(|| CliError::Usage(format!("the password in {source} is empty")))?;
+        .map_err(|weak| CliError::Usage(format!("the password in {source} {weak}")))?;
     if let Some(file) = file {
         warn_if_others_can_read(file);
     }

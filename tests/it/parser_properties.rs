@@ -529,7 +529,7 @@ fn the_rating_forms_refuse_arbitrary_bodies_with_400_or_403() {
 #[test]
 fn the_login_form_refuses_arbitrary_bodies_without_a_server_error() {
     let access = Access {
-        password: Password::new("a password"),
+        password: Password::new("a password").ok(),
         ..Access::default()
     };
     check(

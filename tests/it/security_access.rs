@@ -5,7 +5,7 @@
 use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpStream};
 
-use crate::process_support::{paperjudge, ServerProcess};
+use crate::process_support::{paperjudge_ending, ServerProcess};
 use crate::web_support::{Answer, Browser, Page, TestApp};
 use paperjudge::web::{Access, Password};
 use reqwest::header::{
@@ -36,7 +36,7 @@ async fn protected_app(behind_tls: bool) -> TestApp {
 
 async fn protected_app_trusting(behind_tls: bool, trusted_proxies: Vec<IpAddr>) -> TestApp {
     let access = Access {
-        password: Password::new(PASSWORD),
+        password: Password::new(PASSWORD).ok(),
         behind_tls,
         trusted_proxies,
     };
@@ -471,7 +471,7 @@ async fn serve_refuses_a_public_address_without_a_password() {
     let study = TestStudy::new().await;
 
     for address in ["0.0.0.0:0", "[::]:8080", "192.0.2.1:8080"] {
-        let output = paperjudge(&study.db_path(), &["serve", "--addr", address], &[]);
+        let output = paperjudge_ending(&study.db_path(), &["serve", "--addr", address], &[]);
 
         assert_eq!(output.status.code(), Some(2), "{address}");
         assert_eq!(
@@ -493,7 +493,7 @@ async fn serve_refuses_an_empty_password_or_two_of_them() {
     std::fs::write(&empty, "\n").expect("the file is written");
     let empty = empty.to_str().expect("a UTF-8 path");
     let serve = |args: &[&str], env: &[(&str, &str)]| {
-        let output = paperjudge(&study.db_path(), &[&["serve"], args].concat(), env);
+        let output = paperjudge_ending(&study.db_path(), &[&["serve"], args].concat(), env);
         (
             output.status.code(),
             String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -523,6 +523,57 @@ async fn serve_refuses_an_empty_password_or_two_of_them() {
                 .to_owned()
         )
     );
+}
+
+#[tokio::test]
+async fn serve_refuses_a_password_under_8_characters_or_of_white_space_only() {
+    let study = TestStudy::new().await;
+    let file = study.dir.path().join("password");
+    let path = file.to_str().expect("a UTF-8 path");
+    let from_file = format!("the password file {path}");
+    let weak = [
+        ("x", "has 1 character"),
+        ("seven c", "has 7 characters"),
+        // Seven characters, one of them two bytes long.
+        ("pässwd!", "has 7 characters"),
+        ("   ", "is only white space"),
+        (" \t        ", "is only white space"),
+    ];
+
+    for (password, why) in weak {
+        let why = match why {
+            "is only white space" => {
+                "is only white space; a password needs 8 characters or more, not all of them \
+                 white space"
+                    .to_owned()
+            }
+            short => format!("{short}; a password needs 8 or more"),
+        };
+        std::fs::write(&file, format!("{password}\n")).expect("written");
+        for (args, env, source) in [
+            (&["serve", "--password-file", path][..], &[][..], &from_file),
+            (
+                &["serve"][..],
+                &[("PAPERJUDGE_PASSWORD", password)][..],
+                &"PAPERJUDGE_PASSWORD".to_owned(),
+            ),
+        ] {
+            let output = paperjudge_ending(&study.db_path(), args, env);
+            assert_eq!(output.status.code(), Some(2), "{password:?} from {source}");
+            assert_eq!(
+                String::from_utf8_lossy(&output.stderr),
+                format!("paperjudge: the password in {source} {why}\n"),
+            );
+        }
+    }
+
+    // Eight characters will do.
+    let server = ServerProcess::start(
+        &study.db_path(),
+        &["--addr", "127.0.0.1:0"],
+        &[("PAPERJUDGE_PASSWORD", "8 chars!")],
+    );
+    assert_eq!(log_in_to(&server, "8 chars!").await, StatusCode::SEE_OTHER);
 }
 
 /// Logs in to a server process with `password`; answers the login's status.
