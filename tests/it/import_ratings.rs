@@ -205,3 +205,26 @@ async fn ratings_files_keep_the_field_limit_and_name_each_column_once() {
          column once"
     );
 }
+
+#[tokio::test]
+async fn problems_name_the_line_a_row_is_on_whatever_the_line_endings() {
+    let study = study_with_pool().await;
+
+    for ending in ["\n", "\r\n"] {
+        let file = [
+            "target,paper,stars",
+            "P1,P2,4",
+            "P1,P3,7",
+            "",
+            "P1,P4,0",
+            "",
+        ]
+        .join(ending);
+        assert_eq!(
+            study.rejected(&Kind::Ratings, file.as_bytes()).await,
+            "test.csv:3: `stars`: stars must be an integer from 1 to 5, got \"7\"\n\
+             test.csv:5: `stars`: stars must be an integer from 1 to 5, got \"0\"",
+            "{ending:?}"
+        );
+    }
+}

@@ -284,3 +284,28 @@ async fn control_and_format_characters_in_model_names_are_refused() {
          U+0007, which is invisible or acts on the text around it"
     );
 }
+
+#[tokio::test]
+async fn problems_name_the_line_a_row_is_on_whatever_the_line_endings() {
+    let study = TestStudy::new().await;
+    study.papers(&crate::common::papers_csv(3)).await;
+    let kind = recommendations(Format::Csv);
+
+    for ending in ["\n", "\r\n"] {
+        let file = [
+            "model,target,rank,paper",
+            "m,P1,1,P2",
+            "m,P1,x,P3",
+            "",
+            "m,P2,0,P3",
+            "",
+        ]
+        .join(ending);
+        assert_eq!(
+            study.rejected(&kind, file.as_bytes()).await,
+            "test.csv:3: `rank`: expected a positive integer rank, got \"x\"\n\
+             test.csv:5: `rank`: expected a positive integer rank, got \"0\"",
+            "{ending:?}"
+        );
+    }
+}
