@@ -515,11 +515,26 @@ fn format_of(file: &Path, allowed: &[Format]) -> Result<Format, CliError> {
     }
 }
 
-/// Imports one file in one transaction, with a progress bar on a terminal.
-async fn import_file(pool: &SqlitePool, path: &Path, kind: &Kind) -> Result<Summary, CliError> {
+/// Opens a file given to be read, and its length; a directory is refused by name (Linux
+/// opens one, and only its first read fails).
+fn open_input(path: &Path) -> Result<(File, u64), CliError> {
     let file = File::open(path)
         .map_err(|error| CliError::Usage(format!("cannot open {}: {error}", path.display())))?;
-    let length = file.metadata().map(|meta| meta.len()).unwrap_or(0);
+    let metadata = file
+        .metadata()
+        .map_err(|error| CliError::Usage(format!("cannot read {}: {error}", path.display())))?;
+    if metadata.is_dir() {
+        return Err(CliError::Usage(format!(
+            "cannot read {}: it is a directory, not a file",
+            path.display()
+        )));
+    }
+    Ok((file, metadata.len()))
+}
+
+/// Imports one file in one transaction, with a progress bar on a terminal.
+async fn import_file(pool: &SqlitePool, path: &Path, kind: &Kind) -> Result<Summary, CliError> {
+    let (file, length) = open_input(path)?;
     let progress = ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::stderr());
     progress.set_style(
         ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
@@ -946,11 +961,8 @@ async fn simulate(pool: &SqlitePool, args: SimulateArgs) -> Result<(), CliError>
 /// `paperjudge simulate --qrels FILE --run FILE...`: the replays of the targets the runs list
 /// and the qrels judge fully, at the default pool depth.
 fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
-    let open = |path: &Path| {
-        File::open(path)
-            .map(|file| BufReader::with_capacity(1 << 20, file))
-            .map_err(|error| CliError::Usage(format!("cannot open {}: {error}", path.display())))
-    };
+    let open =
+        |path: &Path| open_input(path).map(|(file, _)| BufReader::with_capacity(1 << 20, file));
     let qrels_path = args.qrels.as_deref().unwrap_or(Path::new(""));
     let qrels = import::trec::read_qrels(open(qrels_path)?, &qrels_path.display().to_string())?;
     let mut runs = import::trec::Runs::default();

@@ -265,6 +265,27 @@ fn bad_input_and_usage_exit_with_status_two_and_a_message() {
 }
 
 #[test]
+fn a_directory_given_for_a_file_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_study(dir.path());
+    let folder = dir.path().join("folder.csv");
+    std::fs::create_dir(&folder).unwrap();
+    let folder = folder.to_str().unwrap();
+    let refusal = format!("paperjudge: cannot read {folder}: it is a directory, not a file\n");
+
+    for args in [
+        &["import", "ratings", folder][..],
+        &["import", "papers", folder],
+        &["import", "recommendations", folder],
+        &["simulate", "--qrels", folder, "--run", folder],
+    ] {
+        let output = run(&db, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&output), refusal, "{args:?}");
+    }
+}
+
+#[test]
 fn init_sets_the_pool_depth_of_a_new_study() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("new.db");
