@@ -111,8 +111,11 @@ impl Staged {
             Staged::Recommendations(staged) => staged.write(conn, rng).await,
             Staged::Ratings(staged) => staged.write(conn, rng).await,
         }?;
-        // Once for the whole file: a server's evaluation in memory is out of date from now on.
-        crate::db::study::bump_revision(conn).await?;
+        // Once for the whole file, and only if it changed something: a server's evaluation in
+        // memory is out of date from now on, and not before.
+        if summary.changed() {
+            crate::db::study::bump_revision(conn).await?;
+        }
         Ok(summary)
     }
 }
@@ -268,6 +271,12 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Whether the import changed the study: an item or a pair of the pool added, updated or
+    /// removed. A file with a header and no rows, or with the rows stored already, does not.
+    pub fn changed(&self) -> bool {
+        self.added + self.updated + self.pool_added + self.pool_removed > 0
+    }
+
     pub fn new(items: &'static str) -> Summary {
         Summary {
             items,
@@ -295,6 +304,9 @@ impl fmt::Display for Summary {
                 "; pool: {} pairs added, {} removed",
                 self.pool_added, self.pool_removed
             )?;
+        }
+        if !self.changed() {
+            write!(f, "; nothing changed")?;
         }
         Ok(())
     }

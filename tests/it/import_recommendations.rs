@@ -108,11 +108,15 @@ async fn bad_recommendations_are_rejected_whole_with_their_lines_named() {
 
     let message = study.rejected(&csv, b"").await;
     assert!(message.contains("the file is empty"), "{message}");
-    let message = study.rejected(&csv, b"model,target,rank,paper\n").await;
-    assert!(
-        message.contains("the file holds no recommendations"),
-        "{message}"
-    );
+    // A header without rows imports nothing, and is no error (`evaluation.rs`); a JSONL or
+    // TREC file without a line is.
+    for format in [Format::Jsonl, Format::Trec] {
+        let message = study.rejected(&recommendations(format), b"\n").await;
+        assert_eq!(
+            message,
+            "test.csv: the file holds no recommendations (an empty file imports nothing)"
+        );
+    }
     let message = study.rejected(&csv, b"model,target,paper\nA,P1,P2\n").await;
     assert!(
         message.contains("test.csv:1: `rank`: the header needs a rank or a score column"),
