@@ -342,20 +342,24 @@ impl Format {
     }
 }
 
-/// An external id must be usable in TREC files, which separate fields by whitespace, and
-/// hold no control or format character (see [`crate::domain::is_control_or_format`]).
-pub(crate) fn check_external_id(id: &str) -> Result<(), String> {
-    if id.is_empty() {
-        Err("is empty".to_owned())
+/// A paper id must be usable in TREC files, which separate fields by whitespace, and hold no
+/// control or format character (see [`crate::domain::is_control_or_format`]): a problem of
+/// `column` at `line` otherwise.
+pub(crate) fn check_paper_id(id: &str, line: u64, column: &str) -> Result<(), Problem> {
+    let why = if id.is_empty() {
+        "is empty".to_owned()
     } else if id.chars().any(char::is_whitespace) {
-        Err(format!(
-            "{id:?} contains whitespace, which TREC files cannot hold"
-        ))
+        format!("{id:?} contains whitespace, which TREC files cannot hold")
     } else if let Some(c) = invisible_character(id) {
-        Err(format!("{id:?} {c}"))
+        format!("{id:?} {c}")
     } else {
-        Ok(())
-    }
+        return Ok(());
+    };
+    Err(Problem::at(
+        line,
+        Some(column),
+        format!("the paper id {why}"),
+    ))
 }
 
 /// What is wrong with a name holding a control or format character, if it holds one.
