@@ -612,20 +612,13 @@ fn write_output(
 }
 
 async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), CliError> {
-    let scope = evaluation::Scope {
-        per_target: if args.per_target {
-            evaluation::PerTarget::All
-        } else {
-            evaluation::PerTarget::None
-        },
-        partial: if args.include_partial {
-            Partial::Include
-        } else {
-            Partial::Exclude
-        },
+    let partial = if args.include_partial {
+        Partial::Include
+    } else {
+        Partial::Exclude
     };
     let evaluated =
-        (evaluation::leaderboard(pool, &args.options, scope).await).map_err(|error| {
+        (evaluation::leaderboard(pool, &args.options, partial).await).map_err(|error| {
             CliError::internal(
                 "the leaderboard cannot be computed from the study file",
                 error,

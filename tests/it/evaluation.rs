@@ -13,8 +13,9 @@ use crate::web_support::{fixture_study, Answer, TestApp, MODELS};
 use paperjudge::choice;
 use paperjudge::db::{self, evaluation::Revision};
 use paperjudge::domain::{PaperId, Stars};
-use paperjudge::evaluation::{self, LeaderboardOptions, Scope};
+use paperjudge::evaluation::{self, LeaderboardOptions};
 use paperjudge::import::{Format, Kind};
+use paperjudge::leaderboard::Partial;
 
 /// Runs `statements` on one connection of the study, with the checks that would refuse
 /// them turned off: a study file damaged by hand or by another tool.
@@ -32,7 +33,7 @@ async fn unreadable(app: &TestApp, cause: &str) {
     let error = evaluation::leaderboard(
         &app.study.pool,
         &LeaderboardOptions::default(),
-        Scope::BLIND,
+        Partial::Exclude,
     )
     .await
     .expect_err("the evaluation fails");
