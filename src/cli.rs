@@ -22,7 +22,7 @@ use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
 use crate::leaderboard::Partial;
 use crate::metrics::Relevance;
 use crate::simulation;
-use crate::web::{self, Password};
+use crate::web::{self, HostName, Password};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -178,6 +178,12 @@ pub struct ServeArgs {
     /// it, only loopback connections count as the proxy's.
     #[arg(long, value_name = "ADDRESS", requires = "behind_tls")]
     pub trusted_proxy: Vec<IpAddr>,
+    /// Also answer requests for NAME, on any port (repeat for several): the name or address
+    /// other machines reach this one by, or the name the TLS proxy serves. Needs a password
+    /// or --behind-tls. Any other name but localhost, 127.0.0.1 and [::1] on the port served
+    /// gets 421, so that no other site can reach the study through DNS rebinding.
+    #[arg(long = "host", value_name = "NAME")]
+    pub hosts: Vec<HostName>,
 }
 
 /// The environment variable that may hold the password (kept off the command line, where
@@ -389,6 +395,21 @@ async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
         ),
         _ => {}
     }
+    match (args.hosts.first(), public) {
+        (Some(host), _) if password.is_none() && !args.behind_tls => {
+            return Err(CliError::Usage(format!(
+                "--host {host} needs a password or --behind-tls: without either, paperjudge \
+                 answers only loopback names (localhost, 127.0.0.1, [::1]), so that no other \
+                 site can reach the study through DNS rebinding"
+            )))
+        }
+        (None, Some(public)) => tracing::warn!(
+            "serving {public} without --host: only localhost, 127.0.0.1 and [::1] are \
+             answered, and a browser of another machine gets 421 until the name it uses is \
+             given with --host NAME"
+        ),
+        _ => {}
+    }
     if args.demo {
         if let Some(summary) = crate::demo::load_if_empty(&pool).await? {
             tracing::info!("loaded the demo study: {summary}");
@@ -404,6 +425,7 @@ async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
         password,
         behind_tls: args.behind_tls,
         trusted_proxies: args.trusted_proxy,
+        hosts: args.hosts,
     };
     // Runs until SIGTERM (after the requests in flight are answered) or SIGINT.
     web::run(listener, pool, settings)

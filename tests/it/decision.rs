@@ -462,9 +462,9 @@ fn simulate_refuses_bad_trec_files_naming_line_and_column() {
 
     // Ids the importers refuse are refused here too: a NUL, a zero-width space.
     let hostile_qrels = dir.path().join("hostile.qrels");
-    std::fs::write(&hostile_qrels, "T01 0 P\01 3\nT\u{200b}01 0 P2 2\n").unwrap();
+    std::fs::write(&hostile_qrels, "T01 0 P\x001 3\nT\u{200b}01 0 P2 2\n").unwrap();
     let hostile_run = dir.path().join("hostile.run");
-    std::fs::write(&hostile_run, "T01 Q0 P1 1 2.0 m\nT01 Q0 P\02 2 1.0 m\n").unwrap();
+    std::fs::write(&hostile_run, "T01 Q0 P1 1 2.0 m\nT01 Q0 P\x002 2 1.0 m\n").unwrap();
     let (hostile_qrels, hostile_run) = (
         hostile_qrels.display().to_string(),
         hostile_run.display().to_string(),
