@@ -1,6 +1,6 @@
-//! Access control: the refusal to serve a public address without a password, the login that
-//! every page but `/healthz` and the login page needs, sessions, logout, slowed guessing, and
-//! the caps on request bodies.
+//! Access control: the refusal to serve a public address without a password (or with a weak
+//! one), the login that every page but `/healthz` and the login page needs, sessions, logout,
+//! slowed guessing, the caps on request bodies, and the names answered (DNS rebinding).
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpStream};
