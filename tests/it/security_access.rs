@@ -710,10 +710,11 @@ async fn page_and_rating_for(app: &TestApp, host: &str) -> (StatusCode, StatusCo
 }
 
 #[tokio::test]
-async fn without_a_password_a_host_that_is_not_loopback_is_refused_with_421() {
+async fn without_a_password_only_the_loopback_hosts_on_the_port_are_answered() {
     let app = TestApp::spawn(small_study().await).await;
     let port = port_of(&app.address);
     let misdirected = |host: &str| misdirected(host, port, "");
+    let answered = (StatusCode::OK, StatusCode::OK, String::new());
     let refused = |host: &str| {
         (
             StatusCode::MISDIRECTED_REQUEST,
@@ -722,6 +723,21 @@ async fn without_a_password_a_host_that_is_not_loopback_is_refused_with_421() {
         )
     };
 
+    // The page, and a rating posted from it as a browser on the site would post it.
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+        format!("LocalHost:{port}"),
+        format!("localhost.:{port}"),
+        format!("127.0.0.2:{port}"),
+    ] {
+        assert_eq!(page_and_rating_for(&app, &host).await, answered, "{host}");
+    }
+    assert_eq!(app.study.count("rating_history").await, 1);
+
+    // A page of another site whose name points here reads nothing and saves nothing, even
+    // with a token and cookie the app gave at its real address.
     for host in [
         format!("evil.example:{port}"),
         format!("localhost.evil.example:{port}"),
@@ -737,7 +753,7 @@ async fn without_a_password_a_host_that_is_not_loopback_is_refused_with_421() {
     ] {
         assert_eq!(page_and_rating_for(&app, &host).await, refused(&host));
     }
-    assert_eq!(app.study.count("rating_history").await, 0);
+    assert_eq!(app.study.count("rating_history").await, 1);
 
     // A client's own X-Forwarded-Host is not believed without a proxy.
     let t1 = app.paper_id("T1").await;
@@ -765,25 +781,6 @@ async fn without_a_password_a_host_that_is_not_loopback_is_refused_with_421() {
         .await
         .expect("an answer");
     assert_eq!(health.status(), StatusCode::OK);
-}
-
-#[tokio::test]
-async fn without_a_password_every_loopback_host_on_the_port_is_answered() {
-    let app = TestApp::spawn(small_study().await).await;
-    let port = port_of(&app.address);
-    let answered = (StatusCode::OK, StatusCode::OK, String::new());
-
-    for host in [
-        format!("127.0.0.1:{port}"),
-        format!("localhost:{port}"),
-        format!("[::1]:{port}"),
-        format!("LocalHost:{port}"),
-        format!("localhost.:{port}"),
-        format!("127.0.0.2:{port}"),
-    ] {
-        assert_eq!(page_and_rating_for(&app, &host).await, answered, "{host}");
-    }
-    assert_eq!(app.study.count("rating_history").await, 1);
 }
 
 #[tokio::test]
