@@ -435,33 +435,39 @@ async fn an_oversized_login_form_gets_413() {
     );
 }
 
-#[tokio::test]
-async fn a_chunked_body_without_a_length_is_cut_off_at_the_cap_too() {
-    let app = TestApp::spawn(small_study().await).await;
-    let t1 = app.paper_id("T1").await;
+/// Sends `request` to `app` as it is, byte for byte; answers the status line of the answer.
+async fn raw_status_line(app: &TestApp, request: String) -> String {
     let address = app.address.trim_start_matches("http://").to_owned();
-
-    let status_line = tokio::task::spawn_blocking(move || {
-        let mut stream = TcpStream::connect(&address).expect("a connection");
-        let head = format!(
-            "POST /targets/{t1}/ratings HTTP/1.1\r\nHost: {address}\r\n\
-             Content-Type: application/x-www-form-urlencoded\r\n\
-             Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-        );
-        stream.write_all(head.as_bytes()).expect("the head is sent");
-        // 8 KiB in 1 KiB chunks: twice the cap, and small enough to be sent whole before
-        // the server answers.
-        let chunk = format!("400\r\n{}\r\n", "a".repeat(0x400));
+    tokio::task::spawn_blocking(move || {
+        let mut stream = TcpStream::connect(address).expect("a connection");
         stream
-            .write_all(format!("{}0\r\n\r\n", chunk.repeat(8)).as_bytes())
-            .expect("the body is sent");
+            .write_all(request.as_bytes())
+            .expect("the request is sent");
         let mut answer = Vec::new();
         let _ = stream.read_to_end(&mut answer);
         let answer = String::from_utf8_lossy(&answer).into_owned();
         answer.lines().next().unwrap_or_default().to_owned()
     })
     .await
-    .expect("the raw request");
+    .expect("the raw request")
+}
+
+#[tokio::test]
+async fn a_chunked_body_without_a_length_is_cut_off_at_the_cap_too() {
+    let app = TestApp::spawn(small_study().await).await;
+    let t1 = app.paper_id("T1").await;
+    let host = app.address.trim_start_matches("http://");
+    // 8 KiB in 1 KiB chunks: twice the cap, and small enough to be sent whole before the
+    // server answers.
+    let chunk = format!("400\r\n{}\r\n", "a".repeat(0x400));
+    let request = format!(
+        "POST /targets/{t1}/ratings HTTP/1.1\r\nHost: {host}\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\n\
+         Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n{}0\r\n\r\n",
+        chunk.repeat(8)
+    );
+
+    let status_line = raw_status_line(&app, request).await;
 
     assert_eq!(status_line, "HTTP/1.1 413 Payload Too Large");
     assert_eq!(app.study.count("ratings").await, 0);
@@ -786,20 +792,8 @@ async fn without_a_password_only_the_loopback_hosts_on_the_port_are_answered() {
 #[tokio::test]
 async fn a_request_without_a_host_is_refused_with_400() {
     let app = TestApp::spawn(small_study().await).await;
-    let address = app.address.trim_start_matches("http://").to_owned();
 
-    let status_line = tokio::task::spawn_blocking(move || {
-        let mut stream = TcpStream::connect(address).expect("a connection");
-        stream
-            .write_all(b"GET /targets HTTP/1.0\r\n\r\n")
-            .expect("the request is sent");
-        let mut answer = Vec::new();
-        let _ = stream.read_to_end(&mut answer);
-        let answer = String::from_utf8_lossy(&answer).into_owned();
-        answer.lines().next().unwrap_or_default().to_owned()
-    })
-    .await
-    .expect("the raw request");
+    let status_line = raw_status_line(&app, "GET /targets HTTP/1.0\r\n\r\n".to_owned()).await;
 
     assert_eq!(status_line, "HTTP/1.0 400 Bad Request");
 }
@@ -921,73 +915,61 @@ async fn app_behind_the_proxy(trusted_proxies: Vec<IpAddr>) -> TestApp {
     TestApp::spawn_with(small_study().await, access).await
 }
 
-/// The status of `/login` requested from `app` with `headers`.
-async fn login_page_status(app: &TestApp, headers: &[(&str, &str)]) -> StatusCode {
-    let mut request = app.http.get(app.url("/login"));
-    for (name, value) in headers {
-        request = request.header(*name, *value);
+/// Asserts the status of `/login` requested from `app` with each set of headers.
+async fn assert_login_page_statuses(app: &TestApp, cases: &[(&[(&str, &str)], StatusCode)]) {
+    for (headers, status) in cases {
+        let mut request = app.http.get(app.url("/login"));
+        for (name, value) in *headers {
+            request = request.header(*name, *value);
+        }
+        let answer = request.send().await.expect("an answer");
+        assert_eq!(answer.status(), *status, "{headers:?}");
     }
-    request.send().await.expect("an answer").status()
 }
 
 #[tokio::test]
 async fn behind_the_proxy_the_host_it_forwards_is_checked_as_well() {
     let app = app_behind_the_proxy(Vec::new()).await;
     let upstream = app.address.trim_start_matches("http://").to_owned();
+    let upstream = upstream.as_str();
     let (ok, misdirected) = (StatusCode::OK, StatusCode::MISDIRECTED_REQUEST);
+    let forwarded = |host: &'static str| [("host", upstream), ("forwarded", host)];
 
-    for (headers, status) in [
-        // nginx's `proxy_set_header Host $host;`, with or without X-Forwarded-Host.
-        (vec![("host", "lab.example")], ok),
-        (
-            vec![("host", "lab.example"), ("x-forwarded-host", "lab.example")],
-            ok,
-        ),
-        // Caddy, and nginx's default Host: the upstream's address, the name forwarded.
-        (
-            vec![
-                ("host", upstream.as_str()),
-                ("x-forwarded-host", "lab.example"),
-            ],
-            ok,
-        ),
-        (
-            vec![
-                ("host", upstream.as_str()),
-                ("forwarded", "for=192.0.2.7;host=lab.example;proto=https"),
-            ],
-            ok,
-        ),
-        // Every name the request gives must be one the app answers to.
-        (vec![("host", "evil.example")], misdirected),
-        (
-            vec![
-                ("host", "lab.example"),
-                ("x-forwarded-host", "evil.example"),
-            ],
-            misdirected,
-        ),
-        (
-            vec![
-                ("host", "evil.example"),
-                ("x-forwarded-host", "lab.example"),
-            ],
-            misdirected,
-        ),
-        (
-            vec![
-                ("host", upstream.as_str()),
-                ("forwarded", "host=evil.example"),
-            ],
-            misdirected,
-        ),
-    ] {
-        assert_eq!(
-            login_page_status(&app, &headers).await,
-            status,
-            "{headers:?}"
-        );
-    }
+    assert_login_page_statuses(
+        &app,
+        &[
+            // nginx's `proxy_set_header Host $host;`, with or without X-Forwarded-Host.
+            (&[("host", "lab.example")], ok),
+            (
+                &[("host", "lab.example"), ("x-forwarded-host", "lab.example")],
+                ok,
+            ),
+            // Caddy, and nginx's default Host: the upstream's address, the name forwarded.
+            (
+                &[("host", upstream), ("x-forwarded-host", "lab.example")],
+                ok,
+            ),
+            (&forwarded("for=192.0.2.7;host=lab.example;proto=https"), ok),
+            // Every name the request gives must be one the app answers to.
+            (&[("host", "evil.example")], misdirected),
+            (
+                &[
+                    ("host", "lab.example"),
+                    ("x-forwarded-host", "evil.example"),
+                ],
+                misdirected,
+            ),
+            (
+                &[
+                    ("host", "evil.example"),
+                    ("x-forwarded-host", "lab.example"),
+                ],
+                misdirected,
+            ),
+            (&forwarded("host=evil.example"), misdirected),
+        ],
+    )
+    .await;
 
     // The form's origin is the forwarded one: the browser's.
     let mut browser = Browser::at(&app.address);
@@ -996,7 +978,7 @@ async fn behind_the_proxy_the_host_it_forwards_is_checked_as_well() {
         .http
         .post(app.url("/login"))
         .header("cookie", browser.cookie_header())
-        .header("host", &upstream)
+        .header("host", upstream)
         .header("x-forwarded-host", "lab.example")
         .header("origin", "https://lab.example")
         .header("sec-fetch-site", "same-origin")
@@ -1010,33 +992,28 @@ async fn behind_the_proxy_the_host_it_forwards_is_checked_as_well() {
     // believed, for good or bad.
     let app = app_behind_the_proxy(vec![IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1))]).await;
     let upstream = app.address.trim_start_matches("http://").to_owned();
-    for (headers, status) in [
-        (
-            vec![
-                ("host", "lab.example"),
-                ("x-forwarded-host", "evil.example"),
-            ],
-            ok,
-        ),
-        (
-            vec![
-                ("host", "evil.example"),
-                ("x-forwarded-host", "lab.example"),
-            ],
-            misdirected,
-        ),
-        (
-            vec![
-                ("host", upstream.as_str()),
-                ("x-forwarded-host", "evil.example"),
-            ],
-            ok,
-        ),
-    ] {
-        assert_eq!(
-            login_page_status(&app, &headers).await,
-            status,
-            "{headers:?}"
-        );
-    }
+    assert_login_page_statuses(
+        &app,
+        &[
+            (
+                &[
+                    ("host", "lab.example"),
+                    ("x-forwarded-host", "evil.example"),
+                ],
+                ok,
+            ),
+            (
+                &[
+                    ("host", "evil.example"),
+                    ("x-forwarded-host", "lab.example"),
+                ],
+                misdirected,
+            ),
+            (
+                &[("host", &upstream), ("x-forwarded-host", "evil.example")],
+                ok,
+            ),
+        ],
+    )
+    .await;
 }
