@@ -403,10 +403,10 @@ async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
                  site can reach the study through DNS rebinding"
             )))
         }
-        (None, Some(public)) => tracing::warn!(
-            "serving {public} without --host: only localhost, 127.0.0.1 and [::1] are \
-             answered, and a browser of another machine gets 421 until the name it uses is \
-             given with --host NAME"
+        (None, _) if public.is_some() || args.behind_tls => tracing::warn!(
+            "no --host given: only localhost, 127.0.0.1 and [::1] are answered, and a browser \
+             that reaches paperjudge by another name (from another machine, or through the \
+             TLS proxy) gets 421 until that name is given with --host NAME"
         ),
         _ => {}
     }

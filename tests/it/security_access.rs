@@ -616,6 +616,15 @@ async fn with_a_password_serve_binds_a_public_address_behind_the_login() {
         StatusCode::UNAUTHORIZED
     );
     assert_eq!(log_in_to(&server, PASSWORD).await, StatusCode::SEE_OTHER);
+    // Without --host, the names other machines use are not answered, and the log says so.
+    let warned = server.log().into_iter().any(|line| {
+        line.contains(
+            "no --host given: only localhost, 127.0.0.1 and [::1] are answered, and a browser \
+             that reaches paperjudge by another name (from another machine, or through the TLS \
+             proxy) gets 421 until that name is given with --host NAME",
+        )
+    });
+    assert!(warned, "{:?}", server.log());
 }
 
 #[tokio::test]
