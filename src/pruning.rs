@@ -13,8 +13,8 @@ use std::future::Future;
 use rand::{Rng, SeedableRng};
 use sqlx::{SqliteConnection, SqlitePool};
 
-use crate::db::{self, WriteQueue};
 use crate::db::blind_pool::BlindPoolChange;
+use crate::db::{self, WriteQueue};
 use crate::decision::Decision;
 
 /// Whether the study prunes, and the models pruned.

@@ -119,19 +119,12 @@ pub async fn run(
 }
 
 /// The checks of the evaluation set `set` (read with [`LIST_DEPTH`]) and the study's history.
-/// Partly rated targets evaluated (with `partial`) are recorded as unblinded, as the
-/// leaderboard records them.
 pub async fn of_set(
     pool: &SqlitePool,
     set: &EvaluationSet,
     options: &LeaderboardOptions,
     partial: Partial,
 ) -> Result<Checks, sqlx::Error> {
-    let unblinded: Vec<PaperId> = (set.study.targets.iter().zip(&set.targets))
-        .filter(|(target, _)| partial.evaluates(target) && !target.fully_rated)
-        .map(|(_, (key, _))| *key)
-        .collect();
-    db::targets::record_unblinded(pool, &unblinded).await?;
     let settings = options.settings(set.study.pool_depth);
     let judgments = db::checks::judgments(pool).await?;
     let rechecks = db::checks::rechecks(pool).await?;

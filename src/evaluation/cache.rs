@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use sqlx::SqlitePool;
 use tokio::sync::OnceCell;
 
-use super::{compute, record_unblinded, Evaluated, EvaluationSet, LeaderboardOptions, Scope};
+use super::{compute, Evaluated, EvaluationSet, LeaderboardOptions};
 use crate::db;
 use crate::db::evaluation::Revision;
 use crate::leaderboard::{Leaderboard, Partial};
@@ -52,26 +52,25 @@ struct BoardKey {
 }
 
 impl Evaluations {
-    /// The leaderboard the options ask for, on the study as it is now; records the targets
-    /// `scope` unblinds, as [`super::leaderboard`] does.
+    /// The leaderboard the options ask for, on the study as it is now, as
+    /// [`super::leaderboard`] computes it.
     pub async fn leaderboard(
         &self,
         pool: &SqlitePool,
         options: &LeaderboardOptions,
-        scope: Scope,
+        partial: Partial,
     ) -> Result<Evaluated, sqlx::Error> {
         let set = self.set(pool, options.list_depth()).await?;
         let key = BoardKey {
             revision: set.revision,
             settings: options.settings(set.study.pool_depth),
-            partial: scope.partial,
+            partial,
         };
         let board = self.board_cell(key);
         let board = (board
-            .get_or_init(|| async { Arc::new(compute(&set, options, scope.partial).await) }))
+            .get_or_init(|| async { Arc::new(compute(&set, options, partial).await) }))
         .await
         .clone();
-        record_unblinded(pool, &set, &board, scope).await?;
         Ok(Evaluated { set, board })
     }
 

@@ -1,8 +1,7 @@
 //! The evaluation set: one revision of the study as the scoring reads it, built from the rows
 //! of [`db::evaluation::load`].
 
-use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::collections::HashMap;
 
 use crate::db;
 use crate::db::evaluation::{Revision, Snapshot};
@@ -21,9 +20,6 @@ pub struct EvaluationSet {
     pub study: Study<PaperId>,
     /// The key and title of each target of `study.targets`, in the same order.
     pub targets: Vec<(PaperId, String)>,
-    /// The targets recorded as unblinded since this set was loaded (see
-    /// [`db::targets::record_unblinded`]).
-    pub unblinded: Mutex<HashSet<PaperId>>,
 }
 
 impl EvaluationSet {
@@ -94,7 +90,10 @@ impl EvaluationSet {
         }
         for (target, model) in left_out {
             let position = *position_of_model.get(&model).ok_or_else(|| {
-                unreadable(format!("a pool leaving out model {} outside the snapshot", model.0))
+                unreadable(format!(
+                    "a pool leaving out model {} outside the snapshot",
+                    model.0
+                ))
             })?;
             inputs[target_position(target)?].left_out.push(position);
         }
@@ -124,7 +123,6 @@ impl EvaluationSet {
             targets: (targets.into_iter())
                 .map(|target| (target.id, target.title))
                 .collect(),
-            unblinded: Mutex::default(),
         })
     }
 

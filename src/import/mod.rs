@@ -111,8 +111,11 @@ impl Staged {
             Staged::Recommendations(staged) => staged.write(conn, rng).await,
             Staged::Ratings(staged) => staged.write(conn, rng).await,
         }?;
-        // Once for the whole file: a server's evaluation in memory is out of date from now on.
-        crate::db::study::bump_revision(conn).await?;
+        // Once for the whole file, and only if it changed something: a server's evaluation in
+        // memory is out of date from now on, and not before.
+        if summary.changed() {
+            crate::db::study::bump_revision(conn).await?;
+        }
         Ok(summary)
     }
 }
@@ -268,6 +271,12 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Whether the import changed the study: an item or a pair of the pool added, updated or
+    /// removed. A file with a header and no rows, or with the rows stored already, does not.
+    pub fn changed(&self) -> bool {
+        self.added + self.updated + self.pool_added + self.pool_removed > 0
+    }
+
     pub fn new(items: &'static str) -> Summary {
         Summary {
             items,
@@ -295,6 +304,9 @@ impl fmt::Display for Summary {
                 "; pool: {} pairs added, {} removed",
                 self.pool_added, self.pool_removed
             )?;
+        }
+        if !self.changed() {
+            write!(f, "; nothing changed")?;
         }
         Ok(())
     }
@@ -330,20 +342,24 @@ impl Format {
     }
 }
 
-/// An external id must be usable in TREC files, which separate fields by whitespace, and
-/// hold no control or format character (see [`crate::domain::is_control_or_format`]).
-pub(crate) fn check_external_id(id: &str) -> Result<(), String> {
-    if id.is_empty() {
-        Err("is empty".to_owned())
+/// A paper id must be usable in TREC files, which separate fields by whitespace, and hold no
+/// control or format character (see [`crate::domain::is_control_or_format`]): a problem of
+/// `column` at `line` otherwise.
+pub(crate) fn check_paper_id(id: &str, line: u64, column: &str) -> Result<(), Problem> {
+    let why = if id.is_empty() {
+        "is empty".to_owned()
     } else if id.chars().any(char::is_whitespace) {
-        Err(format!(
-            "{id:?} contains whitespace, which TREC files cannot hold"
-        ))
+        format!("{id:?} contains whitespace, which TREC files cannot hold")
     } else if let Some(c) = invisible_character(id) {
-        Err(format!("{id:?} {c}"))
+        format!("{id:?} {c}")
     } else {
-        Ok(())
-    }
+        return Ok(());
+    };
+    Err(Problem::at(
+        line,
+        Some(column),
+        format!("the paper id {why}"),
+    ))
 }
 
 /// What is wrong with a name holding a control or format character, if it holds one.

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::input::{self, Header};
 use super::records::{Parse, Records};
-use super::{check_external_id, Format, ImportError, Problem, Problems, Summary};
+use super::{check_paper_id, Format, ImportError, Problem, Problems, Summary};
 use crate::db::bulk::ImportConnection;
 use crate::db::papers::{self, NewPaper, PaperWriter, Upserted};
 
@@ -182,9 +182,7 @@ fn validated(paper: NewPaper, line: u64) -> Result<NewPaper, Problem> {
             input::check_field_size(text, field, line)?;
         }
     }
-    if let Err(why) = check_external_id(&paper.external_id) {
-        return Err(Problem::at(line, Some("id"), format!("the paper id {why}")));
-    }
+    check_paper_id(&paper.external_id, line, "id")?;
     if paper.title.is_empty() {
         return Err(Problem::at(line, Some("title"), "the title is empty"));
     }

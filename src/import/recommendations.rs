@@ -121,7 +121,9 @@ pub(super) fn stage<R: Read>(
             break;
         }
     }
-    if records.read() == 0 && problems.is_empty() {
+    // A CSV file with a header and no rows imports nothing, and says so; a JSONL or TREC file
+    // has no header, and one without a line is likely not the file meant.
+    if records.read() == 0 && problems.is_empty() && options.format != Format::Csv {
         problems.push(Problem::whole_file(
             "the file holds no recommendations (an empty file imports nothing)",
         ));
@@ -207,7 +209,7 @@ impl Staged {
         })
         .await?;
         // A target new to the study, and so without a rating, leaves out the models pruned.
-        let pruned = db::pruning::rebuild_unrated_pools(&mut **conn, depth, rng).await?;
+        let pruned = db::pruning::rebuild_unrated_pools(conn, depth, rng).await?;
         summary.pool_added += pruned.added;
         summary.pool_removed += pruned.removed;
         Ok(summary)
@@ -260,7 +262,8 @@ impl Writer<'_, '_> {
                     self.summary.updated += 1;
                 }
                 self.lists.write(target, model.id, !old.is_empty(), &new)?;
-                let pooled = !(self.left_out.get(&target)).is_some_and(|out| out.contains(&model.id));
+                let pooled =
+                    !(self.left_out.get(&target)).is_some_and(|out| out.contains(&model.id));
                 if pooled {
                     arriving.extend(new.iter().take(depth).map(|entry| entry.paper));
                     leaving.extend(old.iter().take(depth).map(|entry| entry.paper));

@@ -201,7 +201,11 @@ impl ModelRow {
                 "pruned: left out of the pools of {} {}, scored over the {} whose pool held its \
                  list",
                 self.left_out_of,
-                if self.left_out_of == 1 { "target" } else { "targets" },
+                if self.left_out_of == 1 {
+                    "target"
+                } else {
+                    "targets"
+                },
                 self.targets
             )
         })

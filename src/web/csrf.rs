@@ -28,7 +28,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use sqlx::SqlitePool;
 
-use super::{tokens, WebError};
+use super::{hosts, tokens, WebError};
 use crate::db;
 
 const COOKIE_NAME: &str = "paperjudge_browser";
@@ -167,7 +167,7 @@ fn same_origin(request: &HttpRequest) -> Result<(), WebError> {
 }
 
 /// This server's origin as the browser sees it: the scheme (HTTPS behind the TLS proxy) and
-/// the host the request was sent to (as a proxy forwards it).
+/// the host the request was sent to (as the proxy forwards it, see [`hosts::browser_host`]).
 fn own_origin(request: &HttpRequest) -> String {
     let info = request.connection_info();
     let scheme = if tokens::behind_tls(request) {
@@ -175,7 +175,7 @@ fn own_origin(request: &HttpRequest) -> String {
     } else {
         info.scheme()
     };
-    normalized_origin(&format!("{scheme}://{}", info.host()))
+    normalized_origin(&format!("{scheme}://{}", hosts::browser_host(request)))
 }
 
 /// An origin without the port its scheme implies (browsers leave it out; a `Host` may not).

@@ -6,8 +6,8 @@ use askama::Template;
 use sqlx::SqlitePool;
 
 use super::csrf::CsrfToken;
-use super::pruning::PruningView;
 use super::leaderboard::{self, LeaderboardQuery, RowView};
+use super::pruning::PruningView;
 use super::{view, WebError};
 use crate::checks;
 use crate::db;

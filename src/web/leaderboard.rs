@@ -16,7 +16,7 @@ use sqlx::SqlitePool;
 use super::csrf::CsrfToken;
 use super::pruning::PruningView;
 use super::{view, WebError};
-use crate::evaluation::{Evaluated, Evaluations, PerTarget, Scope};
+use crate::evaluation::{Evaluated, Evaluations};
 use crate::leaderboard::columns::{self, Value, COLUMNS};
 use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
@@ -47,15 +47,7 @@ pub async fn compute(
     evaluations: &Evaluations,
     query: &LeaderboardQuery,
 ) -> Result<Evaluated, WebError> {
-    let scope = Scope {
-        per_target: if query.per_target {
-            PerTarget::All
-        } else {
-            PerTarget::None
-        },
-        partial: query.partial,
-    };
-    Ok(evaluations.leaderboard(pool, &query.options, scope).await?)
+    Ok((evaluations.leaderboard(pool, &query.options, query.partial)).await?)
 }
 
 #[derive(Template)]
@@ -320,14 +312,14 @@ fn unblinding(board: &Leaderboard) -> Option<String> {
         format!(
             "Partly rated targets are included ({partly_rated} now). These numbers move with \
              every rating of a target still being rated, so they tell which models listed the \
-             paper just rated: rating {} after reading them is no longer blind, and the rating \
-             history marks every later change of {} ratings as made with provenance known.",
+             paper just rated: rating {} after reading them is no longer blind, and nothing \
+             records that they were read (the rating history marks as made with provenance \
+             known only the changes of targets already fully rated).",
             if partly_rated == 1 {
                 "that target"
             } else {
                 "those targets"
             },
-            if partly_rated == 1 { "its" } else { "their" },
         )
     })
 }

@@ -33,8 +33,16 @@ impl PruningView {
                 "Pruning would stop the papers only {} {} cost ratings: pools built from now on \
                  would leave {} out (a target with a rating keeps its pool; no rating is removed).",
                 out.join(", "),
-                if out.len() == 1 { "recommends" } else { "recommend" },
-                if out.len() == 1 { "its list" } else { "their lists" },
+                if out.len() == 1 {
+                    "recommends"
+                } else {
+                    "recommend"
+                },
+                if out.len() == 1 {
+                    "its list"
+                } else {
+                    "their lists"
+                },
             ),
         })
     }

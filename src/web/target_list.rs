@@ -13,7 +13,8 @@ use crate::choice::{self, ChoiceError};
 use crate::db;
 use crate::db::targets::{Listing, TargetSummary};
 use crate::db::WriteQueue;
-use crate::evaluation::{Evaluations, LeaderboardOptions, Scope};
+use crate::evaluation::{Evaluations, LeaderboardOptions};
+use crate::leaderboard::Partial;
 
 /// Targets per page of `/targets`: a study of a few hundred targets fits on one page, and a
 /// page of a study that rates every paper of a large library stays small.
@@ -118,7 +119,7 @@ async fn next(
 ) -> Result<HttpResponse, WebError> {
     crate::pruning::prune_ruled_out(&pool, &write_queue, || async {
         let evaluated = evaluations
-            .leaderboard(&pool, &LeaderboardOptions::default(), Scope::BLIND)
+            .leaderboard(&pool, &LeaderboardOptions::default(), Partial::Exclude)
             .await?;
         Ok(evaluated.board.decision.clone())
     })

@@ -37,7 +37,10 @@ fn write_study(dir: &Path) -> ([String; 2], HashMap<(String, String), u8>) {
         let close = if t % 2 == 0 { [2, 1, 3] } else { [1, 2, 3] };
         for (model, list) in [("good", [1, 2, 3]), ("close", close), ("bad", [7, 8, 9])] {
             for (rank, paper) in list.iter().enumerate() {
-                recommendations.push_str(&format!("{model},{target},{},{target}-P{paper}\n", rank + 1));
+                recommendations.push_str(&format!(
+                    "{model},{target},{},{target}-P{paper}\n",
+                    rank + 1
+                ));
             }
         }
     }
@@ -47,7 +50,10 @@ fn write_study(dir: &Path) -> ([String; 2], HashMap<(String, String), u8>) {
         path.display().to_string()
     };
     (
-        [write("papers.csv", &papers), write("recommendations.csv", &recommendations)],
+        [
+            write("papers.csv", &papers),
+            write("recommendations.csv", &recommendations),
+        ],
         stars,
     )
 }
@@ -89,9 +95,9 @@ async fn rate_in_next_order(app: &TestApp, stars: &HashMap<(String, String), u8>
         rated.ratings += papers.len();
         rated.pools.push((target, papers));
         let board: Value = serde_json::from_str(&app.get_text("/leaderboard.json").await).unwrap();
-        rated.out_after.push(
-            serde_json::from_value(board["decision"]["out"].clone()).unwrap(),
-        );
+        rated
+            .out_after
+            .push(serde_json::from_value(board["decision"]["out"].clone()).unwrap());
     }
 }
 
@@ -100,7 +106,11 @@ async fn served_study(prune: bool) -> (TestApp, HashMap<(String, String), u8>) {
     let db = study.db_path();
     let ([papers, recommendations], stars) = write_study(study.dir.path());
     succeeded(&paperjudge(&db, &["import", "papers", &papers], &[]));
-    succeeded(&paperjudge(&db, &["import", "recommendations", &recommendations], &[]));
+    succeeded(&paperjudge(
+        &db,
+        &["import", "recommendations", &recommendations],
+        &[],
+    ));
     if prune {
         let said = succeeded(&paperjudge(&db, &["prune", "on"], &[]));
         assert_eq!(
@@ -127,7 +137,10 @@ async fn a_model_ruled_out_stops_costing_ratings() {
     let first_out = (pruned.out_after.iter())
         .position(|out| out.contains(&"bad".to_owned()))
         .expect("the bad model is ruled out");
-    eprintln!("the bad model was out after {} of {TARGETS} targets", first_out + 1);
+    eprintln!(
+        "the bad model was out after {} of {TARGETS} targets",
+        first_out + 1
+    );
     assert!(first_out < 12, "out after {} targets", first_out + 1);
     for (index, (target, papers)) in pruned.pools.iter().enumerate() {
         let bad_papers = (papers.iter())
@@ -149,9 +162,12 @@ async fn a_model_ruled_out_stops_costing_ratings() {
 
     // The leaderboard scores the bad model over the targets that pooled it, and says so.
     let db = app.study.db_path();
-    let board: Value =
-        serde_json::from_str(&succeeded(&paperjudge(&db, &["leaderboard", "--format", "json"], &[])))
-            .unwrap();
+    let board: Value = serde_json::from_str(&succeeded(&paperjudge(
+        &db,
+        &["leaderboard", "--format", "json"],
+        &[],
+    )))
+    .unwrap();
     let bad = (board["models"].as_array().unwrap().iter())
         .find(|row| row["model"] == json!("bad"))
         .unwrap();
@@ -172,16 +188,22 @@ async fn a_model_ruled_out_stops_costing_ratings() {
     );
     let page = Page::parse(&app.get_text("/leaderboard").await);
     assert_eq!(page.count(".badge-pruned"), 1);
-    let checks: Value =
-        serde_json::from_str(&succeeded(&paperjudge(&db, &["checks", "--format", "json"], &[])))
-            .unwrap();
+    let checks: Value = serde_json::from_str(&succeeded(&paperjudge(
+        &db,
+        &["checks", "--format", "json"],
+        &[],
+    )))
+    .unwrap();
     assert_eq!(
         checks["pruned"],
         json!([{"model": "bad", "targets": first_out + 1, "left_out_of": left_out}])
     );
-    let status: Value =
-        serde_json::from_str(&succeeded(&paperjudge(&db, &["status", "--format", "json"], &[])))
-            .unwrap();
+    let status: Value = serde_json::from_str(&succeeded(&paperjudge(
+        &db,
+        &["status", "--format", "json"],
+        &[],
+    )))
+    .unwrap();
     assert_eq!(status["pruning"], json!(true));
     assert_eq!(status["pruned_models"], json!(["bad"]));
 }
@@ -231,14 +253,24 @@ async fn turning_pruning_off_restores_the_pools_of_unrated_targets() {
     let dashboard = Page::parse(&browser.get("/").await.text().await.unwrap());
     assert_eq!(dashboard.text("#pruning button"), "Turn pruning off");
     let token = dashboard.attr("#pruning input[name=csrf_token]", "value");
-    let refused = browser.post("/prune", &[("prune", "off")], Answer::Redirect).await;
+    let refused = browser
+        .post("/prune", &[("prune", "off")], Answer::Redirect)
+        .await;
     assert_eq!(refused.status(), 403);
     let bad = browser
-        .post("/prune", &[("prune", "maybe"), ("csrf_token", &token)], Answer::Redirect)
+        .post(
+            "/prune",
+            &[("prune", "maybe"), ("csrf_token", &token)],
+            Answer::Redirect,
+        )
         .await;
     assert_eq!(bad.status(), 400);
     let off = browser
-        .post("/prune", &[("prune", "off"), ("csrf_token", &token)], Answer::Redirect)
+        .post(
+            "/prune",
+            &[("prune", "off"), ("csrf_token", &token)],
+            Answer::Redirect,
+        )
         .await;
     assert_eq!(off.status(), 303);
     assert_eq!(location(&off), "/");
@@ -252,14 +284,24 @@ async fn turning_pruning_off_restores_the_pools_of_unrated_targets() {
     assert_eq!(app.blind_order(&partly).await.len(), 3);
     let restored = app.blind_order(&unrated).await;
     assert_eq!(restored.len(), 6);
-    let kept: Vec<&String> = restored.iter().filter(|p| pruned_order.contains(p)).collect();
+    let kept: Vec<&String> = restored
+        .iter()
+        .filter(|p| pruned_order.contains(p))
+        .collect();
     assert_eq!(kept, pruned_order.iter().collect::<Vec<_>>());
-    let status: Value =
-        serde_json::from_str(&succeeded(&paperjudge(&db, &["status", "--format", "json"], &[])))
-            .unwrap();
+    let status: Value = serde_json::from_str(&succeeded(&paperjudge(
+        &db,
+        &["status", "--format", "json"],
+        &[],
+    )))
+    .unwrap();
     assert_eq!(status["pruning"], json!(false));
     assert_eq!(status["pruned_models"], json!([]));
     let output = paperjudge(&db, &["prune", "sideways"], &[]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("invalid value 'sideways'"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("invalid value 'sideways'"),
+        "{}",
+        stderr(&output)
+    );
 }

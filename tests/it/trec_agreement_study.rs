@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroUsize;
 
 use crate::common::TestStudy;
-use paperjudge::evaluation::{self, LeaderboardOptions, PerTarget, Scope};
+use paperjudge::evaluation::{self, LeaderboardOptions};
 use paperjudge::import::Format;
 use paperjudge::leaderboard::{columns, Partial};
 use paperjudge::metrics::{Empty, Unjudged};
@@ -76,11 +76,7 @@ async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
                 ..LeaderboardOptions::default()
             };
             // trec_eval scores every target of its qrels: partly rated ones too.
-            let scope = Scope {
-                per_target: PerTarget::All,
-                partial: Partial::Include,
-            };
-            let board = evaluation::leaderboard(&study.pool, &options, scope)
+            let board = evaluation::leaderboard(&study.pool, &options, Partial::Include)
                 .await
                 .unwrap()
                 .board;

@@ -5,8 +5,9 @@
 //!   paper; 403 while the target's pool is not fully rated.
 //!
 //! Both unblind: they tell which model found which paper. Shown only once a target is fully
-//! rated, they can never bias a rating still to come; a target they showed is recorded as
-//! unblinded, so that a later change of its ratings is marked in the history. Both take the
+//! rated, they can never bias a rating still to come, and every later change of a rating of
+//! that target is marked in the history as made with its provenance known (`db::ratings::set`;
+//! the aggregate numbers give it away too). Neither writes anything. Both take the
 //! leaderboard's options; `partial=include` does not apply here.
 
 use std::collections::HashMap;
@@ -21,7 +22,7 @@ use crate::db;
 use crate::db::targets::Progress;
 use crate::db::unblinded::ListedPaper;
 use crate::domain::{PaperId, Stars};
-use crate::evaluation::{Evaluated, Evaluations, PerTarget, Scope};
+use crate::evaluation::{Evaluated, Evaluations};
 use crate::leaderboard::{self, columns, Partial};
 use crate::metrics::TargetScores;
 use crate::web::{view, WebError};
@@ -187,12 +188,8 @@ pub async fn target(
             .content_type(ContentType::html())
             .body(page.render()?));
     };
-    let scope = Scope {
-        per_target: PerTarget::Only(key),
-        partial: Partial::Exclude,
-    };
     let Evaluated { set, board } = evaluations
-        .leaderboard(&pool, &query.options, scope)
+        .leaderboard(&pool, &query.options, Partial::Exclude)
         .await?;
     // This target alone is scored; the board gives the models' order and ranks.
     let scores: HashMap<&str, TargetScores> = match set.position_of(key) {
