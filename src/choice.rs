@@ -173,6 +173,7 @@ async fn choose_papers(
             chosen.without_recommendations += 1;
         }
         targets::activate(&mut *conn, paper, rng).await?;
+        db::pruning::exclude_pruned_if_unrated(&mut *conn, paper).await?;
         // Pairs already pooled keep their display keys: a target chosen again keeps its order.
         let change = db::blind_pool::refresh_target(&mut *conn, paper, depth, rng).await?;
         chosen.blind_pool.added += change.added;
@@ -192,6 +193,7 @@ pub async fn choose_all(
     let depth = db::study::pool_depth(&mut *conn).await?.get();
     let mut blind_pool = BlindPoolChange::default();
     for target in targets::activate_every_candidate(&mut *conn).await? {
+        db::pruning::exclude_pruned_if_unrated(&mut *conn, target).await?;
         let change = db::blind_pool::refresh_target(&mut *conn, target, depth, rng).await?;
         blind_pool.added += change.added;
         blind_pool.removed += change.removed;

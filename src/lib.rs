@@ -17,6 +17,7 @@ pub mod export;
 pub mod import;
 pub mod leaderboard;
 pub mod metrics;
+pub mod pruning;
 pub mod rating;
 pub mod simulation;
 pub mod terminal;

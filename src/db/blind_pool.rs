@@ -24,8 +24,9 @@ pub struct BlindPoolChange {
     pub removed: u64,
 }
 
-/// Makes the pool of `target` the union of every model's top `depth`, keeping rated pairs even
-/// when no model ranks them any more.
+/// Makes the pool of `target` the union of the top `depth` of every model its pool does not
+/// leave out (see [`super::pruning`]), keeping rated pairs even when no model ranks them any
+/// more.
 pub async fn refresh_target(
     conn: &mut SqliteConnection,
     target: PaperId,
@@ -85,13 +86,16 @@ impl<'c> PoolWriter<'c> {
                 "ON CONFLICT (target_id, paper_id) DO NOTHING",
             ),
             keys: Vec::new(),
-            // A pair stays while it is rated, or while some model ranks it in its top `depth`.
+            // A pair stays while it is rated, or while some model the pool does not leave out
+            // ranks it in its top `depth`.
             remove: conn.prepare(
                 "DELETE FROM pool WHERE target_id = ?1 AND paper_id = ?2
                  AND NOT EXISTS (SELECT 1 FROM ratings WHERE target_id = ?1 AND paper_id = ?2)
                  AND NOT EXISTS (SELECT 1 FROM recommendations
                                  WHERE model_id IN (SELECT id FROM models)
-                                   AND target_id = ?1 AND position <= ?3 AND paper_id = ?2)",
+                                   AND target_id = ?1 AND position <= ?3 AND paper_id = ?2
+                                   AND model_id NOT IN (SELECT model_id FROM pool_exclusions
+                                                        WHERE target_id = ?1))",
             )?,
         })
     }

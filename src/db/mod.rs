@@ -5,6 +5,7 @@ pub mod bulk;
 pub mod checks;
 pub mod evaluation;
 pub mod papers;
+pub mod pruning;
 pub mod ratings;
 pub mod recommendations;
 pub mod study;

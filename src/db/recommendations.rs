@@ -120,7 +120,8 @@ pub async fn top_papers<'e, E: SqliteExecutor<'e>>(
 ) -> Result<Vec<PaperId>, sqlx::Error> {
     let papers: Vec<i64> = sqlx::query_scalar(
         "SELECT DISTINCT paper_id FROM recommendations
-         WHERE model_id IN (SELECT id FROM models) AND target_id = ? AND position <= ?",
+         WHERE model_id IN (SELECT id FROM models) AND target_id = ?1 AND position <= ?2
+           AND model_id NOT IN (SELECT model_id FROM pool_exclusions WHERE target_id = ?1)",
     )
     .bind(target.0)
     .bind(i64::from(depth))

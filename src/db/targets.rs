@@ -131,6 +131,18 @@ impl Overview {
         }
     }
 
+    /// Papers with recommendations that could still be chosen as targets: none while the
+    /// study rates every one (a first choice would drop the others).
+    pub fn choosable(&self) -> usize {
+        match self.choice {
+            TargetChoice::All => 0,
+            TargetChoice::Chosen => {
+                let with_pool = self.active - self.without_pool;
+                usize::try_from(self.candidates - with_pool).unwrap_or_default()
+            }
+        }
+    }
+
     /// Which targets the study rates, in words: "rating all 8 targets that have
     /// recommendations" or "rating 65 chosen targets of 40,000 with recommendations".
     pub fn in_words(&self) -> String {

@@ -23,6 +23,7 @@ use std::time::Instant;
 
 use sqlx::SqlitePool;
 
+use crate::decision::Margin;
 use crate::domain::{PoolDepth, Stars};
 use crate::leaderboard::{self, Leaderboard, Partial};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
@@ -58,6 +59,10 @@ pub struct LeaderboardOptions {
     /// relevant, hits or min-k-relevant [default: relevant].
     #[arg(long)]
     pub ap_denominator: Option<ApDenominator>,
+    /// The verdict counts a model whose difference from the leader lies within ±this (in
+    /// NDCG, at the verdict's confidence) as equivalent to it [default: none].
+    #[arg(long)]
+    pub margin: Option<Margin>,
 }
 
 /// The `threshold` option: a number of stars, or the message that says what it must be.
@@ -79,6 +84,7 @@ impl LeaderboardOptions {
             empty: self.empty.unwrap_or(defaults.empty),
             threshold: self.threshold.unwrap_or(defaults.threshold),
             ap_denominator: self.ap_denominator.unwrap_or(defaults.ap_denominator),
+            margin: self.margin.unwrap_or(defaults.margin),
         }
     }
 

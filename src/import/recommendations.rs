@@ -13,6 +13,7 @@
 mod lists;
 mod rows;
 
+use std::collections::HashMap;
 use std::io::Read;
 
 use rand::Rng;
@@ -25,7 +26,7 @@ use crate::db::bulk::ImportConnection;
 use crate::db::papers::PaperIndex;
 use crate::db::recommendations::{self as stored, ListWriter, Model};
 use crate::db::targets::{Found, ListedTargets, TargetChoice};
-use crate::domain::PaperId;
+use crate::domain::{ModelId, PaperId};
 use lists::{Gathered, Lists, NewRow};
 use rows::RowParser;
 // `simulate --qrels` reads run scores as the importer does.
@@ -188,6 +189,10 @@ impl Staged {
         let mut summary = Summary::new("lists");
         summary.read = self.read;
         summary.dropped = self.dropped;
+        let mut left_out: HashMap<PaperId, Vec<ModelId>> = HashMap::new();
+        for (target, model) in db::pruning::exclusions(&mut **conn).await? {
+            left_out.entry(target).or_default().push(model);
+        }
         conn.direct(|conn| {
             Writer {
                 lists: ListWriter::prepare(conn)?,
@@ -195,6 +200,7 @@ impl Staged {
                 targets: ListedTargets::prepare(conn)?,
                 papers: &self.papers,
                 models: &models,
+                left_out: &left_out,
                 depth,
                 rates_all,
                 summary: &mut summary,
@@ -202,6 +208,10 @@ impl Staged {
             .write(&self.lists, rng)
         })
         .await?;
+        // A target new to the study, and so without a rating, leaves out the models pruned.
+        let pruned = db::pruning::rebuild_unrated_pools(conn, depth, rng).await?;
+        summary.pool_added += pruned.added;
+        summary.pool_removed += pruned.removed;
         Ok(summary)
     }
 }
@@ -213,6 +223,8 @@ struct Writer<'c, 'a> {
     targets: ListedTargets<'c>,
     papers: &'a PaperIndex,
     models: &'a [Model],
+    /// The models each target's pool leaves out (see [`db::pruning`]).
+    left_out: &'a HashMap<PaperId, Vec<ModelId>>,
     depth: u32,
     rates_all: bool,
     summary: &'a mut Summary,
@@ -250,8 +262,12 @@ impl Writer<'_, '_> {
                     self.summary.updated += 1;
                 }
                 self.lists.write(target, model.id, !old.is_empty(), &new)?;
-                arriving.extend(new.iter().take(depth).map(|entry| entry.paper));
-                leaving.extend(old.iter().take(depth).map(|entry| entry.paper));
+                let pooled =
+                    !(self.left_out.get(&target)).is_some_and(|out| out.contains(&model.id));
+                if pooled {
+                    arriving.extend(new.iter().take(depth).map(|entry| entry.paper));
+                    leaving.extend(old.iter().take(depth).map(|entry| entry.paper));
+                }
             }
             let active = Found::active_once_listed(found, self.rates_all);
             let mut change = BlindPoolChange::default();

@@ -5,12 +5,15 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 use sqlx::SqlitePool;
 
+use super::csrf::CsrfToken;
 use super::leaderboard::{self, LeaderboardQuery, RowView};
+use super::pruning::PruningView;
 use super::{view, WebError};
 use crate::checks;
 use crate::db;
 use crate::db::targets::{Progress, TargetChoice};
 use crate::evaluation::Evaluations;
+use crate::pruning::Pruning;
 
 /// With more candidate targets than this, the dashboard offers to choose targets: rating
 /// every paper of a large library is rarely the plan.
@@ -39,6 +42,10 @@ struct DashboardPage {
     /// The anytime-valid verdict in words, with two models or more.
     decision: Option<String>,
     decided: bool,
+    /// How many more targets the verdict asks to choose, when the study can choose them.
+    choose_more: Option<usize>,
+    pruning: Option<PruningView>,
+    csrf_token: String,
 }
 
 /// How many models the dashboard shows of the leaderboard.
@@ -52,6 +59,7 @@ pub fn routes(config: &mut web::ServiceConfig) {
 pub async fn show(
     pool: web::Data<SqlitePool>,
     evaluations: web::Data<Evaluations>,
+    csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
     // The counts come with the leaderboard, from the same revision of the study.
     let evaluated = leaderboard::compute(&pool, &evaluations, &LeaderboardQuery::default()).await?;
@@ -73,7 +81,11 @@ pub async fn show(
     } else {
         Vec::new()
     };
-    view::html(&DashboardPage {
+    let choose_more = (board.decision.as_ref())
+        .and_then(|decision| decision.targets_to_choose())
+        .map(|wanted| wanted.min(overview.choosable()))
+        .filter(|&count| count > 0);
+    let mut response = view::html(&DashboardPage {
         pairs: overview.pairs,
         targets: Progress {
             rated: overview.finished,
@@ -88,5 +100,10 @@ pub async fn show(
         recheck,
         decision: board.decision.as_ref().map(|d| d.in_words()),
         decided: board.decision.as_ref().is_some_and(|d| d.decided),
-    })
+        choose_more,
+        pruning: PruningView::new(&Pruning::of(&pool).await?, board.decision.as_ref()),
+        csrf_token: csrf.value().to_owned(),
+    })?;
+    csrf.set_cookie_on(&mut response)?;
+    Ok(response)
 }

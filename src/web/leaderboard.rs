@@ -13,11 +13,14 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 use sqlx::SqlitePool;
 
+use super::csrf::CsrfToken;
+use super::pruning::PruningView;
 use super::{view, WebError};
 use crate::evaluation::{Evaluated, Evaluations};
 use crate::leaderboard::columns::{self, Value, COLUMNS};
 use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+use crate::pruning::Pruning;
 use chart::Chart;
 use query::{Column, Sort};
 
@@ -64,6 +67,10 @@ struct LeaderboardPage {
     /// The anytime-valid verdict in words, with two models or more.
     decision: Option<String>,
     decided: bool,
+    /// What the verdict can tell apart, beside the table's fixed-sample p-values.
+    beside_the_table: Option<String>,
+    pruning: Option<PruningView>,
+    csrf_token: String,
     chart: Chart,
     form: OptionsForm,
     links: Links,
@@ -73,6 +80,7 @@ pub async fn show(
     query: LeaderboardQuery,
     pool: web::Data<SqlitePool>,
     evaluations: web::Data<Evaluations>,
+    csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: false,
@@ -81,7 +89,8 @@ pub async fn show(
     let board = compute(&pool, &evaluations, &query).await?.board;
     let mut sorted = board.models.clone();
     query.sort.apply(&mut sorted);
-    view::html(&LeaderboardPage {
+    let pruning = PruningView::new(&Pruning::of(&pool).await?, board.decision.as_ref());
+    let mut response = view::html(&LeaderboardPage {
         k: board.settings.k.get(),
         settings_in_words: board.settings.describe(),
         targets_in_words: targets_in_words(&board),
@@ -93,10 +102,15 @@ pub async fn show(
         rows: sorted.iter().map(RowView::new).collect(),
         decision: board.decision.as_ref().map(|d| d.in_words()),
         decided: board.decision.as_ref().is_some_and(|d| d.decided),
+        beside_the_table: (board.decision.as_ref()).and_then(|d| d.beside_the_table()),
+        pruning,
+        csrf_token: csrf.value().to_owned(),
         chart: Chart::new(&board.models),
         form: OptionsForm::new(&board, query.sort),
         links: Links::new(&query, &board.settings),
-    })
+    })?;
+    csrf.set_cookie_on(&mut response)?;
+    Ok(response)
 }
 
 /// A model's row as the page and the dashboard show it.
@@ -105,6 +119,8 @@ pub struct RowView {
     pub model: String,
     pub is_leader: bool,
     pub tied_with_leader: bool,
+    /// For a model pruned: the pools that left it out, and what it is scored over.
+    pub pruned: Option<String>,
     /// Each column of the page, in order.
     pub cells: Vec<Cell>,
 }
@@ -174,6 +190,7 @@ impl RowView {
             model: row.model.clone(),
             is_leader: row.rank == 1 && row.ndcg().is_some(),
             tied_with_leader: row.tied_with_leader(),
+            pruned: row.pruned_in_words(),
             cells: (COLUMNS.iter())
                 .filter(|column| column.page_heading.is_some())
                 .map(|column| Cell::of(row, column))

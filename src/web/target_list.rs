@@ -3,7 +3,7 @@
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use serde::Deserialize;
 use sqlx::SqlitePool;
 
@@ -13,6 +13,8 @@ use crate::choice::{self, ChoiceError};
 use crate::db;
 use crate::db::targets::{Listing, TargetSummary};
 use crate::db::WriteQueue;
+use crate::evaluation::{Evaluations, LeaderboardOptions};
+use crate::leaderboard::Partial;
 
 /// Targets per page of `/targets`: a study of a few hundred targets fits on one page, and a
 /// page of a study that rates every paper of a large library stays small.
@@ -108,8 +110,20 @@ async fn show(
 }
 
 /// 303 to the next target to rate, in the study's random order, or to the dashboard when
-/// every pair is rated.
-async fn next(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
+/// every pair is rated. While pruning is on, the models the verdict rules out are pruned first,
+/// so that the pool of the target it opens leaves them out.
+async fn next(
+    pool: web::Data<SqlitePool>,
+    write_queue: web::Data<WriteQueue>,
+    evaluations: web::Data<Evaluations>,
+) -> Result<HttpResponse, WebError> {
+    crate::pruning::prune_ruled_out(&pool, &write_queue, || async {
+        let evaluated = evaluations
+            .leaderboard(&pool, &LeaderboardOptions::default(), Partial::Exclude)
+            .await?;
+        Ok(evaluated.board.decision.clone())
+    })
+    .await?;
     let location = match db::targets::first_to_rate(&**pool).await? {
         Some(target) => format!("/targets/{}", target.0),
         None => "/".to_owned(),
@@ -122,17 +136,60 @@ async fn next(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
 #[derive(Debug, Deserialize)]
 pub struct ChoiceForm {
     paper: Option<String>,
-    /// `choose` (the default) or `drop`.
+    /// `choose` (the default), `drop`, or `sample` (with `count`).
     action: Option<String>,
+    /// How many targets `sample` chooses at random.
+    count: Option<String>,
     csrf_token: Option<String>,
     /// The search the form was on, to go back to.
     q: Option<String>,
     page: Option<String>,
 }
 
+/// What a `POST /targets` asks for.
+enum ChoiceAction {
+    Choose(String),
+    Drop(String),
+    Sample(usize),
+}
+
+impl ChoiceForm {
+    fn action(&self) -> Result<ChoiceAction, WebError> {
+        let paper = || {
+            (self.paper.as_deref().map(str::trim))
+                .filter(|paper| !paper.is_empty())
+                .map(str::to_owned)
+                .ok_or_else(|| WebError::BadRequest("missing field: paper (the paper's id)".into()))
+        };
+        match self.action.as_deref() {
+            None | Some("") | Some("choose") => Ok(ChoiceAction::Choose(paper()?)),
+            Some("drop") => Ok(ChoiceAction::Drop(paper()?)),
+            Some("sample") => {
+                let count = self.count.as_deref().unwrap_or_default();
+                count
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&count| count >= 1)
+                    .map(ChoiceAction::Sample)
+                    .ok_or_else(|| {
+                        WebError::BadRequest(format!(
+                            "count (how many targets to choose at random) must be a whole \
+                             number from 1 up, got {count:?}"
+                        ))
+                    })
+            }
+            Some(other) => Err(WebError::BadRequest(format!(
+                "action must be choose, drop or sample, got {other:?}"
+            ))),
+        }
+    }
+}
+
 /// `POST /targets`: choose the paper as a target to rate (the study's first choice switches it
 /// from rating every candidate to rating the chosen ones), or drop a chosen target that has no
-/// ratings yet. Answers 303 back to the search the form was on.
+/// ratings yet, and answer 303 back to the search the form was on; or choose `count` more
+/// targets at random among the papers with recommendations not chosen yet (as `paperjudge
+/// targets choose --sample N`), and answer 303 to the dashboard.
 async fn choose(
     request: HttpRequest,
     pool: web::Data<SqlitePool>,
@@ -141,32 +198,34 @@ async fn choose(
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
     csrf::verify(&request, form.csrf_token.as_deref())?;
-    let paper = (form.paper.as_deref().map(str::trim))
-        .filter(|paper| !paper.is_empty())
-        .map(str::to_owned)
-        .ok_or_else(|| WebError::BadRequest("missing field: paper (the paper's id)".into()))?;
-    let drop = match form.action.as_deref() {
-        None | Some("") | Some("choose") => false,
-        Some("drop") => true,
-        Some(other) => {
-            return Err(WebError::BadRequest(format!(
-                "action must be choose or drop, got {other:?}"
-            )))
-        }
-    };
-    let ids = [paper.clone()];
+    let action = form.action()?;
+    let mut rng = rand::rngs::StdRng::from_os_rng();
     let mut tx = write_queue.begin(&pool).await?;
-    let result = if drop {
-        choice::drop_unrated(&mut tx, &ids).await.map(|_| ())
-    } else {
-        let mut rng = rand::rngs::StdRng::from_os_rng();
-        choice::choose(&mut tx, &ids, &mut rng).await.map(|_| ())
+    let result = match &action {
+        ChoiceAction::Drop(paper) => choice::drop_unrated(&mut tx, std::slice::from_ref(paper))
+            .await
+            .map(|_| ()),
+        ChoiceAction::Choose(paper) => {
+            choice::choose(&mut tx, std::slice::from_ref(paper), &mut rng)
+                .await
+                .map(|_| ())
+        }
+        ChoiceAction::Sample(count) => {
+            let seed = rng.random();
+            choice::sample(&mut tx, *count, seed, &mut rng)
+                .await
+                .map(|_| ())
+        }
     };
     match result {
         Ok(()) => tx.commit().await?,
         Err(ChoiceError::Database(error)) => return Err(error.into()),
         Err(refused) => return Err(WebError::BadRequest(refused.to_string())),
     }
+    let paper = match action {
+        ChoiceAction::Sample(_) => return Ok(see_other("/")),
+        ChoiceAction::Choose(paper) | ChoiceAction::Drop(paper) => paper,
+    };
     let mut back = String::from("/papers");
     let q = form.q.unwrap_or_default();
     if !q.is_empty() {

@@ -20,7 +20,7 @@ use crate::web::WebError;
 
 /// Every parameter the leaderboard's addresses take.
 const PARAMETERS: &str = "k, gain, relevance, ideal, unjudged, empty, threshold, \
-     ap-denominator, partial, sort, order, per_target";
+     ap-denominator, margin, partial, sort, order, per_target";
 
 /// What a leaderboard address asks for.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -55,6 +55,7 @@ impl LeaderboardQuery {
                 "empty" => options.empty = Some(parse(value)?),
                 "threshold" => options.threshold = Some(parse_threshold(value)?),
                 "ap-denominator" | "ap_denominator" => options.ap_denominator = Some(parse(value)?),
+                "margin" => options.margin = Some(parse(value)?),
                 "sort" => query.sort.column = parse(value)?,
                 "order" => query.sort.order = Some(parse(value)?),
                 "per_target" | "per-target" => query.per_target = parse_flag(name, value)?,
@@ -83,8 +84,9 @@ impl LeaderboardQuery {
             empty,
             threshold,
             ap_denominator,
+            margin,
         } = &self.options;
-        let given: [(&str, Option<String>); 9] = [
+        let given: [(&str, Option<String>); 10] = [
             ("k", k.map(|k| k.to_string())),
             ("gain", gain.map(|v| v.to_string())),
             ("relevance", relevance.map(|v| v.to_string())),
@@ -93,6 +95,7 @@ impl LeaderboardQuery {
             ("empty", empty.map(|v| v.to_string())),
             ("threshold", threshold.map(|v| v.to_string())),
             ("ap-denominator", ap_denominator.map(|v| v.to_string())),
+            ("margin", margin.map(|v| v.to_string())),
             (
                 "partial",
                 (self.partial == Partial::Include).then(|| Partial::Include.as_str().to_owned()),

@@ -1,0 +1,107 @@
+//! `POST /prune`: pruning on or off, as `paperjudge prune on|off` (see [`crate::pruning`]).
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use rand::SeedableRng;
+use serde::Deserialize;
+use sqlx::SqlitePool;
+
+use super::answer::see_other;
+use super::{csrf, WebError};
+use crate::db::WriteQueue;
+use crate::decision::Decision;
+use crate::pruning::{self, Pruning};
+
+/// The pruning control beside the verdict (dashboard, leaderboard): shown while pruning is on,
+/// or while it is off and the verdict rules a model out.
+pub struct PruningView {
+    pub on: bool,
+    pub words: String,
+}
+
+impl PruningView {
+    pub fn new(state: &Pruning, decision: Option<&Decision>) -> Option<PruningView> {
+        let out = decision.map_or(&[][..], |decision| &decision.out[..]);
+        if state.on {
+            return Some(PruningView {
+                on: true,
+                words: format!("{}.", capitalized(&state.to_string())),
+            });
+        }
+        (!out.is_empty()).then(|| PruningView {
+            on: false,
+            words: format!(
+                "Pruning would stop the papers only {} {} cost ratings: pools built from now on \
+                 would leave {} out (a target with a rating keeps its pool; no rating is removed).",
+                out.join(", "),
+                if out.len() == 1 {
+                    "recommends"
+                } else {
+                    "recommend"
+                },
+                if out.len() == 1 {
+                    "its list"
+                } else {
+                    "their lists"
+                },
+            ),
+        })
+    }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// `POST /prune`.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config.route("/prune", web::post().to(set));
+}
+
+/// Every field optional here, so that a missing one gets a 400 naming it (and a missing token a
+/// 403).
+#[derive(Debug, Deserialize)]
+pub struct PruneForm {
+    /// `on` or `off`.
+    prune: Option<String>,
+    csrf_token: Option<String>,
+    /// The page the form was on: `/` (the default) or `/leaderboard`.
+    back: Option<String>,
+}
+
+/// Turns pruning on or off and answers 303 back to the page the form was on.
+async fn set(
+    request: HttpRequest,
+    pool: web::Data<SqlitePool>,
+    write_queue: web::Data<WriteQueue>,
+    form: web::Form<PruneForm>,
+) -> Result<HttpResponse, WebError> {
+    let form = form.into_inner();
+    csrf::verify(&request, form.csrf_token.as_deref())?;
+    let on = match form.prune.as_deref() {
+        Some("on") => true,
+        Some("off") => false,
+        None | Some("") => {
+            return Err(WebError::BadRequest(
+                "missing field: prune (on or off)".to_owned(),
+            ))
+        }
+        Some(other) => {
+            return Err(WebError::BadRequest(format!(
+                "prune must be on or off, got {other:?}"
+            )))
+        }
+    };
+    let back = match form.back.as_deref() {
+        Some("/leaderboard") => "/leaderboard",
+        _ => "/",
+    };
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let mut tx = write_queue.begin(&pool).await?;
+    pruning::set(&mut tx, on, &mut rng).await?;
+    tx.commit().await?;
+    Ok(see_other(back))
+}
