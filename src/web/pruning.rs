@@ -30,19 +30,10 @@ impl PruningView {
         (!out.is_empty()).then(|| PruningView {
             on: false,
             words: format!(
-                "Pruning would stop the papers only {} {} cost ratings: pools built from now on \
-                 would leave {} out (a target with a rating keeps its pool; no rating is removed).",
-                out.join(", "),
-                if out.len() == 1 {
-                    "recommends"
-                } else {
-                    "recommend"
-                },
-                if out.len() == 1 {
-                    "its list"
-                } else {
-                    "their lists"
-                },
+                "With pruning on, the pools built from now on leave out the models that are out \
+                 ({}), so that the papers only they recommend stop costing ratings (a target with \
+                 a rating keeps its pool; no rating is removed).",
+                out.join(", ")
             ),
         })
     }
