@@ -18,10 +18,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::decision::Margin;
 use crate::domain::{PoolDepth, Stars};
 
+mod agreement;
 mod confidence_sequence;
 mod resampling;
 mod study_checks;
 
+pub use agreement::{krippendorff_alpha, krippendorff_alpha_ci95, star_counts, Level, StarCounts};
 pub use confidence_sequence::{
     confidence_sequence, pairwise_alpha, Betting, Bounds, ConfidenceSequence, Interval, GRID_STEPS,
 };

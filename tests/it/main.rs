@@ -23,6 +23,7 @@ mod import_papers;
 mod import_ratings;
 mod import_recommendations;
 mod leaderboard_blindness;
+mod metrics_agreement;
 mod metrics_confidence_sequence;
 mod metrics_properties;
 mod metrics_reference;

@@ -1,0 +1,121 @@
+//! Agreement among raters against independent implementations on fixed data
+//! (tests/fixtures/agreement, made by its reference.py): Krippendorff's alpha against the
+//! `krippendorff` package, quadratic-weighted kappa between two raters against scikit-learn's
+//! `cohen_kappa_score`, each to 1e-9; and the bootstrap interval of alpha.
+
+use paperjudge::domain::Stars;
+use paperjudge::metrics::{
+    krippendorff_alpha, krippendorff_alpha_ci95, quadratic_weighted_kappa, star_counts,
+    ConfusionMatrix, Level, StarCounts,
+};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Reference {
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    name: String,
+    /// One row per rater, one column per pair.
+    ratings: Vec<Vec<Option<i64>>>,
+    alpha_ordinal: f64,
+    alpha_interval: f64,
+    kappa: Vec<Kappa>,
+}
+
+#[derive(Deserialize)]
+struct Kappa {
+    a: usize,
+    b: usize,
+    pairs: usize,
+    kappa: f64,
+}
+
+fn reference() -> Vec<Case> {
+    let text = include_str!("../fixtures/agreement/reference.json");
+    serde_json::from_str::<Reference>(text)
+        .expect("the fixture parses")
+        .cases
+}
+
+fn stars(value: i64) -> Stars {
+    Stars::new(value).expect("1 to 5 stars")
+}
+
+/// Each pair's star counts, from a ratings matrix (rows raters, columns pairs).
+fn pairs(ratings: &[Vec<Option<i64>>]) -> Vec<StarCounts> {
+    (0..ratings[0].len())
+        .map(|pair| {
+            let given: Vec<Stars> = ratings
+                .iter()
+                .filter_map(|row| row[pair])
+                .map(stars)
+                .collect();
+            star_counts(&given)
+        })
+        .collect()
+}
+
+#[test]
+fn alpha_equals_the_krippendorff_package() {
+    let cases = reference();
+    assert_eq!(cases.len(), 4);
+    for case in cases {
+        let pairs = pairs(&case.ratings);
+        for (level, expected) in [
+            (Level::Ordinal, case.alpha_ordinal),
+            (Level::Interval, case.alpha_interval),
+        ] {
+            let alpha = krippendorff_alpha(&pairs, level).expect("defined");
+            assert!(
+                (alpha - expected).abs() < 1e-9,
+                "{} {level:?}: {alpha} against {expected}",
+                case.name
+            );
+        }
+    }
+}
+
+#[test]
+fn kappa_between_two_raters_equals_scikit_learn() {
+    for case in reference() {
+        for expected in &case.kappa {
+            let both: Vec<(Stars, Stars)> = (case.ratings[expected.a].iter())
+                .zip(&case.ratings[expected.b])
+                .filter_map(|(x, y)| Some((stars((*x)?), stars((*y)?))))
+                .collect();
+            assert_eq!(both.len(), expected.pairs, "{}", case.name);
+            let kappa = quadratic_weighted_kappa(&ConfusionMatrix::of(&both).counts).unwrap();
+            assert!(
+                (kappa - expected.kappa).abs() < 1e-9,
+                "{} raters {} and {}: {kappa} against {}",
+                case.name,
+                expected.a,
+                expected.b,
+                expected.kappa
+            );
+        }
+    }
+}
+
+/// The interval holds the alpha of the data, is the same on every run (fixed draws), and is
+/// wider for fewer pairs.
+#[test]
+fn the_alpha_interval_brackets_alpha_and_is_reproducible() {
+    let case = (reference().into_iter())
+        .find(|case| case.name == "three_raters_overlap")
+        .unwrap();
+    let all = pairs(&case.ratings);
+    let alpha = krippendorff_alpha(&all, Level::Ordinal).unwrap();
+    let [low, high] = krippendorff_alpha_ci95(&all, Level::Ordinal).unwrap();
+    assert!(low < alpha && alpha < high, "{low} {alpha} {high}");
+    assert_eq!(
+        krippendorff_alpha_ci95(&all, Level::Ordinal),
+        Some([low, high])
+    );
+    let fewer = &all[..60];
+    let [few_low, few_high] = krippendorff_alpha_ci95(fewer, Level::Ordinal).unwrap();
+    assert!(few_high - few_low > high - low);
+}
