@@ -21,7 +21,7 @@ use sqlx::SqliteConnection;
 
 use crate::db::targets::{self, TargetChoice};
 use crate::db::{self, blind_pool::BlindPoolChange};
-use crate::domain::PaperId;
+use crate::domain::PaperKey;
 
 /// Why a choice was refused; nothing changed.
 #[derive(Debug, thiserror::Error)]
@@ -146,13 +146,13 @@ pub async fn sample(
     let mut seeded = ChaCha8Rng::seed_from_u64(seed);
     let mut drawn = rand::seq::index::sample(&mut seeded, candidates.len(), count).into_vec();
     drawn.sort_unstable();
-    let papers: Vec<PaperId> = drawn.into_iter().map(|index| candidates[index]).collect();
+    let papers: Vec<PaperKey> = drawn.into_iter().map(|index| candidates[index]).collect();
     choose_papers(conn, &papers, rng).await
 }
 
 async fn choose_papers(
     conn: &mut SqliteConnection,
-    papers: &[PaperId],
+    papers: &[PaperKey],
     rng: &mut impl Rng,
 ) -> Result<Chosen, ChoiceError> {
     let mut chosen = Chosen::default();
@@ -302,7 +302,10 @@ fn ids_of(ids: &[String]) -> impl Iterator<Item = &str> {
 
 /// The papers with these external ids (once each, in the order given); an error naming every
 /// id that is no paper.
-async fn resolve(conn: &mut SqliteConnection, ids: &[String]) -> Result<Vec<PaperId>, ChoiceError> {
+async fn resolve(
+    conn: &mut SqliteConnection,
+    ids: &[String],
+) -> Result<Vec<PaperKey>, ChoiceError> {
     let mut papers = Vec::new();
     let mut unknown = Vec::new();
     for id in ids_of(ids) {

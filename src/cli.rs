@@ -937,8 +937,8 @@ async fn simulate(pool: &SqlitePool, args: SimulateArgs) -> Result<(), CliError>
     let set = evaluation::EvaluationSet::load(pool, args.options.list_depth())
         .await
         .map_err(|error| CliError::internal("the study file cannot be read", error))?;
-    let settings = args.options.settings(set.study.pool_depth);
-    let replay = simulation::Replay::of_study(&set.study, settings)
+    let settings = args.options.settings(set.collection.pool_depth);
+    let replay = simulation::Replay::of(&set.collection, settings)
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
     report_simulation(&replay, args)
 }
@@ -957,9 +957,9 @@ fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
     for path in &args.runs {
         runs.read(open(path)?, &path.display().to_string())?;
     }
-    let study = runs.study(&qrels, PoolDepth::DEFAULT);
+    let collection = runs.collection(&qrels, PoolDepth::DEFAULT);
     let settings = args.options.settings(PoolDepth::DEFAULT);
-    let replay = simulation::Replay::of_study(&study, settings)
+    let replay = simulation::Replay::of(&collection, settings)
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
     report_simulation(&replay, args)
 }

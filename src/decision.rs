@@ -1,6 +1,6 @@
-//! The anytime-valid verdict of a study (shared/spec/metrics.md, "Decision"): which model is
-//! best, with a guarantee that holds however often the researcher looks, and what is still
-//! open. Pure: per-target NDCG in, a [`Decision`] out.
+//! The anytime-valid verdict of a study (docs/metrics.md, "The verdict: when to stop"): which
+//! model is best, with a guarantee that holds however often the researcher looks, and what is
+//! still open. Pure: per-target NDCG in, a [`Decision`] out.
 //!
 //! Every pair of models (a, b) gets a confidence sequence for the mean over the study's
 //! targets of d = NDCG(a) − NDCG(b), at level 1 − alpha / (M(M − 1)/2) so that all pairs hold
@@ -346,7 +346,7 @@ pub struct Sequence {
     pub high: f64,
 }
 
-/// The verdict: the `decision` of the leaderboard JSON (shared/spec/interface.md).
+/// The verdict: the `decision` of the leaderboard JSON (README.md, "Knowing when to stop").
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Decision {
     /// 1 − alpha, for all pairs at once.

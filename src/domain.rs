@@ -113,11 +113,11 @@ impl FromStr for Stars {
     sqlx::Type,
 )]
 #[sqlx(transparent)]
-pub struct PaperId(pub i64);
+pub struct PaperKey(pub i64);
 
-impl rusqlite::types::FromSql for PaperId {
+impl rusqlite::types::FromSql for PaperKey {
     fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        value.as_i64().map(PaperId)
+        value.as_i64().map(PaperKey)
     }
 }
 

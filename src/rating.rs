@@ -13,14 +13,14 @@ use crate::db;
 use crate::db::ratings::{Source, Undone};
 use crate::db::targets::Progress;
 use crate::db::WriteQueue;
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperKey, Stars};
 
 /// Why a change was refused; nothing changed.
 #[derive(Debug, thiserror::Error)]
 pub enum RatingError {
     /// The paper is no target being rated (never one, or dropped).
     #[error("there is no target {} in this study", .0 .0)]
-    NoSuchTarget(PaperId),
+    NoSuchTarget(PaperKey),
     /// The paper (by its external id) is not in the target's pool, or no paper at all.
     #[error("paper {0:?} is not in the pool of this target")]
     NotInPool(String),
@@ -33,7 +33,7 @@ pub enum RatingError {
 pub async fn rate(
     pool: &SqlitePool,
     write_queue: &WriteQueue,
-    target: PaperId,
+    target: PaperKey,
     paper: &str,
     stars: Option<Stars>,
     browser: &str,
@@ -45,7 +45,7 @@ pub async fn rate(
 
 async fn rate_in(
     conn: &mut SqliteConnection,
-    target: PaperId,
+    target: PaperKey,
     paper: &str,
     stars: Option<Stars>,
     browser: &str,
@@ -80,7 +80,7 @@ pub struct Undo {
 pub async fn undo(
     pool: &SqlitePool,
     write_queue: &WriteQueue,
-    target: PaperId,
+    target: PaperKey,
     browser: &str,
 ) -> Result<Undo, RatingError> {
     let mut tx = write_queue.begin(pool).await?;
@@ -90,7 +90,7 @@ pub async fn undo(
 
 async fn undo_in(
     conn: &mut SqliteConnection,
-    target: PaperId,
+    target: PaperKey,
     browser: &str,
 ) -> Result<Undo, RatingError> {
     progress(conn, target).await?;
@@ -116,7 +116,7 @@ async fn undo_in(
 }
 
 /// The target's progress; [`RatingError::NoSuchTarget`] when the paper is no target.
-async fn progress(conn: &mut SqliteConnection, target: PaperId) -> Result<Progress, RatingError> {
+async fn progress(conn: &mut SqliteConnection, target: PaperKey) -> Result<Progress, RatingError> {
     db::targets::progress(conn, target)
         .await?
         .ok_or(RatingError::NoSuchTarget(target))

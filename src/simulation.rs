@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::decision::{adaptive_probabilities, list_disagreement, DecisionError, Monitor, Order};
-use crate::leaderboard::{self, Partial, Study};
+use crate::leaderboard::{self, Collection, Partial};
 use crate::metrics::Settings;
 
 /// One fully rated target of the study replayed.
@@ -62,21 +62,21 @@ impl Replay {
     /// The fully rated targets of `study` as the leaderboard scores them under `settings`:
     /// each model's NDCG (from the scoring step), its top k, and the pooled pairs it took to
     /// rate (the papers in the top pool depth of any list).
-    pub fn of_study<K: Copy + Eq + Hash + Sync>(
-        study: &Study<K>,
+    pub fn of<K: Copy + Eq + Hash + Sync>(
+        collection: &Collection<K>,
         settings: Settings,
     ) -> Result<Replay, ReplayError> {
-        if study.models.len() < 2 {
-            return Err(ReplayError::Models(study.models.len()));
+        if collection.models.len() < 2 {
+            return Err(ReplayError::Models(collection.models.len()));
         }
-        let scores = leaderboard::score(study, settings, Partial::Exclude);
+        let scores = leaderboard::score(collection, settings, Partial::Exclude);
         if scores.evaluated.is_empty() {
             return Err(ReplayError::NoTargets);
         }
-        let (k, pool_depth) = (settings.k.get(), study.pool_depth.get() as usize);
+        let (k, pool_depth) = (settings.k.get(), collection.pool_depth.get() as usize);
         let targets = (scores.evaluated.iter().enumerate())
             .map(|(index, &position)| {
-                let lists = &study.targets[position].lists;
+                let lists = &collection.targets[position].lists;
                 let pooled: HashSet<&K> = (lists.iter().flatten())
                     .flat_map(|list| list.iter().take(pool_depth))
                     .collect();
@@ -91,7 +91,7 @@ impl Replay {
                 }
             })
             .collect();
-        Replay::new(study.models.clone(), targets, k)
+        Replay::new(collection.models.clone(), targets, k)
     }
 
     /// The study of `targets` among `models` (at least two), lists compared at cutoff `k`.

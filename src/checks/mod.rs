@@ -1,4 +1,4 @@
-//! The study checks (shared/spec/metrics.md, "Study checks"): can the leaderboard's verdict be
+//! The study checks (docs/metrics.md, "Study checks"): can the leaderboard's verdict be
 //! trusted? Four answers, each a number and a sentence: pool bias (would a model that was not
 //! pooled be judged fairly), the rater's consistency with their own earlier ratings, how much
 //! the ranking depends on the metric's variant, and the time the judgments took.
@@ -20,9 +20,9 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use crate::db;
-use crate::domain::{PaperId, PoolDepth, Stars};
+use crate::domain::{PaperKey, PoolDepth, Stars};
 use crate::evaluation::{EvaluationSet, LeaderboardOptions};
-use crate::leaderboard::{Partial, Study, TargetInput};
+use crate::leaderboard::{Collection, Partial, TargetInput};
 use crate::metrics::{self, Settings};
 
 pub use pool_bias::{ModelBias, PoolBias};
@@ -114,12 +114,12 @@ pub async fn of_set(
     options: &LeaderboardOptions,
     partial: Partial,
 ) -> Result<Checks, sqlx::Error> {
-    let unblinded: Vec<PaperId> = (set.study.targets.iter().zip(&set.targets))
+    let unblinded: Vec<PaperKey> = (set.collection.targets.iter().zip(&set.targets))
         .filter(|(target, _)| partial.evaluates(target) && !target.fully_rated)
         .map(|(_, (key, _))| *key)
         .collect();
     db::targets::record_unblinded(pool, &unblinded).await?;
-    let settings = options.settings(set.study.pool_depth);
+    let settings = options.settings(set.collection.pool_depth);
     let judgments = db::checks::judgments(pool).await?;
     let rechecks = db::checks::rechecks(pool).await?;
     let progress = db::checks::recheck_progress(pool).await?;
@@ -142,18 +142,18 @@ pub async fn of_set(
     };
     // The kappa interval's resamples keep the cores busy for a moment: off the async workers,
     // with the targets in a thread of their own.
-    let study = Study {
-        models: set.study.models.clone(),
-        targets: (set.study.targets.iter())
+    let collection = Collection {
+        models: set.collection.models.clone(),
+        targets: (set.collection.targets.iter())
             .filter(|target| partial.evaluates(target))
             .cloned()
             .collect(),
-        total: set.study.total,
-        pool_depth: set.study.pool_depth,
+        total: set.collection.total,
+        pool_depth: set.collection.pool_depth,
         // The checks read no verdict, and the filtered targets no longer match the order.
         completion: None,
     };
-    Ok(crate::blocking::run(move || compute(&study, &history, settings, partial)).await)
+    Ok(crate::blocking::run(move || compute(&collection, &history, settings, partial)).await)
 }
 
 /// Seconds since 1970 of an RFC 3339 time.
@@ -166,14 +166,14 @@ fn seconds(text: &str) -> Option<i64> {
 /// The checks of the targets of `study` that `partial` evaluates, and of `history`, under
 /// `settings`.
 pub fn compute(
-    study: &Study<PaperId>,
+    collection: &Collection<PaperKey>,
     history: &History,
     settings: Settings,
     partial: Partial,
 ) -> Checks {
-    let pool_depth: PoolDepth = study.pool_depth;
+    let pool_depth: PoolDepth = collection.pool_depth;
     let depth = usize::try_from(pool_depth.get()).unwrap_or(usize::MAX);
-    let targets: Vec<&TargetInput<PaperId>> = (study.targets.iter())
+    let targets: Vec<&TargetInput<PaperKey>> = (collection.targets.iter())
         .filter(|target| partial.evaluates(target))
         .collect();
     let pairs: Vec<(Stars, Stars)> = (history.rechecks.iter())
@@ -186,9 +186,9 @@ pub fn compute(
             partial,
         },
         targets_evaluated: targets.len(),
-        pool_bias: pool_bias::pool_bias(&study.models, &targets, &settings, depth),
+        pool_bias: pool_bias::pool_bias(&collection.models, &targets, &settings, depth),
         consistency: consistency(&pairs, history.rated_pairs),
-        sensitivity: sensitivity::sensitivity(&study.models, &targets, &settings, depth),
+        sensitivity: sensitivity::sensitivity(&collection.models, &targets, &settings, depth),
         timing: timing::timing(&history.judgments, &history.rechecks),
     }
 }

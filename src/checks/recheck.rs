@@ -7,7 +7,7 @@ use sqlx::{SqliteConnection, SqlitePool};
 use crate::db;
 use crate::db::checks::NewRecheck;
 use crate::db::WriteQueue;
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperKey, Stars};
 
 /// Why a re-check was refused; nothing was stored.
 #[derive(Debug, thiserror::Error)]
@@ -21,7 +21,7 @@ pub enum RecheckError {
 
 /// A pair to re-check, drawn at random among the rated pairs of finished targets not
 /// re-checked yet; `None` when there is none.
-pub async fn next_pair(pool: &SqlitePool) -> Result<Option<(PaperId, PaperId)>, sqlx::Error> {
+pub async fn next_pair(pool: &SqlitePool) -> Result<Option<(PaperKey, PaperKey)>, sqlx::Error> {
     db::checks::recheck_candidate(&mut *pool.acquire().await?).await
 }
 

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashSet};
 use rand::Rng;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::PaperId;
+use crate::domain::PaperKey;
 
 /// What refreshing a target's pool changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -28,11 +28,11 @@ pub struct BlindPoolChange {
 /// when no model ranks them any more.
 pub async fn refresh_target(
     conn: &mut SqliteConnection,
-    target: PaperId,
+    target: PaperKey,
     depth: u32,
     rng: &mut impl Rng,
 ) -> Result<BlindPoolChange, sqlx::Error> {
-    let wanted: HashSet<PaperId> = super::recommendations::top_papers(&mut *conn, target, depth)
+    let wanted: HashSet<PaperKey> = super::recommendations::top_papers(&mut *conn, target, depth)
         .await?
         .into_iter()
         .collect();
@@ -44,11 +44,11 @@ pub async fn refresh_target(
     .bind(target.0)
     .fetch_all(&mut *conn)
     .await?;
-    let present: HashSet<PaperId> = current.iter().map(|(paper, _)| PaperId(*paper)).collect();
+    let present: HashSet<PaperKey> = current.iter().map(|(paper, _)| PaperKey(*paper)).collect();
 
     let mut change = BlindPoolChange::default();
     for (paper, rated) in &current {
-        if !rated && !wanted.contains(&PaperId(*paper)) {
+        if !rated && !wanted.contains(&PaperKey(*paper)) {
             sqlx::query("DELETE FROM pool WHERE target_id = ? AND paper_id = ?")
                 .bind(target.0)
                 .bind(paper)
@@ -71,7 +71,7 @@ pub async fn refresh_target(
 /// (see [`super::targets::ListedTargets::register`]), in the same transaction.
 pub struct PoolWriter<'c> {
     add: super::bulk::RowsInsert<'c>,
-    keys: Vec<(PaperId, i64)>,
+    keys: Vec<(PaperKey, i64)>,
     remove: rusqlite::Statement<'c>,
 }
 
@@ -104,9 +104,9 @@ impl<'c> PoolWriter<'c> {
     /// in its top `depth`.
     pub fn follow(
         &mut self,
-        target: PaperId,
-        arriving: &[PaperId],
-        leaving: &[PaperId],
+        target: PaperKey,
+        arriving: &[PaperKey],
+        leaving: &[PaperKey],
         depth: u32,
         rng: &mut impl Rng,
     ) -> rusqlite::Result<BlindPoolChange> {
@@ -130,15 +130,15 @@ impl<'c> PoolWriter<'c> {
 }
 
 /// A pair entering the pool: target, paper, display key.
-pub type NewPair = (PaperId, PaperId, i64);
+pub type NewPair = (PaperKey, PaperKey, i64);
 
 /// Draws a display key for each paper arriving in the pool of `target`.
 pub fn with_display_keys(
-    target: PaperId,
-    papers: impl IntoIterator<Item = PaperId>,
+    target: PaperKey,
+    papers: impl IntoIterator<Item = PaperKey>,
     rng: &mut impl Rng,
 ) -> Vec<NewPair> {
-    let mut papers: Vec<PaperId> = papers.into_iter().collect();
+    let mut papers: Vec<PaperKey> = papers.into_iter().collect();
     // Sorted so that keys drawn from a seeded generator do not depend on hash order.
     papers.sort_unstable();
     papers
@@ -160,11 +160,11 @@ pub async fn insert_pairs(
         });
         insert.build().execute(&mut *conn).await?;
     }
-    let mut added: BTreeMap<PaperId, i64> = BTreeMap::new();
+    let mut added: BTreeMap<PaperKey, i64> = BTreeMap::new();
     for (target, _, _) in pairs {
         *added.entry(*target).or_default() += 1;
     }
-    let added: Vec<(PaperId, i64)> = added.into_iter().collect();
+    let added: Vec<(PaperKey, i64)> = added.into_iter().collect();
     super::targets::add_pooled(conn, &added).await
 }
 
@@ -172,8 +172,8 @@ pub async fn insert_pairs(
 /// and the target's row if it has none.
 pub async fn ensure_pair(
     conn: &mut SqliteConnection,
-    target: PaperId,
-    paper: PaperId,
+    target: PaperKey,
+    paper: PaperKey,
     rng: &mut impl Rng,
 ) -> Result<(), sqlx::Error> {
     super::targets::ensure(&mut *conn, target, rng).await?;
@@ -192,8 +192,8 @@ pub async fn ensure_pair(
 
 pub async fn contains<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperId,
-    paper: PaperId,
+    target: PaperKey,
+    paper: PaperKey,
 ) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pool WHERE target_id = ? AND paper_id = ?)")
         .bind(target.0)

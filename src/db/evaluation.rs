@@ -6,7 +6,7 @@
 //! directly, on read connections of their own ([`super::bulk::open_reader`]), in threads that
 //! may block: through sqlx every row is handed from its connection's thread to ours, which
 //! for the quarter of a million list entries of 3,600 targets was most of a leaderboard's
-//! time. Values are read as the domain's types (`PaperId`, `ModelId`, `Stars`): anything that
+//! time. Values are read as the domain's types (`PaperKey`, `ModelId`, `Stars`): anything that
 //! is not what it should be (stars out of range, a NULL) fails the read.
 
 use std::path::Path;
@@ -15,7 +15,7 @@ use sqlx::{FromRow, SqliteExecutor, SqlitePool};
 
 use super::bulk::{database_error, open_reader};
 use super::targets::{self, Overview};
-use crate::domain::{ModelId, PaperId, PoolDepth, Stars};
+use crate::domain::{ModelId, PaperKey, PoolDepth, Stars};
 
 /// A revision of everything the evaluation reads: the last id of the rating history (every
 /// change of a rating adds a row to it) and the study's revision counter (bumped by every
@@ -38,7 +38,7 @@ pub async fn revision<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Revision
 /// A target being rated that has at least one rating.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RatedTarget {
-    pub id: PaperId,
+    pub id: PaperKey,
     pub external_id: String,
     pub title: String,
     /// Every pooled pair of it is rated.
@@ -46,12 +46,12 @@ pub struct RatedTarget {
 }
 
 /// A target's ratings: each rated paper with its stars.
-pub type Judgments = Vec<(PaperId, Stars)>;
+pub type Judgments = Vec<(PaperKey, Stars)>;
 
 /// The ratings of a target with at least one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetRatings {
-    pub target: PaperId,
+    pub target: PaperKey,
     pub judgments: Judgments,
     /// The latest of its rated pairs' first ratings (a `rating_history` id). For a fully rated
     /// target, whose rated pairs are its pool, the moment it was completed: the order the
@@ -60,7 +60,7 @@ pub struct TargetRatings {
 }
 
 /// A model's list for a target: (target, model, its papers best first).
-pub type List = (PaperId, ModelId, Vec<PaperId>);
+pub type List = (PaperKey, ModelId, Vec<PaperKey>);
 
 /// One revision of the study as the evaluation reads it.
 #[derive(Debug, PartialEq)]
@@ -246,7 +246,7 @@ fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRating
         "SELECT target_id, paper_id, stars, first_rated
          FROM ratings WHERE target_id IN ({RATED_TARGETS})"
     ))?;
-    let mut rows: Vec<(PaperId, PaperId, Stars, i64)> = (statement.query_map([], |row| {
+    let mut rows: Vec<(PaperKey, PaperKey, Stars, i64)> = (statement.query_map([], |row| {
         Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
     })?)
     .collect::<rusqlite::Result<_>>()?;
@@ -288,7 +288,7 @@ fn read_lists(
     ))?;
     let half = half.map(|half| half as i64);
     let limit = i64::try_from(depth).unwrap_or(i64::MAX);
-    let mut entries: Vec<(PaperId, ModelId, i64, PaperId)> = (statement
+    let mut entries: Vec<(PaperKey, ModelId, i64, PaperKey)> = (statement
         .query_map(rusqlite::params![half, limit], |row| {
             Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
         })?)

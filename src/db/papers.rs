@@ -3,7 +3,7 @@
 use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::PaperId;
+use crate::domain::PaperKey;
 
 /// A paper as imported; `None` in an optional field means the file had no such column, so
 /// the stored value is kept on update.
@@ -91,7 +91,7 @@ impl<'c> PaperWriter<'c> {
 #[derive(Debug, Default)]
 pub struct PaperIndex {
     numbers: rustc_hash::FxHashMap<Box<str>, u32>,
-    ids: Vec<PaperId>,
+    ids: Vec<PaperKey>,
 }
 
 impl PaperIndex {
@@ -101,12 +101,12 @@ impl PaperIndex {
     }
 
     /// The row id of the paper with this external id.
-    pub fn resolve(&self, external_id: &str) -> Option<PaperId> {
+    pub fn resolve(&self, external_id: &str) -> Option<PaperKey> {
         self.number(external_id).map(|number| self.id(number))
     }
 
     /// The row id of the paper numbered `number`.
-    pub fn id(&self, number: u32) -> PaperId {
+    pub fn id(&self, number: u32) -> PaperKey {
         self.ids[number as usize]
     }
 
@@ -130,7 +130,7 @@ pub fn index(conn: &rusqlite::Connection) -> rusqlite::Result<PaperIndex> {
         index
             .numbers
             .insert(row.get::<_, String>(0)?.into_boxed_str(), number);
-        index.ids.push(PaperId(row.get(1)?));
+        index.ids.push(PaperKey(row.get(1)?));
         number += 1;
     }
     Ok(index)
@@ -151,7 +151,7 @@ pub struct Paper {
 
 pub async fn get<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    id: PaperId,
+    id: PaperKey,
 ) -> Result<Option<Paper>, sqlx::Error> {
     sqlx::query_as(
         "SELECT id, external_id, title, abstract, authors, year, url FROM papers WHERE id = ?",
@@ -164,12 +164,12 @@ pub async fn get<'e, E: SqliteExecutor<'e>>(
 pub async fn id_of<'e, E: SqliteExecutor<'e>>(
     executor: E,
     external_id: &str,
-) -> Result<Option<PaperId>, sqlx::Error> {
+) -> Result<Option<PaperKey>, sqlx::Error> {
     let id: Option<i64> = sqlx::query_scalar("SELECT id FROM papers WHERE external_id = ?")
         .bind(external_id)
         .fetch_optional(executor)
         .await?;
-    Ok(id.map(PaperId))
+    Ok(id.map(PaperKey))
 }
 
 /// Indexes the papers added since the last call for search, in one statement (see the

@@ -3,7 +3,7 @@
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use super::bulk::RowsInsert;
-use crate::domain::{ModelId, PaperId};
+use crate::domain::{ModelId, PaperKey};
 
 /// A model of the study.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub async fn model(conn: &mut SqliteConnection, name: &str) -> Result<Model, sql
 /// One entry of a list as stored: the paper, and what the import file said about it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NewEntry {
-    pub paper: PaperId,
+    pub paper: PaperKey,
     pub given_rank: Option<i64>,
     pub score: Option<f64>,
 }
@@ -70,7 +70,7 @@ impl<'c> ListWriter<'c> {
     /// The stored list of `model` for `target`, best first, into `list` (empty if none).
     pub fn stored(
         &mut self,
-        target: PaperId,
+        target: PaperKey,
         model: ModelId,
         list: &mut Vec<NewEntry>,
     ) -> rusqlite::Result<()> {
@@ -78,7 +78,7 @@ impl<'c> ListWriter<'c> {
         let mut rows = self.read.query((target.0, model.0))?;
         while let Some(row) = rows.next()? {
             list.push(NewEntry {
-                paper: PaperId(row.get(0)?),
+                paper: PaperKey(row.get(0)?),
                 given_rank: row.get(1)?,
                 score: row.get(2)?,
             });
@@ -90,7 +90,7 @@ impl<'c> ListWriter<'c> {
     /// one if `replacing`.
     pub fn write(
         &mut self,
-        target: PaperId,
+        target: PaperKey,
         model: ModelId,
         replacing: bool,
         list: &[NewEntry],
@@ -115,9 +115,9 @@ impl<'c> ListWriter<'c> {
 /// The papers that enter the pool of `target`: every model's top `depth`, deduplicated.
 pub async fn top_papers<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperId,
+    target: PaperKey,
     depth: u32,
-) -> Result<Vec<PaperId>, sqlx::Error> {
+) -> Result<Vec<PaperKey>, sqlx::Error> {
     let papers: Vec<i64> = sqlx::query_scalar(
         "SELECT DISTINCT paper_id FROM recommendations
          WHERE model_id IN (SELECT id FROM models) AND target_id = ? AND position <= ?",
@@ -126,5 +126,5 @@ pub async fn top_papers<'e, E: SqliteExecutor<'e>>(
     .bind(i64::from(depth))
     .fetch_all(executor)
     .await?;
-    Ok(papers.into_iter().map(PaperId).collect())
+    Ok(papers.into_iter().map(PaperKey).collect())
 }

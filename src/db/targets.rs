@@ -18,7 +18,7 @@ use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor, SqlitePool};
 
 use super::papers::Paper;
-use crate::domain::PaperId;
+use crate::domain::PaperKey;
 
 /// How the study decides which targets it rates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -253,7 +253,7 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
 /// The progress of one target; `None` when the paper is no target being rated.
 pub async fn progress<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperId,
+    target: PaperKey,
 ) -> Result<Option<Progress>, sqlx::Error> {
     let row: Option<(i64, i64)> =
         sqlx::query_as("SELECT rated, pooled FROM targets WHERE target_id = ? AND active = 1")
@@ -274,7 +274,7 @@ pub struct PooledPaper {
 /// The pool of `target` in the blind display order; empty when it has none.
 pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperId,
+    target: PaperKey,
 ) -> Result<Vec<PooledPaper>, sqlx::Error> {
     sqlx::query_as(
         "SELECT p.id, p.external_id, p.title, p.abstract, p.authors, p.year, p.url, r.stars
@@ -293,7 +293,7 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
 /// random order.
 pub async fn first_to_rate<'e, E: SqliteExecutor<'e>>(
     executor: E,
-) -> Result<Option<PaperId>, sqlx::Error> {
+) -> Result<Option<PaperKey>, sqlx::Error> {
     let target: Option<i64> = sqlx::query_scalar(
         "SELECT target_id FROM targets
          WHERE active = 1 AND rated < pooled
@@ -302,15 +302,15 @@ pub async fn first_to_rate<'e, E: SqliteExecutor<'e>>(
     )
     .fetch_optional(executor)
     .await?;
-    Ok(target.map(PaperId))
+    Ok(target.map(PaperKey))
 }
 
 /// The target to rate after `current` in the study's random order, wrapping around to the
 /// first; never `current` itself.
 pub async fn next_to_rate(
     conn: &mut SqliteConnection,
-    current: PaperId,
-) -> Result<Option<PaperId>, sqlx::Error> {
+    current: PaperKey,
+) -> Result<Option<PaperKey>, sqlx::Error> {
     // Two walks along the index in key order, each stopping at the first target with unrated
     // pairs: one ORDER BY that put later targets first would sort them all on every page view.
     let after: Option<i64> = sqlx::query_scalar(
@@ -324,7 +324,7 @@ pub async fn next_to_rate(
     .fetch_optional(&mut *conn)
     .await?;
     if let Some(target) = after {
-        return Ok(Some(PaperId(target)));
+        return Ok(Some(PaperKey(target)));
     }
     let first: Option<i64> = sqlx::query_scalar(
         "SELECT target_id FROM targets
@@ -335,7 +335,7 @@ pub async fn next_to_rate(
     .bind(current.0)
     .fetch_optional(conn)
     .await?;
-    Ok(first.map(PaperId))
+    Ok(first.map(PaperKey))
 }
 
 /// What an import of lists finds of a target before it writes them.
@@ -378,7 +378,7 @@ impl<'c> ListedTargets<'c> {
     }
 
     /// The row of `target`; `None` when it has none (never listed, pooled nor chosen).
-    pub fn find(&mut self, target: PaperId) -> rusqlite::Result<Option<Found>> {
+    pub fn find(&mut self, target: PaperKey) -> rusqlite::Result<Option<Found>> {
         let mut rows = self.find.query([target.0])?;
         match rows.next()? {
             Some(row) => Ok(Some(Found {
@@ -394,7 +394,7 @@ impl<'c> ListedTargets<'c> {
     /// [`Found::active_once_listed`] says.
     pub fn register(
         &mut self,
-        target: PaperId,
+        target: PaperKey,
         found: Option<Found>,
         active: bool,
         pooled: i64,
@@ -418,7 +418,7 @@ impl<'c> ListedTargets<'c> {
 /// active while the study rates all candidates.
 pub async fn ensure(
     conn: &mut SqliteConnection,
-    target: PaperId,
+    target: PaperKey,
     rng: &mut impl Rng,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
@@ -443,7 +443,7 @@ pub struct ChoiceState {
 /// The state of `target`; `None` when it has no row (never listed, pooled nor chosen).
 pub async fn state<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperId,
+    target: PaperKey,
 ) -> Result<Option<ChoiceState>, sqlx::Error> {
     sqlx::query_as("SELECT listed, active, rated FROM targets WHERE target_id = ?")
         .bind(target.0)
@@ -454,7 +454,7 @@ pub async fn state<'e, E: SqliteExecutor<'e>>(
 /// Makes `target` active, adding its row (with a random order key) if it has none.
 pub async fn activate(
     conn: &mut SqliteConnection,
-    target: PaperId,
+    target: PaperKey,
     rng: &mut impl Rng,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
@@ -468,7 +468,7 @@ pub async fn activate(
     Ok(())
 }
 
-pub async fn deactivate(conn: &mut SqliteConnection, target: PaperId) -> Result<(), sqlx::Error> {
+pub async fn deactivate(conn: &mut SqliteConnection, target: PaperKey) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE targets SET active = 0 WHERE target_id = ?")
         .bind(target.0)
         .execute(conn)
@@ -488,7 +488,7 @@ pub async fn deactivate_all(conn: &mut SqliteConnection) -> Result<(), sqlx::Err
 /// that were not active before, whose pools may be missing or out of date.
 pub async fn activate_every_candidate(
     conn: &mut SqliteConnection,
-) -> Result<Vec<PaperId>, sqlx::Error> {
+) -> Result<Vec<PaperKey>, sqlx::Error> {
     let arriving: Vec<i64> = sqlx::query_scalar(
         "SELECT target_id FROM targets WHERE listed = 1 AND active = 0 ORDER BY target_id",
     )
@@ -497,7 +497,7 @@ pub async fn activate_every_candidate(
     sqlx::query("UPDATE targets SET active = (listed = 1 OR pooled > 0)")
         .execute(conn)
         .await?;
-    Ok(arriving.into_iter().map(PaperId).collect())
+    Ok(arriving.into_iter().map(PaperKey).collect())
 }
 
 /// The candidates (papers with lists), or only those not rated now, by external id (byte
@@ -505,7 +505,7 @@ pub async fn activate_every_candidate(
 pub async fn candidates(
     conn: &mut SqliteConnection,
     only_inactive: bool,
-) -> Result<Vec<PaperId>, sqlx::Error> {
+) -> Result<Vec<PaperKey>, sqlx::Error> {
     let targets: Vec<i64> = sqlx::query_scalar(
         "SELECT t.target_id FROM targets t JOIN papers p ON p.id = t.target_id
          WHERE t.listed = 1 AND NOT (? AND t.active = 1)
@@ -514,14 +514,14 @@ pub async fn candidates(
     .bind(only_inactive)
     .fetch_all(conn)
     .await?;
-    Ok(targets.into_iter().map(PaperId).collect())
+    Ok(targets.into_iter().map(PaperKey).collect())
 }
 
 /// Adds `change` to the pooled count of each target, each target at most once (the pool's
 /// writers call this).
 pub async fn add_pooled(
     conn: &mut SqliteConnection,
-    changes: &[(PaperId, i64)],
+    changes: &[(PaperKey, i64)],
 ) -> Result<(), sqlx::Error> {
     for chunk in changes.chunks(super::recommendations::ROWS_PER_INSERT) {
         let mut update =
@@ -537,7 +537,7 @@ pub async fn add_pooled(
 
 /// Records that a per-target view showed `targets`, if it never did before: a rating changed
 /// on them from now on is made with its provenance known.
-pub async fn record_unblinded(pool: &SqlitePool, targets: &[PaperId]) -> Result<(), sqlx::Error> {
+pub async fn record_unblinded(pool: &SqlitePool, targets: &[PaperKey]) -> Result<(), sqlx::Error> {
     if targets.is_empty() {
         return Ok(());
     }

@@ -8,7 +8,7 @@
 use sqlx::{FromRow, SqlitePool};
 
 use super::targets;
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperKey, Stars};
 
 /// A paper at its place in one model's list, with its stars (`None` when unrated: a paper
 /// below the pool depth may be).
@@ -25,7 +25,7 @@ pub struct ListedPaper {
 /// has a pool and every pair of it is rated.
 pub async fn top_lists(
     pool: &SqlitePool,
-    target: PaperId,
+    target: PaperKey,
     k: usize,
 ) -> Result<Option<Vec<ListedPaper>>, sqlx::Error> {
     // One read transaction: the lists are read from the same snapshot the check saw.

@@ -63,7 +63,7 @@ impl Evaluations {
         let set = self.set(pool, options.list_depth()).await?;
         let key = BoardKey {
             revision: set.revision,
-            settings: options.settings(set.study.pool_depth),
+            settings: options.settings(set.collection.pool_depth),
             partial: scope.partial,
         };
         let board = self.board_cell(key);

@@ -24,7 +24,7 @@ use std::time::Instant;
 use sqlx::SqlitePool;
 
 use crate::db;
-use crate::domain::{PaperId, PoolDepth, Stars};
+use crate::domain::{PaperKey, PoolDepth, Stars};
 use crate::leaderboard::{self, Leaderboard, Partial};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
 
@@ -102,7 +102,7 @@ pub enum PerTarget {
     /// Every evaluated target's.
     All,
     /// Only this target's (the per-target view of one target).
-    Only(PaperId),
+    Only(PaperKey),
 }
 
 /// What a comparison covers beyond its metric settings.
@@ -152,12 +152,12 @@ async fn compute(
     partial: Partial,
 ) -> Leaderboard {
     let set = set.clone();
-    let settings = options.settings(set.study.pool_depth);
+    let settings = options.settings(set.collection.pool_depth);
     crate::blocking::run(move || {
         let started = Instant::now();
-        let scores = leaderboard::score(&set.study, settings, partial);
+        let scores = leaderboard::score(&set.collection, settings, partial);
         tracing::debug!(elapsed = ?started.elapsed(), "scored");
-        let board = leaderboard::resample(&set.study, scores);
+        let board = leaderboard::resample(&set.collection, scores);
         tracing::debug!(elapsed = ?started.elapsed(), "resampled");
         board
     })
@@ -178,7 +178,7 @@ async fn record_unblinded(
         .map(|row| {
             (
                 set.targets[row.position].0,
-                &set.study.targets[row.position],
+                &set.collection.targets[row.position],
             )
         })
         .filter(|(key, target)| match scope.per_target {
@@ -189,7 +189,7 @@ async fn record_unblinded(
         .map(|(key, _)| key);
     // A target recorded once stays recorded: the set remembers which it recorded, so that
     // views shown again do not ask the database again.
-    let new: Vec<PaperId> = {
+    let new: Vec<PaperKey> = {
         let recorded = set
             .unblinded
             .lock()

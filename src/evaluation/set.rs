@@ -7,8 +7,8 @@ use std::sync::Mutex;
 use crate::db;
 use crate::db::evaluation::{Revision, Snapshot};
 use crate::db::targets::Overview;
-use crate::domain::{ModelId, PaperId};
-use crate::leaderboard::{Completion, Study, TargetInput};
+use crate::domain::{ModelId, PaperKey};
+use crate::leaderboard::{Collection, Completion, TargetInput};
 
 /// The study's targets with ratings, their judgments and lists, in memory.
 #[derive(Debug)]
@@ -18,12 +18,12 @@ pub struct EvaluationSet {
     pub overview: Overview,
     /// Where the lists are cut: at least the pool depth; `usize::MAX` for whole lists.
     pub depth: usize,
-    pub study: Study<PaperId>,
-    /// The key and title of each target of `study.targets`, in the same order.
-    pub targets: Vec<(PaperId, String)>,
+    pub collection: Collection<PaperKey>,
+    /// The key and title of each target of `collection.targets`, in the same order.
+    pub targets: Vec<(PaperKey, String)>,
     /// The targets recorded as unblinded since this set was loaded (see
     /// [`db::targets::record_unblinded`]).
-    pub unblinded: Mutex<HashSet<PaperId>>,
+    pub unblinded: Mutex<HashSet<PaperKey>>,
 }
 
 impl EvaluationSet {
@@ -54,15 +54,15 @@ impl EvaluationSet {
         let position_of_model: HashMap<ModelId, usize> = (models.iter().enumerate())
             .map(|(position, (model, _))| (*model, position))
             .collect();
-        let position_of_target: HashMap<PaperId, usize> = (targets.iter().enumerate())
+        let position_of_target: HashMap<PaperKey, usize> = (targets.iter().enumerate())
             .map(|(position, target)| (target.id, position))
             .collect();
-        let target_position = |target: PaperId| {
+        let target_position = |target: PaperKey| {
             position_of_target.get(&target).copied().ok_or_else(|| {
                 unreadable(format!("a row of target {} outside the snapshot", target.0))
             })
         };
-        let mut inputs: Vec<TargetInput<PaperId>> = (targets.iter())
+        let mut inputs: Vec<TargetInput<PaperKey>> = (targets.iter())
             .map(|target| TargetInput {
                 target: target.external_id.clone(),
                 fully_rated: target.fully_rated,
@@ -104,7 +104,7 @@ impl EvaluationSet {
         Ok(EvaluationSet {
             revision,
             depth,
-            study: Study {
+            collection: Collection {
                 models: models.into_iter().map(|(_, name)| name).collect(),
                 targets: inputs,
                 total: usize::try_from(overview.active).unwrap_or_default(),
@@ -121,7 +121,7 @@ impl EvaluationSet {
 
     /// The position of the target `key` among the set's targets; `None` when it has no
     /// rating or is not being rated.
-    pub fn position_of(&self, key: PaperId) -> Option<usize> {
+    pub fn position_of(&self, key: PaperKey) -> Option<usize> {
         self.targets.iter().position(|(target, _)| *target == key)
     }
 }

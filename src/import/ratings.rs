@@ -14,7 +14,7 @@ use super::records::{Parse, Records};
 use super::{Format, ImportError, Problem, Problems, Summary};
 use crate::db::papers::PaperIndex;
 use crate::db::{self, blind_pool, ratings};
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperKey, Stars};
 
 /// A ratings file, read and checked.
 pub(super) struct Staged {
@@ -34,7 +34,7 @@ pub(super) fn stage<R: Read>(
         Err(problem) => return Err(problems.fail(problem)),
     };
     let mut ratings = Vec::new();
-    let mut first_line_of_pair: HashMap<(PaperId, PaperId), u64> = HashMap::new();
+    let mut first_line_of_pair: HashMap<(PaperKey, PaperKey), u64> = HashMap::new();
     while let Some(record) = records.next() {
         let (line, rating) = match record {
             Ok(record) => record,
@@ -101,8 +101,8 @@ impl Staged {
 
 /// One rating as read, its ids resolved.
 struct Rating {
-    target: PaperId,
-    paper: PaperId,
+    target: PaperKey,
+    paper: PaperKey,
     stars: Stars,
     rated_at: Option<String>,
 }
@@ -150,7 +150,7 @@ impl Parse for RatingParser<'_> {
         let text = |index: usize, column: &str| {
             input::utf8_field(record, index, column, line).map(str::trim)
         };
-        let resolve = |column: &str, index: usize| -> Result<PaperId, Problem> {
+        let resolve = |column: &str, index: usize| -> Result<PaperKey, Problem> {
             let id = text(index, column)?;
             self.papers
                 .resolve(id)

@@ -25,7 +25,7 @@ use crate::db::bulk::ImportConnection;
 use crate::db::papers::PaperIndex;
 use crate::db::recommendations::{self as stored, ListWriter, Model};
 use crate::db::targets::{Found, ListedTargets, TargetChoice};
-use crate::domain::PaperId;
+use crate::domain::PaperKey;
 use lists::{Gathered, Lists, NewRow};
 use rows::RowParser;
 // `simulate --qrels` reads run scores as the importer does.
@@ -270,7 +270,7 @@ impl Writer<'_, '_> {
     }
 }
 
-fn sorted_set(papers: &mut Vec<PaperId>) {
+fn sorted_set(papers: &mut Vec<PaperKey>) {
     papers.sort_unstable();
     papers.dedup();
 }

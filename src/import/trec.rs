@@ -1,5 +1,5 @@
 //! TREC files read without a study: run lines (shared with the recommendations importer) and
-//! qrels, and the two together as a [`Study`] that `paperjudge simulate --qrels` replays.
+//! qrels, and the two together as a [`Collection`] that `paperjudge simulate --qrels` replays.
 //! Problems name the file, the line and the column, as every importer's do.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -8,7 +8,7 @@ use std::io::Read;
 use super::input::{self, Lines};
 use super::{InvalidInput, Problem, Problems};
 use crate::domain::{PoolDepth, Stars};
-use crate::leaderboard::{Study, TargetInput};
+use crate::leaderboard::{Collection, TargetInput};
 
 /// One line of a TREC run: `target Q0 paper rank score model`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -182,7 +182,7 @@ impl Runs {
     /// judgments and every model's list in trec_eval's order (score descending, ties by
     /// paper id descending), fully rated when every paper in the top `pool_depth` of its
     /// lists is judged. Papers are numbered by their ids.
-    pub fn study(&self, qrels: &Qrels, pool_depth: PoolDepth) -> Study<u32> {
+    pub fn collection(&self, qrels: &Qrels, pool_depth: PoolDepth) -> Collection<u32> {
         let mut papers: BTreeSet<&str> = BTreeSet::new();
         let mut targets: BTreeSet<&str> = BTreeSet::new();
         for lists in self.lists.values() {
@@ -225,6 +225,6 @@ impl Runs {
                 }
             })
             .collect();
-        Study::of(self.lists.keys().cloned().collect(), inputs, pool_depth)
+        Collection::of(self.lists.keys().cloned().collect(), inputs, pool_depth)
     }
 }

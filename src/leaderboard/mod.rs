@@ -42,14 +42,15 @@ pub struct TargetInput<K> {
     pub fully_rated: bool,
     /// Every rated paper of the target, whichever model retrieved it.
     pub judgments: HashMap<K, Stars>,
-    /// Each model's ranked list, best first, in the order of [`Study::models`]; `None` when
+    /// Each model's ranked list, best first, in the order of [`Collection::models`]; `None` when
     /// the model has no list for this target.
     pub lists: Vec<Option<Vec<K>>>,
 }
 
-/// A study as the leaderboard reads it: the models, and the targets with ratings.
+/// A study as the leaderboard reads it, a test collection in the words of IR: the models and
+/// their lists (the runs), the targets (the topics) and their judgments (the qrels).
 #[derive(Debug, Clone)]
-pub struct Study<K> {
+pub struct Collection<K> {
     pub models: Vec<String>,
     /// The targets with a rating (others may be given: they count as unrated).
     pub targets: Vec<TargetInput<K>>,
@@ -62,7 +63,7 @@ pub struct Study<K> {
     pub completion: Option<Completion>,
 }
 
-/// The fully rated targets of a [`Study`] in the order they were completed, and the targets
+/// The fully rated targets of a [`Collection`] in the order they were completed, and the targets
 /// they are drawn from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Completion {
@@ -73,8 +74,8 @@ pub struct Completion {
     pub population: usize,
 }
 
-impl<K> Study<K> {
-    /// A study of exactly the targets given.
+impl<K> Collection<K> {
+    /// A collection of exactly the targets given.
     ///
     /// # Panics
     /// When a target does not have exactly one list entry per model.
@@ -87,7 +88,7 @@ impl<K> Study<K> {
                 target.target
             );
         }
-        Study {
+        Collection {
             total: targets.len(),
             models,
             targets,
@@ -221,7 +222,7 @@ impl ModelRow {
 pub struct TargetRow {
     /// The target's external id.
     pub target: String,
-    /// Its position among the targets of the [`Study`].
+    /// Its position among the targets of the [`Collection`].
     pub position: usize,
     /// For each model in row order, the value of each of [`columns::per_target`].
     values: Vec<Option<f64>>,
@@ -277,14 +278,14 @@ pub struct Leaderboard {
 }
 
 impl Leaderboard {
-    /// Scores and compares the models of `study` under `settings`: [`score`], then
+    /// Scores and compares the models of `collection` under `settings`: [`score`], then
     /// [`resample`].
-    pub fn compute<K: Copy + Eq + Hash + Sync>(
-        study: &Study<K>,
+    pub fn of<K: Copy + Eq + Hash + Sync>(
+        collection: &Collection<K>,
         settings: Settings,
         partial: Partial,
     ) -> Leaderboard {
-        resample(study, score(study, settings, partial))
+        resample(collection, score(collection, settings, partial))
     }
 }
 

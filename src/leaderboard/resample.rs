@@ -4,22 +4,22 @@
 //! the verdict ([`super::verdict`]) from the same scores.
 
 use super::columns;
-use super::{verdict, Leaderboard, ModelRow, Scores, Study, TargetRow};
+use super::{verdict, Collection, Leaderboard, ModelRow, Scores, TargetRow};
 use crate::metrics::{self, TargetScores};
 
 /// The leaderboard of `study` from its `scores`.
-pub fn resample<K: Sync>(study: &Study<K>, scores: Scores) -> Leaderboard {
-    let order = leaderboard_order(&study.models, &scores.by_model);
+pub fn resample<K: Sync>(collection: &Collection<K>, scores: Scores) -> Leaderboard {
+    let order = leaderboard_order(&collection.models, &scores.by_model);
     // The verdict is one thread's work, the resampling every thread's: side by side, the
     // resampling takes up what the verdict leaves of the cores.
     let (decision, models) = rayon::join(
-        || verdict(study, &scores),
-        || model_rows(&study.models, &scores.by_model, &order),
+        || verdict(collection, &scores),
+        || model_rows(&collection.models, &scores.by_model, &order),
     );
     let per_target = (scores.evaluated.iter().enumerate())
         .map(|(index, &position)| {
             TargetRow::new(
-                study.targets[position].target.clone(),
+                collection.targets[position].target.clone(),
                 position,
                 order.iter().map(|&model| scores.by_model[model][index]),
             )
@@ -27,7 +27,7 @@ pub fn resample<K: Sync>(study: &Study<K>, scores: Scores) -> Leaderboard {
         .collect();
     Leaderboard {
         settings: scores.settings,
-        pool_depth: study.pool_depth,
+        pool_depth: collection.pool_depth,
         partial: scores.partial,
         targets: scores.targets,
         models,

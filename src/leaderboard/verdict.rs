@@ -4,18 +4,18 @@
 
 use std::num::NonZeroUsize;
 
-use super::{Scores, Study};
+use super::{Collection, Scores};
 use crate::decision::{self, Decision};
 
 /// The verdict of `study` from its `scores`; `None` with fewer than two models or without the
 /// order the targets were completed in.
-pub fn verdict<K>(study: &Study<K>, scores: &Scores) -> Option<Decision> {
-    let completion = study.completion.as_ref()?;
+pub fn verdict<K>(collection: &Collection<K>, scores: &Scores) -> Option<Decision> {
+    let completion = collection.completion.as_ref()?;
     let started = std::time::Instant::now();
     // `scores.evaluated` holds positions in ascending order: a fully rated target is among
     // them under either choice of partly rated targets.
     let ndcg: Vec<Vec<Option<f64>>> = (completion.order.iter())
-        .filter(|&&position| study.targets[position].fully_rated)
+        .filter(|&&position| collection.targets[position].fully_rated)
         .filter_map(|position| scores.evaluated.binary_search(position).ok())
         .map(|index| {
             (scores.by_model.iter())
@@ -25,7 +25,7 @@ pub fn verdict<K>(study: &Study<K>, scores: &Scores) -> Option<Decision> {
         .collect();
     let population = NonZeroUsize::new(completion.population.max(ndcg.len()));
     let decision =
-        decision::decide(study.models.clone(), &ndcg, population).unwrap_or_else(|error| {
+        decision::decide(collection.models.clone(), &ndcg, population).unwrap_or_else(|error| {
             // Every NDCG lies in [0, 1] and every target has a value per model: unreachable,
             // yet a page without a verdict beats a page that fails.
             tracing::warn!(%error, "no verdict");

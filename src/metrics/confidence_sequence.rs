@@ -2,7 +2,7 @@
 //! every number of observations at once, with probability at least 1 − alpha. A researcher
 //! may look after every rated target and stop whenever the verdict looks settled; a
 //! fixed-sample interval looked at that way covers far less often than it claims, a
-//! confidence sequence does not (shared/spec/metrics.md, "Decision").
+//! confidence sequence does not (docs/metrics.md, "The verdict: when to stop").
 //!
 //! The sequence is the betting one of Waudby-Smith & Ramdas (2023, "Estimating means of
 //! bounded random variables by betting", the hedged capital process with predictable plug-in

@@ -18,7 +18,7 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use askama::Template;
 
 use super::answer::accepts_json;
-use crate::domain::PaperId;
+use crate::domain::PaperKey;
 
 /// Why a request failed.
 #[derive(Debug, thiserror::Error)]
@@ -104,7 +104,7 @@ impl WebError {
 
     /// The answer for an address naming a paper that is no target being rated (never one,
     /// or dropped).
-    pub fn no_such_target(target: PaperId) -> WebError {
+    pub fn no_such_target(target: PaperKey) -> WebError {
         WebError::NotFound(format!("there is no target {} in this study", target.0))
     }
 

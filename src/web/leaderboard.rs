@@ -19,7 +19,7 @@ use crate::leaderboard::columns::{self, Value, COLUMNS};
 use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
 use chart::Chart;
-use query::{Column, Sort};
+use query::{Sort, SortBy};
 
 pub use query::LeaderboardQuery;
 
@@ -220,8 +220,8 @@ struct Header {
 }
 
 fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
-    let sortable = |column: Column, label: String, description: &'static str| {
-        let current = query.sort.column == column;
+    let sortable = |column: SortBy, label: String, description: &'static str| {
+        let current = query.sort.by == column;
         let order = if current {
             query.sort.order().reversed()
         } else {
@@ -230,7 +230,7 @@ fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
         Header {
             label,
             description,
-            numeric: column != Column::Model,
+            numeric: column != SortBy::Model,
             link: Some(query.link(
                 "/leaderboard",
                 &[("sort", column.as_str()), ("order", order.as_str())],
@@ -244,8 +244,8 @@ fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
         }
     };
     let mut headers = vec![
-        sortable(Column::Rank, "Rank".to_owned(), "Position by NDCG"),
-        sortable(Column::Model, "Model".to_owned(), "The model's name"),
+        sortable(SortBy::Rank, "Rank".to_owned(), "Position by NDCG"),
+        sortable(SortBy::Model, "Model".to_owned(), "The model's name"),
     ];
     for column in COLUMNS {
         let Some(heading) = column.page_heading else {
@@ -262,7 +262,7 @@ fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
                 default_order: "",
                 aria_sort: None,
             },
-            _ => sortable(Column::Shown(column), label, column.description),
+            _ => sortable(SortBy::Column(column), label, column.description),
         });
     }
     headers
@@ -470,7 +470,7 @@ impl OptionsForm {
                 ),
             ],
             include_partial: board.partial == Partial::Include,
-            sort: sort.column.as_str(),
+            sort: sort.by.as_str(),
             order: sort.order().as_str(),
         }
     }

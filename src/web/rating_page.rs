@@ -13,7 +13,7 @@ use super::view::{self, PaperView};
 use super::WebError;
 use crate::db;
 use crate::db::targets::{PooledPaper, Progress};
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperKey, Stars};
 
 /// `GET /targets/{target}`.
 pub fn routes(config: &mut web::ServiceConfig) {
@@ -106,7 +106,7 @@ async fn show(
     target: web::Path<i64>,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
-    let target = PaperId(target.into_inner());
+    let target = PaperKey(target.into_inner());
     // A paper that is no target being rated (never one, or dropped) has no rating page.
     if db::targets::progress(&**pool, target).await?.is_none() {
         return Err(WebError::no_such_target(target));

@@ -14,7 +14,7 @@ use super::answer::{see_other, ByAccept};
 use super::{csrf, view, WebError};
 use crate::db::targets::Progress;
 use crate::db::WriteQueue;
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperKey, Stars};
 use crate::rating::{self, RatingError};
 
 /// `POST /targets/{target}/ratings` and `POST /targets/{target}/undo`.
@@ -74,7 +74,7 @@ async fn rate(
     target: web::Path<i64>,
     form: web::Form<RatingForm>,
 ) -> Result<ByAccept<SavedAnswer>, WebError> {
-    let target = PaperId(target.into_inner());
+    let target = PaperKey(target.into_inner());
     let RatingForm {
         paper,
         stars,
@@ -126,7 +126,7 @@ async fn undo(
     target: web::Path<i64>,
     form: web::Form<UndoForm>,
 ) -> Result<ByAccept<UndoAnswer>, WebError> {
-    let target = PaperId(target.into_inner());
+    let target = PaperKey(target.into_inner());
     let browser =
         csrf::verify(&request, form.csrf_token.as_deref()).map_err(WebError::of_change)?;
     let undo = rating::undo(&pool, &write_queue, target, &browser.history_tag())
@@ -154,7 +154,7 @@ fn refused_change(error: RatingError) -> WebError {
 }
 
 /// The 303 of a plain form: back to the rating page, at the paper when there is one.
-fn back_to_paper(target: PaperId, paper: Option<&str>) -> actix_web::HttpResponse {
+fn back_to_paper(target: PaperKey, paper: Option<&str>) -> actix_web::HttpResponse {
     let fragment = paper
         .map(|paper| format!("#{}", view::anchor(paper)))
         .unwrap_or_default();

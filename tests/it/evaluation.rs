@@ -11,7 +11,7 @@ use crate::process_support::{paperjudge, stderr};
 use crate::web_support::{fixture_study, Answer, TestApp, MODELS};
 use paperjudge::choice;
 use paperjudge::db::{self, evaluation::Revision};
-use paperjudge::domain::{PaperId, Stars};
+use paperjudge::domain::{PaperKey, Stars};
 use paperjudge::evaluation::{self, LeaderboardOptions, Scope};
 
 /// Runs `statements` on one connection of the study, with the checks that would refuse
@@ -90,7 +90,7 @@ async fn the_reads_at_once_equal_the_read_in_one_transaction() {
     app.store_rating("T2", "P7", 5).await;
     let pool = &app.study.pool;
     let app = &app;
-    let key = |id: &'static str| async move { PaperId(app.paper_id(id).await) };
+    let key = |id: &'static str| async move { PaperKey(app.paper_id(id).await) };
     let (t1, t2) = (key("T1").await, key("T2").await);
 
     for depth in [0, 2, usize::MAX] {
@@ -135,9 +135,12 @@ async fn completion_order(app: &TestApp) -> Vec<String> {
     let set = evaluation::EvaluationSet::load(&app.study.pool, 0)
         .await
         .unwrap();
-    let completion = set.study.completion.expect("a study file knows the order");
+    let completion = set
+        .collection
+        .completion
+        .expect("a study file knows the order");
     (completion.order.iter())
-        .map(|&position| set.study.targets[position].target.clone())
+        .map(|&position| set.collection.targets[position].target.clone())
         .collect()
 }
 

@@ -6,7 +6,7 @@
 use std::net::{IpAddr, Ipv4Addr, TcpListener};
 
 use paperjudge::db;
-use paperjudge::domain::{PaperId, Stars};
+use paperjudge::domain::{PaperKey, Stars};
 use paperjudge::web::Access;
 use reqwest::header::{HeaderMap, ACCEPT, COOKIE, LOCATION, SET_COOKIE};
 use reqwest::{Response, StatusCode};
@@ -261,8 +261,8 @@ impl TestApp {
         let mut tx = self.study.pool.begin().await.expect("a transaction");
         db::ratings::set(
             &mut tx,
-            PaperId(self.paper_id(target).await),
-            PaperId(self.paper_id(paper).await),
+            PaperKey(self.paper_id(target).await),
+            PaperKey(self.paper_id(paper).await),
             Stars::new(i64::from(stars)),
             "2026-01-01T00:00:00Z",
             db::ratings::Source::Import,

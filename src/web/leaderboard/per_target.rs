@@ -20,7 +20,7 @@ use super::LeaderboardQuery;
 use crate::db;
 use crate::db::targets::Progress;
 use crate::db::unblinded::ListedPaper;
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperKey, Stars};
 use crate::evaluation::{Evaluated, Evaluations, PerTarget, Scope};
 use crate::leaderboard::{self, columns, Partial};
 use crate::metrics::TargetScores;
@@ -160,7 +160,7 @@ pub async fn target(
         partial: Partial::Exclude,
         ..query
     };
-    let key = PaperId(path.into_inner());
+    let key = PaperKey(path.into_inner());
     let no_such_target = || WebError::no_such_target(key);
     let paper = db::papers::get(&**pool, key)
         .await?
@@ -169,7 +169,7 @@ pub async fn target(
         .await?
         .ok_or_else(no_such_target)?;
     let pool_depth = (evaluations.set(&pool, query.options.list_depth()).await?)
-        .study
+        .collection
         .pool_depth;
     let settings = query.options.settings(pool_depth);
     let mut page = TargetBreakdownPage {
@@ -197,8 +197,9 @@ pub async fn target(
     // This target alone is scored; the board gives the models' order and ranks.
     let scores: HashMap<&str, TargetScores> = match set.position_of(key) {
         Some(position) => {
-            let scores = leaderboard::score_target(&set.study.targets[position], &board.settings);
-            (set.study.models.iter().map(String::as_str))
+            let scores =
+                leaderboard::score_target(&set.collection.targets[position], &board.settings);
+            (set.collection.models.iter().map(String::as_str))
                 .zip(scores)
                 .collect()
         }
