@@ -127,6 +127,12 @@ run bad-pool-depth "$db" init --pool-depth 5
 run bad-pool-depth-range "$db" init --pool-depth 0
 run bad-gain "$db" leaderboard --gain quadratic
 run bad-threshold "$db" leaderboard --threshold 6
+run bad-k "$db" leaderboard --k 0
+run bad-checks-k "$db" checks --k x
+run bad-simulate-gain "$db" simulate --gain x
+for command in leaderboard checks simulate "targets choose" "import recommendations" serve; do
+    run "help-${command// /-}" "$db" $command --help
+done
 run bad-choose "$db" targets choose nope nada
 run bad-choose-file "$db" targets choose --file "$work/ids.txt"
 run bad-drop "$db" targets drop nope
