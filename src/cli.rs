@@ -19,7 +19,7 @@ use crate::domain::PoolDepth;
 use crate::evaluation;
 use crate::export;
 use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
-use crate::leaderboard::Partial;
+use crate::leaderboard::{LeaderboardOptions, Partial};
 use crate::metrics::Relevance;
 use crate::simulation;
 use crate::web::{self, Password};
@@ -89,7 +89,7 @@ pub enum Command {
 pub struct SimulateArgs {
     /// The metric settings of the NDCG replayed.
     #[command(flatten)]
-    pub options: evaluation::LeaderboardOptions,
+    pub options: LeaderboardOptions,
     /// Replays per order, each with its own seed.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub seeds: u64,
@@ -230,7 +230,7 @@ pub enum ExportCommand {
 #[derive(Debug, Args)]
 pub struct LeaderboardArgs {
     #[command(flatten)]
-    pub options: evaluation::LeaderboardOptions,
+    pub options: LeaderboardOptions,
     #[arg(long, value_enum, default_value_t = LeaderboardFormat::Table)]
     pub format: LeaderboardFormat,
     /// Add every evaluated target's NDCG and Judged@k per model.
@@ -246,7 +246,7 @@ pub struct LeaderboardArgs {
 #[derive(Debug, Args)]
 pub struct ChecksArgs {
     #[command(flatten)]
-    pub options: evaluation::LeaderboardOptions,
+    pub options: LeaderboardOptions,
     #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
     pub format: StatusFormat,
     /// Also evaluate targets with some but not all pooled pairs rated (for analysis, never

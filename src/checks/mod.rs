@@ -21,8 +21,8 @@ use time::OffsetDateTime;
 
 use crate::db;
 use crate::domain::{PaperKey, PoolDepth, Stars};
-use crate::evaluation::{EvaluationSet, LeaderboardOptions};
-use crate::leaderboard::{Collection, Partial, TargetInput};
+use crate::evaluation::EvaluationSet;
+use crate::leaderboard::{Collection, LeaderboardOptions, Partial, TargetInput};
 use crate::metrics::{self, Settings};
 
 pub use pool_bias::{ModelBias, PoolBias};

@@ -17,82 +17,17 @@
 mod cache;
 mod set;
 
-use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Instant;
 
 use sqlx::SqlitePool;
 
 use crate::db;
-use crate::domain::{PaperKey, PoolDepth, Stars};
-use crate::leaderboard::{self, Leaderboard, Partial};
-use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+use crate::domain::PaperKey;
+use crate::leaderboard::{self, Leaderboard, LeaderboardOptions, Partial};
 
 pub use cache::Evaluations;
 pub use set::EvaluationSet;
-
-/// The leaderboard options as a person gives them (command-line flags or query parameters,
-/// named as in docs/metrics.md); each one left out takes its default.
-#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
-pub struct LeaderboardOptions {
-    /// Cutoff of every metric [default: the pool depth].
-    #[arg(long)]
-    pub k: Option<NonZeroUsize>,
-    /// linear (gain = rel) or exponential (2^rel - 1) [default: linear].
-    #[arg(long)]
-    pub gain: Option<Gain>,
-    /// stars-minus-one or stars [default: stars-minus-one].
-    #[arg(long)]
-    pub relevance: Option<Relevance>,
-    /// judged (all judged papers of the target) or list (the list's own top k) [default: judged].
-    #[arg(long)]
-    pub ideal: Option<Ideal>,
-    /// zero (unrated papers count 0) or skip (removed before the cutoff) [default: zero].
-    #[arg(long)]
-    pub unjudged: Option<Unjudged>,
-    /// skip or zero: targets where a metric is undefined [default: skip].
-    #[arg(long)]
-    pub empty: Option<Empty>,
-    /// Least stars that count as relevant for P, R, F1, AP, RR [default: 4].
-    #[arg(long, value_parser = parse_threshold)]
-    pub threshold: Option<Stars>,
-    /// relevant, hits or min-k-relevant [default: relevant].
-    #[arg(long)]
-    pub ap_denominator: Option<ApDenominator>,
-}
-
-/// The `threshold` option: a number of stars, or the message that says what it must be.
-pub fn parse_threshold(text: &str) -> Result<Stars, String> {
-    text.parse::<Stars>()
-        .map_err(|_| format!("threshold must be a number of stars from 1 to 5 (got {text:?})"))
-}
-
-impl LeaderboardOptions {
-    /// The settings these options ask for in a study of this pool depth (k defaults to it).
-    pub fn settings(&self, pool_depth: PoolDepth) -> Settings {
-        let defaults = Settings::for_pool_depth(pool_depth);
-        Settings {
-            k: self.k.unwrap_or(defaults.k),
-            gain: self.gain.unwrap_or(defaults.gain),
-            relevance: self.relevance.unwrap_or(defaults.relevance),
-            ideal: self.ideal.unwrap_or(defaults.ideal),
-            unjudged: self.unjudged.unwrap_or(defaults.unjudged),
-            empty: self.empty.unwrap_or(defaults.empty),
-            threshold: self.threshold.unwrap_or(defaults.threshold),
-            ap_denominator: self.ap_denominator.unwrap_or(defaults.ap_denominator),
-        }
-    }
-
-    /// How much of each list these options read: the top k (the pool depth when k is left
-    /// out, which the loader reads anyway), or whole lists when unjudged papers are skipped
-    /// before the cutoff.
-    pub fn list_depth(&self) -> usize {
-        match self.unjudged.unwrap_or_default() {
-            Unjudged::Zero => self.k.map_or(0, NonZeroUsize::get),
-            Unjudged::Skip => usize::MAX,
-        }
-    }
-}
 
 /// Which per-target rows a comparison shows.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

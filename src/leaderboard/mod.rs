@@ -11,6 +11,7 @@
 pub mod columns;
 mod csv;
 mod json;
+mod options;
 mod resample;
 mod score;
 mod table;
@@ -26,6 +27,7 @@ use crate::domain::{PoolDepth, Stars};
 use crate::metrics::{Settings, TargetScores};
 use columns::{Column, Value};
 
+pub use options::{LeaderboardOption, LeaderboardOptions, OPTIONS};
 pub use resample::resample;
 pub use score::{score, score_target, Scores};
 pub use verdict::verdict;

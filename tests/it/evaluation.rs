@@ -12,7 +12,8 @@ use crate::web_support::{fixture_study, Answer, TestApp, MODELS};
 use paperjudge::choice;
 use paperjudge::db::{self, evaluation::Revision};
 use paperjudge::domain::{PaperKey, Stars};
-use paperjudge::evaluation::{self, LeaderboardOptions, Scope};
+use paperjudge::evaluation::{self, Scope};
+use paperjudge::leaderboard::LeaderboardOptions;
 
 /// Runs `statements` on one connection of the study, with the checks that would refuse
 /// them turned off: a study file damaged by hand or by another tool.

@@ -5,8 +5,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroUsize;
 
 use crate::common::TestStudy;
-use paperjudge::evaluation::{self, LeaderboardOptions, PerTarget, Scope};
+use paperjudge::evaluation::{self, PerTarget, Scope};
 use paperjudge::import::Format;
+use paperjudge::leaderboard::LeaderboardOptions;
 use paperjudge::leaderboard::{columns, Partial};
 use paperjudge::metrics::{Empty, Unjudged};
 use serde_json::Value;

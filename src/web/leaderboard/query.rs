@@ -7,20 +7,16 @@
 use std::cmp::Ordering;
 use std::fmt;
 use std::future::{ready, Ready};
-use std::num::NonZeroUsize;
 use std::str::FromStr;
 
 use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpRequest};
 
-use crate::domain::Stars;
-use crate::evaluation::LeaderboardOptions;
-use crate::leaderboard::{columns, ModelRow, Partial};
+use crate::leaderboard::{columns, LeaderboardOptions, ModelRow, Partial, OPTIONS};
 use crate::web::WebError;
 
-/// Every parameter the leaderboard's addresses take.
-const PARAMETERS: &str = "k, gain, relevance, ideal, unjudged, empty, threshold, \
-     ap-denominator, partial, sort, order, per_target";
+/// The parameters of the leaderboard's addresses beyond the metric options ([`OPTIONS`]).
+const MORE_PARAMETERS: [&str; 4] = ["partial", "sort", "order", "per_target"];
 
 /// What a leaderboard address asks for.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -44,26 +40,24 @@ impl LeaderboardQuery {
             .map_err(|error| WebError::BadRequest(format!("the address cannot be read: {error}")))?
             .into_inner();
         let mut query = LeaderboardQuery::default();
-        let options = &mut query.options;
         for (name, value) in pairs.iter().filter(|(_, value)| !value.is_empty()) {
+            if let Some(read) = query.options.read(name, value) {
+                read.map_err(WebError::BadRequest)?;
+                continue;
+            }
             match name.as_str() {
-                "k" => options.k = Some(parse_k(value)?),
-                "gain" => options.gain = Some(parse(value)?),
-                "relevance" => options.relevance = Some(parse(value)?),
-                "ideal" => options.ideal = Some(parse(value)?),
-                "unjudged" => options.unjudged = Some(parse(value)?),
-                "empty" => options.empty = Some(parse(value)?),
-                "threshold" => options.threshold = Some(parse_threshold(value)?),
-                "ap-denominator" | "ap_denominator" => options.ap_denominator = Some(parse(value)?),
                 "sort" => query.sort.by = parse(value)?,
                 "order" => query.sort.order = Some(parse(value)?),
                 "per_target" | "per-target" => query.per_target = parse_flag(name, value)?,
                 "partial" => query.partial = parse_partial(value)?,
                 _ => {
+                    let parameters: Vec<&str> = (OPTIONS.iter().map(|option| option.name))
+                        .chain(MORE_PARAMETERS)
+                        .collect();
                     return Err(WebError::BadRequest(format!(
-                        "{name:?} is not a parameter of the leaderboard; the parameters are: \
-                         {PARAMETERS}"
-                    )))
+                        "{name:?} is not a parameter of the leaderboard; the parameters are: {}",
+                        parameters.join(", ")
+                    )));
                 }
             }
         }
@@ -74,32 +68,10 @@ impl LeaderboardQuery {
     /// (`k=5&gain=exponential`), for links that keep them. Every value is a number or a name
     /// from a fixed list, so none needs encoding.
     pub fn options_query(&self) -> String {
-        let LeaderboardOptions {
-            k,
-            gain,
-            relevance,
-            ideal,
-            unjudged,
-            empty,
-            threshold,
-            ap_denominator,
-        } = &self.options;
-        let given: [(&str, Option<String>); 9] = [
-            ("k", k.map(|k| k.to_string())),
-            ("gain", gain.map(|v| v.to_string())),
-            ("relevance", relevance.map(|v| v.to_string())),
-            ("ideal", ideal.map(|v| v.to_string())),
-            ("unjudged", unjudged.map(|v| v.to_string())),
-            ("empty", empty.map(|v| v.to_string())),
-            ("threshold", threshold.map(|v| v.to_string())),
-            ("ap-denominator", ap_denominator.map(|v| v.to_string())),
-            (
-                "partial",
-                (self.partial == Partial::Include).then(|| Partial::Include.as_str().to_owned()),
-            ),
-        ];
-        let pairs: Vec<String> = (given.into_iter())
-            .filter_map(|(name, value)| Some(format!("{name}={}", value?)))
+        let partial = (self.partial == Partial::Include)
+            .then(|| ("partial", Partial::Include.as_str().to_owned()));
+        let pairs: Vec<String> = (self.options.given().chain(partial))
+            .map(|(name, value)| format!("{name}={value}"))
             .collect();
         pairs.join("&")
     }
@@ -135,18 +107,6 @@ fn parse<T: FromStr<Err: fmt::Display>>(value: &str) -> Result<T, WebError> {
     value
         .parse()
         .map_err(|error: T::Err| WebError::BadRequest(error.to_string()))
-}
-
-fn parse_k(value: &str) -> Result<NonZeroUsize, WebError> {
-    value.parse().map_err(|_| {
-        WebError::BadRequest(format!(
-            "k must be a whole number from 1 up (got {value:?})"
-        ))
-    })
-}
-
-fn parse_threshold(value: &str) -> Result<Stars, WebError> {
-    crate::evaluation::parse_threshold(value).map_err(WebError::BadRequest)
 }
 
 fn parse_partial(value: &str) -> Result<Partial, WebError> {
@@ -311,6 +271,7 @@ fn directed(ordering: Ordering, order: Order) -> Ordering {
 mod tests {
     use super::*;
     use crate::metrics::{ApDenominator, Gain};
+    use std::num::NonZeroUsize;
 
     fn bad_request(query: &str) -> String {
         match LeaderboardQuery::parse(query) {
