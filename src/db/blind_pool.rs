@@ -24,6 +24,21 @@ pub struct BlindPoolChange {
     pub removed: u64,
 }
 
+/// The rule of the pool, for the pairs `pairs` selects of it: a pair stays while it is rated,
+/// or while some model ranks it in its top `depth` (a parameter); the others are deleted.
+/// Every change of a pool goes by it ([`refresh_target`], [`PoolWriter::follow`]).
+fn let_go(pairs: &str, depth: &str) -> String {
+    format!(
+        "DELETE FROM pool WHERE {pairs}
+         AND NOT EXISTS (SELECT 1 FROM ratings r
+                         WHERE r.target_id = pool.target_id AND r.paper_id = pool.paper_id)
+         AND NOT EXISTS (SELECT 1 FROM recommendations c
+                         WHERE c.model_id IN (SELECT id FROM models)
+                           AND c.target_id = pool.target_id AND c.position <= {depth}
+                           AND c.paper_id = pool.paper_id)"
+    )
+}
+
 /// Makes the pool of `target` the union of every model's top `depth`, keeping rated pairs even
 /// when no model ranks them any more.
 pub async fn refresh_target(
@@ -36,34 +51,29 @@ pub async fn refresh_target(
         .await?
         .into_iter()
         .collect();
-    let current: Vec<(i64, bool)> = sqlx::query_as(
-        "SELECT p.paper_id, r.stars IS NOT NULL
-         FROM pool p LEFT JOIN ratings r USING (target_id, paper_id)
-         WHERE p.target_id = ?",
-    )
-    .bind(target.0)
-    .fetch_all(&mut *conn)
-    .await?;
-    let present: HashSet<PaperKey> = current.iter().map(|(paper, _)| PaperKey(*paper)).collect();
-
-    let mut change = BlindPoolChange::default();
-    for (paper, rated) in &current {
-        if !rated && !wanted.contains(&PaperKey(*paper)) {
-            sqlx::query("DELETE FROM pool WHERE target_id = ? AND paper_id = ?")
-                .bind(target.0)
-                .bind(paper)
-                .execute(&mut *conn)
-                .await?;
-            change.removed += 1;
-        }
-    }
-    if change.removed > 0 {
-        super::targets::add_pooled(&mut *conn, &[(target, -(change.removed as i64))]).await?;
+    let present: HashSet<PaperKey> =
+        sqlx::query_scalar("SELECT paper_id FROM pool WHERE target_id = ?")
+            .bind(target.0)
+            .fetch_all(&mut *conn)
+            .await?
+            .into_iter()
+            .map(PaperKey)
+            .collect();
+    let removed = sqlx::query(&let_go("target_id = ?1", "?2"))
+        .bind(target.0)
+        .bind(depth)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+    if removed > 0 {
+        super::targets::add_pooled(&mut *conn, &[(target, -(removed as i64))]).await?;
     }
     let arriving = with_display_keys(target, wanted.difference(&present).copied(), rng);
     insert_pairs(conn, &arriving).await?;
-    change.added = arriving.len() as u64;
-    Ok(change)
+    Ok(BlindPoolChange {
+        added: arriving.len() as u64,
+        removed,
+    })
 }
 
 /// Changes the pools of an import's targets (directly: see [`super::bulk`]). It leaves
@@ -85,14 +95,7 @@ impl<'c> PoolWriter<'c> {
                 "ON CONFLICT (target_id, paper_id) DO NOTHING",
             ),
             keys: Vec::new(),
-            // A pair stays while it is rated, or while some model ranks it in its top `depth`.
-            remove: conn.prepare(
-                "DELETE FROM pool WHERE target_id = ?1 AND paper_id = ?2
-                 AND NOT EXISTS (SELECT 1 FROM ratings WHERE target_id = ?1 AND paper_id = ?2)
-                 AND NOT EXISTS (SELECT 1 FROM recommendations
-                                 WHERE model_id IN (SELECT id FROM models)
-                                   AND target_id = ?1 AND position <= ?3 AND paper_id = ?2)",
-            )?,
+            remove: conn.prepare(&let_go("target_id = ?1 AND paper_id = ?2", "?3"))?,
         })
     }
 

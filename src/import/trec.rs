@@ -19,20 +19,11 @@ pub struct RunLine<'a> {
     pub model: &'a str,
 }
 
-/// Reads one run line. The rank column is not read: trec_eval orders by score.
+/// Reads one run line, as every reader of runs does (the importer and `simulate --qrels`). The
+/// rank column is not read: trec_eval orders by score.
 pub(crate) fn run_line(bytes: &[u8], line: u64) -> Result<RunLine<'_>, Problem> {
-    let text = input::utf8_line(bytes, line)?;
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    let [target, _q0, paper, _rank, score, model] = fields[..] else {
-        return Err(Problem::at(
-            line,
-            None,
-            format!(
-                "expected 6 fields `target Q0 paper rank score model`, found {}",
-                fields.len()
-            ),
-        ));
-    };
+    let [target, _q0, paper, _rank, score, model] =
+        input::trec_fields(bytes, line, "target Q0 paper rank score model")?;
     let score = super::recommendations::parse_score(score, line)?
         .ok_or_else(|| Problem::at(line, Some("score"), "missing"))?;
     Ok(RunLine {
@@ -91,18 +82,8 @@ pub fn read_qrels(reader: impl Read, source: &str) -> Result<Qrels, InvalidInput
 
 /// One qrels line: target, paper and stars (`None` for grade -1).
 fn qrels_line(bytes: &[u8], line: u64) -> Result<(&str, &str, Option<Stars>), Problem> {
-    let text = input::utf8_line(bytes, line)?;
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    let [target, _iteration, paper, grade] = fields[..] else {
-        return Err(Problem::at(
-            line,
-            None,
-            format!(
-                "expected 4 fields `target 0 paper grade`, found {}",
-                fields.len()
-            ),
-        ));
-    };
+    let [target, _iteration, paper, grade] =
+        input::trec_fields(bytes, line, "target 0 paper grade")?;
     let stars = match grade.parse::<i64>() {
         Ok(-1) => None,
         Ok(grade) => Some(Stars::new(grade + 1).ok_or_else(|| bad_grade(grade, line))?),
