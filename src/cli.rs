@@ -9,19 +9,17 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::{Rng, SeedableRng};
-use sqlx::SqlitePool;
 
-use crate::choice;
-use crate::db;
-use crate::db::targets::TargetChoice;
 use crate::decision::Order;
 use crate::domain::PoolDepth;
-use crate::evaluation;
 use crate::export;
-use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
+use crate::import::{self, Format, InvalidInput, Kind, Summary};
 use crate::leaderboard::{LeaderboardOptions, Partial};
 use crate::metrics::Relevance;
 use crate::simulation;
+use crate::study::{
+    DropRule, PerTarget, Refusal, Scope, Study, StudyError, TargetChoice, TargetSummary,
+};
 use crate::web::{self, Password};
 
 #[derive(Debug, Parser)]
@@ -302,18 +300,25 @@ impl CliError {
     }
 }
 
-impl From<sqlx::Error> for CliError {
-    fn from(error: sqlx::Error) -> CliError {
-        CliError::internal("the study database failed", error)
+/// A study's error as the command line says it: a refusal is bad input (exit status 2), with
+/// its reason (a refused choice of targets adds that nothing changed); anything else is
+/// internal (exit status 1), said as `context`.
+impl CliError {
+    fn of_study(error: StudyError, context: &str) -> CliError {
+        match error {
+            StudyError::Refused(Refusal::Invalid(invalid)) => CliError::Invalid(invalid),
+            StudyError::Refused(refusal) if refusal.of_choice() => {
+                CliError::Usage(format!("{refusal}; nothing changed"))
+            }
+            StudyError::Refused(refusal) => CliError::Usage(refusal.to_string()),
+            error => CliError::internal(context, error),
+        }
     }
 }
 
-impl From<ImportError> for CliError {
-    fn from(error: ImportError) -> CliError {
-        match error {
-            ImportError::Invalid(invalid) => CliError::Invalid(invalid),
-            ImportError::Database(error) => CliError::from(error),
-        }
+impl From<StudyError> for CliError {
+    fn from(error: StudyError) -> CliError {
+        CliError::of_study(error, "the study database failed")
     }
 }
 
@@ -323,48 +328,43 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Simulate(args) if args.qrels.is_some() => return simulate_trec(args),
         command => command,
     };
-    let pool = db::open(&cli.db).await.map_err(|error| {
-        CliError::internal(
-            &format!("cannot open the study file {}", cli.db.display()),
+    let study = Study::open(&cli.db).await.map_err(|error| {
+        CliError::of_study(
             error,
+            &format!("cannot open the study file {}", cli.db.display()),
         )
     })?;
     let result = match command {
-        Command::Init { pool_depth } => init(&pool, pool_depth).await,
-        Command::Serve(args) => serve(pool.clone(), args).await,
-        Command::Import(command) => run_import(&pool, command).await,
-        Command::Export(command) => run_export(&pool, command).await,
-        Command::Leaderboard(args) => leaderboard(&pool, args).await,
-        Command::Checks(args) => checks(&pool, args).await,
-        Command::Backup { file } => backup(&pool, &cli.db, &file).await,
-        Command::Status { format } => status(&pool, format).await,
-        Command::Targets(command) => targets(&pool, command).await,
-        Command::Next { format } => next(&pool, format).await,
-        Command::Simulate(args) => simulate(&pool, args).await,
+        Command::Init { pool_depth } => init(&study, pool_depth).await,
+        Command::Serve(args) => serve(&study, args).await,
+        Command::Import(command) => run_import(&study, command).await,
+        Command::Export(command) => run_export(&study, command).await,
+        Command::Leaderboard(args) => leaderboard(&study, args).await,
+        Command::Checks(args) => checks(&study, args).await,
+        Command::Backup { file } => backup(&study, &cli.db, &file).await,
+        Command::Status { format } => status(&study, format).await,
+        Command::Targets(command) => targets(&study, command).await,
+        Command::Next { format } => next(&study, format).await,
+        Command::Simulate(args) => simulate(&study, args).await,
     };
-    // Whatever happened, the study file is left whole on its own (see `db::close`).
-    db::close(&pool).await;
+    // Whatever happened, the study file is left whole on its own (see `Study::close`).
+    study.close().await;
     result
 }
 
-async fn init(pool: &SqlitePool, pool_depth: i64) -> Result<(), CliError> {
+async fn init(study: &Study, pool_depth: i64) -> Result<(), CliError> {
     let depth = PoolDepth::new(pool_depth).ok_or_else(|| {
         CliError::Usage(format!(
             "--pool-depth must be from 1 to {}, got {pool_depth}",
             PoolDepth::MAX
         ))
     })?;
-    db::study::set_pool_depth(pool, depth)
-        .await
-        .map_err(|error| match error {
-            db::study::SetPoolDepthError::Database(error) => CliError::from(error),
-            fixed => CliError::Usage(fixed.to_string()),
-        })?;
+    study.set_pool_depth(depth).await?;
     crate::tell!("study ready: pool depth {depth}");
     Ok(())
 }
 
-async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
+async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
     let password = password(
         args.password_file.as_deref(),
         std::env::var_os(PASSWORD_VARIABLE),
@@ -390,7 +390,7 @@ async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
         _ => {}
     }
     if args.demo {
-        if let Some(summary) = crate::demo::load_if_empty(&pool).await? {
+        if let Some(summary) = study.load_demo_if_empty().await? {
             tracing::info!("loaded the demo study: {summary}");
         }
     }
@@ -406,7 +406,7 @@ async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
         trusted_proxies: args.trusted_proxy,
     };
     // Runs until SIGTERM (after the requests in flight are answered) or SIGINT.
-    web::run(listener, pool, settings)
+    web::run(listener, study.clone(), settings)
         .map_err(|error| CliError::internal("cannot start the web server", error))?
         .await
         .map_err(|error| CliError::internal("the web server failed", error))?;
@@ -468,7 +468,7 @@ fn warn_if_others_can_read(file: &Path) {
 #[cfg(not(unix))]
 fn warn_if_others_can_read(_: &Path) {}
 
-async fn run_import(pool: &SqlitePool, command: ImportCommand) -> Result<(), CliError> {
+async fn run_import(study: &Study, command: ImportCommand) -> Result<(), CliError> {
     let (file, kind) = match command {
         ImportCommand::Papers { file, format } => {
             let format = match format {
@@ -496,10 +496,11 @@ async fn run_import(pool: &SqlitePool, command: ImportCommand) -> Result<(), Cli
         }
         ImportCommand::Ratings { file } => (file, Kind::Ratings),
     };
-    let summary = import_file(pool, &file, &kind).await?;
+    let lists = matches!(kind, Kind::Recommendations(_));
+    let summary = import_file(study, &file, kind).await?;
     crate::tell!("{summary}");
-    if matches!(kind, Kind::Recommendations(_)) {
-        let overview = db::targets::overview(pool).await?;
+    if lists {
+        let overview = study.overview().await?;
         crate::tell!("the study is {}", overview.in_words());
     }
     Ok(())
@@ -516,7 +517,7 @@ fn format_of(file: &Path, allowed: &[Format]) -> Result<Format, CliError> {
 }
 
 /// Imports one file in one transaction, with a progress bar on a terminal.
-async fn import_file(pool: &SqlitePool, path: &Path, kind: &Kind) -> Result<Summary, CliError> {
+async fn import_file(study: &Study, path: &Path, kind: Kind) -> Result<Summary, CliError> {
     let file = File::open(path)
         .map_err(|error| CliError::Usage(format!("cannot open {}: {error}", path.display())))?;
     let length = file.metadata().map(|meta| meta.len()).unwrap_or(0);
@@ -527,7 +528,7 @@ async fn import_file(pool: &SqlitePool, path: &Path, kind: &Kind) -> Result<Summ
     );
     let reader = progress.wrap_read(BufReader::with_capacity(1 << 20, file));
     let source = path.display().to_string();
-    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let rng = rand::rngs::StdRng::from_os_rng();
     // Reading is measured in bytes; the write that follows (one transaction, a good part of a
     // large import) has no length the bar could know in advance: it shows the time it takes.
     let writing = || {
@@ -539,27 +540,27 @@ async fn import_file(pool: &SqlitePool, path: &Path, kind: &Kind) -> Result<Summ
         progress.reset_elapsed();
         progress.enable_steady_tick(std::time::Duration::from_millis(100));
     };
-    let result = import::import_file(pool, kind, reader, &source, &mut rng, writing).await;
+    let result = study.import(kind, reader, source, rng, writing).await;
     progress.finish_and_clear();
     Ok(result?)
 }
 
-async fn run_export(pool: &SqlitePool, command: ExportCommand) -> Result<(), CliError> {
+async fn run_export(study: &Study, command: ExportCommand) -> Result<(), CliError> {
     match command {
         ExportCommand::Ratings { output } => {
-            let rows = db::ratings::all_rows(pool).await?;
+            let rows = study.ratings().await?;
             write_output(output.as_deref(), |out| {
                 export::ratings_csv(&rows, out).map_err(io::Error::other)
             })
         }
         ExportCommand::Qrels { output, relevance } => {
-            let rows = db::ratings::all_rows(pool).await?;
+            let rows = study.ratings().await?;
             write_output(output.as_deref(), |out| {
                 export::qrels(&rows, relevance, out)
             })
         }
         ExportCommand::Pool { output } => {
-            let rows = db::blind_pool::all_rows(pool).await?;
+            let rows = study.blind_pool().await?;
             write_output(output.as_deref(), |out| {
                 export::pool_csv(&rows, out).map_err(io::Error::other)
             })
@@ -596,12 +597,12 @@ fn write_output(
     }
 }
 
-async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), CliError> {
-    let scope = evaluation::Scope {
+async fn leaderboard(study: &Study, args: LeaderboardArgs) -> Result<(), CliError> {
+    let scope = Scope {
         per_target: if args.per_target {
-            evaluation::PerTarget::All
+            PerTarget::All
         } else {
-            evaluation::PerTarget::None
+            PerTarget::None
         },
         partial: if args.include_partial {
             Partial::Include
@@ -609,13 +610,12 @@ async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), Cli
             Partial::Exclude
         },
     };
-    let evaluated =
-        (evaluation::leaderboard(pool, &args.options, scope).await).map_err(|error| {
-            CliError::internal(
-                "the leaderboard cannot be computed from the study file",
-                error,
-            )
-        })?;
+    let evaluated = (study.leaderboard(&args.options, scope).await).map_err(|error| {
+        CliError::of_study(
+            error,
+            "the leaderboard cannot be computed from the study file",
+        )
+    })?;
     let board = &evaluated.board;
     let text = match args.format {
         LeaderboardFormat::Table => board.to_table(),
@@ -626,13 +626,13 @@ async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), Cli
     write_output(None, |out| out.write_all(text.as_bytes()))
 }
 
-async fn checks(pool: &SqlitePool, args: ChecksArgs) -> Result<(), CliError> {
+async fn checks(study: &Study, args: ChecksArgs) -> Result<(), CliError> {
     let partial = if args.include_partial {
         Partial::Include
     } else {
         Partial::Exclude
     };
-    let checks = crate::checks::run(pool, &args.options, partial).await?;
+    let checks = study.checks(&args.options, partial).await?;
     let text = match args.format {
         StatusFormat::Text => checks.to_text(),
         StatusFormat::Json => checks.to_json(),
@@ -640,16 +640,10 @@ async fn checks(pool: &SqlitePool, args: ChecksArgs) -> Result<(), CliError> {
     write_output(None, |out| out.write_all(text.as_bytes()))
 }
 
-async fn backup(pool: &SqlitePool, study: &Path, file: &Path) -> Result<(), CliError> {
-    let is_the_study = match (study.canonicalize(), file.canonicalize()) {
-        (Ok(study), Ok(file)) => study == file,
+async fn backup(study: &Study, db: &Path, file: &Path) -> Result<(), CliError> {
+    let is_the_study = match (db.canonicalize(), file.canonicalize()) {
+        (Ok(db), Ok(file)) => db == file,
         _ => false,
-    };
-    let exists = || {
-        CliError::Usage(format!(
-            "{} exists already; choose a new file for the backup",
-            file.display()
-        ))
     };
     if is_the_study {
         return Err(CliError::Usage(format!(
@@ -657,15 +651,11 @@ async fn backup(pool: &SqlitePool, study: &Path, file: &Path) -> Result<(), CliE
             file.display()
         )));
     }
-    if file.exists() {
-        return Err(exists());
-    }
-    db::backup(pool, file).await.map_err(|error| match error {
-        sqlx::Error::Io(io) if io.kind() == io::ErrorKind::AlreadyExists => exists(),
-        error => CliError::internal(
-            &format!("cannot write the backup {}", file.display()),
+    study.backup(file).await.map_err(|error| {
+        CliError::of_study(
             error,
-        ),
+            &format!("cannot write the backup {}", file.display()),
+        )
     })?;
     crate::tell!(
         "backup written to {}",
@@ -674,8 +664,8 @@ async fn backup(pool: &SqlitePool, study: &Path, file: &Path) -> Result<(), CliE
     Ok(())
 }
 
-async fn status(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
-    let status = db::study::status(pool).await?;
+async fn status(study: &Study, format: StatusFormat) -> Result<(), CliError> {
+    let status = study.status().await?;
     let text = match format {
         StatusFormat::Json => format!(
             "{}\n",
@@ -708,8 +698,7 @@ async fn status(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError>
     write_output(None, |out| out.write_all(text.as_bytes()))
 }
 
-async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliError> {
-    let write_queue = db::WriteQueue::default();
+async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError> {
     let mut rng = rand::rngs::StdRng::from_os_rng();
     match command {
         TargetsCommand::Choose(args) => {
@@ -718,11 +707,8 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
                     "--seed goes with --sample N; nothing changed".to_owned(),
                 ));
             }
-            let mut tx = write_queue.begin(pool).await?;
             let said = if args.all {
-                let change = choice::choose_all(&mut tx, &mut rng)
-                    .await
-                    .map_err(choice_error)?;
+                let change = study.choose_all(&mut rng).await?;
                 format!(
                     "every paper with recommendations is a target again; pool: {} pairs added",
                     change.added
@@ -734,43 +720,40 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
                     ));
                 }
                 let seed = args.seed.unwrap_or_else(|| rng.random());
-                let chosen = choice::sample(&mut tx, count, seed, &mut rng)
-                    .await
-                    .map_err(choice_error)?;
+                let chosen = study.choose_sample(count, seed, &mut rng).await?;
                 format!("{chosen}\nsampled with --seed {seed}")
             } else {
                 let (ids, lines) = match &args.file {
                     Some(file) => ids_from_file(file)?,
                     None => (args.ids.clone(), Vec::new()),
                 };
-                let chosen =
-                    choice::choose(&mut tx, &ids, &mut rng)
-                        .await
-                        .map_err(|error| match (error, &args.file) {
-                            (choice::ChoiceError::UnknownIds(unknown), Some(file)) => {
-                                unknown_in_file(file, &ids, &lines, &unknown)
-                            }
-                            (error, _) => choice_error(error),
-                        })?;
+                let chosen = (study.choose(&ids, &mut rng).await).map_err(|error| {
+                    match (error, &args.file) {
+                        (StudyError::Refused(Refusal::UnknownIds(unknown)), Some(file)) => {
+                            unknown_in_file(file, &ids, &lines, &unknown)
+                        }
+                        (error, _) => CliError::from(error),
+                    }
+                })?;
                 chosen.to_string()
             };
-            tx.commit().await?;
             crate::tell!("{said}");
-            let overview = db::targets::overview(pool).await?;
+            let overview = study.overview().await?;
             crate::tell!("the study is {}", overview.in_words());
             Ok(())
         }
         TargetsCommand::Drop { ids } => {
-            let mut tx = write_queue.begin(pool).await?;
-            let dropped = choice::drop(&mut tx, &ids).await.map_err(choice_error)?;
-            tx.commit().await?;
+            let dropped = study.drop_targets(&ids, DropRule::Any).await?;
             crate::tell!("{dropped}");
-            let overview = db::targets::overview(pool).await?;
+            let overview = study.overview().await?;
             crate::tell!("the study is {}", overview.in_words());
             Ok(())
         }
         TargetsCommand::List { format } => {
-            let targets = db::targets::list(pool, db::targets::Listing::EVERY_TARGET).await?;
+            let targets = study
+                .targets(crate::study::Listing::EVERY_TARGET)
+                .await?
+                .targets;
             let text = match format {
                 ListFormat::Text => targets_table(&targets),
                 ListFormat::Csv => targets_csv(&targets)
@@ -785,13 +768,6 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
             };
             write_output(None, |out| out.write_all(text.as_bytes()))
         }
-    }
-}
-
-fn choice_error(error: choice::ChoiceError) -> CliError {
-    match error {
-        choice::ChoiceError::Database(error) => CliError::from(error),
-        refused => CliError::Usage(format!("{refused}; nothing changed")),
     }
 }
 
@@ -856,7 +832,7 @@ struct ListedTarget<'a> {
 }
 
 impl ListedTarget<'_> {
-    fn new(target: &db::targets::TargetSummary) -> ListedTarget<'_> {
+    fn new(target: &TargetSummary) -> ListedTarget<'_> {
         ListedTarget {
             target: &target.external_id,
             title: &target.title,
@@ -867,7 +843,7 @@ impl ListedTarget<'_> {
     }
 }
 
-fn targets_table(targets: &[db::targets::TargetSummary]) -> String {
+fn targets_table(targets: &[TargetSummary]) -> String {
     let width = (targets.iter())
         .map(|target| target.external_id.chars().count())
         .max()
@@ -884,7 +860,7 @@ fn targets_table(targets: &[db::targets::TargetSummary]) -> String {
     text
 }
 
-fn targets_csv(targets: &[db::targets::TargetSummary]) -> Result<String, csv::Error> {
+fn targets_csv(targets: &[TargetSummary]) -> Result<String, csv::Error> {
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());
@@ -905,15 +881,8 @@ fn targets_csv(targets: &[db::targets::TargetSummary]) -> Result<String, csv::Er
 }
 
 /// `paperjudge next`: the id of the target `/next` opens, nothing when every pair is rated.
-async fn next(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
-    let next = match db::targets::first_to_rate(pool).await? {
-        Some(target) => {
-            let paper = db::papers::get(pool, target).await?;
-            let progress = db::targets::progress(pool, target).await?;
-            paper.zip(progress)
-        }
-        None => None,
-    };
+async fn next(study: &Study, format: StatusFormat) -> Result<(), CliError> {
+    let next = (study.next_target().await?).map(|next| (next.target, next.progress));
     let text = match (format, next) {
         (StatusFormat::Text, None) => String::new(),
         (StatusFormat::Text, Some((paper, _))) => format!("{}\n", paper.external_id),
@@ -933,10 +902,9 @@ async fn next(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
 }
 
 /// `paperjudge simulate`: the replays of the study's fully rated targets, as a table or JSON.
-async fn simulate(pool: &SqlitePool, args: SimulateArgs) -> Result<(), CliError> {
-    let set = evaluation::EvaluationSet::load(pool, args.options.list_depth())
-        .await
-        .map_err(|error| CliError::internal("the study file cannot be read", error))?;
+async fn simulate(study: &Study, args: SimulateArgs) -> Result<(), CliError> {
+    let set = (study.evaluation_set(args.options.list_depth()).await)
+        .map_err(|error| CliError::of_study(error, "the study file cannot be read"))?;
     let settings = args.options.settings(set.collection.pool_depth);
     let replay = simulation::Replay::of(&set.collection, settings)
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;

@@ -76,11 +76,11 @@ pub async fn refresh_target(
     })
 }
 
-/// Changes the pools of an import's targets (directly: see [`super::bulk`]). It leaves
+/// Changes the pools of an import's targets (directly: see [`super::direct`]). It leaves
 /// `targets.pooled` to its caller, which writes the change with the rest of the target's row
 /// (see [`super::targets::ListedTargets::register`]), in the same transaction.
 pub struct PoolWriter<'c> {
-    add: super::bulk::RowsInsert<'c>,
+    add: super::direct::RowsInsert<'c>,
     keys: Vec<(PaperKey, i64)>,
     remove: rusqlite::Statement<'c>,
 }
@@ -88,7 +88,7 @@ pub struct PoolWriter<'c> {
 impl<'c> PoolWriter<'c> {
     pub fn prepare(conn: &'c rusqlite::Connection) -> rusqlite::Result<PoolWriter<'c>> {
         Ok(PoolWriter {
-            add: super::bulk::RowsInsert::new(
+            add: super::direct::RowsInsert::new(
                 conn,
                 "INSERT OR FAIL INTO pool (target_id, paper_id, sort_key) VALUES",
                 3,

@@ -3,7 +3,7 @@
 //!
 //! What is read agrees with itself and with the revision it is labelled with while raters
 //! keep rating: it comes from one revision of the study (see [`load`]). The reads step SQLite
-//! directly, on read connections of their own ([`super::bulk::open_reader`]), in threads that
+//! directly, on read connections of their own ([`super::direct::open_reader`]), in threads that
 //! may block: through sqlx every row is handed from its connection's thread to ours, which
 //! for the quarter of a million list entries of 3,600 targets was most of a leaderboard's
 //! time. Values are read as the domain's types (`PaperKey`, `ModelId`, `Stars`): anything that
@@ -11,9 +11,9 @@
 
 use std::path::Path;
 
-use sqlx::{FromRow, SqliteExecutor, SqlitePool};
+use sqlx::{FromRow, SqliteExecutor};
 
-use super::bulk::{database_error, open_reader};
+use super::direct::open_reader;
 use super::targets::{self, Overview};
 use crate::domain::{ModelId, PaperKey, PoolDepth, Stars};
 
@@ -91,8 +91,8 @@ const RATED_TARGETS: &str = "SELECT target_id FROM targets WHERE active = 1 AND 
 /// own: the counts, targets and ratings, and each half of the lists. They saw the same study
 /// when they saw the same revision; when a change came between them, everything is read again
 /// in one transaction.
-pub async fn load(pool: &SqlitePool, depth: usize) -> Result<Snapshot, sqlx::Error> {
-    let path = pool.connect_options().get_filename().to_owned();
+pub async fn load(path: &Path, depth: usize) -> rusqlite::Result<Snapshot> {
+    let path = path.to_owned();
     crate::blocking::run(move || {
         let (head, even, odd) = std::thread::scope(|scope| {
             let even =
@@ -116,15 +116,12 @@ pub async fn load(pool: &SqlitePool, depth: usize) -> Result<Snapshot, sqlx::Err
 }
 
 /// What [`load`] reads, read in one transaction: slower, and never mixes two revisions.
-pub async fn load_in_one_transaction(
-    pool: &SqlitePool,
-    depth: usize,
-) -> Result<Snapshot, sqlx::Error> {
-    let path = pool.connect_options().get_filename().to_owned();
+pub async fn load_in_one_transaction(path: &Path, depth: usize) -> rusqlite::Result<Snapshot> {
+    let path = path.to_owned();
     crate::blocking::run(move || read_in_one_transaction(&path, depth)).await
 }
 
-fn read_in_one_transaction(path: &Path, depth: usize) -> Result<Snapshot, sqlx::Error> {
+fn read_in_one_transaction(path: &Path, depth: usize) -> rusqlite::Result<Snapshot> {
     let (revision, (head, ratings, lists)) = at_revision(path, |tx| {
         Ok((
             read_head(tx)?,
@@ -146,21 +143,18 @@ fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
 fn at_revision<T>(
     path: &Path,
     read: impl FnOnce(&rusqlite::Transaction) -> rusqlite::Result<T>,
-) -> Result<(Revision, T), sqlx::Error> {
+) -> rusqlite::Result<(Revision, T)> {
     let mut conn = open_reader(path)?;
-    let in_transaction = || {
-        let tx = conn.transaction()?;
-        let revision = tx.query_row(REVISION, [], |row| {
-            Ok(Revision {
-                ratings: row.get(0)?,
-                study: row.get(1)?,
-            })
-        })?;
-        let value = read(&tx)?;
-        tx.commit()?;
-        Ok((revision, value))
-    };
-    in_transaction().map_err(database_error)
+    let tx = conn.transaction()?;
+    let revision = tx.query_row(REVISION, [], |row| {
+        Ok(Revision {
+            ratings: row.get(0)?,
+            study: row.get(1)?,
+        })
+    })?;
+    let value = read(&tx)?;
+    tx.commit()?;
+    Ok((revision, value))
 }
 
 /// Everything of a [`Snapshot`] but the ratings and the lists.
@@ -189,14 +183,6 @@ impl Head {
             depth,
         }
     }
-}
-
-fn pool_depth(tx: &rusqlite::Transaction) -> rusqlite::Result<PoolDepth> {
-    let depth: i64 = tx.query_row("SELECT pool_depth FROM study WHERE id = 1", [], |row| {
-        row.get(0)
-    })?;
-    // The CHECK constraint of the schema keeps the stored value in range.
-    Ok(PoolDepth::new(depth).unwrap_or(PoolDepth::DEFAULT))
 }
 
 fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
@@ -231,7 +217,7 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
     })?
     .collect::<rusqlite::Result<_>>()?;
     Ok(Head {
-        pool_depth: pool_depth(tx)?,
+        pool_depth: super::study::pool_depth_directly(tx)?,
         overview,
         models,
         targets,
@@ -278,7 +264,7 @@ fn read_lists(
     depth: usize,
     half: Option<Half>,
 ) -> rusqlite::Result<(usize, Vec<List>)> {
-    let depth = depth.max(pool_depth(tx)?.get() as usize);
+    let depth = depth.max(super::study::pool_depth_directly(tx)?.get() as usize);
     // Naming every model lets SQLite seek straight to the top of each list.
     let mut statement = tx.prepare(&format!(
         "SELECT target_id, model_id, position, paper_id

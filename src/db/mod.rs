@@ -1,8 +1,8 @@
 //! The data-access layer: every SQL statement of paperjudge lives below this module.
 
 pub mod blind_pool;
-pub mod bulk;
 pub mod checks;
+pub mod direct;
 pub mod evaluation;
 pub mod papers;
 pub mod ratings;
@@ -42,7 +42,7 @@ pub fn connect_options(path: &Path) -> SqliteConnectOptions {
 }
 
 /// How long a statement waits for another connection's lock before it fails.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Opens the study with connections set up as `options` say, and brings its schema up to date.
 pub async fn open_with(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx::Error> {
@@ -62,28 +62,42 @@ pub async fn open_with(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx
 pub struct WriteQueue(Arc<tokio::sync::Mutex<()>>);
 
 /// How long a write of the queue waits for another process's write (an import) to finish
-/// before it gives up with [`WriteError::Locked`]: a rater is told within seconds why the
-/// save waits, instead of hearing nothing for the 30 s of the busy timeout.
+/// before it gives up: a rater is told within seconds why the save waits, instead of hearing
+/// nothing for the 30 s of the busy timeout.
 pub const LOCK_WAIT: Duration = Duration::from_secs(2);
 
+/// This process's turn to write, held until it is dropped.
+pub type Turn = tokio::sync::OwnedMutexGuard<()>;
+
 impl WriteQueue {
-    /// Waits for this process's turn to write, then begins an immediate transaction, waiting
-    /// at most [`LOCK_WAIT`] for another process to let go of the study.
+    /// Waits for this process's turn to write (for a write on a connection of its own, which
+    /// begins its transaction itself).
+    pub async fn turn(&self) -> Turn {
+        self.0.clone().lock_owned().await
+    }
+
+    /// Waits for this process's turn to write, then begins an immediate transaction on a
+    /// connection of `pool`, waiting at most `wait` for another process to let go of the
+    /// study.
     ///
     /// The transaction is begun and ended with plain SQL rather than `sqlx::Transaction`:
     /// when SQLite rolls a transaction back by itself (a full disk does), sqlx's rollback
     /// fails and leaves the connection believing it is still inside the transaction, so that
     /// every later `BEGIN` on it fails. Here every failure ends in a rollback, or in closing
     /// the connection.
-    pub async fn begin(&self, pool: &SqlitePool) -> Result<WriteTransaction, sqlx::Error> {
-        let turn = self.0.clone().lock_owned().await;
+    pub async fn begin(
+        &self,
+        pool: &SqlitePool,
+        wait: Duration,
+    ) -> Result<WriteTransaction, sqlx::Error> {
+        let turn = self.turn().await;
         let mut conn = pool.acquire().await?;
-        let wait = format!("PRAGMA busy_timeout = {}", LOCK_WAIT.as_millis());
+        let wait = format!("PRAGMA busy_timeout = {}", wait.as_millis());
         sqlx::query(&wait).execute(&mut *conn).await?;
         let begun = sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await;
         let restore = format!("PRAGMA busy_timeout = {}", BUSY_TIMEOUT.as_millis());
         if let Err(error) = sqlx::query(&restore).execute(&mut *conn).await {
-            // Never hand a connection with the short wait back to the pool.
+            // Never hand a connection with another wait back to the pool.
             conn.close_on_drop();
             if begun.is_ok() {
                 return Err(error);
@@ -103,7 +117,7 @@ impl WriteQueue {
 pub struct WriteTransaction {
     conn: PoolConnection<Sqlite>,
     open: bool,
-    _turn: tokio::sync::OwnedMutexGuard<()>,
+    _turn: Turn,
 }
 
 impl WriteTransaction {
@@ -169,32 +183,6 @@ impl std::ops::DerefMut for WriteTransaction {
         &mut self.conn
     }
 }
-
-/// Why a write failed, as far as the person who asked for it needs to know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriteError {
-    /// The disk (or SQLite's size limit) has no room for the change.
-    Full,
-    /// Another process holds the write lock (an import is running).
-    Locked,
-}
-
-impl WriteError {
-    /// What a database error means for the writer, when it is one of the passing conditions.
-    pub fn of(error: &sqlx::Error) -> Option<WriteError> {
-        let code = error.as_database_error()?.code()?.parse::<i32>().ok()?;
-        // SQLite's primary result code is the low byte of the extended one.
-        match code & 0xff {
-            SQLITE_FULL => Some(WriteError::Full),
-            SQLITE_BUSY | SQLITE_LOCKED => Some(WriteError::Locked),
-            _ => None,
-        }
-    }
-}
-
-const SQLITE_BUSY: i32 = 5;
-const SQLITE_LOCKED: i32 = 6;
-const SQLITE_FULL: i32 = 13;
 
 /// Leaves the study file whole on its own, then closes the pool: the WAL is copied into the
 /// file and emptied (`wal_checkpoint(TRUNCATE)`), and the last connection to close removes

@@ -24,7 +24,7 @@ pub enum Upserted {
     Unchanged,
 }
 
-/// Adds and updates papers on an import's connection (directly: see [`super::bulk`]).
+/// Adds and updates papers on an import's connection (directly: see [`super::direct`]).
 pub struct PaperWriter<'c> {
     insert: rusqlite::Statement<'c>,
     update: rusqlite::Statement<'c>,
@@ -120,7 +120,12 @@ impl PaperIndex {
     }
 }
 
-/// Reads the index of every paper (directly: see [`super::bulk`]).
+/// Whether the study holds any paper (directly: see [`super::direct`]).
+pub fn any(conn: &rusqlite::Connection) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT EXISTS (SELECT 1 FROM papers)", [], |row| row.get(0))
+}
+
+/// Reads the index of every paper (directly: see [`super::direct`]).
 pub fn index(conn: &rusqlite::Connection) -> rusqlite::Result<PaperIndex> {
     let mut statement = conn.prepare("SELECT external_id, id FROM papers ORDER BY external_id")?;
     let mut rows = statement.query([])?;

@@ -1,8 +1,8 @@
 //! Models and their ranked lists.
 
-use sqlx::{SqliteConnection, SqliteExecutor};
+use sqlx::SqliteExecutor;
 
-use super::bulk::RowsInsert;
+use super::direct::RowsInsert;
 use crate::domain::{ModelId, PaperKey};
 
 /// A model of the study.
@@ -13,19 +13,18 @@ pub struct Model {
     pub new: bool,
 }
 
-/// The model with this name, created if it is new.
-pub async fn model(conn: &mut SqliteConnection, name: &str) -> Result<Model, sqlx::Error> {
-    let created = sqlx::query("INSERT INTO models (name) VALUES (?) ON CONFLICT (name) DO NOTHING")
-        .bind(name)
-        .execute(&mut *conn)
-        .await?;
-    let id: i64 = sqlx::query_scalar("SELECT id FROM models WHERE name = ?")
-        .bind(name)
-        .fetch_one(&mut *conn)
-        .await?;
+/// The model with this name, created if it is new (directly: see [`super::direct`]).
+pub fn model(conn: &rusqlite::Connection, name: &str) -> rusqlite::Result<Model> {
+    let created = conn.execute(
+        "INSERT INTO models (name) VALUES (?) ON CONFLICT (name) DO NOTHING",
+        [name],
+    )?;
+    let id: i64 = conn.query_row("SELECT id FROM models WHERE name = ?", [name], |row| {
+        row.get(0)
+    })?;
     Ok(Model {
         id: ModelId(id),
-        new: created.rows_affected() == 1,
+        new: created == 1,
     })
 }
 
@@ -41,7 +40,7 @@ pub struct NewEntry {
 /// overhead of the driver out of bulk writes, well under SQLite's limit of bound variables.
 pub const ROWS_PER_INSERT: usize = 500;
 
-/// Reads and writes the models' lists for an import (directly: see [`super::bulk`]).
+/// Reads and writes the models' lists for an import (directly: see [`super::direct`]).
 pub struct ListWriter<'c> {
     read: rusqlite::Statement<'c>,
     delete: rusqlite::Statement<'c>,

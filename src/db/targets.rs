@@ -54,10 +54,16 @@ impl fmt::Display for TargetChoice {
     }
 }
 
+const CHOICE: &str = "SELECT target_choice FROM study WHERE id = 1";
+
 pub async fn choice<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<TargetChoice, sqlx::Error> {
-    let text: String = sqlx::query_scalar("SELECT target_choice FROM study WHERE id = 1")
-        .fetch_one(executor)
-        .await?;
+    let text: String = sqlx::query_scalar(CHOICE).fetch_one(executor).await?;
+    Ok(TargetChoice::from_db(&text))
+}
+
+/// [`choice`], directly (see [`super::direct`]).
+pub fn choice_directly(conn: &rusqlite::Connection) -> rusqlite::Result<TargetChoice> {
+    let text: String = conn.query_row(CHOICE, [], |row| row.get(0))?;
     Ok(TargetChoice::from_db(&text))
 }
 
@@ -355,7 +361,7 @@ impl Found {
     }
 }
 
-/// The target rows of an import of lists (directly: see [`super::bulk`]).
+/// The target rows of an import of lists (directly: see [`super::direct`]).
 pub struct ListedTargets<'c> {
     find: rusqlite::Statement<'c>,
     add: rusqlite::Statement<'c>,

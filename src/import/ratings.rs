@@ -11,13 +11,13 @@ use time::OffsetDateTime;
 
 use super::input::{self, Header};
 use super::records::{Parse, Records};
-use super::{Format, ImportError, Problem, Problems, Summary};
+use super::{Format, InvalidInput, Problem, Problems, Summary};
 use crate::db::papers::PaperIndex;
 use crate::db::{self, blind_pool, ratings};
 use crate::domain::{PaperKey, Stars};
 
 /// A ratings file, read and checked.
-pub(super) struct Staged {
+pub struct Staged {
     ratings: Vec<Rating>,
     read: u64,
 }
@@ -27,7 +27,7 @@ pub(super) fn stage<R: Read>(
     reader: R,
     papers: &PaperIndex,
     source: &str,
-) -> Result<Staged, ImportError> {
+) -> Result<Staged, InvalidInput> {
     let mut problems = Problems::new(source);
     let mut records = match Records::open(reader, Format::Csv, RatingParser { papers }) {
         Ok(records) => records,
@@ -70,11 +70,11 @@ impl Staged {
     /// Sets each pair to the file's stars inside the caller's transaction, recording the
     /// change in the rating history. A rated pair not yet in the pool joins it, so the rater
     /// can see and change it.
-    pub(super) async fn write(
+    pub async fn write(
         self,
         conn: &mut SqliteConnection,
         rng: &mut impl Rng,
-    ) -> Result<Summary, ImportError> {
+    ) -> Result<Summary, sqlx::Error> {
         let mut summary = Summary::new("ratings");
         summary.read = self.read;
         let now = db::now_rfc3339();

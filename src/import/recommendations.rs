@@ -18,10 +18,9 @@ use std::io::Read;
 use rand::Rng;
 
 use super::records::Records;
-use super::{Format, ImportError, Problem, Problems, Summary};
+use super::{Format, InvalidInput, Problem, Problems, Summary};
 use crate::db;
 use crate::db::blind_pool::{BlindPoolChange, PoolWriter};
-use crate::db::bulk::ImportConnection;
 use crate::db::papers::PaperIndex;
 use crate::db::recommendations::{self as stored, ListWriter, Model};
 use crate::db::targets::{Found, ListedTargets, TargetChoice};
@@ -40,7 +39,7 @@ pub struct Options {
 }
 
 /// A recommendations file, read, sorted into lists and checked.
-pub(super) struct Staged {
+pub struct Staged {
     papers: PaperIndex,
     lists: Lists,
     read: u64,
@@ -48,12 +47,12 @@ pub(super) struct Staged {
 }
 
 /// Reads and checks a whole recommendations file, resolving its ids against `papers`.
-pub(super) fn stage<R: Read>(
+pub fn stage<R: Read>(
     reader: R,
     options: &Options,
     papers: PaperIndex,
     source: &str,
-) -> Result<Staged, ImportError> {
+) -> Result<Staged, InvalidInput> {
     let mut problems = Problems::new(source);
     if let Some(model) = &options.model {
         if let Err(problem) = check_model_name(model, 0) {
@@ -172,34 +171,30 @@ impl Staged {
     /// now follows the lists of it that changed. `rng` draws the display keys of pairs
     /// entering the pool and the order keys of new targets, in the order of targets and
     /// papers, so that a seeded import gives the same study whatever the order of the rows.
-    pub(super) async fn write(
+    pub(super) fn write(
         self,
-        conn: &mut ImportConnection,
+        conn: &rusqlite::Connection,
         rng: &mut impl Rng,
-    ) -> Result<Summary, ImportError> {
-        let depth = db::study::pool_depth(&mut **conn).await?.get();
-        let rates_all = db::targets::choice(&mut **conn).await? == TargetChoice::All;
-        let mut models = Vec::with_capacity(self.lists.models().len());
-        for name in self.lists.models() {
-            models.push(stored::model(conn, name).await?);
-        }
+    ) -> rusqlite::Result<Summary> {
+        let depth = db::study::pool_depth_directly(conn)?.get();
+        let rates_all = db::targets::choice_directly(conn)? == TargetChoice::All;
+        let models = (self.lists.models().iter())
+            .map(|name| stored::model(conn, name))
+            .collect::<rusqlite::Result<Vec<Model>>>()?;
         let mut summary = Summary::new("lists");
         summary.read = self.read;
         summary.dropped = self.dropped;
-        conn.direct(|conn| {
-            Writer {
-                lists: ListWriter::prepare(conn)?,
-                pool: PoolWriter::prepare(conn)?,
-                targets: ListedTargets::prepare(conn)?,
-                papers: &self.papers,
-                models: &models,
-                depth,
-                rates_all,
-                summary: &mut summary,
-            }
-            .write(&self.lists, rng)
-        })
-        .await?;
+        Writer {
+            lists: ListWriter::prepare(conn)?,
+            pool: PoolWriter::prepare(conn)?,
+            targets: ListedTargets::prepare(conn)?,
+            papers: &self.papers,
+            models: &models,
+            depth,
+            rates_all,
+            summary: &mut summary,
+        }
+        .write(&self.lists, rng)?;
         Ok(summary)
     }
 }

@@ -19,6 +19,8 @@ use std::future::{ready, Ready};
 
 use std::time::Duration;
 
+use super::{tokens, WebError};
+use crate::study::Study;
 use actix_web::body::MessageBody;
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
@@ -26,10 +28,6 @@ use actix_web::middleware::Next;
 use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-use sqlx::SqlitePool;
-
-use super::{tokens, WebError};
-use crate::db;
 
 const COOKIE_NAME: &str = "paperjudge_browser";
 const BROWSER_ID_BYTES: usize = 32;
@@ -192,16 +190,13 @@ fn normalized_origin(origin: &str) -> String {
 }
 
 async fn load_form_secret(request: &ServiceRequest) -> Result<(), WebError> {
-    let (Some(secret), Some(pool)) = (
+    let (Some(secret), Some(study)) = (
         request.app_data::<web::Data<FormSecret>>().cloned(),
-        request.app_data::<web::Data<SqlitePool>>().cloned(),
+        request.app_data::<web::Data<Study>>().cloned(),
     ) else {
         return Ok(());
     };
-    secret
-        .0
-        .get_or_try_init(|| db::study::form_secret(&**pool))
-        .await?;
+    secret.0.get_or_try_init(|| study.form_secret()).await?;
     Ok(())
 }
 

@@ -3,14 +3,11 @@
 
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use sqlx::SqlitePool;
 
 use super::leaderboard::{self, LeaderboardQuery, RowView};
 use super::{view, WebError};
 use crate::checks;
-use crate::db;
-use crate::db::targets::{Progress, TargetChoice};
-use crate::evaluation::Evaluations;
+use crate::study::{Progress, Study, TargetChoice};
 
 /// With more candidate targets than this, the dashboard offers to choose targets: rating
 /// every paper of a large library is rarely the plan.
@@ -20,7 +17,9 @@ const MANY_CANDIDATES: i64 = 300;
 #[template(path = "dashboard.html")]
 struct DashboardPage {
     pairs: Progress,
-    targets: Progress,
+    /// Targets with every pooled pair rated, of the targets being rated.
+    finished: i64,
+    targets: i64,
     /// "rating 65 chosen targets of 40,000 with recommendations", or the like.
     choice_in_words: String,
     /// A library large enough that choosing targets is the way to start.
@@ -49,14 +48,11 @@ pub fn routes(config: &mut web::ServiceConfig) {
     config.route("/", web::get().to(show));
 }
 
-pub async fn show(
-    pool: web::Data<SqlitePool>,
-    evaluations: web::Data<Evaluations>,
-) -> Result<HttpResponse, WebError> {
+pub async fn show(study: web::Data<Study>) -> Result<HttpResponse, WebError> {
     // The counts come with the leaderboard, from the same revision of the study.
-    let evaluated = leaderboard::compute(&pool, &evaluations, &LeaderboardQuery::default()).await?;
+    let evaluated = leaderboard::asked(&study, &LeaderboardQuery::default()).await?;
     let (overview, board) = (&evaluated.set.overview, &evaluated.board);
-    let rechecks = db::checks::recheck_progress(&**pool).await?;
+    let rechecks = study.recheck_progress().await?;
     let recheck = (rechecks.finished_targets >= checks::RECHECK_FROM_FINISHED_TARGETS).then(|| {
         (
             rechecks.rechecked,
@@ -75,10 +71,8 @@ pub async fn show(
     };
     view::html(&DashboardPage {
         pairs: overview.pairs,
-        targets: Progress {
-            rated: overview.finished,
-            total: overview.active,
-        },
+        finished: overview.finished,
+        targets: overview.active,
         choice_in_words: overview.in_words(),
         many_candidates: overview.candidates > MANY_CANDIDATES,
         rates_all: overview.choice == TargetChoice::All,

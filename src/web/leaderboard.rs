@@ -2,8 +2,8 @@
 //! and why: the settings in plain words, warnings where the evidence is thin, a chart of
 //! NDCG@k with its intervals, the table of every metric, the options form and the downloads.
 //!
-//! The numbers come from the server's [`Evaluations`], exactly as `paperjudge leaderboard`
-//! computes them; this module only reads the address and shows the result.
+//! The numbers come from the study's query (`Study::leaderboard`), exactly as `paperjudge
+//! leaderboard` computes them; this module only reads the address and shows the result.
 
 mod chart;
 mod per_target;
@@ -11,13 +11,12 @@ mod query;
 
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use sqlx::SqlitePool;
 
 use super::{view, WebError};
-use crate::evaluation::{Evaluated, Evaluations, PerTarget, Scope};
 use crate::leaderboard::columns::{self, Value, COLUMNS};
 use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+use crate::study::{Evaluated, PerTarget, Scope, Study};
 use chart::Chart;
 use query::{Sort, SortBy};
 
@@ -39,11 +38,7 @@ pub fn routes(config: &mut web::ServiceConfig) {
 
 /// The leaderboard the address asks for, computed as `paperjudge leaderboard` computes it
 /// (or kept from the last time it was asked for, when the study has not changed since).
-pub async fn compute(
-    pool: &SqlitePool,
-    evaluations: &Evaluations,
-    query: &LeaderboardQuery,
-) -> Result<Evaluated, WebError> {
+pub async fn asked(study: &Study, query: &LeaderboardQuery) -> Result<Evaluated, WebError> {
     let scope = Scope {
         per_target: if query.per_target {
             PerTarget::All
@@ -52,7 +47,7 @@ pub async fn compute(
         },
         partial: query.partial,
     };
-    Ok(evaluations.leaderboard(pool, &query.options, scope).await?)
+    Ok(study.leaderboard(&query.options, scope).await?)
 }
 
 #[derive(Template)]
@@ -79,14 +74,13 @@ struct LeaderboardPage {
 
 pub async fn show(
     query: LeaderboardQuery,
-    pool: web::Data<SqlitePool>,
-    evaluations: web::Data<Evaluations>,
+    study: web::Data<Study>,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: false,
         ..query
     };
-    let board = compute(&pool, &evaluations, &query).await?.board;
+    let board = asked(&study, &query).await?.board;
     let mut sorted = board.models.clone();
     query.sort.apply(&mut sorted);
     view::html(&LeaderboardPage {

@@ -5,14 +5,10 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use rand::SeedableRng;
 use serde::Deserialize;
-use sqlx::SqlitePool;
 
 use super::answer::see_other;
 use super::{csrf, view, WebError};
-use crate::choice::{self, ChoiceError};
-use crate::db;
-use crate::db::targets::{Listing, TargetSummary};
-use crate::db::WriteQueue;
+use crate::study::{DropRule, Listing, Study, TargetSummary};
 
 /// Targets per page of `/targets`: a study of a few hundred targets fits on one page, and a
 /// page of a study that rates every paper of a large library stays small.
@@ -62,7 +58,7 @@ struct TargetsPage {
 }
 
 async fn show(
-    pool: web::Data<SqlitePool>,
+    study: web::Data<Study>,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, WebError> {
     let page = i64::from(query.page.unwrap_or(1));
@@ -72,18 +68,15 @@ async fn show(
         ));
     }
     let only_unfinished = query.show == Show::Unfinished;
-    let overview = db::targets::overview(&**pool).await?;
     let offset = (page - 1) * TARGETS_PER_PAGE;
     // One more than shown tells whether another page follows.
-    let mut targets = db::targets::list(
-        &**pool,
-        Listing {
-            only_unfinished,
-            offset,
-            limit: TARGETS_PER_PAGE + 1,
-        },
-    )
-    .await?;
+    let listing = Listing {
+        only_unfinished,
+        offset,
+        limit: TARGETS_PER_PAGE + 1,
+    };
+    let list = study.targets(listing).await?;
+    let (overview, mut targets) = (list.overview, list.targets);
     let has_next = targets.len() as i64 > TARGETS_PER_PAGE;
     targets.truncate(TARGETS_PER_PAGE as usize);
     let link = |page: i64| {
@@ -109,9 +102,9 @@ async fn show(
 
 /// 303 to the next target to rate, in the study's random order, or to the dashboard when
 /// every pair is rated.
-async fn next(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
-    let location = match db::targets::first_to_rate(&**pool).await? {
-        Some(target) => format!("/targets/{}", target.0),
+async fn next(study: web::Data<Study>) -> Result<HttpResponse, WebError> {
+    let location = match study.next_target().await? {
+        Some(next) => format!("/targets/{}", next.target.id),
         None => "/".to_owned(),
     };
     Ok(see_other(&location))
@@ -135,8 +128,7 @@ pub struct ChoiceForm {
 /// ratings yet. Answers 303 back to the search the form was on.
 async fn choose(
     request: HttpRequest,
-    pool: web::Data<SqlitePool>,
-    write_queue: web::Data<WriteQueue>,
+    study: web::Data<Study>,
     form: web::Form<ChoiceForm>,
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
@@ -155,18 +147,16 @@ async fn choose(
         }
     };
     let ids = [paper.clone()];
-    let mut tx = write_queue.begin(&pool).await?;
-    let result = if drop {
-        choice::drop_unrated(&mut tx, &ids).await.map(|_| ())
+    if drop {
+        study
+            .drop_targets(&ids, DropRule::OnlyUnrated)
+            .await
+            .map(|_| ())
     } else {
         let mut rng = rand::rngs::StdRng::from_os_rng();
-        choice::choose(&mut tx, &ids, &mut rng).await.map(|_| ())
-    };
-    match result {
-        Ok(()) => tx.commit().await?,
-        Err(ChoiceError::Database(error)) => return Err(error.into()),
-        Err(refused) => return Err(WebError::BadRequest(refused.to_string())),
+        study.choose(&ids, &mut rng).await.map(|_| ())
     }
+    .map_err(WebError::of_change)?;
     let mut back = String::from("/papers");
     let q = form.q.unwrap_or_default();
     if !q.is_empty() {

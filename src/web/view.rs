@@ -8,7 +8,7 @@ use actix_web::HttpResponse;
 use askama::Template;
 
 use super::WebError;
-use crate::db::papers::Paper;
+use crate::study::Paper;
 
 /// Abstracts longer than this are folded to their first lines, unfoldable in place.
 const FOLD_ABSTRACTS_LONGER_THAN: usize = 600;

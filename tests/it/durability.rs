@@ -492,6 +492,8 @@ async fn saves_resume_as_soon_as_a_full_disk_has_room_again() {
         "{full_error}"
     );
     let app = TestApp::spawn(crate::common::TestStudy {
+        study: (paperjudge::study::Study::open_with(study_on_a_full_disk(&db, pages)).await)
+            .expect("the study opens"),
         pool: full.clone(),
         dir: study.dir,
     })

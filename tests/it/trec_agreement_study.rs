@@ -5,11 +5,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroUsize;
 
 use crate::common::TestStudy;
-use paperjudge::evaluation::{self, PerTarget, Scope};
 use paperjudge::import::Format;
 use paperjudge::leaderboard::LeaderboardOptions;
 use paperjudge::leaderboard::{columns, Partial};
 use paperjudge::metrics::{Empty, Unjudged};
+use paperjudge::study::{PerTarget, Scope};
 use serde_json::Value;
 
 pub const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/trec");
@@ -81,7 +81,9 @@ async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
                 per_target: PerTarget::All,
                 partial: Partial::Include,
             };
-            let board = evaluation::leaderboard(&study.pool, &options, scope)
+            let board = study
+                .study
+                .leaderboard(&options, scope)
                 .await
                 .unwrap()
                 .board;

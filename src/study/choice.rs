@@ -8,9 +8,8 @@
 //! target chosen again comes back with its ratings and its blind order. A paper without
 //! recommendations can be chosen: its pool is built when they are imported.
 //!
-//! Each function works inside the caller's write transaction and changes nothing (the caller
-//! rolls back) when it answers an error. Each one that changes the choice bumps the study's
-//! revision once, so that a server's evaluation in memory is read again.
+//! Each is one command, and one that changes the choice bumps the study's revision once, so
+//! that the evaluation kept in memory is read again.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -19,53 +18,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sqlx::SqliteConnection;
 
+use super::{plural, Refusal, Study, StudyError};
 use crate::db::targets::{self, TargetChoice};
 use crate::db::{self, blind_pool::BlindPoolChange};
 use crate::domain::PaperKey;
-
-/// Why a choice was refused; nothing changed.
-#[derive(Debug, thiserror::Error)]
-pub enum ChoiceError {
-    #[error("unknown paper {}: {}", plural(.0.len(), "id", "ids"), quoted(.0))]
-    UnknownIds(Vec<String>),
-    #[error("not among the targets being rated: {}", quoted(.0))]
-    NotChosen(Vec<String>),
-    #[error(
-        "{} ratings; a target with ratings is dropped from the command line \
-         (`paperjudge targets drop`), which keeps them",
-        has(.0)
-    )]
-    HasRatings(Vec<String>),
-    #[error(
-        "cannot sample {asked} targets: only {available} {} with recommendations {} not chosen",
-        plural(*available, "paper", "papers"),
-        if *available == 1 { "is" } else { "are" }
-    )]
-    SampleTooLarge { asked: usize, available: usize },
-    #[error("the study database failed")]
-    Database(#[from] sqlx::Error),
-}
-
-fn plural(count: usize, one: &'static str, many: &'static str) -> &'static str {
-    if count == 1 {
-        one
-    } else {
-        many
-    }
-}
-
-fn quoted(ids: &[String]) -> String {
-    let quoted: Vec<String> = ids.iter().map(|id| format!("{id:?}")).collect();
-    quoted.join(", ")
-}
-
-fn has(ids: &[String]) -> String {
-    format!(
-        "{} {}",
-        quoted(ids),
-        if ids.len() == 1 { "has" } else { "have" }
-    )
-}
 
 /// What a choice did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -116,45 +72,81 @@ impl fmt::Display for Chosen {
     }
 }
 
-/// Chooses the papers with these external ids as targets to rate.
-pub async fn choose(
-    conn: &mut SqliteConnection,
-    ids: &[String],
-    rng: &mut impl Rng,
-) -> Result<Chosen, ChoiceError> {
-    let papers = resolve(conn, ids).await?;
-    choose_papers(conn, &papers, rng).await
-}
-
-/// Chooses `count` targets at random among the papers with recommendations that are not
-/// chosen yet: the same study and seed always give the same sample.
-pub async fn sample(
-    conn: &mut SqliteConnection,
-    count: usize,
-    seed: u64,
-    rng: &mut impl Rng,
-) -> Result<Chosen, ChoiceError> {
-    // While the study rates every candidate, none is chosen yet.
-    let rates_all = targets::choice(&mut *conn).await? == TargetChoice::All;
-    let candidates = targets::candidates(&mut *conn, !rates_all).await?;
-    if count > candidates.len() {
-        return Err(ChoiceError::SampleTooLarge {
-            asked: count,
-            available: candidates.len(),
-        });
+impl Study {
+    /// Chooses the papers with these external ids as targets to rate; `rng` draws the
+    /// display keys of the pairs entering the pool.
+    pub async fn choose(&self, ids: &[String], rng: &mut impl Rng) -> Result<Chosen, StudyError> {
+        self.write(async |conn| {
+            let papers = resolve(conn, ids).await?;
+            choose_papers(conn, &papers, rng).await
+        })
+        .await
     }
-    let mut seeded = ChaCha8Rng::seed_from_u64(seed);
-    let mut drawn = rand::seq::index::sample(&mut seeded, candidates.len(), count).into_vec();
-    drawn.sort_unstable();
-    let papers: Vec<PaperKey> = drawn.into_iter().map(|index| candidates[index]).collect();
-    choose_papers(conn, &papers, rng).await
+
+    /// Chooses `count` targets at random among the papers with recommendations that are not
+    /// chosen yet: the same study and seed always give the same sample.
+    pub async fn choose_sample(
+        &self,
+        count: usize,
+        seed: u64,
+        rng: &mut impl Rng,
+    ) -> Result<Chosen, StudyError> {
+        self.write(async |conn| {
+            // While the study rates every candidate, none is chosen yet.
+            let rates_all = targets::choice(&mut *conn).await? == TargetChoice::All;
+            let candidates = targets::candidates(&mut *conn, !rates_all).await?;
+            if count > candidates.len() {
+                return Err(Refusal::SampleTooLarge {
+                    asked: count,
+                    available: candidates.len(),
+                }
+                .into());
+            }
+            let mut seeded = ChaCha8Rng::seed_from_u64(seed);
+            let mut drawn =
+                rand::seq::index::sample(&mut seeded, candidates.len(), count).into_vec();
+            drawn.sort_unstable();
+            let papers: Vec<PaperKey> = drawn.into_iter().map(|index| candidates[index]).collect();
+            choose_papers(conn, &papers, rng).await
+        })
+        .await
+    }
+
+    /// Goes back to rating every paper with recommendations; the chosen set is forgotten.
+    /// Answers the pool change of the targets that were not rated before.
+    pub async fn choose_all(&self, rng: &mut impl Rng) -> Result<BlindPoolChange, StudyError> {
+        self.write(async |conn| {
+            targets::set_choice(&mut *conn, TargetChoice::All).await?;
+            let depth = db::study::pool_depth(&mut *conn).await?.get();
+            let mut blind_pool = BlindPoolChange::default();
+            for target in targets::activate_every_candidate(&mut *conn).await? {
+                let change = db::blind_pool::refresh_target(&mut *conn, target, depth, rng).await?;
+                blind_pool.added += change.added;
+                blind_pool.removed += change.removed;
+            }
+            db::study::bump_revision(conn).await?;
+            Ok(blind_pool)
+        })
+        .await
+    }
+
+    /// Drops the targets with these external ids: they are no longer rated (their ratings,
+    /// history and pool stay). The web drops as [`DropRule::OnlyUnrated`] says.
+    pub async fn drop_targets(
+        &self,
+        ids: &[String],
+        rule: DropRule,
+    ) -> Result<Dropped, StudyError> {
+        self.write(async |conn| drop_checked(conn, ids, rule).await)
+            .await
+    }
 }
 
 async fn choose_papers(
     conn: &mut SqliteConnection,
     papers: &[PaperKey],
     rng: &mut impl Rng,
-) -> Result<Chosen, ChoiceError> {
+) -> Result<Chosen, StudyError> {
     let mut chosen = Chosen::default();
     if targets::choice(&mut *conn).await? == TargetChoice::All {
         targets::deactivate_all(&mut *conn).await?;
@@ -180,24 +172,6 @@ async fn choose_papers(
     }
     db::study::bump_revision(conn).await?;
     Ok(chosen)
-}
-
-/// Goes back to rating every paper with recommendations; the chosen set is forgotten.
-/// Answers the pool change of the targets that were not rated before.
-pub async fn choose_all(
-    conn: &mut SqliteConnection,
-    rng: &mut impl Rng,
-) -> Result<BlindPoolChange, ChoiceError> {
-    targets::set_choice(&mut *conn, TargetChoice::All).await?;
-    let depth = db::study::pool_depth(&mut *conn).await?.get();
-    let mut blind_pool = BlindPoolChange::default();
-    for target in targets::activate_every_candidate(&mut *conn).await? {
-        let change = db::blind_pool::refresh_target(&mut *conn, target, depth, rng).await?;
-        blind_pool.added += change.added;
-        blind_pool.removed += change.removed;
-    }
-    db::study::bump_revision(conn).await?;
-    Ok(blind_pool)
 }
 
 /// What dropping did.
@@ -238,26 +212,20 @@ impl fmt::Display for Dropped {
     }
 }
 
-/// Drops the targets with these external ids: they are no longer rated (their ratings,
-/// history and pool stay).
-pub async fn drop(conn: &mut SqliteConnection, ids: &[String]) -> Result<Dropped, ChoiceError> {
-    drop_checked(conn, ids, false).await
-}
-
-/// Drops targets as the web does: only those without ratings, so that a click cannot put
-/// rated work out of sight.
-pub async fn drop_unrated(
-    conn: &mut SqliteConnection,
-    ids: &[String],
-) -> Result<Dropped, ChoiceError> {
-    drop_checked(conn, ids, true).await
+/// Which targets a drop may drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropRule {
+    /// Any target being rated; its ratings are kept.
+    Any,
+    /// Only targets without ratings, so that a click cannot put rated work out of sight.
+    OnlyUnrated,
 }
 
 async fn drop_checked(
     conn: &mut SqliteConnection,
     ids: &[String],
-    only_unrated: bool,
-) -> Result<Dropped, ChoiceError> {
+    rule: DropRule,
+) -> Result<Dropped, StudyError> {
     let papers = resolve(conn, ids).await?;
     let mut not_chosen = Vec::new();
     let mut rated = Vec::new();
@@ -273,10 +241,10 @@ async fn drop_checked(
         }
     }
     if !not_chosen.is_empty() {
-        return Err(ChoiceError::NotChosen(not_chosen));
+        return Err(Refusal::NotChosen(not_chosen).into());
     }
-    if only_unrated && !rated.is_empty() {
-        return Err(ChoiceError::HasRatings(rated));
+    if rule == DropRule::OnlyUnrated && !rated.is_empty() {
+        return Err(Refusal::HasRatings(rated).into());
     }
     // While the study rates every candidate, dropping one makes the others chosen targets.
     if targets::choice(&mut *conn).await? == TargetChoice::All {
@@ -302,10 +270,7 @@ fn ids_of(ids: &[String]) -> impl Iterator<Item = &str> {
 
 /// The papers with these external ids (once each, in the order given); an error naming every
 /// id that is no paper.
-async fn resolve(
-    conn: &mut SqliteConnection,
-    ids: &[String],
-) -> Result<Vec<PaperKey>, ChoiceError> {
+async fn resolve(conn: &mut SqliteConnection, ids: &[String]) -> Result<Vec<PaperKey>, StudyError> {
     let mut papers = Vec::new();
     let mut unknown = Vec::new();
     for id in ids_of(ids) {
@@ -317,6 +282,6 @@ async fn resolve(
     if unknown.is_empty() {
         Ok(papers)
     } else {
-        Err(ChoiceError::UnknownIds(unknown))
+        Err(Refusal::UnknownIds(unknown).into())
     }
 }

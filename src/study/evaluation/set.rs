@@ -2,6 +2,7 @@
 //! of [`db::evaluation::load`].
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 use std::sync::Mutex;
 
 use crate::db;
@@ -9,6 +10,7 @@ use crate::db::evaluation::{Revision, Snapshot};
 use crate::db::targets::Overview;
 use crate::domain::{ModelId, PaperKey};
 use crate::leaderboard::{Collection, Completion, TargetInput};
+use crate::study::StudyError;
 
 /// The study's targets with ratings, their judgments and lists, in memory.
 #[derive(Debug)]
@@ -22,15 +24,15 @@ pub struct EvaluationSet {
     /// The key and title of each target of `collection.targets`, in the same order.
     pub targets: Vec<(PaperKey, String)>,
     /// The targets recorded as unblinded since this set was loaded (see
-    /// [`db::targets::record_unblinded`]).
+    /// `Study::record_unblinded`).
     pub unblinded: Mutex<HashSet<PaperKey>>,
 }
 
 impl EvaluationSet {
-    /// Loads the set of the study's current revision, with every list cut at `depth` or the
-    /// pool depth, whichever is larger.
-    pub async fn load(pool: &sqlx::SqlitePool, depth: usize) -> Result<Self, sqlx::Error> {
-        let snapshot = db::evaluation::load(pool, depth).await?;
+    /// Loads the set of the current revision of the study at `path`, with every list cut at
+    /// `depth` or the pool depth, whichever is larger.
+    pub async fn load(path: &Path, depth: usize) -> Result<Self, StudyError> {
+        let snapshot = db::evaluation::load(path, depth).await?;
         // Building the set is CPU work of a few milliseconds per thousand targets: off the
         // async workers, which go on serving other pages meanwhile.
         crate::blocking::run(move || EvaluationSet::from_snapshot(snapshot)).await
@@ -40,7 +42,7 @@ impl EvaluationSet {
     /// completed: each when its last pooled pair was first rated. A rating or list of a target
     /// or model the snapshot does not hold is an error: such a row would otherwise be left
     /// out, and a model missing a list scores 0 there.
-    pub fn from_snapshot(snapshot: Snapshot) -> Result<Self, sqlx::Error> {
+    pub fn from_snapshot(snapshot: Snapshot) -> Result<Self, StudyError> {
         let Snapshot {
             revision,
             pool_depth,
@@ -59,7 +61,7 @@ impl EvaluationSet {
             .collect();
         let target_position = |target: PaperKey| {
             position_of_target.get(&target).copied().ok_or_else(|| {
-                unreadable(format!("a row of target {} outside the snapshot", target.0))
+                StudyError::unreadable(format!("a row of target {} outside the snapshot", target.0))
             })
         };
         let mut inputs: Vec<TargetInput<PaperKey>> = (targets.iter())
@@ -80,11 +82,11 @@ impl EvaluationSet {
         }
         for (target, model, papers) in lists {
             let position = *position_of_model.get(&model).ok_or_else(|| {
-                unreadable(format!("a list of model {} outside the snapshot", model.0))
+                StudyError::unreadable(format!("a list of model {} outside the snapshot", model.0))
             })?;
             let list = &mut inputs[target_position(target)?].lists[position];
             if list.replace(papers).is_some() {
-                return Err(unreadable(format!(
+                return Err(StudyError::unreadable(format!(
                     "two lists of model {} for target {}",
                     model.0, target.0
                 )));
@@ -124,8 +126,4 @@ impl EvaluationSet {
     pub fn position_of(&self, key: PaperKey) -> Option<usize> {
         self.targets.iter().position(|(target, _)| *target == key)
     }
-}
-
-fn unreadable(message: String) -> sqlx::Error {
-    sqlx::Error::Decode(format!("the evaluation cannot read the study: {message}").into())
 }
