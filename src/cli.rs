@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::{Rng, SeedableRng};
 
 use crate::decision::Order;
-use crate::domain::PoolDepth;
+use crate::domain::{PaperId, PoolDepth};
 use crate::export;
 use crate::import::{self, Format, InvalidInput, Kind, Summary};
 use crate::leaderboard::{LeaderboardOptions, Partial};
@@ -725,7 +725,10 @@ async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError>
             } else {
                 let (ids, lines) = match &args.file {
                     Some(file) => ids_from_file(file)?,
-                    None => (args.ids.clone(), Vec::new()),
+                    None => (
+                        args.ids.iter().map(|id| PaperId::given(id)).collect(),
+                        Vec::new(),
+                    ),
                 };
                 let chosen = (study.choose(&ids, &mut rng).await).map_err(|error| {
                     match (error, &args.file) {
@@ -743,6 +746,7 @@ async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError>
             Ok(())
         }
         TargetsCommand::Drop { ids } => {
+            let ids: Vec<PaperId> = ids.iter().map(|id| PaperId::given(id)).collect();
             let dropped = study.drop_targets(&ids, DropRule::Any).await?;
             crate::tell!("{dropped}");
             let overview = study.overview().await?;
@@ -772,7 +776,7 @@ async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError>
 }
 
 /// The ids of a file of ids, one a line, and the line of each.
-fn ids_from_file(file: &Path) -> Result<(Vec<String>, Vec<u64>), CliError> {
+fn ids_from_file(file: &Path) -> Result<(Vec<PaperId>, Vec<u64>), CliError> {
     let text = std::fs::read(file)
         .map_err(|error| CliError::Usage(format!("cannot read {}: {error}", file.display())))?;
     let text = String::from_utf8(text).map_err(|error| {
@@ -797,7 +801,7 @@ fn ids_from_file(file: &Path) -> Result<(Vec<String>, Vec<u64>), CliError> {
             ));
             continue;
         }
-        ids.push(id.to_owned());
+        ids.push(PaperId::given(id));
         lines.push(number);
     }
     if !problems.is_empty() {
@@ -813,7 +817,7 @@ fn ids_from_file(file: &Path) -> Result<(Vec<String>, Vec<u64>), CliError> {
 }
 
 /// Unknown ids of a file, each with its line.
-fn unknown_in_file(file: &Path, ids: &[String], lines: &[u64], unknown: &[String]) -> CliError {
+fn unknown_in_file(file: &Path, ids: &[PaperId], lines: &[u64], unknown: &[PaperId]) -> CliError {
     let problems: Vec<String> = (ids.iter().zip(lines))
         .filter(|(id, _)| unknown.contains(id))
         .map(|(id, line)| format!("{}:{line}: unknown paper id {id:?}", file.display()))
@@ -834,7 +838,7 @@ struct ListedTarget<'a> {
 impl ListedTarget<'_> {
     fn new(target: &TargetSummary) -> ListedTarget<'_> {
         ListedTarget {
-            target: &target.external_id,
+            target: target.external_id.as_str(),
             title: &target.title,
             rated: target.rated,
             pooled: target.total,
@@ -845,7 +849,7 @@ impl ListedTarget<'_> {
 
 fn targets_table(targets: &[TargetSummary]) -> String {
     let width = (targets.iter())
-        .map(|target| target.external_id.chars().count())
+        .map(|target| target.external_id.as_str().chars().count())
         .max()
         .unwrap_or(0)
         .max("target".len());

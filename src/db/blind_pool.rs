@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashSet};
 use rand::Rng;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::PaperKey;
+use crate::domain::{PaperId, PaperKey};
 
 /// What refreshing a target's pool changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -208,8 +208,8 @@ pub async fn contains<'e, E: SqliteExecutor<'e>>(
 /// One row of the blind pool export: `position` is the 1-based order shown to the rater.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct BlindPoolRow {
-    pub target: String,
-    pub paper: String,
+    pub target: PaperId,
+    pub paper: PaperId,
     pub position: i64,
     pub stars: Option<i64>,
 }

@@ -15,15 +15,15 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::BUSY_TIMEOUT;
 
-/// The page cache of an import's connection: 64 MiB, enough for the pages an import works on
-/// at a time, as it writes target by target.
-pub const CACHE_KIB: i64 = 64 << 10;
+/// How an import's connection differs from the others: foreign keys off (every id an
+/// importer writes was resolved against the papers table, or created, in the same
+/// transaction, so SQLite's checks would only repeat that work row by row), and a page cache
+/// of 64 MiB, enough for the pages an import works on at a time, as it writes target by
+/// target.
+pub const IMPORT_PRAGMAS: [(&str, &str); 2] = [("foreign_keys", "OFF"), ("cache_size", "-65536")];
 
 /// Opens a connection of its own to the study file at `path` for one import: set up as every
-/// connection is (WAL, durable commits, the busy timeout) but with foreign keys off (every id
-/// an importer writes was resolved against the papers table, or created, in the same
-/// transaction, so SQLite's checks would only repeat that work row by row) and a page cache of
-/// [`CACHE_KIB`].
+/// connection is (WAL, durable commits, the busy timeout) but for [`IMPORT_PRAGMAS`].
 pub fn open_importer(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(
         path,
@@ -32,8 +32,9 @@ pub fn open_importer(path: &Path) -> rusqlite::Result<Connection> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "journal_mode", "wal")?;
     conn.pragma_update(None, "synchronous", "full")?;
-    conn.pragma_update(None, "foreign_keys", false)?;
-    conn.pragma_update(None, "cache_size", -CACHE_KIB)?;
+    for (pragma, value) in IMPORT_PRAGMAS {
+        conn.pragma_update(None, pragma, value)?;
+    }
     Ok(conn)
 }
 

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::PaperKey;
+use crate::domain::{PaperId, PaperKey};
 
 /// A paper as imported; `None` in an optional field means the file had no such column, so
 /// the stored value is kept on update.
@@ -145,7 +145,7 @@ pub fn index(conn: &rusqlite::Connection) -> rusqlite::Result<PaperIndex> {
 #[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
 pub struct Paper {
     pub id: i64,
-    pub external_id: String,
+    pub external_id: PaperId,
     pub title: String,
     #[sqlx(rename = "abstract")]
     pub abstract_text: String,
@@ -168,7 +168,7 @@ pub async fn get<'e, E: SqliteExecutor<'e>>(
 
 pub async fn id_of<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    external_id: &str,
+    external_id: &PaperId,
 ) -> Result<Option<PaperKey>, sqlx::Error> {
     let id: Option<i64> = sqlx::query_scalar("SELECT id FROM papers WHERE external_id = ?")
         .bind(external_id)
@@ -216,7 +216,7 @@ pub fn search_expression(text: &str) -> Option<String> {
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub struct Hit {
     pub id: i64,
-    pub external_id: String,
+    pub external_id: PaperId,
     pub title: String,
     pub authors: String,
     pub year: Option<i64>,

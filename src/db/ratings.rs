@@ -2,7 +2,7 @@
 
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperKey, Stars};
+use crate::domain::{PaperId, PaperKey, Stars};
 
 /// Where a change of a rating came from. Web changes and undos name the browser session that
 /// made them (as the web layer tags it), so that undo reverts only that session's changes.
@@ -233,9 +233,9 @@ async fn append_history(
 /// One row of the ratings export.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct RatingRow {
-    pub target: String,
+    pub target: PaperId,
     pub target_title: String,
-    pub paper: String,
+    pub paper: PaperId,
     pub paper_title: String,
     pub stars: i64,
     pub rated_at: String,

@@ -7,21 +7,21 @@ use sqlx::{SqliteConnection, SqlitePool};
 use super::targets::{self, TargetChoice};
 use crate::domain::PoolDepth;
 
-pub(crate) async fn ensure_exists(pool: &SqlitePool) -> Result<(), sqlx::Error> {
+pub(crate) async fn ensure_exists(connections: &SqlitePool) -> Result<(), sqlx::Error> {
     sqlx::query("INSERT OR IGNORE INTO study (id, pool_depth, created_at) VALUES (1, ?, ?)")
         .bind(i64::from(PoolDepth::DEFAULT.get()))
         .bind(super::now_rfc3339())
-        .execute(pool)
+        .execute(connections)
         .await?;
     let has_secret: bool =
         sqlx::query_scalar("SELECT form_secret IS NOT NULL FROM study WHERE id = 1")
-            .fetch_one(pool)
+            .fetch_one(connections)
             .await?;
     if !has_secret {
         let secret: [u8; FORM_SECRET_BYTES] = rand::rng().random();
         sqlx::query("UPDATE study SET form_secret = ? WHERE id = 1 AND form_secret IS NULL")
             .bind(&secret[..])
-            .execute(pool)
+            .execute(connections)
             .await?;
     }
     Ok(())
@@ -120,8 +120,8 @@ pub struct StudyStatus {
     pub judgments_with_provenance_known: i64,
 }
 
-pub async fn status(pool: &SqlitePool) -> Result<StudyStatus, sqlx::Error> {
-    let mut tx = pool.begin().await?;
+pub async fn status(connections: &SqlitePool) -> Result<StudyStatus, sqlx::Error> {
+    let mut tx = connections.begin().await?;
     let (papers, models, recommendations, judgments_with_provenance_known): (i64, i64, i64, i64) =
         sqlx::query_as(
             "SELECT

@@ -18,7 +18,7 @@ use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor, SqlitePool};
 
 use super::papers::Paper;
-use crate::domain::PaperKey;
+use crate::domain::{PaperId, PaperKey};
 
 /// How the study decides which targets it rates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -205,7 +205,7 @@ pub(super) type OverviewRow = (String, i64, i64, i64, i64, i64, i64, i64);
 #[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
 pub struct TargetSummary {
     pub id: i64,
-    pub external_id: String,
+    pub external_id: PaperId,
     pub title: String,
     pub rated: i64,
     pub total: i64,
@@ -543,7 +543,10 @@ pub async fn add_pooled(
 
 /// Records that a per-target view showed `targets`, if it never did before: a rating changed
 /// on them from now on is made with its provenance known.
-pub async fn record_unblinded(pool: &SqlitePool, targets: &[PaperKey]) -> Result<(), sqlx::Error> {
+pub async fn record_unblinded(
+    connections: &SqlitePool,
+    targets: &[PaperKey],
+) -> Result<(), sqlx::Error> {
     if targets.is_empty() {
         return Ok(());
     }
@@ -555,7 +558,7 @@ pub async fn record_unblinded(pool: &SqlitePool, targets: &[PaperKey]) -> Result
     // the write lock.
     let newly_shown: bool = sqlx::query_scalar(&format!("SELECT EXISTS (SELECT 1 {NEWLY_SHOWN})"))
         .bind(&keys)
-        .fetch_one(pool)
+        .fetch_one(connections)
         .await?;
     if newly_shown {
         sqlx::query(&format!(
@@ -563,7 +566,7 @@ pub async fn record_unblinded(pool: &SqlitePool, targets: &[PaperKey]) -> Result
         ))
         .bind(super::now_rfc3339())
         .bind(&keys)
-        .execute(pool)
+        .execute(connections)
         .await?;
     }
     Ok(())

@@ -292,34 +292,6 @@ impl Format {
     }
 }
 
-/// An external id must be usable in TREC files, which separate fields by whitespace, and
-/// hold no control or format character (see [`crate::domain::is_control_or_format`]).
-pub(crate) fn check_external_id(id: &str) -> Result<(), String> {
-    if id.is_empty() {
-        Err("is empty".to_owned())
-    } else if id.chars().any(char::is_whitespace) {
-        Err(format!(
-            "{id:?} contains whitespace, which TREC files cannot hold"
-        ))
-    } else if let Some(c) = invisible_character(id) {
-        Err(format!("{id:?} {c}"))
-    } else {
-        Ok(())
-    }
-}
-
-/// What is wrong with a name holding a control or format character, if it holds one.
-pub(crate) fn invisible_character(name: &str) -> Option<String> {
-    let c = name
-        .chars()
-        .find(|c| crate::domain::is_control_or_format(*c))?;
-    Some(format!(
-        "contains the control or format character U+{:04X}, which is invisible or acts on the \
-         text around it",
-        u32::from(c)
-    ))
-}
-
 /// A JSONL line that does not parse: serde's message, with the column but without its own
 /// line number (always 1 for a single line).
 pub(crate) fn json_problem(error: &serde_json::Error, line: u64) -> Problem {

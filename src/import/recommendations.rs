@@ -159,7 +159,7 @@ fn check_model_name(model: &str, line: u64) -> Result<(), Problem> {
         return Err(problem("the model name is empty".to_owned()));
     }
     super::input::check_field_size(model, "model", line)?;
-    match super::invisible_character(model) {
+    match crate::domain::invisible_character(model) {
         Some(why) => Err(problem(format!("the model name {model:?} {why}"))),
         None => Ok(()),
     }

@@ -21,7 +21,7 @@ use sqlx::SqliteConnection;
 use super::{plural, Refusal, Study, StudyError};
 use crate::db::targets::{self, TargetChoice};
 use crate::db::{self, blind_pool::BlindPoolChange};
-use crate::domain::PaperKey;
+use crate::domain::{PaperId, PaperKey};
 
 /// What a choice did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -75,7 +75,7 @@ impl fmt::Display for Chosen {
 impl Study {
     /// Chooses the papers with these external ids as targets to rate; `rng` draws the
     /// display keys of the pairs entering the pool.
-    pub async fn choose(&self, ids: &[String], rng: &mut impl Rng) -> Result<Chosen, StudyError> {
+    pub async fn choose(&self, ids: &[PaperId], rng: &mut impl Rng) -> Result<Chosen, StudyError> {
         self.write(async |conn| {
             let papers = resolve(conn, ids).await?;
             choose_papers(conn, &papers, rng).await
@@ -134,7 +134,7 @@ impl Study {
     /// history and pool stay). The web drops as [`DropRule::OnlyUnrated`] says.
     pub async fn drop_targets(
         &self,
-        ids: &[String],
+        ids: &[PaperId],
         rule: DropRule,
     ) -> Result<Dropped, StudyError> {
         self.write(async |conn| drop_checked(conn, ids, rule).await)
@@ -223,21 +223,21 @@ pub enum DropRule {
 
 async fn drop_checked(
     conn: &mut SqliteConnection,
-    ids: &[String],
+    ids: &[PaperId],
     rule: DropRule,
 ) -> Result<Dropped, StudyError> {
     let papers = resolve(conn, ids).await?;
     let mut not_chosen = Vec::new();
     let mut rated = Vec::new();
     let mut dropped = Dropped::default();
-    for (id, &paper) in ids_of(ids).zip(&papers) {
+    for (id, &paper) in ids_of(ids).into_iter().zip(&papers) {
         match targets::state(&mut *conn, paper).await? {
             Some(state) if state.active => {
                 if state.rated > 0 {
-                    rated.push(id.to_owned());
+                    rated.push(id);
                 }
             }
-            _ => not_chosen.push(id.to_owned()),
+            _ => not_chosen.push(id),
         }
     }
     if !not_chosen.is_empty() {
@@ -260,23 +260,28 @@ async fn drop_checked(
     Ok(dropped)
 }
 
-/// The ids once each, in the order given.
-fn ids_of(ids: &[String]) -> impl Iterator<Item = &str> {
+/// The ids once each, in the order given, without the white space around them.
+fn ids_of(ids: &[PaperId]) -> Vec<PaperId> {
     let mut seen = HashSet::new();
-    ids.iter()
-        .map(|id| id.trim())
-        .filter(move |id| seen.insert(*id))
+    (ids.iter())
+        .map(|id| id.as_str().trim())
+        .filter(|id| seen.insert(*id))
+        .map(PaperId::given)
+        .collect()
 }
 
 /// The papers with these external ids (once each, in the order given); an error naming every
 /// id that is no paper.
-async fn resolve(conn: &mut SqliteConnection, ids: &[String]) -> Result<Vec<PaperKey>, StudyError> {
+async fn resolve(
+    conn: &mut SqliteConnection,
+    ids: &[PaperId],
+) -> Result<Vec<PaperKey>, StudyError> {
     let mut papers = Vec::new();
     let mut unknown = Vec::new();
     for id in ids_of(ids) {
-        match db::papers::id_of(&mut *conn, id).await? {
+        match db::papers::id_of(&mut *conn, &id).await? {
             Some(paper) => papers.push(paper),
-            None => unknown.push(id.to_owned()),
+            None => unknown.push(id),
         }
     }
     if unknown.is_empty() {

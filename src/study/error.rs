@@ -9,7 +9,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::domain::{PaperKey, PoolDepth};
+use crate::domain::{PaperId, PaperKey, PoolDepth};
 use crate::import::InvalidInput;
 
 /// What failed underneath, for the log.
@@ -44,17 +44,17 @@ pub enum Refusal {
     NoSuchTarget(PaperKey),
     /// The paper (by the id given) is not in the target's pool, or no paper at all.
     #[error("paper {0:?} is not in the pool of this target")]
-    NotInPool(String),
+    NotInPool(PaperId),
     #[error("unknown paper {}: {}", plural(.0.len(), "id", "ids"), quoted(.0))]
-    UnknownIds(Vec<String>),
+    UnknownIds(Vec<PaperId>),
     #[error("not among the targets being rated: {}", quoted(.0))]
-    NotChosen(Vec<String>),
+    NotChosen(Vec<PaperId>),
     #[error(
         "{} ratings; a target with ratings is dropped from the command line \
          (`paperjudge targets drop`), which keeps them",
         has(.0)
     )]
-    HasRatings(Vec<String>),
+    HasRatings(Vec<PaperId>),
     #[error(
         "cannot sample {asked} targets: only {available} {} with recommendations {} not chosen",
         plural(*available, "paper", "papers"),
@@ -63,7 +63,7 @@ pub enum Refusal {
     SampleTooLarge { asked: usize, available: usize },
     /// The pair (by the ids given) is no rated pair of a finished target.
     #[error("paper {paper:?} of target {target:?} is not a rated pair of a finished target")]
-    NotRechecked { target: String, paper: String },
+    NotRechecked { target: PaperId, paper: PaperId },
     #[error(
         "the pool depth is {current} and cannot change to {requested}: the study already holds \
          recommendations (start a new study file with --db to use another depth)"
@@ -101,12 +101,12 @@ pub fn plural(count: usize, one: &'static str, many: &'static str) -> &'static s
     }
 }
 
-fn quoted(ids: &[String]) -> String {
+fn quoted(ids: &[PaperId]) -> String {
     let quoted: Vec<String> = ids.iter().map(|id| format!("{id:?}")).collect();
     quoted.join(", ")
 }
 
-fn has(ids: &[String]) -> String {
+fn has(ids: &[PaperId]) -> String {
     format!(
         "{} {}",
         quoted(ids),

@@ -15,7 +15,7 @@ use rusqlite::TransactionBehavior;
 use super::{Study, StudyError};
 use crate::blocking;
 use crate::db::papers::PaperIndex;
-use crate::db::{self, direct};
+use crate::db::{self, direct, Writer};
 use crate::demo;
 use crate::import::{self, Bulk, Format, Kind, Staged, Summary};
 
@@ -56,8 +56,7 @@ impl Study {
             }
             Staged::Ratings(ratings) => {
                 drop(conn);
-                // An import may wait for another process's import as long as SQLite waits.
-                self.write_waiting(db::BUSY_TIMEOUT, async |conn| {
+                self.write_as(Writer::Import, async |conn| {
                     let summary = ratings.write(conn, &mut rng).await?;
                     db::study::bump_revision(conn).await?;
                     Ok(summary)

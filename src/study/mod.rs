@@ -23,12 +23,11 @@ mod settings;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{SqliteConnection, SqlitePool};
 
-use crate::db::{self, WriteQueue};
+use crate::db::{self, WriteQueue, Writer};
 
 pub use crate::db::blind_pool::{BlindPoolChange, BlindPoolRow};
 pub use crate::db::checks::RecheckProgress;
@@ -96,16 +95,16 @@ impl Study {
         &self,
         work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
     ) -> Result<T, StudyError> {
-        self.write_waiting(db::LOCK_WAIT, work).await
+        self.write_as(Writer::Command, work).await
     }
 
-    /// [`Study::write`], waiting at most `wait` for another process's write.
-    async fn write_waiting<T>(
+    /// [`Study::write`], on a connection set up for `writer`.
+    async fn write_as<T>(
         &self,
-        wait: Duration,
+        writer: Writer,
         work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
     ) -> Result<T, StudyError> {
-        let mut tx = self.write_queue.begin(&self.connections, wait).await?;
+        let mut tx = self.write_queue.begin(&self.connections, writer).await?;
         let done = work(&mut tx).await;
         tx.finish(done).await
     }

@@ -11,7 +11,7 @@ use sqlx::SqliteConnection;
 use super::{Progress, Refusal, Study, StudyError};
 use crate::db;
 use crate::db::ratings::{Source, Undone};
-use crate::domain::{PaperKey, Stars};
+use crate::domain::{PaperId, PaperKey, Stars};
 
 /// What an undo did: the paper whose rating went back, and to which stars. `undone` is false
 /// with a `paper` when another rater (or an import) changed that paper after this browser's
@@ -19,19 +19,18 @@ use crate::domain::{PaperKey, Stars};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Undo {
     pub undone: bool,
-    /// The paper's external id.
-    pub paper: Option<String>,
+    pub paper: Option<PaperId>,
     pub stars: Option<Stars>,
     pub progress: Progress,
 }
 
 impl Study {
-    /// Sets (`Some`) or clears (`None`) the rating of `paper` (an external id) for `target`,
-    /// as the browser session tagged `browser` asks; answers the target's progress after it.
+    /// Sets (`Some`) or clears (`None`) the rating of `paper` for `target`, as the browser
+    /// session tagged `browser` asks; answers the target's progress after it.
     pub async fn rate(
         &self,
         target: PaperKey,
-        paper: &str,
+        paper: &PaperId,
         stars: Option<Stars>,
         browser: &str,
     ) -> Result<Progress, StudyError> {

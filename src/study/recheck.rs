@@ -5,7 +5,7 @@
 use super::{Paper, RecheckProgress, Refusal, Study, StudyError};
 use crate::db;
 use crate::db::checks::NewRecheck;
-use crate::domain::Stars;
+use crate::domain::{PaperId, Stars};
 
 /// What the re-check page shows: how far the re-checking is, and a pair to re-check (the
 /// target and the paper), drawn at random among the rated pairs of finished targets not
@@ -17,13 +17,13 @@ pub struct Recheck {
 }
 
 impl Study {
-    /// Stores the re-check of `paper` for `target` (external ids) with `stars`, as the browser
-    /// session tagged `browser` gives it. Answers whether it was stored: false when the pair
-    /// had been re-checked before (its first answer stays).
+    /// Stores the re-check of `paper` for `target` with `stars`, as the browser session tagged
+    /// `browser` gives it. Answers whether it was stored: false when the pair had been
+    /// re-checked before (its first answer stays).
     pub async fn recheck(
         &self,
-        target: &str,
-        paper: &str,
+        target: &PaperId,
+        paper: &PaperId,
         stars: Stars,
         browser: &str,
     ) -> Result<bool, StudyError> {

@@ -20,7 +20,7 @@ use super::rating_page::{scale, ScaleStep};
 use super::view::{self, PaperView};
 use super::WebError;
 use crate::checks::{self, Checks, ModelBias, Variant};
-use crate::domain::Stars;
+use crate::domain::{PaperId, Stars};
 use crate::study::{Recheck, RecheckProgress, Study};
 use chart::BarChart;
 
@@ -196,6 +196,7 @@ async fn record_recheck(
     let stars: Stars = stars
         .parse()
         .map_err(|_| WebError::BadRequest(format!("stars must be 1 to 5; got {stars:?}")))?;
+    let (target, paper) = (PaperId::given(&target), PaperId::given(&paper));
     (study
         .recheck(&target, &paper, stars, &browser.history_tag())
         .await)

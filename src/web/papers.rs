@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use super::csrf::CsrfToken;
 use super::{view, WebError};
+use crate::domain::PaperId;
 use crate::study::{thousands, Hit, Study, TargetChoice, MARK_END, MARK_START};
 
 /// Hits per page.
@@ -54,7 +55,7 @@ struct Results {
 struct HitView {
     /// The paper's row id, as the address of its rating page has it.
     id: i64,
-    external_id: String,
+    external_id: PaperId,
     anchor: String,
     title: String,
     authors: String,
@@ -87,7 +88,7 @@ impl HitView {
         };
         HitView {
             id: hit.id,
-            anchor: view::anchor(&hit.external_id),
+            anchor: view::anchor(hit.external_id.as_str()),
             external_id: hit.external_id,
             title: hit.title,
             authors: hit.authors,

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::answer::{see_other, ByAccept};
 use super::{csrf, view, WebError};
-use crate::domain::{PaperKey, Stars};
+use crate::domain::{PaperId, PaperKey, Stars};
 use crate::study::{Progress, Study};
 
 /// `POST /targets/{target}/ratings` and `POST /targets/{target}/undo`.
@@ -33,7 +33,7 @@ pub struct RatingForm {
 
 /// A valid rating request: which paper, and its new stars (`None` clears the rating).
 struct RatingChange {
-    paper: String,
+    paper: PaperId,
     stars: Option<Stars>,
 }
 
@@ -53,14 +53,17 @@ impl RatingChange {
                 WebError::BadRequest(format!("stars must be 1 to 5, or clear; got {text:?}"))
             })?),
         };
-        Ok(RatingChange { paper, stars })
+        Ok(RatingChange {
+            paper: PaperId::given(&paper),
+            stars,
+        })
     }
 }
 
 #[derive(Debug, Serialize)]
 struct SavedAnswer {
     saved: bool,
-    paper: String,
+    paper: PaperId,
     stars: Option<u8>,
     target_progress: Progress,
 }
@@ -102,7 +105,7 @@ pub struct UndoForm {
 #[derive(Debug, Serialize)]
 struct UndoAnswer {
     undone: bool,
-    paper: Option<String>,
+    paper: Option<PaperId>,
     stars: Option<u8>,
     target_progress: Progress,
 }
@@ -119,7 +122,7 @@ async fn undo(
         csrf::verify(&request, form.csrf_token.as_deref()).map_err(WebError::of_change)?;
     let undo = (study.undo(target, &browser.history_tag()).await).map_err(WebError::of_change)?;
     Ok(ByAccept {
-        html: back_to_paper(target, undo.paper.as_deref()),
+        html: back_to_paper(target, undo.paper.as_ref()),
         json: UndoAnswer {
             undone: undo.undone,
             paper: undo.paper,
@@ -130,9 +133,9 @@ async fn undo(
 }
 
 /// The 303 of a plain form: back to the rating page, at the paper when there is one.
-fn back_to_paper(target: PaperKey, paper: Option<&str>) -> actix_web::HttpResponse {
+fn back_to_paper(target: PaperKey, paper: Option<&PaperId>) -> actix_web::HttpResponse {
     let fragment = paper
-        .map(|paper| format!("#{}", view::anchor(paper)))
+        .map(|paper| format!("#{}", view::anchor(paper.as_str())))
         .unwrap_or_default();
     see_other(&format!("/targets/{}{fragment}", target.0))
 }

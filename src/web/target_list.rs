@@ -8,6 +8,7 @@ use serde::Deserialize;
 
 use super::answer::see_other;
 use super::{csrf, view, WebError};
+use crate::domain::PaperId;
 use crate::study::{DropRule, Listing, Study, TargetSummary};
 
 /// Targets per page of `/targets`: a study of a few hundred targets fits on one page, and a
@@ -146,7 +147,7 @@ async fn choose(
             )))
         }
     };
-    let ids = [paper.clone()];
+    let ids = [PaperId::given(&paper)];
     if drop {
         study
             .drop_targets(&ids, DropRule::OnlyUnrated)

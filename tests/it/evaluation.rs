@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::process_support::{paperjudge, stderr};
 use crate::web_support::{fixture_study, Answer, TestApp, MODELS};
 use paperjudge::db::{self, evaluation::Revision};
-use paperjudge::domain::{PaperKey, Stars};
+use paperjudge::domain::{PaperId, PaperKey, Stars};
 use paperjudge::leaderboard::LeaderboardOptions;
 use paperjudge::study::{DropRule, EvaluationSet, Scope};
 
@@ -202,7 +202,7 @@ async fn every_import_and_every_choice_bumps_the_revision_once() {
     );
 
     let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-    let targets = ["T1".to_owned(), "T2".to_owned()];
+    let targets = [PaperId::given("T1"), PaperId::given("T2")];
     study.study.choose(&targets, &mut rng).await.unwrap();
     (study.study)
         .drop_targets(&targets[1..], DropRule::Any)

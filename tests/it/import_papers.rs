@@ -1,13 +1,13 @@
 use crate::common::TestStudy;
 use paperjudge::db::papers::{self, Paper};
-use paperjudge::domain::PaperKey;
+use paperjudge::domain::{PaperId, PaperKey};
 use paperjudge::import::{Format, Kind};
 
 const CSV: Kind = Kind::Papers(Format::Csv);
 const JSONL: Kind = Kind::Papers(Format::Jsonl);
 
 async fn paper(study: &TestStudy, id: &str) -> Paper {
-    let paper_id: PaperKey = papers::id_of(&study.pool, id)
+    let paper_id: PaperKey = papers::id_of(&study.pool, &PaperId::given(id))
         .await
         .unwrap()
         .expect("paper exists");

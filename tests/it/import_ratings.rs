@@ -1,6 +1,6 @@
 use crate::common::TestStudy;
 use paperjudge::db::{self, ratings::Source};
-use paperjudge::domain::Stars;
+use paperjudge::domain::{PaperId, Stars};
 use paperjudge::export;
 use paperjudge::import::Kind;
 use paperjudge::metrics::Relevance;
@@ -161,8 +161,9 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
 async fn a_cleared_rating_is_recorded_in_the_history() {
     let study = study_with_pool().await;
     study.ratings("target,paper,stars\nP1,P2,3\n").await;
-    let target = db::papers::id_of(&study.pool, "P1").await.unwrap().unwrap();
-    let paper = db::papers::id_of(&study.pool, "P2").await.unwrap().unwrap();
+    let (p1, p2) = (PaperId::given("P1"), PaperId::given("P2"));
+    let target = db::papers::id_of(&study.pool, &p1).await.unwrap().unwrap();
+    let paper = db::papers::id_of(&study.pool, &p2).await.unwrap().unwrap();
     let mut tx = study.pool.begin_with("BEGIN IMMEDIATE").await.unwrap();
     let change = db::ratings::set(
         &mut tx,

@@ -6,6 +6,7 @@
 use std::net::{IpAddr, Ipv4Addr, TcpListener};
 
 use paperjudge::db;
+use paperjudge::domain::PaperId;
 use paperjudge::web::Access;
 use reqwest::header::{HeaderMap, ACCEPT, COOKIE, LOCATION, SET_COOKIE};
 use reqwest::{Response, StatusCode};
@@ -158,7 +159,7 @@ impl TestApp {
 
     /// The row id of a paper (the `n` of `/targets/{n}`).
     pub async fn paper_id(&self, external_id: &str) -> i64 {
-        db::papers::id_of(&self.study.pool, external_id)
+        db::papers::id_of(&self.study.pool, &PaperId::given(external_id))
             .await
             .expect("the query runs")
             .unwrap_or_else(|| panic!("paper {external_id} exists"))

@@ -14,7 +14,7 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 
 use super::LeaderboardQuery;
-use crate::domain::{PaperKey, Stars};
+use crate::domain::{PaperId, PaperKey, Stars};
 use crate::leaderboard::{columns, Partial};
 use crate::study::ListedPaper;
 use crate::study::{Evaluated, ModelOnTarget, Progress, Study, TargetView};
@@ -99,7 +99,7 @@ pub async fn matrix(
 #[template(path = "leaderboard_target.html")]
 struct TargetBreakdownPage {
     target_id: i64,
-    external_id: String,
+    external_id: PaperId,
     title: String,
     progress: Progress,
     settings_in_words: String,
@@ -120,7 +120,7 @@ struct ModelList {
 
 struct PaperInList {
     position: i64,
-    external_id: String,
+    external_id: PaperId,
     title: String,
     stars: Option<Stars>,
 }
