@@ -25,11 +25,7 @@ pub const IMPORT_PRAGMAS: [(&str, &str); 2] = [("foreign_keys", "OFF"), ("cache_
 /// Opens a connection of its own to the study file at `path` for one import: set up as every
 /// connection is (WAL, durable commits, the busy timeout) but for [`IMPORT_PRAGMAS`].
 pub fn open_importer(path: &Path) -> rusqlite::Result<Connection> {
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    let conn = open(path)?;
     conn.pragma_update(None, "journal_mode", "wal")?;
     conn.pragma_update(None, "synchronous", "full")?;
     for (pragma, value) in IMPORT_PRAGMAS {
@@ -43,12 +39,19 @@ pub fn open_importer(path: &Path) -> rusqlite::Result<Connection> {
 /// every connection does. (Opened read-write but `query_only`: a read-only connection cannot
 /// open a WAL study whose shared-memory file is missing.)
 pub fn open_reader(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = open(path)?;
+    conn.pragma_update(None, "query_only", true)?;
+    Ok(conn)
+}
+
+/// A connection to the existing study file at `path`, waiting for locks as every connection
+/// does.
+fn open(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
-    conn.pragma_update(None, "query_only", true)?;
     Ok(conn)
 }
 

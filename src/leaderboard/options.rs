@@ -37,95 +37,89 @@ pub struct LeaderboardOption {
     written: fn(&LeaderboardOptions) -> Option<String>,
 }
 
+/// An entry of [`OPTIONS`]: the option's field, name, value name and help, and the function
+/// that reads its value (one that answers what a wrong value should be).
+macro_rules! option {
+    ($field:ident, $name:literal, $value_name:literal, $help:expr, $parse:expr) => {
+        LeaderboardOption {
+            name: $name,
+            value_name: $value_name,
+            help: $help,
+            read: |options, text| {
+                options.$field = Some($parse(text)?);
+                Ok(())
+            },
+            written: |options| options.$field.map(|value| value.to_string()),
+        }
+    };
+}
+
 /// Every option, in the order the help lists them and links write them.
 pub static OPTIONS: [LeaderboardOption; 8] = [
-    LeaderboardOption {
-        name: "k",
-        value_name: "K",
-        help: "Cutoff of every metric [default: the pool depth]",
-        read: |options, text| {
-            options.k = Some(
-                text.parse()
-                    .map_err(|_| format!("k must be a whole number from 1 up (got {text:?})"))?,
-            );
-            Ok(())
-        },
-        written: |options| options.k.map(|k| k.to_string()),
-    },
-    LeaderboardOption {
-        name: "gain",
-        value_name: "GAIN",
-        help: "linear (gain = rel) or exponential (2^rel - 1) [default: linear]",
-        read: |options, text| {
-            options.gain = Some(named(text)?);
-            Ok(())
-        },
-        written: |options| options.gain.map(|value| value.to_string()),
-    },
-    LeaderboardOption {
-        name: "relevance",
-        value_name: "RELEVANCE",
-        help: "stars-minus-one or stars [default: stars-minus-one]",
-        read: |options, text| {
-            options.relevance = Some(named(text)?);
-            Ok(())
-        },
-        written: |options| options.relevance.map(|value| value.to_string()),
-    },
-    LeaderboardOption {
-        name: "ideal",
-        value_name: "IDEAL",
-        help: "judged (all judged papers of the target) or list (the list's own top k) \
-               [default: judged]",
-        read: |options, text| {
-            options.ideal = Some(named(text)?);
-            Ok(())
-        },
-        written: |options| options.ideal.map(|value| value.to_string()),
-    },
-    LeaderboardOption {
-        name: "unjudged",
-        value_name: "UNJUDGED",
-        help: "zero (unrated papers count 0) or skip (removed before the cutoff) \
-               [default: zero]",
-        read: |options, text| {
-            options.unjudged = Some(named(text)?);
-            Ok(())
-        },
-        written: |options| options.unjudged.map(|value| value.to_string()),
-    },
-    LeaderboardOption {
-        name: "empty",
-        value_name: "EMPTY",
-        help: "skip or zero: targets where a metric is undefined [default: skip]",
-        read: |options, text| {
-            options.empty = Some(named(text)?);
-            Ok(())
-        },
-        written: |options| options.empty.map(|value| value.to_string()),
-    },
-    LeaderboardOption {
-        name: "threshold",
-        value_name: "THRESHOLD",
-        help: "Least stars that count as relevant for P, R, F1, AP, RR [default: 4]",
-        read: |options, text| {
-            options.threshold = Some(text.parse().map_err(|_| {
+    option!(
+        k,
+        "k",
+        "K",
+        "Cutoff of every metric [default: the pool depth]",
+        |text: &str| {
+            (text.parse::<NonZeroUsize>())
+                .map_err(|_| format!("k must be a whole number from 1 up (got {text:?})"))
+        }
+    ),
+    option!(
+        gain,
+        "gain",
+        "GAIN",
+        "linear (gain = rel) or exponential (2^rel - 1) [default: linear]",
+        named
+    ),
+    option!(
+        relevance,
+        "relevance",
+        "RELEVANCE",
+        "stars-minus-one or stars [default: stars-minus-one]",
+        named
+    ),
+    option!(
+        ideal,
+        "ideal",
+        "IDEAL",
+        "judged (all judged papers of the target) or list (the list's own top k) \
+         [default: judged]",
+        named
+    ),
+    option!(
+        unjudged,
+        "unjudged",
+        "UNJUDGED",
+        "zero (unrated papers count 0) or skip (removed before the cutoff) [default: zero]",
+        named
+    ),
+    option!(
+        empty,
+        "empty",
+        "EMPTY",
+        "skip or zero: targets where a metric is undefined [default: skip]",
+        named
+    ),
+    option!(
+        threshold,
+        "threshold",
+        "THRESHOLD",
+        "Least stars that count as relevant for P, R, F1, AP, RR [default: 4]",
+        |text: &str| {
+            (text.parse::<Stars>()).map_err(|_| {
                 format!("threshold must be a number of stars from 1 to 5 (got {text:?})")
-            })?);
-            Ok(())
-        },
-        written: |options| options.threshold.map(|stars| stars.to_string()),
-    },
-    LeaderboardOption {
-        name: "ap-denominator",
-        value_name: "AP_DENOMINATOR",
-        help: "relevant, hits or min-k-relevant [default: relevant]",
-        read: |options, text| {
-            options.ap_denominator = Some(named(text)?);
-            Ok(())
-        },
-        written: |options| options.ap_denominator.map(|value| value.to_string()),
-    },
+            })
+        }
+    ),
+    option!(
+        ap_denominator,
+        "ap-denominator",
+        "AP_DENOMINATOR",
+        "relevant, hits or min-k-relevant [default: relevant]",
+        named
+    ),
 ];
 
 /// A value of one of the metric options' names (`gain`'s `linear`, ...).
