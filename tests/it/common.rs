@@ -11,7 +11,7 @@ pub struct TestStudy {
     /// The study, as the app works on it.
     pub study: Study,
     /// Connections of the test's own, to read the schema in what a test asserts.
-    pub pool: SqlitePool,
+    pub connections: SqlitePool,
     pub dir: tempfile::TempDir,
 }
 
@@ -25,8 +25,12 @@ impl TestStudy {
     pub async fn open(dir: tempfile::TempDir) -> TestStudy {
         let file = dir.path().join("study.db");
         let study = Study::open(&file).await.expect("the study opens");
-        let pool = paperjudge::db::open(&file).await.expect("the study opens");
-        TestStudy { study, pool, dir }
+        let connections = paperjudge::db::open(&file).await.expect("the study opens");
+        TestStudy {
+            study,
+            connections,
+            dir,
+        }
     }
 
     /// A new study in a file of its own holding what this one holds now: each case of a
@@ -34,7 +38,7 @@ impl TestStudy {
     pub async fn copy(&self) -> TestStudy {
         // Everything into the main file, which is then the whole study.
         sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .execute(&self.pool)
+            .execute(&self.connections)
             .await
             .expect("a checkpoint");
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -76,7 +80,7 @@ impl TestStudy {
 
     pub async fn count(&self, table: &str) -> i64 {
         sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}"))
-            .fetch_one(&self.pool)
+            .fetch_one(&self.connections)
             .await
             .expect("count")
     }
@@ -145,7 +149,7 @@ impl TestStudy {
         )
         .bind(target)
         .bind(paper)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.connections)
         .await
         .expect("the history reads");
         let stars = |value: Option<i64>| value.map(|stars| u8::try_from(stars).expect("1 to 5"));
@@ -162,7 +166,7 @@ impl TestStudy {
              WHERE t.external_id = ? ORDER BY pool.sort_key, pool.paper_id",
         )
         .bind(target)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.connections)
         .await
         .expect("pool order")
     }

@@ -21,7 +21,7 @@ async fn damage(app: &TestApp, statements: &str) {
         "PRAGMA foreign_keys = OFF; PRAGMA ignore_check_constraints = ON; {statements}; \
          PRAGMA foreign_keys = ON; PRAGMA ignore_check_constraints = OFF;"
     );
-    let mut conn = app.study.pool.acquire().await.unwrap();
+    let mut conn = app.study.connections.acquire().await.unwrap();
     sqlx::raw_sql(&sql).execute(&mut *conn).await.unwrap();
 }
 
@@ -171,7 +171,7 @@ async fn revision(pool: &sqlx::SqlitePool) -> Revision {
 #[tokio::test]
 async fn every_import_and_every_choice_bumps_the_revision_once() {
     let study = fixture_study().await;
-    let pool = &study.pool;
+    let pool = &study.connections;
     let start = revision(pool).await;
     assert_eq!(start.ratings, 0, "no rating yet");
 

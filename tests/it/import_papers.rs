@@ -7,11 +7,14 @@ const CSV: Kind = Kind::Papers(Format::Csv);
 const JSONL: Kind = Kind::Papers(Format::Jsonl);
 
 async fn paper(study: &TestStudy, id: &str) -> Paper {
-    let paper_id: PaperKey = papers::id_of(&study.pool, &PaperId::given(id))
+    let paper_id: PaperKey = papers::id_of(&study.connections, &PaperId::given(id))
         .await
         .unwrap()
         .expect("paper exists");
-    papers::get(&study.pool, paper_id).await.unwrap().unwrap()
+    papers::get(&study.connections, paper_id)
+        .await
+        .unwrap()
+        .unwrap()
 }
 
 #[tokio::test]

@@ -124,7 +124,7 @@ async fn provenance(app: &TestApp) -> Vec<(String, String, bool)> {
          JOIN papers t ON t.id = h.target_id JOIN papers p ON p.id = h.paper_id
          WHERE h.source = 'web' ORDER BY h.id",
     )
-    .fetch_all(&app.study.pool)
+    .fetch_all(&app.study.connections)
     .await
     .unwrap()
 }
@@ -191,7 +191,7 @@ async fn per_target_downloads_and_the_matrix_unblind_the_targets_they_show() {
             "SELECT p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
              WHERE t.unblinded_at IS NOT NULL ORDER BY p.external_id",
         )
-        .fetch_all(&app.study.pool)
+        .fetch_all(&app.study.connections)
         .await
         .unwrap()
     };

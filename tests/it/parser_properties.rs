@@ -309,7 +309,7 @@ async fn import_is_all_or_nothing(
 ) -> Result<(), TestCaseError> {
     let study = seeded.copy().await;
     let outcome = import_into(&study, kind, bytes).await;
-    study.pool.close().await;
+    study.connections.close().await;
     outcome
 }
 
@@ -321,7 +321,7 @@ async fn import_into(study: &TestStudy, kind: Kind, bytes: Vec<u8>) -> Result<()
             prop_assert!(summary.read <= line_count(&bytes), "{summary:?}");
             let broken_references: Vec<(String, i64)> =
                 sqlx::query_as("SELECT \"table\", rowid FROM pragma_foreign_key_check")
-                    .fetch_all(&study.pool)
+                    .fetch_all(&study.connections)
                     .await
                     .expect("the foreign key check runs");
             prop_assert_eq!(broken_references, []);

@@ -413,7 +413,7 @@ async fn the_per_target_view_shows_only_fully_rated_targets() {
         );
     }
     // The data layer refuses too, whoever asks.
-    let pool = &app.study.pool;
+    let pool = &app.study.connections;
     assert_eq!(
         db::unblinded::top_lists(pool, PaperKey(t2), 8)
             .await

@@ -159,7 +159,7 @@ impl TestApp {
 
     /// The row id of a paper (the `n` of `/targets/{n}`).
     pub async fn paper_id(&self, external_id: &str) -> i64 {
-        db::papers::id_of(&self.study.pool, &PaperId::given(external_id))
+        db::papers::id_of(&self.study.connections, &PaperId::given(external_id))
             .await
             .expect("the query runs")
             .unwrap_or_else(|| panic!("paper {external_id} exists"))
@@ -242,7 +242,7 @@ impl TestApp {
         )
         .bind(target)
         .bind(paper)
-        .fetch_optional(&self.study.pool)
+        .fetch_optional(&self.study.connections)
         .await
         .expect("the query runs")
     }
@@ -290,7 +290,7 @@ impl TestApp {
             "SELECT p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
              WHERE t.active = 1 ORDER BY t.order_key, t.target_id",
         )
-        .fetch_all(&self.study.pool)
+        .fetch_all(&self.study.connections)
         .await
         .expect("the rating order")
     }

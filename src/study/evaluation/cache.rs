@@ -1,4 +1,4 @@
-//! What the server keeps of the evaluation: the set of the study's current revision, and the
+//! What a study keeps of the evaluation: the set of the study's current revision, and the
 //! leaderboards computed from it for the options asked for lately.
 //!
 //! Every view asks the database for the revision (two index lookups) and computes nothing
