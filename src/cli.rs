@@ -17,10 +17,8 @@ use crate::import::{self, Format, InvalidInput, Kind, Summary};
 use crate::leaderboard::{LeaderboardOptions, Partial};
 use crate::metrics::Relevance;
 use crate::simulation;
-use crate::study::{
-    DropRule, PerTarget, Refusal, Scope, Study, StudyError, TargetChoice, TargetSummary,
-};
-use crate::web::{self, Password};
+use crate::study::{DropRule, Refusal, Study, StudyError, TargetChoice, TargetSummary};
+use crate::web::{self, HostName, Password};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -176,6 +174,12 @@ pub struct ServeArgs {
     /// it, only loopback connections count as the proxy's.
     #[arg(long, value_name = "ADDRESS", requires = "behind_tls")]
     pub trusted_proxy: Vec<IpAddr>,
+    /// Also answer requests for NAME, on any port (repeat for several): the name or address
+    /// other machines reach this one by, or the name the TLS proxy serves. Needs a password
+    /// or --behind-tls. Any other name but localhost, 127.0.0.1 and [::1] on the port served
+    /// gets 421, so that no other site can reach the study through DNS rebinding.
+    #[arg(long = "host", value_name = "NAME")]
+    pub hosts: Vec<HostName>,
 }
 
 /// The environment variable that may hold the password (kept off the command line, where
@@ -389,6 +393,21 @@ async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
         ),
         _ => {}
     }
+    match (args.hosts.first(), public) {
+        (Some(host), _) if password.is_none() && !args.behind_tls => {
+            return Err(CliError::Usage(format!(
+                "--host {host} needs a password or --behind-tls: without either, paperjudge \
+                 answers only loopback names (localhost, 127.0.0.1, [::1]), so that no other \
+                 site can reach the study through DNS rebinding"
+            )))
+        }
+        (None, _) if public.is_some() || args.behind_tls => tracing::warn!(
+            "no --host given: only localhost, 127.0.0.1 and [::1] are answered, and a browser \
+             that reaches paperjudge by another name (from another machine, or through the \
+             TLS proxy) gets 421 until that name is given with --host NAME"
+        ),
+        _ => {}
+    }
     if args.demo {
         if let Some(summary) = study.load_demo_if_empty().await? {
             tracing::info!("loaded the demo study: {summary}");
@@ -404,6 +423,7 @@ async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
         password,
         behind_tls: args.behind_tls,
         trusted_proxies: args.trusted_proxy,
+        hosts: args.hosts,
     };
     // Runs until SIGTERM (after the requests in flight are answered) or SIGINT.
     web::run(listener, study.clone(), settings)
@@ -441,7 +461,7 @@ fn password(file: Option<&Path>, variable: Option<OsString>) -> Result<Option<Pa
         }
     };
     let password = Password::new(&text)
-        .ok_or_else(|| CliError::Usage(format!("the password in {source} is empty")))?;
+        .map_err(|weak| CliError::Usage(format!("the password in {source} {weak}")))?;
     if let Some(file) = file {
         warn_if_others_can_read(file);
     }
@@ -516,11 +536,26 @@ fn format_of(file: &Path, allowed: &[Format]) -> Result<Format, CliError> {
     }
 }
 
-/// Imports one file in one transaction, with a progress bar on a terminal.
-async fn import_file(study: &Study, path: &Path, kind: Kind) -> Result<Summary, CliError> {
+/// Opens a file given to be read, and its length; a directory is refused by name (Linux
+/// opens one, and only its first read fails).
+fn open_input(path: &Path) -> Result<(File, u64), CliError> {
     let file = File::open(path)
         .map_err(|error| CliError::Usage(format!("cannot open {}: {error}", path.display())))?;
-    let length = file.metadata().map(|meta| meta.len()).unwrap_or(0);
+    let metadata = file
+        .metadata()
+        .map_err(|error| CliError::Usage(format!("cannot read {}: {error}", path.display())))?;
+    if metadata.is_dir() {
+        return Err(CliError::Usage(format!(
+            "cannot read {}: it is a directory, not a file",
+            path.display()
+        )));
+    }
+    Ok((file, metadata.len()))
+}
+
+/// Imports one file in one transaction, with a progress bar on a terminal.
+async fn import_file(study: &Study, path: &Path, kind: Kind) -> Result<Summary, CliError> {
+    let (file, length) = open_input(path)?;
     let progress = ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::stderr());
     progress.set_style(
         ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
@@ -598,19 +633,12 @@ fn write_output(
 }
 
 async fn leaderboard(study: &Study, args: LeaderboardArgs) -> Result<(), CliError> {
-    let scope = Scope {
-        per_target: if args.per_target {
-            PerTarget::All
-        } else {
-            PerTarget::None
-        },
-        partial: if args.include_partial {
-            Partial::Include
-        } else {
-            Partial::Exclude
-        },
+    let partial = if args.include_partial {
+        Partial::Include
+    } else {
+        Partial::Exclude
     };
-    let evaluated = (study.leaderboard(&args.options, scope).await).map_err(|error| {
+    let evaluated = (study.leaderboard(&args.options, partial).await).map_err(|error| {
         CliError::of_study(
             error,
             "the leaderboard cannot be computed from the study file",
@@ -918,11 +946,8 @@ async fn simulate(study: &Study, args: SimulateArgs) -> Result<(), CliError> {
 /// `paperjudge simulate --qrels FILE --run FILE...`: the replays of the targets the runs list
 /// and the qrels judge fully, at the default pool depth.
 fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
-    let open = |path: &Path| {
-        File::open(path)
-            .map(|file| BufReader::with_capacity(1 << 20, file))
-            .map_err(|error| CliError::Usage(format!("cannot open {}: {error}", path.display())))
-    };
+    let open =
+        |path: &Path| open_input(path).map(|(file, _)| BufReader::with_capacity(1 << 20, file));
     let qrels_path = args.qrels.as_deref().unwrap_or(Path::new(""));
     let qrels = import::trec::read_qrels(open(qrels_path)?, &qrels_path.display().to_string())?;
     let mut runs = import::trec::Runs::default();

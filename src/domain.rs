@@ -86,15 +86,17 @@ impl rusqlite::types::FromSql for Stars {
     }
 }
 
+/// Stars are written as one digit from 1 to 5 and nothing else: ` 3`, `+3`, `03` and `3.0`
+/// are refused, not read as 3, so that what is stored is what was written. (The CSV importer
+/// trims its fields first, as it trims every field.)
 impl FromStr for Stars {
     type Err = InvalidStars;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        text.trim()
-            .parse::<i64>()
-            .ok()
-            .and_then(Stars::new)
-            .ok_or_else(|| InvalidStars(text.to_owned()))
+        match text.as_bytes() {
+            [digit @ b'1'..=b'5'] => Ok(Stars(digit - b'0')),
+            _ => Err(InvalidStars(text.to_owned())),
+        }
     }
 }
 
@@ -257,6 +259,9 @@ mod tests {
         assert!("3.5".parse::<Stars>().is_err());
         assert!("".parse::<Stars>().is_err());
         assert!("7".parse::<Stars>().is_err());
+        for loose in [" 3", "3 ", "+3", "03", "3.0", "-0"] {
+            assert_eq!(loose.parse::<Stars>(), Err(InvalidStars(loose.to_owned())));
+        }
     }
 
     #[test]

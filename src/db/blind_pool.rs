@@ -172,13 +172,13 @@ pub async fn insert_pairs(
 }
 
 /// Adds one pair to the pool (a rating imported for a pair no model pooled), if missing,
-/// and the target's row if it has none.
+/// and the target's row if it has none; answers whether the pair was added.
 pub async fn ensure_pair(
     conn: &mut SqliteConnection,
     target: PaperKey,
     paper: PaperKey,
     rng: &mut impl Rng,
-) -> Result<(), sqlx::Error> {
+) -> Result<bool, sqlx::Error> {
     super::targets::ensure(&mut *conn, target, rng).await?;
     let inserted =
         sqlx::query("INSERT OR IGNORE INTO pool (target_id, paper_id, sort_key) VALUES (?, ?, ?)")
@@ -187,10 +187,11 @@ pub async fn ensure_pair(
             .bind(rng.random::<i64>())
             .execute(&mut *conn)
             .await?;
-    if inserted.rows_affected() > 0 {
+    let added = inserted.rows_affected() > 0;
+    if added {
         super::targets::add_pooled(conn, &[(target, 1)]).await?;
     }
-    Ok(())
+    Ok(added)
 }
 
 pub async fn contains<'e, E: SqliteExecutor<'e>>(

@@ -49,8 +49,10 @@ fn stars_from_db(value: Option<i64>) -> Option<Stars> {
 
 /// Sets (`Some`) or clears (`None`) the rating of a pair and records the change in the history.
 ///
-/// A rating set to the value it already has changes nothing and records nothing. Call inside
-/// a transaction begun with `BEGIN IMMEDIATE`, so that concurrent raters queue on the busy
+/// A rating set to the value it already has changes nothing and records nothing. A change on
+/// a target that had been fully rated before is marked as made with its provenance known,
+/// whoever makes it (a rater, an import) and whatever anyone viewed. Call inside a
+/// transaction begun with `BEGIN IMMEDIATE`, so that concurrent raters queue on the busy
 /// timeout instead of failing on a stale read.
 pub async fn set(
     conn: &mut SqliteConnection,
@@ -67,8 +69,9 @@ pub async fn set(
     if !change.changed() {
         return Ok(change);
     }
+    let provenance_known = super::targets::is_unblinded(&mut *conn, target).await?;
     write(&mut *conn, target, paper, stars, rated_at).await?;
-    append_history(conn, target, paper, change, source).await?;
+    append_history(conn, target, paper, change, source, provenance_known).await?;
     Ok(change)
 }
 
@@ -143,15 +146,17 @@ pub async fn undo_last_web_change(
             previous: now,
             current: now,
         };
-        append_history(conn, target, paper, kept, undo).await?;
+        // No rating changes, so none is made with its provenance known.
+        append_history(conn, target, paper, kept, undo, false).await?;
         return Ok(Some(Undone::Superseded { paper, kept: now }));
     }
     let change = Change {
         previous: now,
         current: previous,
     };
+    let provenance_known = super::targets::is_unblinded(&mut *conn, target).await?;
     write(&mut *conn, target, paper, change.current, rated_at).await?;
-    append_history(conn, target, paper, change, undo).await?;
+    append_history(conn, target, paper, change, undo, provenance_known).await?;
     Ok(Some(Undone::Reverted(PairChange { paper, change })))
 }
 
@@ -203,20 +208,22 @@ async fn write(
     Ok(())
 }
 
+/// Records a change; `provenance_known` when the target was unblinded before it (see
+/// [`super::targets::is_unblinded`]): its numbers were out, and they tell which models listed
+/// the paper. The change that completes a target is made before they are.
 async fn append_history(
     conn: &mut SqliteConnection,
     target: PaperKey,
     paper: PaperKey,
     change: Change,
     source: Source<'_>,
+    provenance_known: bool,
 ) -> Result<(), sqlx::Error> {
-    // A change on a target that a per-target view has shown is made with its provenance known.
     sqlx::query(
         "INSERT INTO rating_history
             (target_id, paper_id, stars, previous_stars, source, changed_at, browser_session,
              provenance_known)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, EXISTS (SELECT 1 FROM targets
-                                                    WHERE target_id = ?1 AND unblinded_at IS NOT NULL))",
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(target.0)
     .bind(paper.0)
@@ -225,6 +232,7 @@ async fn append_history(
     .bind(source.as_str())
     .bind(super::now_rfc3339())
     .bind(source.browser())
+    .bind(provenance_known)
     .execute(conn)
     .await?;
     Ok(())

@@ -115,8 +115,8 @@ pub struct StudyStatus {
     pub targets_partly_rated: i64,
     /// Targets chosen before any model recommended for them: nothing to rate yet.
     pub targets_without_recommendations: i64,
-    /// Rating changes made on a target after a per-target view had shown which model listed
-    /// which of its papers.
+    /// Rating changes (by a rater, an undo or an import) of a target that had been fully
+    /// rated before: its numbers were out, and they tell which models listed the paper.
     pub judgments_with_provenance_known: i64,
 }
 

@@ -15,7 +15,7 @@ use std::fmt;
 
 use rand::Rng;
 use serde::Serialize;
-use sqlx::{FromRow, SqliteConnection, SqliteExecutor, SqlitePool};
+use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
 use super::papers::Paper;
 use crate::domain::{PaperId, PaperKey};
@@ -541,35 +541,19 @@ pub async fn add_pooled(
     Ok(())
 }
 
-/// Records that a per-target view showed `targets`, if it never did before: a rating changed
-/// on them from now on is made with its provenance known.
-pub async fn record_unblinded(
-    connections: &SqlitePool,
-    targets: &[PaperKey],
-) -> Result<(), sqlx::Error> {
-    if targets.is_empty() {
-        return Ok(());
-    }
-    let keys: Vec<i64> = targets.iter().map(|target| target.0).collect();
-    let keys = serde_json::to_string(&keys).map_err(|error| sqlx::Error::Encode(error.into()))?;
-    const NEWLY_SHOWN: &str = "FROM targets
-         WHERE unblinded_at IS NULL AND target_id IN (SELECT value FROM json_each(?))";
-    // Almost always every target shown was shown before: a read finds that without taking
-    // the write lock.
-    let newly_shown: bool = sqlx::query_scalar(&format!("SELECT EXISTS (SELECT 1 {NEWLY_SHOWN})"))
-        .bind(&keys)
-        .fetch_one(connections)
-        .await?;
-    if newly_shown {
-        sqlx::query(&format!(
-            "UPDATE targets SET unblinded_at = ? WHERE target_id IN (SELECT target_id {NEWLY_SHOWN})"
-        ))
-        .bind(super::now_rfc3339())
-        .bind(&keys)
-        .execute(connections)
-        .await?;
-    }
-    Ok(())
+/// Whether `target` is unblinded: it has been fully rated (`targets.unblinded_at`, set by a
+/// trigger in the transaction that first leaves it so), and its numbers are out. In a study
+/// from before that, a per-target or include-partial view may have set it too.
+pub async fn is_unblinded(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+) -> Result<bool, sqlx::Error> {
+    let unblinded: Option<bool> =
+        sqlx::query_scalar("SELECT unblinded_at IS NOT NULL FROM targets WHERE target_id = ?")
+            .bind(target.0)
+            .fetch_optional(conn)
+            .await?;
+    Ok(unblinded.unwrap_or(false))
 }
 
 #[cfg(test)]

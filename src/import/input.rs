@@ -4,6 +4,7 @@
 //! with an error naming where it starts; a field longer than [`MAX_FIELD_BYTES`] is a problem
 //! naming its line and column.
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read};
 
 use super::Problem;
@@ -58,10 +59,28 @@ pub struct InputReader<R> {
     at_start: bool,
     line: u64,
     line_bytes: usize,
+    /// The last byte handed out was a line break (`\n`, or `\r`, which ends a CSV row), or
+    /// none was handed out yet: the next byte that is none starts a line.
+    after_line_break: bool,
     /// Bytes handed out so far.
     read: u64,
-    /// CSV only: where the row being parsed starts (byte, line), as the parser reported it.
-    row_start: Option<(u64, u64)>,
+    /// CSV only: the row being parsed.
+    row: Option<Row>,
+}
+
+/// Where the CSV parser looks for the row it is parsing, and the line that row is on.
+///
+/// The parser's own position is no help for the line: it stands where the previous row ended,
+/// before the line breaks it skips on the way to the next row (the `\n` of the previous row's
+/// `\r\n`, and blank lines), so that it names a line too low after every CRLF. The row's line
+/// is that of its first byte, the first byte from there on that is no line break.
+struct Row {
+    /// The byte the parser starts from.
+    from: u64,
+    /// `(byte, line)` of the first byte of every line from `from` on, where that byte is no
+    /// line break. The parser reads ahead of the row it parses, so these are kept until it
+    /// starts on a row beyond them.
+    line_starts: VecDeque<(u64, u64)>,
 }
 
 impl<R: Read> InputReader<R> {
@@ -71,14 +90,41 @@ impl<R: Read> InputReader<R> {
             at_start: true,
             line: 1,
             line_bytes: 0,
+            after_line_break: true,
             read: 0,
-            row_start: None,
+            row: None,
         }
     }
 
-    /// The CSV parser starts a row at this byte offset and line.
-    fn start_row(&mut self, byte: u64, line: u64) {
-        self.row_start = Some((byte, line));
+    /// A reader for the CSV parser, which keeps track of the row it parses.
+    fn for_csv(inner: R) -> InputReader<R> {
+        InputReader {
+            row: Some(Row {
+                from: 0,
+                line_starts: VecDeque::new(),
+            }),
+            ..InputReader::new(inner)
+        }
+    }
+
+    /// The CSV parser starts looking for a row at this byte offset.
+    fn start_row(&mut self, from: u64) {
+        if let Some(row) = &mut self.row {
+            row.from = from;
+            while row
+                .line_starts
+                .front()
+                .is_some_and(|(start, _)| *start < from)
+            {
+                row.line_starts.pop_front();
+            }
+        }
+    }
+
+    /// The line of the row being parsed, once its first byte has been read.
+    fn row_line(&self) -> Option<u64> {
+        let row = self.row.as_ref()?;
+        row.line_starts.front().map(|(_, line)| *line)
     }
 
     fn drop_byte_order_mark(&mut self, buf: &mut [u8], read: usize) -> io::Result<usize> {
@@ -106,20 +152,33 @@ impl<R: Read> Read for InputReader<R> {
             self.at_start = false;
             read = self.drop_byte_order_mark(buf, read)?;
         }
-        for &byte in &buf[..read] {
-            if byte == b'\n' {
-                self.line += 1;
-                self.line_bytes = 0;
-            } else {
-                self.line_bytes += 1;
-                if self.line_bytes > MAX_LINE_BYTES {
-                    return Err(too_long(TooLong::Line { line: self.line }));
+        for (index, &byte) in buf[..read].iter().enumerate() {
+            match byte {
+                b'\n' => {
+                    self.line += 1;
+                    self.line_bytes = 0;
+                    self.after_line_break = true;
+                    continue;
                 }
+                b'\r' => self.after_line_break = true,
+                _ if self.after_line_break => {
+                    self.after_line_break = false;
+                    if let Some(row) = &mut self.row {
+                        let byte = self.read + index as u64;
+                        row.line_starts.push_back((byte, self.line));
+                    }
+                }
+                _ => {}
+            }
+            self.line_bytes += 1;
+            if self.line_bytes > MAX_LINE_BYTES {
+                return Err(too_long(TooLong::Line { line: self.line }));
             }
         }
         self.read += read as u64;
-        if let Some((start, line)) = self.row_start {
-            if self.read - start > (MAX_RECORD_BYTES + CSV_BUFFER_BYTES) as u64 {
+        if let Some(row) = &self.row {
+            if self.read - row.from > (MAX_RECORD_BYTES + CSV_BUFFER_BYTES) as u64 {
+                let line = self.row_line().unwrap_or(self.line);
                 return Err(too_long(TooLong::Row { line }));
             }
         }
@@ -131,8 +190,9 @@ fn too_long(error: TooLong) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, error)
 }
 
-/// Turns a read error into the problem to report; `line` is used when the error has none.
-pub(crate) fn read_problem(error: &io::Error, line: u64) -> Problem {
+/// Turns a read error into the problem to report: a line or row too long names its line;
+/// any other error is the whole file's (a directory, a failing disk), with no line to name.
+pub(crate) fn read_problem(error: &io::Error) -> Problem {
     match error
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<TooLong>())
@@ -140,7 +200,7 @@ pub(crate) fn read_problem(error: &io::Error, line: u64) -> Problem {
         Some(too_long @ (TooLong::Line { line } | TooLong::Row { line })) => {
             Problem::at(*line, None, too_long.to_string())
         }
-        None => Problem::at(line, None, format!("could not read the file: {error}")),
+        None => Problem::whole_file(format!("could not read the file: {error}")),
     }
 }
 
@@ -186,7 +246,7 @@ impl<R: Read> Lines<R> {
             match self.reader.read_until(b'\n', &mut self.buffer) {
                 Ok(0) => return Ok(None),
                 Ok(_) => {}
-                Err(error) => return Err(read_problem(&error, self.line)),
+                Err(error) => return Err(read_problem(&error)),
             }
             if !self.buffer.iter().all(u8::is_ascii_whitespace) {
                 return Ok(Some(self.line));
@@ -246,32 +306,37 @@ pub fn open_csv<R: Read>(reader: R) -> csv::Reader<InputReader<R>> {
         .has_headers(false)
         .flexible(true)
         .buffer_capacity(CSV_BUFFER_BYTES)
-        .from_reader(InputReader::new(reader))
+        .from_reader(InputReader::for_csv(reader))
 }
 
-/// Reads the next CSV row into `record`, bounded by [`MAX_RECORD_BYTES`]: `Ok(false)` at the
-/// end of the file.
-fn read_row<R: Read>(
+/// Reads the next CSV row into `record`, bounded by [`MAX_RECORD_BYTES`]: its line, or
+/// `Ok(None)` at the end of the file; `Err` for a problem that stops the reading.
+pub(crate) fn next_record<R: Read>(
     reader: &mut csv::Reader<InputReader<R>>,
     record: &mut csv::ByteRecord,
-) -> Result<bool, Problem> {
+) -> Result<Option<u64>, Problem> {
     let start = reader.position().clone();
-    reader.get_mut().start_row(start.byte(), start.line());
+    reader.get_mut().start_row(start.byte());
     let read = reader
         .read_byte_record(record)
         .map_err(|error| csv_problem(&error))?;
-    if read && record.as_slice().len() > MAX_RECORD_BYTES {
-        return Err(read_problem(
-            &too_long(TooLong::Row { line: start.line() }),
-            start.line(),
-        ));
+    if !read {
+        return Ok(None);
     }
-    Ok(read)
+    // A row has a byte that is no line break (the parser skips blank lines), so its line is
+    // known once it is read; the parser's line is the fallback.
+    let line = reader.get_ref().row_line().unwrap_or(start.line());
+    if record.as_slice().len() > MAX_RECORD_BYTES {
+        return Err(read_problem(&too_long(TooLong::Row { line })));
+    }
+    Ok(Some(line))
 }
 
 /// The columns of a CSV header, located by name.
 pub(crate) struct Header {
     names: Vec<String>,
+    /// The line the header is on.
+    line: u64,
 }
 
 impl Header {
@@ -281,18 +346,18 @@ impl Header {
         expected: &str,
     ) -> Result<Header, Problem> {
         let mut record = csv::ByteRecord::new();
-        if !read_row(reader, &mut record)? {
+        let Some(line) = next_record(reader, &mut record)? else {
             return Err(Problem::whole_file(format!(
                 "the file is empty; expected a header row: {expected}"
             )));
-        }
+        };
         let mut names: Vec<String> = Vec::with_capacity(record.len());
         for field in record.iter() {
             let name = match std::str::from_utf8(field) {
                 Ok(name) => name.trim().to_ascii_lowercase(),
                 Err(_) => {
                     return Err(Problem::at(
-                        1,
+                        line,
                         None,
                         "the header row is not valid UTF-8; save the file as UTF-8",
                     ))
@@ -302,7 +367,7 @@ impl Header {
             if let Some(first) = names.iter().position(|column| column == &name) {
                 if !name.is_empty() {
                     return Err(Problem::at(
-                        1,
+                        line,
                         Some(&name),
                         format!(
                             "the header names this column twice (columns {} and {}); name each \
@@ -315,14 +380,14 @@ impl Header {
             }
             names.push(name);
         }
-        Ok(Header { names })
+        Ok(Header { names, line })
     }
 
     /// The index of a column, or a problem naming what is missing and what was found.
     pub(crate) fn require(&self, name: &str, expected: &str) -> Result<usize, Problem> {
         self.optional(name).ok_or_else(|| {
             Problem::at(
-                1,
+                self.line,
                 Some(name),
                 format!(
                     "required column is missing from the header (found: {}; expected: {expected})",
@@ -341,17 +406,14 @@ impl Header {
     }
 }
 
-/// A CSV parse error as a problem with its line.
+/// A CSV parse error as a problem, with its line if it has one.
 pub(crate) fn csv_problem(error: &csv::Error) -> Problem {
-    match error.kind() {
-        csv::ErrorKind::Io(io_error) => {
-            let line = error.position().map_or(0, |position| position.line());
-            read_problem(io_error, line)
+    match (error.kind(), error.position()) {
+        (csv::ErrorKind::Io(io_error), _) => read_problem(io_error),
+        (_, Some(position)) => {
+            Problem::at(position.line(), None, format!("malformed CSV: {error}"))
         }
-        _ => {
-            let line = error.position().map_or(0, |position| position.line());
-            Problem::at(line, None, format!("malformed CSV: {error}"))
-        }
+        (_, None) => Problem::whole_file(format!("malformed CSV: {error}")),
     }
 }
 
@@ -397,20 +459,6 @@ pub(crate) fn utf8_field<'r>(
     Ok(text)
 }
 
-/// Reads the next CSV record; `Ok(None)` at the end, `Err` for a problem that stops reading.
-pub(crate) fn next_record<R: Read>(
-    reader: &mut csv::Reader<InputReader<R>>,
-    record: &mut csv::ByteRecord,
-) -> Result<Option<u64>, Problem> {
-    if read_row(reader, record)? {
-        Ok(Some(
-            record.position().map_or(0, |position| position.line()),
-        ))
-    } else {
-        Ok(None)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,7 +484,7 @@ mod tests {
         let error = InputReader::new(&input[..])
             .read_to_end(&mut Vec::new())
             .unwrap_err();
-        assert_eq!(read_problem(&error, 0).line, Some(3));
+        assert_eq!(read_problem(&error).line, Some(3));
     }
 
     #[test]
@@ -447,7 +495,7 @@ mod tests {
         let mut record = csv::ByteRecord::new();
         let mut problem = None;
         for _ in 0..3 {
-            if let Err(found) = read_row(&mut reader, &mut record) {
+            if let Err(found) = next_record(&mut reader, &mut record) {
                 problem = Some(found);
                 break;
             }
@@ -458,6 +506,54 @@ mod tests {
             problem.message.contains("is a quote left open?"),
             "{problem:?}"
         );
+    }
+
+    /// Hands out at most `chunk` bytes a read, so that lines and line breaks fall across
+    /// reads (a `\r` in one, its `\n` in the next).
+    struct Chunked<'a> {
+        bytes: &'a [u8],
+        chunk: usize,
+    }
+
+    impl Read for Chunked<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.chunk.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    /// The line of every row of `text`, the header's first, read `chunk` bytes at a time.
+    fn row_lines(text: &str, chunk: usize) -> Vec<u64> {
+        let bytes = text.as_bytes();
+        let mut reader = open_csv(Chunked { bytes, chunk });
+        let mut record = csv::ByteRecord::new();
+        let mut lines = Vec::new();
+        while let Some(line) = next_record(&mut reader, &mut record).expect("a row") {
+            lines.push(line);
+        }
+        lines
+    }
+
+    #[test]
+    fn a_row_is_on_the_line_of_its_first_byte_whatever_the_line_breaks() {
+        for chunk in [1, 2, 3, 7, 1 << 16] {
+            for ending in ["\n", "\r\n"] {
+                let text =
+                    ["id,title", "", "A,x", "B,\"two", "lines\"", "", "", "C,y"].join(ending);
+                assert_eq!(
+                    row_lines(&text, chunk),
+                    [1, 3, 4, 8],
+                    "{ending:?} by {chunk}"
+                );
+            }
+        }
+        // Rows enough that the parser reads far ahead of the row it parses.
+        let rows = 50_000;
+        let text: String = (1..=rows).map(|row| format!("P{row},title\r\n")).collect();
+        let lines: Vec<u64> = (1..=rows).collect();
+        assert_eq!(row_lines(&text, 4096), lines);
     }
 
     #[test]

@@ -21,6 +21,7 @@ use std::path::Path;
 use rand::Rng;
 
 use crate::db::papers::PaperIndex;
+use crate::domain::PaperId;
 
 /// What a file holds, and how to read it.
 #[derive(Debug, Clone)]
@@ -230,6 +231,12 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Whether the import changed the study: an item or a pair of the pool added, updated or
+    /// removed. A file with a header and no rows, or with the rows stored already, does not.
+    pub fn changed(&self) -> bool {
+        self.added + self.updated + self.pool_added + self.pool_removed > 0
+    }
+
     pub fn new(items: &'static str) -> Summary {
         Summary {
             items,
@@ -257,6 +264,9 @@ impl fmt::Display for Summary {
                 "; pool: {} pairs added, {} removed",
                 self.pool_added, self.pool_removed
             )?;
+        }
+        if !self.changed() {
+            write!(f, "; nothing changed")?;
         }
         Ok(())
     }
@@ -289,6 +299,19 @@ impl Format {
             "run" | "trec" | "txt" => Some(Format::Trec),
             _ => None,
         }
+    }
+}
+
+/// A paper id a file gives must be one a study can hold ([`PaperId::new`]): a problem of
+/// `column` at `line` otherwise.
+pub(crate) fn check_paper_id(id: &str, line: u64, column: &str) -> Result<(), Problem> {
+    match PaperId::new(id) {
+        Ok(_) => Ok(()),
+        Err(why) => Err(Problem::at(
+            line,
+            Some(column),
+            format!("the paper id {why}"),
+        )),
     }
 }
 

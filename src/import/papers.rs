@@ -7,9 +7,8 @@ use serde::Deserialize;
 
 use super::input::{self, Header};
 use super::records::{Parse, Records};
-use super::{Format, InvalidInput, Problem, Problems, Summary};
+use super::{check_paper_id, Format, InvalidInput, Problem, Problems, Summary};
 use crate::db::papers::{self, NewPaper, PaperWriter, Upserted};
-use crate::domain::PaperId;
 
 /// A papers file, read and checked.
 pub struct Staged {
@@ -175,9 +174,7 @@ fn validated(paper: NewPaper, line: u64) -> Result<NewPaper, Problem> {
             input::check_field_size(text, field, line)?;
         }
     }
-    if let Err(why) = PaperId::new(&paper.external_id) {
-        return Err(Problem::at(line, Some("id"), format!("the paper id {why}")));
-    }
+    check_paper_id(&paper.external_id, line, "id")?;
     if paper.title.is_empty() {
         return Err(Problem::at(line, Some("title"), "the title is empty"));
     }

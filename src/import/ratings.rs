@@ -53,12 +53,6 @@ pub(super) fn stage<R: Read>(
             ratings.push(rating);
         }
     }
-    if records.read() == 0 && problems.is_empty() {
-        problems.push(Problem::whole_file(format!(
-            "the file has a header but no ratings ({})",
-            RatingParser::CSV_HEADER
-        )));
-    }
     problems.into_result()?;
     Ok(Staged {
         ratings,
@@ -68,8 +62,8 @@ pub(super) fn stage<R: Read>(
 
 impl Staged {
     /// Sets each pair to the file's stars inside the caller's transaction, recording the
-    /// change in the rating history. A rated pair not yet in the pool joins it, so the rater
-    /// can see and change it.
+    /// change in the rating history. A rated pair not yet in the pool joins it (and is
+    /// counted), so the rater can see and change it.
     pub async fn write(
         self,
         conn: &mut SqliteConnection,
@@ -79,7 +73,9 @@ impl Staged {
         summary.read = self.read;
         let now = db::now_rfc3339();
         for rating in self.ratings {
-            blind_pool::ensure_pair(conn, rating.target, rating.paper, rng).await?;
+            if blind_pool::ensure_pair(conn, rating.target, rating.paper, rng).await? {
+                summary.pool_added += 1;
+            }
             let change = ratings::set(
                 conn,
                 rating.target,

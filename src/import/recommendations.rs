@@ -119,7 +119,9 @@ pub fn stage<R: Read>(
             break;
         }
     }
-    if records.read() == 0 && problems.is_empty() {
+    // A CSV file with a header and no rows imports nothing, and says so; a JSONL or TREC file
+    // has no header, and one without a line is likely not the file meant.
+    if records.read() == 0 && problems.is_empty() && options.format != Format::Csv {
         problems.push(Problem::whole_file(
             "the file holds no recommendations (an empty file imports nothing)",
         ));

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
 
 use super::input::{self, Lines};
-use super::{InvalidInput, Problem, Problems};
+use super::{check_paper_id, InvalidInput, Problem, Problems};
 use crate::domain::{PoolDepth, Stars};
 use crate::leaderboard::{Collection, TargetInput};
 
@@ -84,6 +84,8 @@ pub fn read_qrels(reader: impl Read, source: &str) -> Result<Qrels, InvalidInput
 fn qrels_line(bytes: &[u8], line: u64) -> Result<(&str, &str, Option<Stars>), Problem> {
     let [target, _iteration, paper, grade] =
         input::trec_fields(bytes, line, "target 0 paper grade")?;
+    check_paper_id(target, line, "target")?;
+    check_paper_id(paper, line, "paper")?;
     let stars = match grade.parse::<i64>() {
         Ok(-1) => None,
         Ok(grade) => Some(Stars::new(grade + 1).ok_or_else(|| bad_grade(grade, line))?),
@@ -113,14 +115,19 @@ pub struct Runs {
 }
 
 impl Runs {
-    /// Adds the lines of one run file; a paper twice in one list is a problem.
+    /// Adds the lines of one run file; a paper twice in one list, or an id the importers
+    /// refuse, is a problem.
     pub fn read(&mut self, reader: impl Read, source: &str) -> Result<(), InvalidInput> {
         let mut problems = Problems::new(source);
         let mut lines = Lines::new(reader);
         let mut rows = Vec::new();
         loop {
             match next_line(&mut lines) {
-                Ok(Some((line, bytes))) => match run_line(bytes, line) {
+                Ok(Some((line, bytes))) => match run_line(bytes, line).and_then(|row| {
+                    check_paper_id(row.target, line, "target")?;
+                    check_paper_id(row.paper, line, "paper")?;
+                    Ok(row)
+                }) {
                     // A model recommending the target itself is left out, as the importer
                     // leaves it out.
                     Ok(row) if row.paper == row.target => {}

@@ -5,7 +5,8 @@
 //! taken. Papers and lists are then written on a connection of the import's own
 //! ([`db::direct::open_importer`]), in the process's turn of the write queue: their hot loops
 //! step SQLite directly. Ratings are written as the raters' ratings are, through the study's
-//! connections. Either way the study's revision is counted once per file.
+//! connections. Either way the study's revision is counted once per file, if the file changed
+//! anything: the evaluation kept in memory is out of date from then on, and not before.
 
 use std::io::Read;
 
@@ -49,7 +50,9 @@ impl Study {
             Staged::Bulk(bulk) => {
                 self.write_directly(conn, move |tx| {
                     let summary = bulk.write(tx, &mut rng)?;
-                    db::study::bump_revision_directly(tx)?;
+                    if summary.changed() {
+                        db::study::bump_revision_directly(tx)?;
+                    }
                     Ok(summary)
                 })
                 .await
@@ -58,7 +61,9 @@ impl Study {
                 drop(conn);
                 self.write_as(Writer::Import, async |conn| {
                     let summary = ratings.write(conn, &mut rng).await?;
-                    db::study::bump_revision(conn).await?;
+                    if summary.changed() {
+                        db::study::bump_revision(conn).await?;
+                    }
                     Ok(summary)
                 })
                 .await

@@ -38,7 +38,7 @@ pub use crate::db::targets::{thousands, Listing, Overview, Progress, TargetChoic
 pub use crate::db::unblinded::ListedPaper;
 pub use choice::{Chosen, DropRule, Dropped};
 pub use error::{plural, Cause, Refusal, StudyError};
-pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, PerTarget, Scope, TargetView};
+pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
 pub use queries::{NextTarget, PooledPaper, RatingPage, Search, TargetList};
 pub use rating::Undo;
 pub use recheck::Recheck;

@@ -19,8 +19,6 @@ use std::future::{ready, Ready};
 
 use std::time::Duration;
 
-use super::{tokens, WebError};
-use crate::study::Study;
 use actix_web::body::MessageBody;
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
@@ -28,6 +26,9 @@ use actix_web::middleware::Next;
 use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
+
+use super::{hosts, tokens, WebError};
+use crate::study::Study;
 
 const COOKIE_NAME: &str = "paperjudge_browser";
 const BROWSER_ID_BYTES: usize = 32;
@@ -165,7 +166,7 @@ fn same_origin(request: &HttpRequest) -> Result<(), WebError> {
 }
 
 /// This server's origin as the browser sees it: the scheme (HTTPS behind the TLS proxy) and
-/// the host the request was sent to (as a proxy forwards it).
+/// the host the request was sent to (as the proxy forwards it, see [`hosts::browser_host`]).
 fn own_origin(request: &HttpRequest) -> String {
     let info = request.connection_info();
     let scheme = if tokens::behind_tls(request) {
@@ -173,7 +174,7 @@ fn own_origin(request: &HttpRequest) -> String {
     } else {
         info.scheme()
     };
-    normalized_origin(&format!("{scheme}://{}", info.host()))
+    normalized_origin(&format!("{scheme}://{}", hosts::browser_host(request)))
 }
 
 /// An origin without the port its scheme implies (browsers leave it out; a `Host` may not).

@@ -43,6 +43,15 @@ pub enum WebError {
     /// from a study's refusal of a target that is none.
     #[error("{0}")]
     NotFound(String),
+    /// 421: the request is for a host this server does not answer to (see `web::hosts`);
+    /// `answered` says, in words, which it does.
+    #[error(
+        "this server does not answer to the host {host:?}: it answers to {answered}, so that no \
+         other site can reach the study through a name of its own that points at this machine \
+         (DNS rebinding); `paperjudge serve --host NAME` adds a name, with a password or \
+         --behind-tls"
+    )]
+    Misdirected { host: String, answered: String },
     /// 405: the address exists, but not for this method; `allow` lists the methods it takes.
     #[error("this address takes {allow}, not {method}")]
     MethodNotAllowed { method: String, allow: String },
@@ -163,6 +172,7 @@ impl ResponseError for WebError {
             WebError::NotLoggedIn => StatusCode::UNAUTHORIZED,
             WebError::Forbidden | WebError::CrossSite(_) => StatusCode::FORBIDDEN,
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
+            WebError::Misdirected { .. } => StatusCode::MISDIRECTED_REQUEST,
             WebError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             WebError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             WebError::ImportRunning => StatusCode::SERVICE_UNAVAILABLE,

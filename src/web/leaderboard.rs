@@ -16,7 +16,7 @@ use super::{view, WebError};
 use crate::leaderboard::columns::{self, Value, COLUMNS};
 use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
-use crate::study::{Evaluated, PerTarget, Scope, Study};
+use crate::study::{Evaluated, Study};
 use chart::Chart;
 use query::{Sort, SortBy};
 
@@ -39,15 +39,7 @@ pub fn routes(config: &mut web::ServiceConfig) {
 /// The leaderboard the address asks for, computed as `paperjudge leaderboard` computes it
 /// (or kept from the last time it was asked for, when the study has not changed since).
 pub async fn asked(study: &Study, query: &LeaderboardQuery) -> Result<Evaluated, WebError> {
-    let scope = Scope {
-        per_target: if query.per_target {
-            PerTarget::All
-        } else {
-            PerTarget::None
-        },
-        partial: query.partial,
-    };
-    Ok(study.leaderboard(&query.options, scope).await?)
+    Ok(study.leaderboard(&query.options, query.partial).await?)
 }
 
 #[derive(Template)]
@@ -297,14 +289,14 @@ fn unblinding(board: &Leaderboard) -> Option<String> {
         format!(
             "Partly rated targets are included ({partly_rated} now). These numbers move with \
              every rating of a target still being rated, so they tell which models listed the \
-             paper just rated: rating {} after reading them is no longer blind, and the rating \
-             history marks every later change of {} ratings as made with provenance known.",
+             paper just rated: rating {} after reading them is no longer blind, and nothing \
+             records that they were read (the rating history marks as made with provenance \
+             known only the changes of targets already fully rated).",
             if partly_rated == 1 {
                 "that target"
             } else {
                 "those targets"
             },
-            if partly_rated == 1 { "its" } else { "their" },
         )
     })
 }

@@ -16,9 +16,11 @@ mod dashboard;
 mod downloads;
 mod error;
 mod health;
+mod hosts;
 mod leaderboard;
 mod methods;
 mod papers;
+mod proxy;
 mod rating_page;
 mod ratings;
 mod security;
@@ -36,6 +38,7 @@ use crate::study::Study;
 
 pub use auth::Password;
 pub use error::WebError;
+pub use hosts::HostName;
 
 /// The largest form body accepted (413 above it); a rating form is about 150 bytes.
 const FORM_LIMIT_BYTES: usize = 4 * 1024;
@@ -49,19 +52,28 @@ pub struct Access {
     /// A proxy serves the app over HTTPS: the cookies are marked `Secure`, and the proxy's
     /// `X-Forwarded-For` names the client (for slowing down password guessing).
     pub behind_tls: bool,
-    /// The addresses of the TLS proxy, the only peers whose `X-Forwarded-For` is believed;
-    /// empty means loopback addresses (a proxy on this machine).
+    /// The addresses of the TLS proxy, the only peers whose `X-Forwarded-For` (and
+    /// `X-Forwarded-Host`) is believed; empty means loopback addresses (a proxy on this
+    /// machine).
     pub trusted_proxies: Vec<IpAddr>,
+    /// The names the app answers to besides the loopback names on its port (`serve --host`,
+    /// which the command line allows only with a password or behind TLS); any other gets 421
+    /// (DNS rebinding, see `hosts`).
+    pub hosts: Vec<HostName>,
 }
 
 /// Starts the app on `listener` (port 0 in tests) for `study`; the returned server runs when
 /// awaited.
 pub fn run(listener: TcpListener, study: Study, access: Access) -> std::io::Result<Server> {
+    // The loopback names are answered on the port bound, known once it is (port 0 in tests).
+    let port = listener.local_addr()?.port();
+    let answered = web::Data::new(hosts::Answered::new(access.hosts, port));
     // One for all workers: the study's write queue and the evaluation it keeps are shared.
     let study = web::Data::new(study);
-    let behind_tls = web::Data::new(tokens::BehindTls(access.behind_tls));
+    let proxy = proxy::Proxy::new(access.behind_tls, access.trusted_proxies);
     let form_secret = web::Data::new(csrf::FormSecret::default());
-    let clients = auth::Clients::new(access.behind_tls, access.trusted_proxies);
+    let clients = auth::Clients::new(proxy.clone());
+    let proxy = web::Data::new(proxy);
     // One for all workers: sessions and login attempts are shared.
     let auth = access
         .password
@@ -69,7 +81,8 @@ pub fn run(listener: TcpListener, study: Study, access: Access) -> std::io::Resu
     let server = HttpServer::new(move || {
         App::new()
             .app_data(study.clone())
-            .app_data(behind_tls.clone())
+            .app_data(proxy.clone())
+            .app_data(answered.clone())
             .app_data(form_secret.clone())
             .app_data(
                 web::FormConfig::default()
@@ -83,6 +96,8 @@ pub fn run(listener: TcpListener, study: Study, access: Access) -> std::io::Resu
             // A request from another site is refused before anything else is asked of it.
             .wrap(from_fn(csrf::guard))
             .wrap(from_fn(methods::head_and_not_allowed))
+            // Before anything, a request must be for a name this server answers to.
+            .wrap(from_fn(hosts::guard))
             // Every error, a handler's or a refusal of the middleware above, is answered as
             // the request accepts: JSON or the error page.
             .wrap(from_fn(error::answer_errors_by_accept))

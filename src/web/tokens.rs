@@ -5,21 +5,17 @@
 use std::time::Duration;
 
 use actix_web::cookie::{self, Cookie, SameSite};
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{HttpRequest, HttpResponse};
 use rand::Rng;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use super::proxy::Proxy;
 use super::WebError;
-
-/// A proxy serves the app over HTTPS: the cookies are marked `Secure`, and the browser's
-/// origin is `https`. App data, from [`super::Access::behind_tls`].
-#[derive(Debug, Clone, Copy)]
-pub struct BehindTls(pub bool);
 
 /// Whether the app that answers `request` is served over HTTPS by a proxy.
 pub fn behind_tls(request: &HttpRequest) -> bool {
-    (request.app_data::<web::Data<BehindTls>>()).is_some_and(|behind_tls| behind_tls.0)
+    Proxy::of(request).is_some_and(Proxy::behind_tls)
 }
 
 /// A new token of `BYTES` random bytes, in lowercase hex.

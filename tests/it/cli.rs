@@ -265,6 +265,64 @@ fn bad_input_and_usage_exit_with_status_two_and_a_message() {
 }
 
 #[test]
+fn a_directory_given_for_a_file_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_study(dir.path());
+    let folder = dir.path().join("folder.csv");
+    std::fs::create_dir(&folder).unwrap();
+    let folder = folder.to_str().unwrap();
+    let refusal = format!("paperjudge: cannot read {folder}: it is a directory, not a file\n");
+
+    for args in [
+        &["import", "ratings", folder][..],
+        &["import", "papers", folder],
+        &["import", "recommendations", folder],
+        &["simulate", "--qrels", folder, "--run", folder],
+    ] {
+        let output = run(&db, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&output), refusal, "{args:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_file_with_a_header_and_no_rows_imports_nothing_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_study(dir.path());
+    let revision = || async {
+        let pool = paperjudge::db::open(&db).await.unwrap();
+        let revision = paperjudge::db::evaluation::revision(&pool).await.unwrap();
+        pool.close().await;
+        revision
+    };
+    let before = revision().await;
+    let header_only = dir.path().join("header-only.csv");
+    std::fs::write(&header_only, "id,title,year\r\n").unwrap();
+
+    let output = run(&db, &["import", "papers", header_only.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        stderr(&output),
+        "read 0 rows; papers: 0 added, 0 updated, 0 unchanged; 0 rows dropped; nothing \
+         changed\n"
+    );
+    assert_eq!(revision().await, before);
+
+    // The export of a study without ratings re-imports, as every export does.
+    let empty = dir.path().join("empty.db");
+    let exported = dir.path().join("no-ratings.csv");
+    let exported = exported.to_str().unwrap();
+    succeeded(&run(&empty, &["export", "ratings", "-o", exported]));
+    let output = run(&db, &["import", "ratings", exported]);
+    assert_eq!(
+        stderr(&output),
+        "read 0 rows; ratings: 0 added, 0 updated, 0 unchanged; 0 rows dropped; nothing \
+         changed\n"
+    );
+    assert_eq!(revision().await, before);
+}
+
+#[test]
 fn init_sets_the_pool_depth_of_a_new_study() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("new.db");

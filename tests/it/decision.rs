@@ -460,6 +460,38 @@ fn simulate_refuses_bad_trec_files_naming_line_and_column() {
         )
     );
 
+    // Ids the importers refuse are refused here too: a NUL, a zero-width space.
+    let hostile_qrels = dir.path().join("hostile.qrels");
+    std::fs::write(&hostile_qrels, "T01 0 P\x001 3\nT\u{200b}01 0 P2 2\n").unwrap();
+    let hostile_run = dir.path().join("hostile.run");
+    std::fs::write(&hostile_run, "T01 Q0 P1 1 2.0 m\nT01 Q0 P\x002 2 1.0 m\n").unwrap();
+    let (hostile_qrels, hostile_run) = (
+        hostile_qrels.display().to_string(),
+        hostile_run.display().to_string(),
+    );
+    let args = ["simulate", "--qrels", &hostile_qrels, "--run", &hostile_run];
+    let output = paperjudge(&no_study, &args, &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output).trim_end(),
+        format!(
+            "paperjudge: {hostile_qrels}:1: `paper`: the paper id \"P\\01\" contains the control or \
+             format character U+0000, which is invisible or acts on the text around it\n\
+             paperjudge: {hostile_qrels}:2: `target`: the paper id \"T\\u{{200b}}01\" contains the \
+             control or format character U+200B, which is invisible or acts on the text around it"
+        )
+    );
+    let args = ["simulate", "--qrels", &good_qrels, "--run", &hostile_run];
+    let output = paperjudge(&no_study, &args, &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output).trim_end(),
+        format!(
+            "paperjudge: {hostile_run}:2: `paper`: the paper id \"P\\02\" contains the control or \
+             format character U+0000, which is invisible or acts on the text around it"
+        )
+    );
+
     let missing = dir.path().join("missing.run").display().to_string();
     let args = ["simulate", "--qrels", &good_qrels, "--run", &missing];
     let output = paperjudge(&no_study, &args, &[]);

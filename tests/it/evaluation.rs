@@ -7,12 +7,14 @@ use rand::SeedableRng;
 use reqwest::StatusCode;
 use serde_json::Value;
 
+use crate::common;
 use crate::process_support::{paperjudge, stderr};
 use crate::web_support::{fixture_study, Answer, TestApp, MODELS};
 use paperjudge::db::{self, evaluation::Revision};
 use paperjudge::domain::{PaperId, PaperKey, Stars};
-use paperjudge::leaderboard::LeaderboardOptions;
-use paperjudge::study::{DropRule, EvaluationSet, Scope};
+use paperjudge::import::{Format, Kind};
+use paperjudge::leaderboard::{LeaderboardOptions, Partial};
+use paperjudge::study::{DropRule, EvaluationSet};
 
 /// Runs `statements` on one connection of the study, with the checks that would refuse
 /// them turned off: a study file damaged by hand or by another tool.
@@ -28,7 +30,7 @@ async fn damage(app: &TestApp, statements: &str) {
 /// The evaluation, the command line and the page all fail on `app`'s study, naming `cause`.
 async fn unreadable(app: &TestApp, cause: &str) {
     let error = (app.study.study)
-        .leaderboard(&LeaderboardOptions::default(), Scope::BLIND)
+        .leaderboard(&LeaderboardOptions::default(), Partial::Exclude)
         .await
         .expect_err("the evaluation fails");
     assert!(error.to_string().contains(cause), "{error}");
@@ -214,6 +216,53 @@ async fn every_import_and_every_choice_bumps_the_revision_once() {
         Revision {
             ratings: 3,
             study: rated.study + 3
+        }
+    );
+}
+
+#[tokio::test]
+async fn an_import_that_changes_nothing_keeps_the_revision() {
+    let study = fixture_study().await;
+    let pool = &study.connections;
+    study.ratings("target,paper,stars\nT1,P1,5\n").await;
+    let start = revision(pool).await;
+
+    // A file with a header and no rows, from Excel (CRLF) or not, of every kind.
+    let kinds = [
+        (Kind::Papers(Format::Csv), "id,title"),
+        (
+            common::recommendations(Format::Csv),
+            "model,target,rank,paper",
+        ),
+        (
+            Kind::Ratings,
+            "target,target_title,paper,paper_title,stars,rated_at",
+        ),
+    ];
+    for (kind, header) in &kinds {
+        for ending in ["\n", "\r\n"] {
+            let file = format!("{header}{ending}");
+            let summary = (study.import(kind, file.as_bytes(), 6).await)
+                .unwrap_or_else(|error| panic!("{file:?}: {error}"));
+            assert_eq!((summary.read, summary.unchanged), (0, 0));
+            assert_eq!(revision(pool).await, start, "{file:?}");
+        }
+    }
+    // The same rows again: the same paper, list and rating.
+    study.papers("id,title\nT1,Target one\n").await;
+    study
+        .recommendations("model,target,rank,paper,score\ncharlie-bm25,T2,1,P1,20.1\n")
+        .await;
+    study.ratings("target,paper,stars\nT1,P1,5\n").await;
+    assert_eq!(revision(pool).await, start, "nothing changed");
+
+    // A change moves it once.
+    study.papers("id,title\nT1,Target 1\nP1,Paper one\n").await;
+    assert_eq!(
+        revision(pool).await,
+        Revision {
+            ratings: start.ratings,
+            study: start.study + 1
         }
     );
 }

@@ -254,3 +254,40 @@ async fn a_header_naming_a_column_twice_is_refused() {
          column once"
     );
 }
+
+#[tokio::test]
+async fn problems_name_the_line_a_row_is_on_whatever_the_line_endings() {
+    let study = TestStudy::new().await;
+    let problem =
+        |line: u64| format!("test.csv:{line}: `year`: expected a year such as 2019, got \"abc\"");
+
+    // Excel and Python's csv module end lines with CRLF.
+    for ending in ["\n", "\r\n"] {
+        let file = ["id,title,year", "A1,ok,2019", "A2,bad,abc", ""].join(ending);
+        assert_eq!(
+            study.rejected(&CSV, file.as_bytes()).await,
+            problem(3),
+            "{ending:?}"
+        );
+
+        // Blank lines are skipped, and a quoted field may span lines: rows 3 and 6 start on
+        // lines 4 and 8.
+        let file = [
+            "id,title,year",
+            "",
+            "A1,ok,2019",
+            "A2,bad,abc",
+            "",
+            "",
+            "A3,\"two",
+            "lines\",abc",
+            "A4,bad,abc",
+        ]
+        .join(ending);
+        assert_eq!(
+            study.rejected(&CSV, file.as_bytes()).await,
+            [problem(4), problem(7), problem(9)].join("\n"),
+            "{ending:?}"
+        );
+    }
+}

@@ -47,13 +47,7 @@ async fn bad_ratings_are_rejected_whole_with_their_lines_named() {
 
     let message = study.rejected(&Kind::Ratings, b"").await;
     assert!(message.contains("the file is empty"), "{message}");
-    let message = study
-        .rejected(&Kind::Ratings, b"target,paper,stars\n")
-        .await;
-    assert!(
-        message.contains("the file has a header but no ratings"),
-        "{message}"
-    );
+    // A header without rows imports nothing, and is no error (`evaluation.rs`).
     let message = study
         .rejected(&Kind::Ratings, b"target,paper\nP1,P2\n")
         .await;
@@ -215,4 +209,27 @@ async fn ratings_files_keep_the_field_limit_and_name_each_column_once() {
         "test.csv:1: `stars`: the header names this column twice (columns 3 and 4); name each \
          column once"
     );
+}
+
+#[tokio::test]
+async fn problems_name_the_line_a_row_is_on_whatever_the_line_endings() {
+    let study = study_with_pool().await;
+
+    for ending in ["\n", "\r\n"] {
+        let file = [
+            "target,paper,stars",
+            "P1,P2,4",
+            "P1,P3,7",
+            "",
+            "P1,P4,0",
+            "",
+        ]
+        .join(ending);
+        assert_eq!(
+            study.rejected(&Kind::Ratings, file.as_bytes()).await,
+            "test.csv:3: `stars`: stars must be an integer from 1 to 5, got \"7\"\n\
+             test.csv:5: `stars`: stars must be an integer from 1 to 5, got \"0\"",
+            "{ending:?}"
+        );
+    }
 }

@@ -108,11 +108,15 @@ async fn bad_recommendations_are_rejected_whole_with_their_lines_named() {
 
     let message = study.rejected(&csv, b"").await;
     assert!(message.contains("the file is empty"), "{message}");
-    let message = study.rejected(&csv, b"model,target,rank,paper\n").await;
-    assert!(
-        message.contains("the file holds no recommendations"),
-        "{message}"
-    );
+    // A header without rows imports nothing, and is no error (`evaluation.rs`); a JSONL or
+    // TREC file without a line is.
+    for format in [Format::Jsonl, Format::Trec] {
+        let message = study.rejected(&recommendations(format), b"\n").await;
+        assert_eq!(
+            message,
+            "test.csv: the file holds no recommendations (an empty file imports nothing)"
+        );
+    }
     let message = study.rejected(&csv, b"model,target,paper\nA,P1,P2\n").await;
     assert!(
         message.contains("test.csv:1: `rank`: the header needs a rank or a score column"),
@@ -283,4 +287,29 @@ async fn control_and_format_characters_in_model_names_are_refused() {
         "test.csv: --model: the model name \"m\\u{7}\" contains the control or format character \
          U+0007, which is invisible or acts on the text around it"
     );
+}
+
+#[tokio::test]
+async fn problems_name_the_line_a_row_is_on_whatever_the_line_endings() {
+    let study = TestStudy::new().await;
+    study.papers(&crate::common::papers_csv(3)).await;
+    let kind = recommendations(Format::Csv);
+
+    for ending in ["\n", "\r\n"] {
+        let file = [
+            "model,target,rank,paper",
+            "m,P1,1,P2",
+            "m,P1,x,P3",
+            "",
+            "m,P2,0,P3",
+            "",
+        ]
+        .join(ending);
+        assert_eq!(
+            study.rejected(&kind, file.as_bytes()).await,
+            "test.csv:3: `rank`: expected a positive integer rank, got \"x\"\n\
+             test.csv:5: `rank`: expected a positive integer rank, got \"0\"",
+            "{ending:?}"
+        );
+    }
 }

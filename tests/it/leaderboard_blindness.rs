@@ -1,10 +1,11 @@
 //! Nothing a rater can reach while rating unblinds a target still being rated: every
 //! leaderboard output stays byte for byte the same while a target is rated paper by paper, and
 //! changes only with its last rating. `partial=include` is the explicit exception, and says
-//! so; a rating changed after a per-target view showed its target is marked in the history.
+//! so. A change of a rating on a target already fully rated is made with the target's numbers
+//! out, and is marked so in the history in its own transaction; no view writes anything.
 
 use crate::process_support::{paperjudge, succeeded};
-use crate::web_support::{papers_in_page_order, Answer, TestApp};
+use crate::web_support::{papers_in_page_order, Answer, TestApp, MODELS};
 use reqwest::StatusCode;
 use serde_json::Value;
 
@@ -122,7 +123,7 @@ async fn provenance(app: &TestApp) -> Vec<(String, String, bool)> {
         "SELECT t.external_id, p.external_id, h.provenance_known
          FROM rating_history h
          JOIN papers t ON t.id = h.target_id JOIN papers p ON p.id = h.paper_id
-         WHERE h.source = 'web' ORDER BY h.id",
+         WHERE h.source IN ('web', 'undo') ORDER BY h.id",
     )
     .fetch_all(&app.study.connections)
     .await
@@ -133,85 +134,119 @@ fn entry(target: &str, paper: &str, known: bool) -> (String, String, bool) {
     (target.to_owned(), paper.to_owned(), known)
 }
 
+/// `paperjudge status`'s count of rating changes made with provenance known.
+fn changes_with_provenance_known(app: &TestApp) -> Value {
+    let status = succeeded(&paperjudge(
+        &app.study.db_path(),
+        &["status", "--format", "json"],
+        &[],
+    ));
+    serde_json::from_str::<Value>(&status).unwrap()["judgments_with_provenance_known"].clone()
+}
+
+/// Alpha's NDCG in the leaderboard JSON: the one view the rater of these tests reads.
+async fn alpha_ndcg(app: &TestApp) -> Value {
+    let json: Value = serde_json::from_str(&app.get_text("/leaderboard.json").await).unwrap();
+    let models = json["models"].as_array().unwrap().iter();
+    models
+        .clone()
+        .find(|row| row["model"] == MODELS[0])
+        .unwrap()["ndcg"]
+        .clone()
+}
+
 #[tokio::test]
-async fn a_rating_changed_after_a_per_target_view_showed_its_target_is_marked() {
+async fn a_change_on_a_fully_rated_target_is_made_with_its_provenance_known() {
     let app = study_with_t1_rated().await;
     let (t1, t2) = (app.paper_id("T1").await, app.paper_id("T2").await);
     let session = app.session(t1).await;
 
-    app.rate(&session, t1, "P3", "2", Answer::Json).await;
-    // The aggregate views unblind nothing; neither does T2's refused breakdown.
-    app.get_text("/leaderboard").await;
-    app.get_text("/leaderboard.json").await;
-    assert_eq!(
-        app.get(&format!("/leaderboard/targets/{t2}"))
-            .await
-            .status(),
-        StatusCode::FORBIDDEN
-    );
-    app.rate(&session, t1, "P3", "1", Answer::Json).await;
-    app.rate(&session, t2, "P7", "4", Answer::Json).await;
+    // Nothing but the leaderboard's JSON is read: T1's numbers are in it, and a change of
+    // a rating moves the NDCG of exactly the models that listed the paper (alpha lists P1).
+    let before = alpha_ndcg(&app).await;
+    app.rate(&session, t1, "P1", "1", Answer::Json).await;
+    assert_ne!(alpha_ndcg(&app).await, before);
+    assert_eq!(provenance(&app).await, [entry("T1", "P1", true)]);
+    assert_eq!(changes_with_provenance_known(&app), 1);
 
-    app.get_text(&format!("/leaderboard/targets/{t1}")).await;
-    app.rate(&session, t1, "P5", "3", Answer::Json).await;
-    app.rate(&session, t2, "P8", "4", Answer::Json).await;
+    // A clear, the rating that makes the target whole again and an undo are changes of a
+    // target whose numbers were out, whatever they leave.
+    app.rate(&session, t1, "P2", "clear", Answer::Json).await;
+    app.rate(&session, t1, "P2", "2", Answer::Json).await;
+    let undone = app.undo(&session, t1, Answer::Json).await;
+    assert_eq!(undone.status(), StatusCode::OK);
+    // T2 was never fully rated: its ratings are blind up to the one that completes it (its
+    // numbers appear only after that), and a change after it is not.
+    for (paper, stars) in [
+        ("P7", "5"),
+        ("P8", "3"),
+        ("P9", "2"),
+        ("P1", "1"),
+        ("P7", "4"),
+    ] {
+        app.rate(&session, t2, paper, stars, Answer::Json).await;
+    }
     assert_eq!(
         provenance(&app).await,
         [
-            entry("T1", "P3", false),
-            entry("T1", "P3", false),
+            entry("T1", "P1", true),
+            entry("T1", "P2", true),
+            entry("T1", "P2", true),
+            entry("T1", "P2", true),
             entry("T2", "P7", false),
-            entry("T1", "P5", true),
             entry("T2", "P8", false),
+            entry("T2", "P9", false),
+            entry("T2", "P1", false),
+            entry("T2", "P7", true),
         ]
     );
+    assert_eq!(changes_with_provenance_known(&app), 5);
+}
 
-    // Including partly rated targets unblinds T2, still being rated.
-    let page = app.get_text("/leaderboard?partial=include").await;
-    assert!(page.contains("<strong>Not blind.</strong>"));
-    app.rate(&session, t2, "P9", "2", Answer::Json).await;
-    assert_eq!(
-        provenance(&app).await.last(),
-        Some(&entry("T2", "P9", true))
-    );
-    let status: Value = serde_json::from_str(&succeeded(&paperjudge(
-        &app.study.db_path(),
-        &["status", "--format", "json"],
-        &[],
-    )))
-    .unwrap();
-    assert_eq!(status["judgments_with_provenance_known"], 2);
+/// Everything that `targets` and the rating history hold.
+async fn provenance_state(app: &TestApp) -> (Vec<(i64, Option<String>)>, i64) {
+    let targets = sqlx::query_as("SELECT target_id, unblinded_at FROM targets ORDER BY target_id")
+        .fetch_all(&app.study.connections)
+        .await
+        .unwrap();
+    (targets, app.study.count("rating_history").await)
 }
 
 #[tokio::test]
-async fn per_target_downloads_and_the_matrix_unblind_the_targets_they_show() {
+async fn no_view_writes_a_marker_not_even_one_that_shows_a_target_still_being_rated() {
     let app = study_with_t1_rated().await;
-    let unblinded = || async {
-        sqlx::query_scalar::<_, String>(
-            "SELECT p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
-             WHERE t.unblinded_at IS NOT NULL ORDER BY p.external_id",
-        )
-        .fetch_all(&app.study.connections)
-        .await
-        .unwrap()
-    };
-    app.get_text("/leaderboard.csv").await;
-    app.get_text("/").await;
-    assert!(unblinded().await.is_empty());
-    app.get_text("/leaderboard.csv?per_target=1").await;
-    assert_eq!(unblinded().await, ["T1"]);
+    let (t1, t2) = (app.paper_id("T1").await, app.paper_id("T2").await);
+    let session = app.session(t2).await;
+    app.rate(&session, t2, "P7", "5", Answer::Json).await;
+    let before = provenance_state(&app).await;
 
-    app.store_rating("T2", "P7", 5).await;
-    app.get_text("/leaderboard/targets").await;
+    for path in [
+        format!("/leaderboard/targets/{t1}"),
+        "/leaderboard/targets".to_owned(),
+        "/leaderboard.json?per_target=1".to_owned(),
+        "/leaderboard.csv?per_target=1".to_owned(),
+        "/leaderboard?partial=include".to_owned(),
+        "/leaderboard.json?partial=include&per_target=1".to_owned(),
+        "/checks?partial=include".to_owned(),
+        "/checks.json?partial=include".to_owned(),
+    ] {
+        app.get_text(&path).await;
+        assert_eq!(provenance_state(&app).await, before, "GET {path}");
+    }
+    let db = app.study.db_path();
+    for args in [
+        &["leaderboard", "--include-partial", "--per-target"][..],
+        &["checks", "--include-partial"],
+    ] {
+        succeeded(&paperjudge(&db, args, &[]));
+        assert_eq!(provenance_state(&app).await, before, "{args:?}");
+    }
+
+    // So a change of T2, shown partly rated above, is not marked: nothing recorded that
+    // anyone looked (README, "The leaderboard").
+    app.rate(&session, t2, "P7", "4", Answer::Json).await;
     assert_eq!(
-        unblinded().await,
-        ["T1"],
-        "T2 is not fully rated: not shown"
+        provenance(&app).await,
+        [entry("T2", "P7", false), entry("T2", "P7", false)]
     );
-    succeeded(&paperjudge(
-        &app.study.db_path(),
-        &["leaderboard", "--include-partial"],
-        &[],
-    ));
-    assert_eq!(unblinded().await, ["T1", "T2"]);
 }

@@ -445,11 +445,7 @@ fn stars_text() -> impl Strategy<Value = String> {
 /// What the rating form should answer: saved, or 400 (every field is text, the token is
 /// right, and the form is under the cap).
 fn is_valid_rating(paper: &str, stars: &str) -> bool {
-    let stars_valid = stars == "clear"
-        || stars
-            .trim()
-            .parse::<i64>()
-            .is_ok_and(|stars| (1..=5).contains(&stars));
+    let stars_valid = ["1", "2", "3", "4", "5", "clear"].contains(&stars);
     stars_valid && T1_POOL.contains(&paper)
 }
 
@@ -468,7 +464,7 @@ fn the_rating_form_saves_exactly_the_valid_ratings() {
                 prop_assert_eq!(status, StatusCode::OK, "{}", answer);
                 prop_assert_eq!(&answer["paper"], &serde_json::json!(paper));
                 let stored = app.stored_stars("T1", &paper).await;
-                let expected = stars.trim().parse::<i64>().ok();
+                let expected = stars.parse::<i64>().ok();
                 prop_assert_eq!(stored, expected);
             } else {
                 prop_assert_eq!(status, StatusCode::BAD_REQUEST, "{}", answer);
@@ -534,7 +530,7 @@ fn the_rating_forms_refuse_arbitrary_bodies_with_400_or_403() {
 #[test]
 fn the_login_form_refuses_arbitrary_bodies_without_a_server_error() {
     let access = Access {
-        password: Password::new("a password"),
+        password: Password::new("a password").ok(),
         ..Access::default()
     };
     check(

@@ -2,7 +2,7 @@
 //! runs until the test stops it (with SIGTERM or SIGINT, as a service manager or Ctrl-C
 //! would) or kills it (with SIGKILL, as a crash or the OOM killer would).
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
@@ -29,6 +29,35 @@ fn command(db: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     command
 }
 
+/// Runs `paperjudge --db DB ARGS...` as [`paperjudge`] does, for a command that must end by
+/// itself, such as a `serve` that has to refuse to start: fails the test if it has not ended
+/// within a minute, where [`paperjudge`] would wait for ever on a server that started.
+pub fn paperjudge_ending(db: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut child = command(db, args, env)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    // Read to the end on threads of their own, so that the child never blocks on a full pipe.
+    let read_all = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                pipe.read_to_end(&mut bytes).expect("the pipe reads");
+            }
+            bytes
+        })
+    };
+    let stdout = read_all(child.stdout.take().map(|pipe| Box::new(pipe) as _));
+    let stderr = read_all(child.stderr.take().map(|pipe| Box::new(pipe) as _));
+    let status = wait_or_fail(&mut child, args, "did not end");
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout is read"),
+        stderr: stderr.join().expect("stderr is read"),
+    }
+}
+
 /// Runs `paperjudge --db DB ARGS...` with its standard error a pipe that nobody reads, closed
 /// as soon as the process starts (as `2>&1 | head` closes it); answers how it ended, or fails
 /// the test if it has not ended within a minute.
@@ -39,6 +68,12 @@ pub fn paperjudge_with_stderr_closed(db: &Path, args: &[&str], env: &[(&str, &st
         .spawn()
         .expect("the binary starts");
     drop(child.stderr.take());
+    wait_or_fail(&mut child, args, "hung with its stderr closed")
+}
+
+/// How `child` ended; kills it and fails the test, saying that it `failed_how`, if it has not
+/// ended within a minute.
+fn wait_or_fail(child: &mut Child, args: &[&str], failed_how: &str) -> ExitStatus {
     for _ in 0..600 {
         if let Some(status) = child.try_wait().expect("the status") {
             return status;
@@ -46,7 +81,8 @@ pub fn paperjudge_with_stderr_closed(db: &Path, args: &[&str], env: &[(&str, &st
         std::thread::sleep(Duration::from_millis(100));
     }
     let _ = child.kill();
-    panic!("paperjudge {args:?} hung with its stderr closed");
+    let _ = child.wait();
+    panic!("paperjudge {args:?} {failed_how} within a minute");
 }
 
 /// Asserts that a command succeeded and answers its standard output.

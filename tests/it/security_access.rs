@@ -1,12 +1,12 @@
-//! Access control: the refusal to serve a public address without a password, the login that
-//! every page but `/healthz` and the login page needs, sessions, logout, slowed guessing, and
-//! the caps on request bodies.
+//! Access control: the refusal to serve a public address without a password (or with a weak
+//! one), the login that every page but `/healthz` and the login page needs, sessions, logout,
+//! slowed guessing, the caps on request bodies, and the names answered (DNS rebinding).
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, TcpStream};
 
-use crate::process_support::{paperjudge, ServerProcess};
-use crate::web_support::{Answer, Browser, Page, TestApp};
+use crate::process_support::{paperjudge_ending, ServerProcess};
+use crate::web_support::{error_message, hidden_token, Answer, Browser, Page, TestApp};
 use paperjudge::web::{Access, Password};
 use reqwest::header::{
     CONTENT_SECURITY_POLICY, COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE, X_CONTENT_TYPE_OPTIONS,
@@ -36,9 +36,10 @@ async fn protected_app(behind_tls: bool) -> TestApp {
 
 async fn protected_app_trusting(behind_tls: bool, trusted_proxies: Vec<IpAddr>) -> TestApp {
     let access = Access {
-        password: Password::new(PASSWORD),
+        password: Password::new(PASSWORD).ok(),
         behind_tls,
         trusted_proxies,
+        hosts: Vec::new(),
     };
     TestApp::spawn_with(small_study().await, access).await
 }
@@ -434,33 +435,39 @@ async fn an_oversized_login_form_gets_413() {
     );
 }
 
-#[tokio::test]
-async fn a_chunked_body_without_a_length_is_cut_off_at_the_cap_too() {
-    let app = TestApp::spawn(small_study().await).await;
-    let t1 = app.paper_id("T1").await;
+/// Sends `request` to `app` as it is, byte for byte; answers the status line of the answer.
+async fn raw_status_line(app: &TestApp, request: String) -> String {
     let address = app.address.trim_start_matches("http://").to_owned();
-
-    let status_line = tokio::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         let mut stream = TcpStream::connect(address).expect("a connection");
-        let head = format!(
-            "POST /targets/{t1}/ratings HTTP/1.1\r\nHost: localhost\r\n\
-             Content-Type: application/x-www-form-urlencoded\r\n\
-             Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-        );
-        stream.write_all(head.as_bytes()).expect("the head is sent");
-        // 8 KiB in 1 KiB chunks: twice the cap, and small enough to be sent whole before
-        // the server answers.
-        let chunk = format!("400\r\n{}\r\n", "a".repeat(0x400));
         stream
-            .write_all(format!("{}0\r\n\r\n", chunk.repeat(8)).as_bytes())
-            .expect("the body is sent");
+            .write_all(request.as_bytes())
+            .expect("the request is sent");
         let mut answer = Vec::new();
         let _ = stream.read_to_end(&mut answer);
         let answer = String::from_utf8_lossy(&answer).into_owned();
         answer.lines().next().unwrap_or_default().to_owned()
     })
     .await
-    .expect("the raw request");
+    .expect("the raw request")
+}
+
+#[tokio::test]
+async fn a_chunked_body_without_a_length_is_cut_off_at_the_cap_too() {
+    let app = TestApp::spawn(small_study().await).await;
+    let t1 = app.paper_id("T1").await;
+    let host = app.address.trim_start_matches("http://");
+    // 8 KiB in 1 KiB chunks: twice the cap, and small enough to be sent whole before the
+    // server answers.
+    let chunk = format!("400\r\n{}\r\n", "a".repeat(0x400));
+    let request = format!(
+        "POST /targets/{t1}/ratings HTTP/1.1\r\nHost: {host}\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\n\
+         Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n{}0\r\n\r\n",
+        chunk.repeat(8)
+    );
+
+    let status_line = raw_status_line(&app, request).await;
 
     assert_eq!(status_line, "HTTP/1.1 413 Payload Too Large");
     assert_eq!(app.study.count("ratings").await, 0);
@@ -471,7 +478,7 @@ async fn serve_refuses_a_public_address_without_a_password() {
     let study = TestStudy::new().await;
 
     for address in ["0.0.0.0:0", "[::]:8080", "192.0.2.1:8080"] {
-        let output = paperjudge(&study.db_path(), &["serve", "--addr", address], &[]);
+        let output = paperjudge_ending(&study.db_path(), &["serve", "--addr", address], &[]);
 
         assert_eq!(output.status.code(), Some(2), "{address}");
         assert_eq!(
@@ -493,7 +500,7 @@ async fn serve_refuses_an_empty_password_or_two_of_them() {
     std::fs::write(&empty, "\n").expect("the file is written");
     let empty = empty.to_str().expect("a UTF-8 path");
     let serve = |args: &[&str], env: &[(&str, &str)]| {
-        let output = paperjudge(&study.db_path(), &[&["serve"], args].concat(), env);
+        let output = paperjudge_ending(&study.db_path(), &[&["serve"], args].concat(), env);
         (
             output.status.code(),
             String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -523,6 +530,57 @@ async fn serve_refuses_an_empty_password_or_two_of_them() {
                 .to_owned()
         )
     );
+}
+
+#[tokio::test]
+async fn serve_refuses_a_password_under_8_characters_or_of_white_space_only() {
+    let study = TestStudy::new().await;
+    let file = study.dir.path().join("password");
+    let path = file.to_str().expect("a UTF-8 path");
+    let from_file = format!("the password file {path}");
+    let weak = [
+        ("x", "has 1 character"),
+        ("seven c", "has 7 characters"),
+        // Seven characters, one of them two bytes long.
+        ("pässwd!", "has 7 characters"),
+        ("   ", "is only white space"),
+        (" \t        ", "is only white space"),
+    ];
+
+    for (password, why) in weak {
+        let why = match why {
+            "is only white space" => {
+                "is only white space; a password needs 8 characters or more, not all of them \
+                 white space"
+                    .to_owned()
+            }
+            short => format!("{short}; a password needs 8 or more"),
+        };
+        std::fs::write(&file, format!("{password}\n")).expect("written");
+        for (args, env, source) in [
+            (&["serve", "--password-file", path][..], &[][..], &from_file),
+            (
+                &["serve"][..],
+                &[("PAPERJUDGE_PASSWORD", password)][..],
+                &"PAPERJUDGE_PASSWORD".to_owned(),
+            ),
+        ] {
+            let output = paperjudge_ending(&study.db_path(), args, env);
+            assert_eq!(output.status.code(), Some(2), "{password:?} from {source}");
+            assert_eq!(
+                String::from_utf8_lossy(&output.stderr),
+                format!("paperjudge: the password in {source} {why}\n"),
+            );
+        }
+    }
+
+    // Eight characters will do.
+    let server = ServerProcess::start(
+        &study.db_path(),
+        &["--addr", "127.0.0.1:0"],
+        &[("PAPERJUDGE_PASSWORD", "8 chars!")],
+    );
+    assert_eq!(log_in_to(&server, "8 chars!").await, StatusCode::SEE_OTHER);
 }
 
 /// Logs in to a server process with `password`; answers the login's status.
@@ -558,6 +616,15 @@ async fn with_a_password_serve_binds_a_public_address_behind_the_login() {
         StatusCode::UNAUTHORIZED
     );
     assert_eq!(log_in_to(&server, PASSWORD).await, StatusCode::SEE_OTHER);
+    // Without --host, the names other machines use are not answered, and the log says so.
+    let warned = server.log().into_iter().any(|line| {
+        line.contains(
+            "no --host given: only localhost, 127.0.0.1 and [::1] are answered, and a browser \
+             that reaches paperjudge by another name (from another machine, or through the TLS \
+             proxy) gets 421 until that name is given with --host NAME",
+        )
+    });
+    assert!(warned, "{:?}", server.log());
 }
 
 #[tokio::test]
@@ -598,4 +665,364 @@ async fn the_password_may_come_from_the_environment() {
 
     assert_eq!(log_in_to(&server, "wrong").await, StatusCode::UNAUTHORIZED);
     assert_eq!(log_in_to(&server, PASSWORD).await, StatusCode::SEE_OTHER);
+}
+
+/// The port of an app or server at `http://127.0.0.1:PORT`.
+fn port_of(address: &str) -> u16 {
+    let port = address.rsplit(':').next().expect("a port");
+    port.parse().expect("a port number")
+}
+
+/// What the app answers a request for `host` that it refuses (DNS rebinding), when it answers
+/// the loopback names on `port` and `names`.
+fn misdirected(host: &str, port: u16, names: &str) -> String {
+    format!(
+        "this server does not answer to the host {host:?}: it answers to localhost, 127.0.0.1 \
+         or [::1] on port {port}{names}, so that no other site can reach the study through a \
+         name of its own that points at this machine (DNS rebinding); `paperjudge serve --host \
+         NAME` adds a name, with a password or --behind-tls"
+    )
+}
+
+/// The status of the page at `path`, and of a rating of P1 posted as from a page of the site,
+/// for a browser on the site `host` (a name that points at `app`), and the error message
+/// of the page if it is refused.
+async fn page_and_rating_for(app: &TestApp, host: &str) -> (StatusCode, StatusCode, String) {
+    let t1 = app.paper_id("T1").await;
+    let mut browser = Browser::on_site(&app.address, host);
+    let page = browser.get(&format!("/targets/{t1}")).await;
+    let page_status = page.status();
+    let page = page.text().await.expect("a page");
+    // A page of the site would carry a token; a refused one carries none, so the attacker's
+    // page uses one the app gave at its real address.
+    let token = match hidden_token(&page) {
+        Some(token) => token,
+        None => {
+            let mut real = Browser::new(app);
+            let token = real.form_token(&format!("/targets/{t1}")).await;
+            let cookie = real
+                .cookie("paperjudge_browser")
+                .expect("a cookie")
+                .to_owned();
+            browser.set_cookie("paperjudge_browser", &cookie);
+            token
+        }
+    };
+    let fields = [("paper", "P1"), ("stars", "4"), ("csrf_token", &token)];
+    let rating = browser
+        .post(&format!("/targets/{t1}/ratings"), &fields, Answer::Json)
+        .await;
+    let rating_status = rating.status();
+    let message = match page_status {
+        StatusCode::OK => String::new(),
+        _ => error_message(&page),
+    };
+    if rating_status != StatusCode::OK {
+        let answer: serde_json::Value = rating.json().await.expect("a JSON error");
+        assert_eq!(answer["error"], message, "{host}");
+    }
+    (page_status, rating_status, message)
+}
+
+#[tokio::test]
+async fn without_a_password_only_the_loopback_hosts_on_the_port_are_answered() {
+    let app = TestApp::spawn(small_study().await).await;
+    let port = port_of(&app.address);
+    let misdirected = |host: &str| misdirected(host, port, "");
+    let answered = (StatusCode::OK, StatusCode::OK, String::new());
+    let refused = |host: &str| {
+        (
+            StatusCode::MISDIRECTED_REQUEST,
+            StatusCode::MISDIRECTED_REQUEST,
+            misdirected(host),
+        )
+    };
+
+    // The page, and a rating posted from it as a browser on the site would post it.
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+        format!("LocalHost:{port}"),
+        format!("localhost.:{port}"),
+        format!("127.0.0.2:{port}"),
+    ] {
+        assert_eq!(page_and_rating_for(&app, &host).await, answered, "{host}");
+    }
+    assert_eq!(app.study.count("rating_history").await, 1);
+
+    // A page of another site whose name points here reads nothing and saves nothing, even
+    // with a token and cookie the app gave at its real address.
+    for host in [
+        format!("evil.example:{port}"),
+        format!("localhost.evil.example:{port}"),
+        format!("127.0.0.1.nip.io:{port}"),
+        format!("192.0.2.1:{port}"),
+        format!("[2001:db8::1]:{port}"),
+        "evil.example".to_owned(),
+        // A loopback name on another port is another origin (a forwarded port, another
+        // server); without a port it means port 80.
+        format!("localhost:{}", port.wrapping_add(1)),
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+    ] {
+        assert_eq!(page_and_rating_for(&app, &host).await, refused(&host));
+    }
+    assert_eq!(app.study.count("rating_history").await, 1);
+
+    // A client's own X-Forwarded-Host is not believed without a proxy.
+    let t1 = app.paper_id("T1").await;
+    let forged = app
+        .http
+        .get(app.url(&format!("/targets/{t1}")))
+        .header("host", format!("evil.example:{port}"))
+        .header("x-forwarded-host", format!("localhost:{port}"))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(forged.status(), StatusCode::MISDIRECTED_REQUEST);
+    assert_eq!(
+        forged.json::<serde_json::Value>().await.expect("JSON"),
+        json!({ "error": misdirected(&format!("evil.example:{port}")) })
+    );
+    // The health check says "ok" to anyone (a service manager or a container's probe may ask
+    // by any name) and nothing else.
+    let health = app
+        .http
+        .get(app.url("/healthz"))
+        .header("host", "evil.example")
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(health.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_request_without_a_host_is_refused_with_400() {
+    let app = TestApp::spawn(small_study().await).await;
+
+    let status_line = raw_status_line(&app, "GET /targets HTTP/1.0\r\n\r\n".to_owned()).await;
+
+    assert_eq!(status_line, "HTTP/1.0 400 Bad Request");
+}
+
+#[tokio::test]
+async fn with_a_password_the_names_of_host_are_answered_too() {
+    let study = small_study().await;
+    let server = ServerProcess::start(
+        &study.db_path(),
+        &[
+            "--addr",
+            "127.0.0.1:0",
+            "--host",
+            "lab.example",
+            "--host",
+            "Cam.Example.",
+        ],
+        &[("PAPERJUDGE_PASSWORD", PASSWORD)],
+    );
+    let port = port_of(&server.address);
+    let names = ", or lab.example or cam.example on any port";
+
+    for host in [
+        format!("lab.example:{port}"),
+        format!("LAB.example.:{port}"),
+        "cam.example".to_owned(),
+        "cam.example:8443".to_owned(),
+        format!("localhost:{port}"),
+    ] {
+        let login = Browser::on_site(&server.address, &host).get("/login").await;
+        assert_eq!(login.status(), StatusCode::OK, "{host}");
+    }
+    let evil = format!("evil.example:{port}");
+    let refused = Browser::on_site(&server.address, &evil).get("/login").await;
+    assert_eq!(refused.status(), StatusCode::MISDIRECTED_REQUEST);
+    assert_eq!(
+        error_message(&refused.text().await.expect("a page")),
+        misdirected(&evil, port, names)
+    );
+
+    // Logged in under the name, the researcher rates.
+    let mut researcher = Browser::on_site(&server.address, &format!("lab.example:{port}"));
+    assert_eq!(
+        researcher.log_in(PASSWORD).await.status(),
+        StatusCode::SEE_OTHER
+    );
+    let t1 = sqlx::query_scalar::<_, i64>("SELECT id FROM papers WHERE external_id = 'T1'")
+        .fetch_one(&study.connections)
+        .await
+        .expect("T1");
+    let token = researcher.form_token(&format!("/targets/{t1}")).await;
+    let fields = [("paper", "P1"), ("stars", "4"), ("csrf_token", &token)];
+    let rated = researcher
+        .post(&format!("/targets/{t1}/ratings"), &fields, Answer::Json)
+        .await;
+    assert_eq!(rated.status(), StatusCode::OK);
+    assert_eq!(study.count("ratings").await, 1);
+}
+
+#[tokio::test]
+async fn serve_refuses_a_host_name_without_a_password_or_with_a_port() {
+    let study = TestStudy::new().await;
+    let serve = |args: &[&str], env: &[(&str, &str)]| {
+        let output = paperjudge_ending(&study.db_path(), &[&["serve"], args].concat(), env);
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+
+    assert_eq!(
+        serve(&["--host", "lab.example"], &[]),
+        (
+            Some(2),
+            "paperjudge: --host lab.example needs a password or --behind-tls: without either, \
+             paperjudge answers only loopback names (localhost, 127.0.0.1, [::1]), so that no \
+             other site can reach the study through DNS rebinding\n"
+                .to_owned()
+        )
+    );
+    for (host, why) in [
+        (
+            "lab.example:8080",
+            "give the name alone, without a scheme or a port (lab.example)",
+        ),
+        (
+            "http://lab.example",
+            "give the name alone, without a scheme or a port (lab.example)",
+        ),
+        ("", "the name is empty"),
+        (
+            "lab example",
+            "a name holds letters, digits, '.', '-' and '_' only",
+        ),
+        (
+            "*.example",
+            "a name holds letters, digits, '.', '-' and '_' only",
+        ),
+    ] {
+        let (status, message) = serve(&["--host", host], &[("PAPERJUDGE_PASSWORD", PASSWORD)]);
+        assert_eq!(status, Some(2), "{host:?}");
+        assert!(
+            message.contains(&format!(
+                "invalid value '{host}' for '--host <NAME>': {why}"
+            )),
+            "{host:?}: {message}"
+        );
+    }
+}
+
+/// The app behind a TLS proxy on this machine, with a password and the name `lab.example`.
+async fn app_behind_the_proxy(trusted_proxies: Vec<IpAddr>) -> TestApp {
+    let access = Access {
+        password: Password::new(PASSWORD).ok(),
+        behind_tls: true,
+        trusted_proxies,
+        hosts: vec!["lab.example".parse().expect("a host name")],
+    };
+    TestApp::spawn_with(small_study().await, access).await
+}
+
+/// Asserts the status of `/login` requested from `app` with each set of headers.
+async fn assert_login_page_statuses(app: &TestApp, cases: &[(&[(&str, &str)], StatusCode)]) {
+    for (headers, status) in cases {
+        let mut request = app.http.get(app.url("/login"));
+        for (name, value) in *headers {
+            request = request.header(*name, *value);
+        }
+        let answer = request.send().await.expect("an answer");
+        assert_eq!(answer.status(), *status, "{headers:?}");
+    }
+}
+
+#[tokio::test]
+async fn behind_the_proxy_the_host_it_forwards_is_checked_as_well() {
+    let app = app_behind_the_proxy(Vec::new()).await;
+    let upstream = app.address.trim_start_matches("http://").to_owned();
+    let upstream = upstream.as_str();
+    let (ok, misdirected) = (StatusCode::OK, StatusCode::MISDIRECTED_REQUEST);
+    let forwarded = |host: &'static str| [("host", upstream), ("forwarded", host)];
+
+    assert_login_page_statuses(
+        &app,
+        &[
+            // nginx's `proxy_set_header Host $host;`, with or without X-Forwarded-Host.
+            (&[("host", "lab.example")], ok),
+            (
+                &[("host", "lab.example"), ("x-forwarded-host", "lab.example")],
+                ok,
+            ),
+            // Caddy, and nginx's default Host: the upstream's address, the name forwarded.
+            (
+                &[("host", upstream), ("x-forwarded-host", "lab.example")],
+                ok,
+            ),
+            (&forwarded("for=192.0.2.7;host=lab.example;proto=https"), ok),
+            // Every name the request gives must be one the app answers to.
+            (&[("host", "evil.example")], misdirected),
+            (
+                &[
+                    ("host", "lab.example"),
+                    ("x-forwarded-host", "evil.example"),
+                ],
+                misdirected,
+            ),
+            (
+                &[
+                    ("host", "evil.example"),
+                    ("x-forwarded-host", "lab.example"),
+                ],
+                misdirected,
+            ),
+            (&forwarded("host=evil.example"), misdirected),
+        ],
+    )
+    .await;
+
+    // The form's origin is the forwarded one: the browser's.
+    let mut browser = Browser::at(&app.address);
+    let token = browser.form_token("/login").await;
+    let login = browser
+        .http
+        .post(app.url("/login"))
+        .header("cookie", browser.cookie_header())
+        .header("host", upstream)
+        .header("x-forwarded-host", "lab.example")
+        .header("origin", "https://lab.example")
+        .header("sec-fetch-site", "same-origin")
+        .form(&[("password", PASSWORD), ("csrf_token", &token)])
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(login.status(), StatusCode::SEE_OTHER);
+
+    // From a peer that is not the proxy, a forwarded host is the client's own claim: not
+    // believed, for good or bad.
+    let app = app_behind_the_proxy(vec![IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1))]).await;
+    let upstream = app.address.trim_start_matches("http://").to_owned();
+    assert_login_page_statuses(
+        &app,
+        &[
+            (
+                &[
+                    ("host", "lab.example"),
+                    ("x-forwarded-host", "evil.example"),
+                ],
+                ok,
+            ),
+            (
+                &[
+                    ("host", "evil.example"),
+                    ("x-forwarded-host", "lab.example"),
+                ],
+                misdirected,
+            ),
+            (
+                &[("host", &upstream), ("x-forwarded-host", "evil.example")],
+                ok,
+            ),
+        ],
+    )
+    .await;
 }

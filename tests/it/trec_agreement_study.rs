@@ -9,7 +9,6 @@ use paperjudge::import::Format;
 use paperjudge::leaderboard::LeaderboardOptions;
 use paperjudge::leaderboard::{columns, Partial};
 use paperjudge::metrics::{Empty, Unjudged};
-use paperjudge::study::{PerTarget, Scope};
 use serde_json::Value;
 
 pub const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/trec");
@@ -77,13 +76,9 @@ async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
                 ..LeaderboardOptions::default()
             };
             // trec_eval scores every target of its qrels: partly rated ones too.
-            let scope = Scope {
-                per_target: PerTarget::All,
-                partial: Partial::Include,
-            };
             let board = study
                 .study
-                .leaderboard(&options, scope)
+                .leaderboard(&options, Partial::Include)
                 .await
                 .unwrap()
                 .board;

@@ -135,6 +135,11 @@ async fn the_page_shows_the_settings_in_words_the_table_and_the_warnings() {
         "<p class=\"board-unblinding\" role=\"note\"><strong>Not blind.</strong> Partly rated \
          targets are included (1 now)."
     ));
+    assert!(page.contains(
+        "rating that target after reading them is no longer blind, and nothing records that \
+         they were read (the rating history marks as made with provenance known only the \
+         changes of targets already fully rated)."
+    ));
     assert!(page.contains("<a href=\"/leaderboard\">Fully rated targets only</a>"));
     assert!(page.contains("value=\"include\" checked"));
     assert_eq!(json["settings"]["partial"], "include");

@@ -207,6 +207,32 @@ async fn a_bad_rating_gets_400_saying_what_is_wrong() {
 }
 
 #[tokio::test]
+async fn stars_are_one_digit_from_1_to_5_or_clear_and_nothing_around_it() {
+    let app = TestApp::with_fixture().await;
+    let t1 = app.paper_id("T1").await;
+    let session = app.session(t1).await;
+
+    // The last one is 3 in Arabic-Indic digits.
+    for stars in [" 3", "3 ", "+3", "03", "3.0", "Clear", " clear", "\u{663}"] {
+        assert_eq!(
+            refused(&app, &session, &[("paper", "P1"), ("stars", stars)]).await,
+            (
+                StatusCode::BAD_REQUEST,
+                format!("stars must be 1 to 5, or clear; got {stars:?}")
+            ),
+            "{stars:?}"
+        );
+    }
+    assert_eq!(app.study.count("rating_history").await, 0);
+    for stars in ["1", "5", "clear"] {
+        let saved = app.rate(&session, t1, "P1", stars, Answer::Json).await;
+        assert_eq!(saved.status(), StatusCode::OK, "{stars:?}");
+    }
+    assert_eq!(app.stored_stars("T1", "P1").await, None);
+    assert_eq!(app.study.count("rating_history").await, 3);
+}
+
+#[tokio::test]
 async fn a_plain_form_error_is_a_page_with_the_escaped_message() {
     let app = TestApp::with_fixture().await;
     let t1 = app.paper_id("T1").await;

@@ -8,7 +8,7 @@ use std::net::{IpAddr, Ipv4Addr, TcpListener};
 use paperjudge::db;
 use paperjudge::domain::PaperId;
 use paperjudge::web::Access;
-use reqwest::header::{HeaderMap, ACCEPT, COOKIE, LOCATION, SET_COOKIE};
+use reqwest::header::{HeaderMap, ACCEPT, COOKIE, HOST, LOCATION, ORIGIN, SET_COOKIE};
 use reqwest::{Response, StatusCode};
 use scraper::{ElementRef, Html, Selector};
 
@@ -302,14 +302,24 @@ impl TestApp {
 }
 
 /// A browser as far as the server can tell: the cookies it was given, kept by hand so that a
-/// test sees exactly what is sent; the address it connects from; and what a TLS proxy in front
-/// of the app says of it.
+/// test sees exactly what is sent; the address it connects from; the site it believes it is
+/// on; and what a TLS proxy in front of the app says of it.
 pub struct Browser {
     pub http: reqwest::Client,
     address: String,
     cookies: Vec<(String, String)>,
+    /// The site whose pages this browser shows, when it is not the address it connects to: a
+    /// name that points at the app (its own, or another site's, DNS rebinding).
+    site: Option<Site>,
     /// What a TLS proxy in front of the app appends to `X-Forwarded-For` for this browser.
     forwarded_for: Option<String>,
+}
+
+/// What a browser on a site sends: the `Host` of every request, and with a post the `Origin`
+/// of the site's pages and `Sec-Fetch-Site: same-origin`.
+struct Site {
+    host: String,
+    origin: String,
 }
 
 impl Browser {
@@ -327,6 +337,18 @@ impl Browser {
     /// may come from any address of 127.0.0.0/8.
     pub fn from(app: &TestApp, local_address: Ipv4Addr) -> Browser {
         Browser::connecting_from(&app.address, local_address)
+    }
+
+    /// A browser showing the pages of the site `http://{host}`, whose name points at the app
+    /// at `address`: it connects to the app and sends `host` as the `Host`.
+    pub fn on_site(address: &str, host: &str) -> Browser {
+        Browser {
+            site: Some(Site {
+                host: host.to_owned(),
+                origin: format!("http://{host}"),
+            }),
+            ..Browser::at(address)
+        }
     }
 
     /// A browser whose requests reach the app through a proxy, which appends `client` to
@@ -348,6 +370,7 @@ impl Browser {
             http,
             address: address.to_owned(),
             cookies: Vec::new(),
+            site: None,
             forwarded_for: None,
         }
     }
@@ -387,7 +410,10 @@ impl Browser {
     }
 
     fn send(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        let request = request.header(COOKIE, self.cookie_header());
+        let mut request = request.header(COOKIE, self.cookie_header());
+        if let Some(site) = &self.site {
+            request = request.header(HOST, &site.host);
+        }
         match &self.forwarded_for {
             Some(client) => request.header("x-forwarded-for", client),
             None => request,
@@ -404,6 +430,10 @@ impl Browser {
     /// Posts a form, answered as `answer` asks.
     pub async fn post(&mut self, path: &str, fields: &[(&str, &str)], answer: Answer) -> Response {
         let mut request = self.send(self.http.post(format!("{}{path}", self.address)));
+        if let Some(site) = &self.site {
+            request =
+                (request.header(ORIGIN, &site.origin)).header("sec-fetch-site", "same-origin");
+        }
         if answer == Answer::Json {
             request = request.header(ACCEPT, "application/json");
         }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::OnceCell;
 
-use super::{evaluate, Evaluated, EvaluationSet, Scope};
+use super::{evaluate, Evaluated, EvaluationSet};
 use crate::db;
 use crate::db::evaluation::Revision;
 use crate::leaderboard::{Leaderboard, LeaderboardOptions, Partial};
@@ -58,17 +58,17 @@ impl Evaluations {
         &self,
         study: &Study,
         options: &LeaderboardOptions,
-        scope: Scope,
+        partial: Partial,
     ) -> Result<Evaluated, StudyError> {
         let set = self.set(study, options.list_depth()).await?;
         let key = BoardKey {
             revision: set.revision,
             settings: options.settings(set.collection.pool_depth),
-            partial: scope.partial,
+            partial,
         };
         let board = self.board_cell(key);
         let board = (board
-            .get_or_init(|| async { Arc::new(evaluate(&set, options, scope.partial).await) }))
+            .get_or_init(|| async { Arc::new(evaluate(&set, options, partial).await) }))
         .await
         .clone();
         Ok(Evaluated { set, board })

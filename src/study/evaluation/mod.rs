@@ -29,39 +29,12 @@ use time::OffsetDateTime;
 use super::{Study, StudyError};
 use crate::checks::{self, Checks, History, TimedRecheck};
 use crate::db;
-use crate::domain::{PaperKey, Stars};
+use crate::domain::Stars;
 use crate::leaderboard::{self, Collection, Leaderboard, LeaderboardOptions, Partial};
 
 pub use cache::Evaluations;
 pub use set::EvaluationSet;
 pub use target_view::{ModelOnTarget, TargetView};
-
-/// Which per-target rows a comparison shows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum PerTarget {
-    #[default]
-    None,
-    /// Every evaluated target's.
-    All,
-    /// Only this target's (the per-target view of one target).
-    Only(PaperKey),
-}
-
-/// What a comparison covers beyond its metric settings.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Scope {
-    pub per_target: PerTarget,
-    pub partial: Partial,
-}
-
-impl Scope {
-    /// The scope of a view a rater reaches while rating: fully rated targets, no rows per
-    /// target.
-    pub const BLIND: Scope = Scope {
-        per_target: PerTarget::None,
-        partial: Partial::Exclude,
-    };
-}
 
 /// A leaderboard with the set it was computed from.
 #[derive(Debug, Clone)]
@@ -71,31 +44,16 @@ pub struct Evaluated {
 }
 
 impl Study {
-    /// Compares every model on the targets rated now, as the options ask: load, score,
-    /// resample (or what is kept of them, while the study has not changed). Records the
-    /// targets `scope` unblinds (see [`Study::record_unblinded`]).
+    /// Compares every model on the targets rated now (with `partial`, also those partly
+    /// rated), as the options ask: load, score, resample (or what is kept of them, while the
+    /// study has not changed). Nothing is written: a view records nothing (see
+    /// [`db::ratings::set`] for when a change is made with its provenance known).
     pub async fn leaderboard(
         &self,
         options: &LeaderboardOptions,
-        scope: Scope,
+        partial: Partial,
     ) -> Result<Evaluated, StudyError> {
-        let evaluated = self.evaluations.leaderboard(self, options, scope).await?;
-        let Evaluated { set, board } = &evaluated;
-        let shown = (board.per_target.iter())
-            .map(|row| {
-                (
-                    set.targets[row.position].0,
-                    &set.collection.targets[row.position],
-                )
-            })
-            .filter(|(key, target)| match scope.per_target {
-                PerTarget::All => true,
-                PerTarget::Only(only) => only == *key || !target.fully_rated,
-                PerTarget::None => !target.fully_rated,
-            })
-            .map(|(key, _)| key);
-        self.record_unblinded(set, shown).await?;
-        Ok(evaluated)
+        self.evaluations.leaderboard(self, options, partial).await
     }
 
     /// The set of the study's current revision, holding at least `depth` of every list: what
@@ -105,18 +63,13 @@ impl Study {
     }
 
     /// The study checks under `options` (the leaderboard's), over fully rated targets or,
-    /// with `partial`, every target with a rating; the partly rated targets evaluated are
-    /// recorded as unblinded, as the leaderboard records them.
+    /// with `partial`, every target with a rating.
     pub async fn checks(
         &self,
         options: &LeaderboardOptions,
         partial: Partial,
     ) -> Result<Checks, StudyError> {
         let set = self.evaluation_set(checks::LIST_DEPTH).await?;
-        let unblinded = (set.collection.targets.iter().zip(&set.targets))
-            .filter(|(target, _)| partial.evaluates(target) && !target.fully_rated)
-            .map(|(_, (key, _))| *key);
-        self.record_unblinded(&set, unblinded).await?;
         let settings = options.settings(set.collection.pool_depth);
         let (judgments, rechecks, progress) = self
             .read(async |conn| {
@@ -161,34 +114,6 @@ impl Study {
             crate::blocking::run(move || Checks::of(&collection, &history, settings, partial))
                 .await,
         )
-    }
-
-    /// Records as unblinded the targets of `set` that a view showed which model listed which
-    /// paper of: from then on the rating history marks every change of their ratings as made
-    /// with provenance known. A target recorded once stays recorded: the set remembers which
-    /// it recorded, so that views shown again do not ask the database again.
-    async fn record_unblinded(
-        &self,
-        set: &EvaluationSet,
-        shown: impl Iterator<Item = PaperKey>,
-    ) -> Result<(), StudyError> {
-        let new: Vec<PaperKey> = {
-            let recorded = set
-                .unblinded
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            shown.filter(|key| !recorded.contains(key)).collect()
-        };
-        if new.is_empty() {
-            return Ok(());
-        }
-        db::targets::record_unblinded(&self.connections, &new).await?;
-        let mut recorded = set
-            .unblinded
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        recorded.extend(new);
-        Ok(())
     }
 }
 

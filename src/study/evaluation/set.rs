@@ -1,9 +1,8 @@
 //! The evaluation set: one revision of the study as the scoring reads it, built from the rows
 //! of [`db::evaluation::load`].
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
 
 use crate::db;
 use crate::db::evaluation::{Revision, Snapshot};
@@ -23,9 +22,6 @@ pub struct EvaluationSet {
     pub collection: Collection<PaperKey>,
     /// The key and title of each target of `collection.targets`, in the same order.
     pub targets: Vec<(PaperKey, String)>,
-    /// The targets recorded as unblinded since this set was loaded (see
-    /// `Study::record_unblinded`).
-    pub unblinded: Mutex<HashSet<PaperKey>>,
 }
 
 impl EvaluationSet {
@@ -117,7 +113,6 @@ impl EvaluationSet {
             targets: (targets.into_iter())
                 .map(|target| (target.id, target.title))
                 .collect(),
-            unblinded: Mutex::default(),
         })
     }
 

@@ -3,11 +3,12 @@
 //!
 //! Seeing which model ranked which paper, and how a paper was rated, unblinds the target. Once
 //! every pooled paper of it is rated that can no longer bias a rating of it, so the view shows
-//! the lists of a fully rated target only, and records it as unblinded.
+//! the lists of a fully rated target only; every later change of a rating of that target is
+//! marked in the history as made with its provenance known (`db::ratings::set`). The view
+//! writes nothing.
 
 use std::collections::HashMap;
 
-use super::{PerTarget, Scope};
 use crate::db;
 use crate::db::unblinded::ListedPaper;
 use crate::domain::PaperKey;
@@ -66,11 +67,7 @@ impl Study {
         else {
             return Ok(view);
         };
-        let scope = Scope {
-            per_target: PerTarget::Only(target),
-            partial: Partial::Exclude,
-        };
-        let evaluated = self.leaderboard(options, scope).await?;
+        let evaluated = self.leaderboard(options, Partial::Exclude).await?;
         let (set, board) = (&evaluated.set, &evaluated.board);
         // This target alone is scored; the board gives the models' order and ranks.
         let scores: HashMap<&str, TargetScores> = match set.position_of(target) {

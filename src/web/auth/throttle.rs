@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 use actix_web::http::header;
 use actix_web::HttpRequest;
 
+use crate::web::proxy::{self, canonical, Proxy};
+
 /// Logins a client may try in any [`LOGIN_WINDOW`]; a success wipes its count.
 const LOGINS_PER_WINDOW: usize = 5;
 const LOGIN_WINDOW: Duration = Duration::from_secs(60);
@@ -54,18 +56,12 @@ impl LoginAttempts {
 /// what the proxy says.
 #[derive(Debug, Clone, Default)]
 pub struct Clients {
-    behind_tls: bool,
-    /// The proxy's addresses; empty means any loopback address.
-    trusted_proxies: Vec<IpAddr>,
+    proxy: Proxy,
 }
 
 impl Clients {
-    pub fn new(behind_tls: bool, trusted_proxies: Vec<IpAddr>) -> Clients {
-        let trusted_proxies = trusted_proxies.into_iter().map(canonical).collect();
-        Clients {
-            behind_tls,
-            trusted_proxies,
-        }
+    pub fn new(proxy: Proxy) -> Clients {
+        Clients { proxy }
     }
 
     /// Who counts as one client: its address, and for IPv6 its /64 network, which one host
@@ -77,7 +73,7 @@ impl Clients {
         let Some(peer) = request.peer_addr().map(|peer| canonical(peer.ip())) else {
             return IpAddr::V4(Ipv4Addr::UNSPECIFIED);
         };
-        let forwarded = if self.is_proxy(peer) {
+        let forwarded = if self.proxy.is(peer) {
             let client = forwarded_client(request.headers());
             if client.is_none() {
                 tracing::warn!(
@@ -91,46 +87,12 @@ impl Clients {
         };
         client_network(forwarded.unwrap_or(peer))
     }
-
-    fn is_proxy(&self, peer: IpAddr) -> bool {
-        self.behind_tls
-            && if self.trusted_proxies.is_empty() {
-                peer.is_loopback()
-            } else {
-                self.trusted_proxies.contains(&peer)
-            }
-    }
-}
-
-/// An IPv4 address written as IPv6 (`::ffff:192.0.2.1`), as a dual-stack socket reports it,
-/// is the IPv4 address.
-fn canonical(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-        v4 => v4,
-    }
 }
 
 /// The client a proxy names: the last entry of the last `X-Forwarded-For` (the one the proxy
 /// appended), or without that header the last element's `for=` of `Forwarded`.
 fn forwarded_client(headers: &header::HeaderMap) -> Option<IpAddr> {
-    let last_value = |name: &str| {
-        headers
-            .get_all(name)
-            .filter_map(|value| value.to_str().ok())
-            .last()
-            .and_then(|value| value.rsplit(',').next())
-            .map(str::trim)
-    };
-    if let Some(entry) = last_value("x-forwarded-for") {
-        return parse_node(entry);
-    }
-    let element = last_value("forwarded")?;
-    let node = element.split(';').find_map(|pair| {
-        let (name, value) = pair.trim().split_once('=')?;
-        name.eq_ignore_ascii_case("for").then_some(value)
-    })?;
-    parse_node(node.trim_matches('"'))
+    parse_node(proxy::forwarded(headers, "x-forwarded-for", "for")?)
 }
 
 /// An address as proxies write it: `192.0.2.1`, `192.0.2.1:4711`, `2001:db8::1` or

@@ -5,8 +5,9 @@
 //!   paper; 403 while the target's pool is not fully rated.
 //!
 //! Both unblind: they tell which model found which paper. Shown only once a target is fully
-//! rated, they can never bias a rating still to come; a target they showed is recorded as
-//! unblinded, so that a later change of its ratings is marked in the history. Both take the
+//! rated, they can never bias a rating still to come, and every later change of a rating of
+//! that target is marked in the history as made with its provenance known (`db::ratings::set`;
+//! the aggregate numbers give it away too). Neither writes anything. Both take the
 //! leaderboard's options; `partial=include` does not apply here.
 
 use actix_web::http::header::ContentType;
@@ -16,8 +17,7 @@ use askama::Template;
 use super::LeaderboardQuery;
 use crate::domain::{PaperId, PaperKey, Stars};
 use crate::leaderboard::{columns, Partial};
-use crate::study::ListedPaper;
-use crate::study::{Evaluated, ModelOnTarget, Progress, Study, TargetView};
+use crate::study::{Evaluated, ListedPaper, ModelOnTarget, Progress, Study, TargetView};
 use crate::web::{view, WebError};
 
 #[derive(Template)]
