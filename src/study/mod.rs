@@ -37,7 +37,8 @@ pub use crate::db::study::StudyStatus;
 pub use crate::db::targets::{thousands, Listing, Overview, Progress, TargetChoice, TargetSummary};
 pub use crate::db::unblinded::ListedPaper;
 pub use choice::{Chosen, DropRule, Dropped};
-pub use error::{plural, Cause, Refusal, StudyError};
+use error::plural;
+pub use error::{Cause, Refusal, StudyError};
 pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
 pub use queries::{NextTarget, PooledPaper, RatingPage, Search, TargetList};
 pub use rating::Undo;
@@ -48,7 +49,7 @@ pub use recheck::Recheck;
 #[derive(Debug, Clone)]
 pub struct Study {
     /// The study file's connections: every query's read and every command's write but an
-    /// import's, which opens a connection of its own (see [`import`]).
+    /// import of papers or lists, which opens a connection of its own (see [`import`]).
     connections: SqlitePool,
     path: Arc<Path>,
     write_queue: WriteQueue,

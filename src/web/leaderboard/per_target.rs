@@ -6,8 +6,8 @@
 //!
 //! Both unblind: they tell which model found which paper. Shown only once a target is fully
 //! rated, they can never bias a rating still to come, and every later change of a rating of
-//! that target is marked in the history as made with its provenance known (`db::ratings::set`;
-//! the aggregate numbers give it away too). Neither writes anything. Both take the
+//! that target is marked in the history as made with its provenance known (by the command
+//! that makes it; the aggregate numbers give it away too). Neither writes anything. Both take the
 //! leaderboard's options; `partial=include` does not apply here.
 
 use actix_web::http::header::ContentType;
