@@ -70,6 +70,13 @@ pub enum Command {
     /// Choose the targets to rate, drop them, or list them with their progress.
     #[command(subcommand)]
     Targets(TargetsCommand),
+    /// Pruning: once the verdict rules a model out, pools built from then on leave its list
+    /// out (targets with a rating keep theirs; ratings are never removed). Without an argument,
+    /// prints whether the study prunes and which models are pruned.
+    Prune {
+        #[arg(value_enum)]
+        state: Option<Switch>,
+    },
     /// The target to rate next (the one `/next` opens); nothing when every pair is rated.
     Next {
         #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
@@ -83,18 +90,30 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
-    /// The metric settings of the NDCG replayed.
+    /// The metric settings of the NDCG replayed, and the verdict's margin.
     #[command(flatten)]
     pub options: LeaderboardOptions,
-    /// Replays per order, each with its own seed.
+    /// Simulated studies per setting, each with its own seed.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub seeds: u64,
-    /// The first seed; the replays use this one and those after it.
+    /// The first seed; the studies use this one and those after it.
     #[arg(long, default_value_t = 0)]
     pub first_seed: u64,
-    /// The orders to replay (repeatable) [default: random and adaptive].
+    /// The orders to simulate (repeatable) [default: random]. `adaptive` leans each draw to
+    /// targets where the models still open list differently, and needs --resample.
     #[arg(long, value_enum)]
     pub order: Vec<Order>,
+    /// Draw targets with replacement from the fully rated ones (a library whose truth is
+    /// this study's means) instead of replaying the study's own targets in a random order.
+    #[arg(long)]
+    pub resample: bool,
+    /// Targets per simulated study [default: as many as the study has fully rated].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub targets: Option<u64>,
+    /// Also simulate with pruning (targets pooled after a model is out leave it out), and
+    /// report the ratings it saved on the same draws.
+    #[arg(long)]
+    pub prune: bool,
     #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
     pub format: StatusFormat,
     /// Replay this TREC qrels file (`target 0 paper grade`, grades 0..4 as 1..5 stars, as
@@ -270,6 +289,13 @@ pub enum StatusFormat {
     Json,
 }
 
+/// A setting turned on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
 /// Why a command failed, and so its exit status.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
@@ -349,6 +375,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Status { format } => status(&study, format).await,
         Command::Targets(command) => targets(&study, command).await,
         Command::Next { format } => next(&study, format).await,
+        Command::Prune { state } => prune(&study, state).await,
         Command::Simulate(args) => simulate(&study, args).await,
     };
     // Whatever happened, the study file is left whole on its own (see `Study::close`).
@@ -703,7 +730,8 @@ async fn status(study: &Study, format: StatusFormat) -> Result<(), CliError> {
         StatusFormat::Text => format!(
             "papers           {}\nmodels           {}\ntargets          {} ({} fully rated, {} \
              partly rated; {})\nrecommendations  {}\npooled pairs     {}\nrated pairs      {}\n\
-             pool depth       {}\nrating changes with provenance known  {}\n",
+             pool depth       {}\nrating changes with provenance known  {}\npruning          \
+             {}\n",
             status.papers,
             status.models,
             status.targets,
@@ -721,6 +749,11 @@ async fn status(study: &Study, format: StatusFormat) -> Result<(), CliError> {
             status.rated_pairs,
             status.pool_depth,
             status.judgments_with_provenance_known,
+            match (status.pruning, &status.pruned_models[..]) {
+                (false, _) => "off".to_owned(),
+                (true, []) => "on (no model ruled out yet)".to_owned(),
+                (true, pruned) => format!("on (left out of new pools: {})", pruned.join(", ")),
+            },
         ),
     };
     write_output(None, |out| out.write_all(text.as_bytes()))
@@ -736,7 +769,7 @@ async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError>
                 ));
             }
             let said = if args.all {
-                let change = study.choose_all(&mut rng).await?;
+                let change = study.choose_all(rng).await?;
                 format!(
                     "every paper with recommendations is a target again; pool: {} pairs added",
                     change.added
@@ -748,7 +781,7 @@ async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError>
                     ));
                 }
                 let seed = args.seed.unwrap_or_else(|| rng.random());
-                let chosen = study.choose_sample(count, seed, &mut rng).await?;
+                let chosen = study.choose_sample(count, seed, rng).await?;
                 format!("{chosen}\nsampled with --seed {seed}")
             } else {
                 let (ids, lines) = match &args.file {
@@ -758,14 +791,13 @@ async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError>
                         Vec::new(),
                     ),
                 };
-                let chosen = (study.choose(&ids, &mut rng).await).map_err(|error| {
-                    match (error, &args.file) {
+                let chosen =
+                    (study.choose(&ids, rng).await).map_err(|error| match (error, &args.file) {
                         (StudyError::Refused(Refusal::UnknownIds(unknown)), Some(file)) => {
                             unknown_in_file(file, &ids, &lines, &unknown)
                         }
                         (error, _) => CliError::from(error),
-                    }
-                })?;
+                    })?;
                 chosen.to_string()
             };
             crate::tell!("{said}");
@@ -912,7 +944,26 @@ fn targets_csv(targets: &[TargetSummary]) -> Result<String, csv::Error> {
     Ok(String::from_utf8(bytes).unwrap_or_default())
 }
 
+/// `paperjudge prune [on|off]`: sets pruning, then says how it stands.
+async fn prune(study: &Study, state: Option<Switch>) -> Result<(), CliError> {
+    if let Some(state) = state {
+        let change = study.set_pruning(state == Switch::On).await?;
+        if change.added + change.removed > 0 {
+            crate::tell!(
+                "pools of targets without a rating: {} pairs added, {} removed",
+                change.added,
+                change.removed
+            );
+        }
+    }
+    let mut said = study.pruning().await?.to_string();
+    said.push('\n');
+    write_output(None, |out| out.write_all(said.as_bytes()))
+}
+
 /// `paperjudge next`: the id of the target `/next` opens, nothing when every pair is rated.
+/// While pruning is on, the models the verdict rules out are pruned first, so that the pool of
+/// the target it names leaves them out (see `Study::next_target`).
 async fn next(study: &Study, format: StatusFormat) -> Result<(), CliError> {
     let next = (study.next_target().await?).map(|next| (next.target, next.progress));
     let text = match (format, next) {
@@ -961,19 +1012,41 @@ fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
     report_simulation(&replay, args)
 }
 
-/// The replays of `replay` that `args` ask for, written as a table or JSON.
+/// The simulated studies of `replay` that `args` ask for, written as a table or JSON: for
+/// each order, without pruning and (with --prune) with it.
 fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<(), CliError> {
     let orders = if args.order.is_empty() {
-        vec![Order::Random, Order::Adaptive]
+        vec![Order::Random]
     } else {
         args.order
     };
     let last = args.first_seed.checked_add(args.seeds).ok_or_else(|| {
         CliError::Usage("--first-seed plus --seeds must stay below 2^64".to_owned())
     })?;
-    let summaries = replay.simulate(&orders, args.first_seed..last);
+    let targets = args.targets.map_or(replay.targets(), |n| {
+        usize::try_from(n).unwrap_or(usize::MAX)
+    });
+    let plans: Vec<simulation::Plan> = (orders.iter())
+        .flat_map(|&order| {
+            let prunes: &[bool] = if args.prune { &[false, true] } else { &[false] };
+            prunes.iter().map(move |&prune| simulation::Plan {
+                order,
+                prune,
+                resample: args.resample,
+                targets,
+            })
+        })
+        .collect();
+    for plan in &plans {
+        replay
+            .check(*plan)
+            .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
+    }
+    let summaries: Vec<simulation::Summary> = (plans.iter())
+        .map(|&plan| replay.simulate(plan, args.first_seed..last))
+        .collect();
     let text = match args.format {
-        StatusFormat::Text => simulation::table(replay, &summaries),
+        StatusFormat::Text => simulation::table(replay, targets, &summaries),
         StatusFormat::Json => format!(
             "{}\n",
             serde_json::json!({
@@ -982,6 +1055,7 @@ fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<
                 "leader": replay.leader(),
                 "seeds": args.seeds,
                 "first_seed": args.first_seed,
+                "targets_per_study": targets,
                 "orders": summaries,
             })
         ),

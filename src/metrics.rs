@@ -15,6 +15,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::decision::Margin;
 use crate::domain::{PoolDepth, Stars};
 
 mod confidence_sequence;
@@ -22,7 +23,7 @@ mod resampling;
 mod study_checks;
 
 pub use confidence_sequence::{
-    confidence_sequence, pairwise_alpha, Bounds, ConfidenceSequence, Interval, GRID_STEPS,
+    confidence_sequence, pairwise_alpha, Betting, Bounds, ConfidenceSequence, Interval, GRID_STEPS,
 };
 pub use resampling::{
     bootstrap_ci95, bootstrap_ci95_each, holm, sign_flip_p_value, sign_flip_p_values_each,
@@ -200,6 +201,10 @@ pub struct Settings {
     #[serde(serialize_with = "serialize_stars")]
     pub threshold: Stars,
     pub ap_denominator: ApDenominator,
+    /// How close to the leader the verdict counts a model as equivalent (0: never). It
+    /// changes no metric; the verdict states it beside its own numbers.
+    #[serde(skip)]
+    pub margin: Margin,
 }
 
 fn serialize_stars<S: Serializer>(stars: &Stars, serializer: S) -> Result<S::Ok, S::Error> {
@@ -217,6 +222,7 @@ impl Default for Settings {
             empty: Empty::default(),
             threshold: Stars::new(4).expect("4 is a valid number of stars"),
             ap_denominator: ApDenominator::default(),
+            margin: Margin::NONE,
         }
     }
 }

@@ -38,10 +38,23 @@ pub struct Checks {
     pub settings: SettingsJson,
     /// Targets scored by pool bias and sensitivity.
     pub targets_evaluated: usize,
+    /// The models pruned from some of those targets' pools: each is scored only over the
+    /// targets whose pool held its list.
+    pub pruned: Vec<PrunedModel>,
     pub pool_bias: PoolBias,
     pub consistency: ConsistencyReport,
     pub sensitivity: Sensitivity,
     pub timing: Timing,
+}
+
+/// A model that some evaluated targets' pools left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PrunedModel {
+    pub model: String,
+    /// Evaluated targets whose pool held its list: what the checks score it over.
+    pub targets: usize,
+    /// Evaluated targets whose pool left it out.
+    pub left_out_of: usize,
 }
 
 /// The settings the checks were computed with, as the leaderboard's JSON states them.
@@ -112,6 +125,16 @@ impl Checks {
                 partial,
             },
             targets_evaluated: targets.len(),
+            pruned: (collection.models.iter().enumerate())
+                .filter_map(|(model, name)| {
+                    let left_out_of = targets.iter().filter(|t| !t.pooled(model)).count();
+                    (left_out_of > 0).then(|| PrunedModel {
+                        model: name.clone(),
+                        targets: targets.len() - left_out_of,
+                        left_out_of,
+                    })
+                })
+                .collect(),
             pool_bias: pool_bias::pool_bias(&collection.models, &targets, &settings, depth),
             consistency: consistency(&pairs, history.rated_pairs),
             sensitivity: sensitivity::sensitivity(&collection.models, &targets, &settings, depth),

@@ -202,6 +202,7 @@ mod tests {
             fully_rated: true,
             judgments: HashMap::from([(1, stars(5)), (2, stars(1)), (3, stars(3))]),
             lists: vec![Some(vec![1, 3, 2]), Some(vec![2])],
+            left_out: Vec::new(),
         };
         let models = ["a".to_owned(), "b".to_owned()];
         let sensitivity = sensitivity(&models, &[&target], &Settings::default(), 8);

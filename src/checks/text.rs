@@ -12,6 +12,12 @@ pub fn render(checks: &Checks) -> String {
         checks.targets_evaluated,
         checks.settings.pool_depth
     );
+    for pruned in &checks.pruned {
+        out.push_str(&escape(&format!(
+            "{} was pruned: left out of the pools of {} of them, checked over the other {}\n",
+            pruned.model, pruned.left_out_of, pruned.targets
+        )));
+    }
 
     let bias = &checks.pool_bias;
     out.push_str(&format!(

@@ -10,7 +10,7 @@
 //! pools seconds; here it is one statement per few hundred targets.) The target's row must
 //! exist first.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use rand::Rng;
 use sqlx::{SqliteConnection, SqliteExecutor};
@@ -25,8 +25,9 @@ pub struct BlindPoolChange {
 }
 
 /// The rule of the pool, for the pairs `pairs` selects of it: a pair stays while it is rated,
-/// or while some model ranks it in its top `depth` (a parameter); the others are deleted.
-/// Every change of a pool goes by it ([`refresh_target`], [`PoolWriter::follow`]).
+/// or while some model the pool does not leave out (see [`super::pruning`]) ranks it in its
+/// top `depth` (a parameter); the others are deleted. Every change of a pool goes by it
+/// ([`refresh_target`], [`PoolWriter::follow`]).
 fn let_go(pairs: &str, depth: &str) -> String {
     format!(
         "DELETE FROM pool WHERE {pairs}
@@ -35,45 +36,44 @@ fn let_go(pairs: &str, depth: &str) -> String {
          AND NOT EXISTS (SELECT 1 FROM recommendations c
                          WHERE c.model_id IN (SELECT id FROM models)
                            AND c.target_id = pool.target_id AND c.position <= {depth}
-                           AND c.paper_id = pool.paper_id)"
+                           AND c.paper_id = pool.paper_id
+                           AND c.model_id NOT IN (SELECT model_id FROM pool_exclusions e
+                                                  WHERE e.target_id = pool.target_id))"
     )
 }
 
-/// Makes the pool of `target` the union of every model's top `depth`, keeping rated pairs even
-/// when no model ranks them any more.
-pub async fn refresh_target(
-    conn: &mut SqliteConnection,
+/// Makes the pool of `target` the union of the top `depth` of every model its pool does not
+/// leave out (see [`super::pruning`]), keeping rated pairs even when no model ranks them any
+/// more, and `targets.pooled` with it (directly: see [`super::direct`]).
+pub fn refresh_target(
+    conn: &rusqlite::Connection,
     target: PaperKey,
     depth: u32,
     rng: &mut impl Rng,
-) -> Result<BlindPoolChange, sqlx::Error> {
-    let wanted: HashSet<PaperKey> = super::recommendations::top_papers(&mut *conn, target, depth)
-        .await?
-        .into_iter()
-        .collect();
-    let present: HashSet<PaperKey> =
-        sqlx::query_scalar("SELECT paper_id FROM pool WHERE target_id = ?")
-            .bind(target.0)
-            .fetch_all(&mut *conn)
-            .await?
-            .into_iter()
-            .map(PaperKey)
-            .collect();
-    let removed = sqlx::query(&let_go("target_id = ?1", "?2"))
-        .bind(target.0)
-        .bind(depth)
-        .execute(&mut *conn)
-        .await?
-        .rows_affected();
-    if removed > 0 {
-        super::targets::add_pooled(&mut *conn, &[(target, -(removed as i64))]).await?;
-    }
+) -> rusqlite::Result<BlindPoolChange> {
+    let wanted: HashSet<PaperKey> = (conn.prepare_cached(super::recommendations::TOP_PAPERS)?)
+        .query_map((target.0, depth), |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let present: HashSet<PaperKey> = (conn
+        .prepare_cached("SELECT paper_id FROM pool WHERE target_id = ?")?)
+    .query_map([target.0], |row| row.get(0))?
+    .collect::<rusqlite::Result<_>>()?;
+    let removed = conn
+        .prepare_cached(&let_go("target_id = ?1", "?2"))?
+        .execute((target.0, depth))? as u64;
     let arriving = with_display_keys(target, wanted.difference(&present).copied(), rng);
-    insert_pairs(conn, &arriving).await?;
-    Ok(BlindPoolChange {
+    let mut insert =
+        conn.prepare_cached("INSERT INTO pool (target_id, paper_id, sort_key) VALUES (?, ?, ?)")?;
+    for (target, paper, key) in &arriving {
+        insert.execute((target.0, paper.0, key))?;
+    }
+    let change = BlindPoolChange {
         added: arriving.len() as u64,
         removed,
-    })
+    };
+    conn.prepare_cached(super::targets::ADD_POOLED)?
+        .execute((target.0, change.added as i64 - change.removed as i64))?;
+    Ok(change)
 }
 
 /// Changes the pools of an import's targets (directly: see [`super::direct`]). It leaves
@@ -150,27 +150,6 @@ pub fn with_display_keys(
         .collect()
 }
 
-/// Inserts pairs that are not in the pool yet.
-pub async fn insert_pairs(
-    conn: &mut SqliteConnection,
-    pairs: &[NewPair],
-) -> Result<(), sqlx::Error> {
-    for chunk in pairs.chunks(super::recommendations::ROWS_PER_INSERT) {
-        let mut insert =
-            sqlx::QueryBuilder::new("INSERT INTO pool (target_id, paper_id, sort_key) ");
-        insert.push_values(chunk, |mut row, (target, paper, key)| {
-            row.push_bind(target.0).push_bind(paper.0).push_bind(*key);
-        });
-        insert.build().execute(&mut *conn).await?;
-    }
-    let mut added: BTreeMap<PaperKey, i64> = BTreeMap::new();
-    for (target, _, _) in pairs {
-        *added.entry(*target).or_default() += 1;
-    }
-    let added: Vec<(PaperKey, i64)> = added.into_iter().collect();
-    super::targets::add_pooled(conn, &added).await
-}
-
 /// Adds one pair to the pool (a rating imported for a pair no model pooled), if missing,
 /// and the target's row if it has none; answers whether the pair was added.
 pub async fn ensure_pair(
@@ -189,7 +168,11 @@ pub async fn ensure_pair(
             .await?;
     let added = inserted.rows_affected() > 0;
     if added {
-        super::targets::add_pooled(conn, &[(target, 1)]).await?;
+        sqlx::query(super::targets::ADD_POOLED)
+            .bind(target.0)
+            .bind(1)
+            .execute(conn)
+            .await?;
     }
     Ok(added)
 }

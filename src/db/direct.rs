@@ -1,19 +1,21 @@
-//! SQLite stepped directly, through rusqlite, on connections of their own: an import's
-//! connection ([`open_importer`]) and the evaluation's read connections ([`open_reader`]).
+//! SQLite stepped directly, through rusqlite, on connections of their own: the connection of a
+//! command that builds pools ([`open_writer`]: importing papers or lists, choosing targets,
+//! pruning) and the evaluation's read connections ([`open_reader`]).
 //!
 //! sqlx hands every statement to a worker thread and every row back through a channel: a few
-//! microseconds a row, which over the millions of rows of a large import, or the quarter of a
-//! million list entries an evaluation reads, is most of the time. These two paths step
-//! prepared statements directly instead, on threads that may block (the same bundled SQLite
-//! library: rusqlite is built on sqlx's `libsqlite3-sys`). Each opens its connection for the
-//! work and closes it at the end, so that nothing it set outlives it; an import writes in its
-//! turn of the study's write queue like every other write of the process.
+//! microseconds a row, which over the millions of rows of a large import, the pools of
+//! thousands of targets chosen at once, or the quarter of a million list entries an evaluation
+//! reads, is most of the time. These paths step prepared statements directly instead, on
+//! threads that may block (the same bundled SQLite library: rusqlite is built on sqlx's
+//! `libsqlite3-sys`). Each opens its connection for the work and closes it at the end, so that
+//! nothing it set outlives it; a command writes in its turn of the study's write queue like
+//! every other write of the process.
 
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::BUSY_TIMEOUT;
+use super::{Writer, BUSY_TIMEOUT, LOCK_WAIT};
 
 /// How an import's connection differs from the others: foreign keys off (every id an
 /// importer writes was resolved against the papers table, or created, in the same
@@ -22,14 +24,23 @@ use super::BUSY_TIMEOUT;
 /// target.
 pub const IMPORT_PRAGMAS: [(&str, &str); 2] = [("foreign_keys", "OFF"), ("cache_size", "-65536")];
 
-/// Opens a connection of its own to the study file at `path` for one import: set up as every
-/// connection is (WAL, durable commits, the busy timeout) but for [`IMPORT_PRAGMAS`].
-pub fn open_importer(path: &Path) -> rusqlite::Result<Connection> {
+/// Opens a connection of its own to the study file at `path` for one command of `writer`: set
+/// up as every connection is (WAL, durable commits, foreign keys), waiting for another
+/// process's write as long as [`Writer`] says, and for an import with [`IMPORT_PRAGMAS`].
+pub fn open_writer(path: &Path, writer: Writer) -> rusqlite::Result<Connection> {
     let conn = open(path)?;
     conn.pragma_update(None, "journal_mode", "wal")?;
     conn.pragma_update(None, "synchronous", "full")?;
-    for (pragma, value) in IMPORT_PRAGMAS {
-        conn.pragma_update(None, pragma, value)?;
+    match writer {
+        Writer::Command => {
+            conn.busy_timeout(LOCK_WAIT)?;
+            conn.pragma_update(None, "foreign_keys", true)?;
+        }
+        Writer::Import => {
+            for (pragma, value) in IMPORT_PRAGMAS {
+                conn.pragma_update(None, pragma, value)?;
+            }
+        }
     }
     Ok(conn)
 }

@@ -77,6 +77,8 @@ pub struct Snapshot {
     pub ratings: Vec<TargetRatings>,
     /// Their lists: (target, model, the first `depth` papers best first).
     pub lists: Vec<List>,
+    /// The models whose lists their pools leave out (see [`super::pruning`]).
+    pub left_out: Vec<(PaperKey, ModelId)>,
     /// Where the lists are cut: the larger of the pool depth and the depth asked for.
     pub depth: usize,
 }
@@ -163,6 +165,7 @@ struct Head {
     overview: Overview,
     models: Vec<(ModelId, String)>,
     targets: Vec<RatedTarget>,
+    left_out: Vec<(PaperKey, ModelId)>,
 }
 
 impl Head {
@@ -180,6 +183,7 @@ impl Head {
             targets: self.targets,
             ratings,
             lists,
+            left_out: self.left_out,
             depth,
         }
     }
@@ -216,11 +220,18 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
         })
     })?
     .collect::<rusqlite::Result<_>>()?;
+    let left_out = (tx.prepare(&format!(
+        "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({RATED_TARGETS})
+         ORDER BY target_id, model_id"
+    ))?)
+    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .collect::<rusqlite::Result<_>>()?;
     Ok(Head {
         pool_depth: super::study::pool_depth_directly(tx)?,
         overview,
         models,
         targets,
+        left_out,
     })
 }
 

@@ -5,6 +5,7 @@ pub mod checks;
 pub mod direct;
 pub mod evaluation;
 pub mod papers;
+pub mod pruning;
 pub mod ratings;
 pub mod recommendations;
 pub mod study;

@@ -166,15 +166,28 @@ pub async fn get<'e, E: SqliteExecutor<'e>>(
     .await
 }
 
+const ID_OF: &str = "SELECT id FROM papers WHERE external_id = ?";
+
+/// The row key of the paper with this id.
 pub async fn id_of<'e, E: SqliteExecutor<'e>>(
     executor: E,
     external_id: &PaperId,
 ) -> Result<Option<PaperKey>, sqlx::Error> {
-    let id: Option<i64> = sqlx::query_scalar("SELECT id FROM papers WHERE external_id = ?")
+    let id: Option<i64> = sqlx::query_scalar(ID_OF)
         .bind(external_id)
         .fetch_optional(executor)
         .await?;
     Ok(id.map(PaperKey))
+}
+
+/// [`id_of`], directly (see [`super::direct`]).
+pub fn id_of_directly(
+    conn: &rusqlite::Connection,
+    external_id: &PaperId,
+) -> rusqlite::Result<Option<PaperKey>> {
+    let mut statement = conn.prepare_cached(ID_OF)?;
+    let mut rows = statement.query([external_id.as_str()])?;
+    rows.next()?.map(|row| row.get(0)).transpose()
 }
 
 /// Indexes the papers added since the last call for search, in one statement (see the

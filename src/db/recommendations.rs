@@ -1,7 +1,5 @@
 //! Models and their ranked lists.
 
-use sqlx::SqliteExecutor;
-
 use super::direct::RowsInsert;
 use crate::domain::{ModelId, PaperKey};
 
@@ -35,10 +33,6 @@ pub struct NewEntry {
     pub given_rank: Option<i64>,
     pub score: Option<f64>,
 }
-
-/// Rows per INSERT statement: one statement per few hundred rows keeps the per-statement
-/// overhead of the driver out of bulk writes, well under SQLite's limit of bound variables.
-pub const ROWS_PER_INSERT: usize = 500;
 
 /// Reads and writes the models' lists for an import (directly: see [`super::direct`]).
 pub struct ListWriter<'c> {
@@ -111,19 +105,8 @@ impl<'c> ListWriter<'c> {
     }
 }
 
-/// The papers that enter the pool of `target`: every model's top `depth`, deduplicated.
-pub async fn top_papers<'e, E: SqliteExecutor<'e>>(
-    executor: E,
-    target: PaperKey,
-    depth: u32,
-) -> Result<Vec<PaperKey>, sqlx::Error> {
-    let papers: Vec<i64> = sqlx::query_scalar(
-        "SELECT DISTINCT paper_id FROM recommendations
-         WHERE model_id IN (SELECT id FROM models) AND target_id = ? AND position <= ?",
-    )
-    .bind(target.0)
-    .bind(i64::from(depth))
-    .fetch_all(executor)
-    .await?;
-    Ok(papers.into_iter().map(PaperKey).collect())
-}
+/// The papers that enter the pool of target `?1`: the top `?2` of every model its pool does
+/// not leave out (see [`super::pruning`]), deduplicated.
+pub const TOP_PAPERS: &str = "SELECT DISTINCT paper_id FROM recommendations
+     WHERE model_id IN (SELECT id FROM models) AND target_id = ?1 AND position <= ?2
+       AND model_id NOT IN (SELECT model_id FROM pool_exclusions WHERE target_id = ?1)";

@@ -118,6 +118,10 @@ pub struct StudyStatus {
     /// Rating changes (by a rater, an undo or an import) of a target that had been fully
     /// rated before: its numbers were out, and they tell which models listed the paper.
     pub judgments_with_provenance_known: i64,
+    /// Whether pools built from now on leave out the models ruled out (`paperjudge prune`).
+    pub pruning: bool,
+    /// The models pruned, by name.
+    pub pruned_models: Vec<String>,
 }
 
 pub async fn status(connections: &SqlitePool) -> Result<StudyStatus, sqlx::Error> {
@@ -134,6 +138,11 @@ pub async fn status(connections: &SqlitePool) -> Result<StudyStatus, sqlx::Error
         .await?;
     let overview = targets::overview(&mut *tx).await?;
     let pool_depth = pool_depth(&mut *tx).await?.get();
+    let pruning = super::pruning::is_on(&mut *tx).await?;
+    let pruned_models = (super::pruning::pruned(&mut *tx).await?)
+        .into_iter()
+        .map(|(_, name)| name)
+        .collect();
     tx.commit().await?;
     Ok(StudyStatus {
         papers,
@@ -149,5 +158,7 @@ pub async fn status(connections: &SqlitePool) -> Result<StudyStatus, sqlx::Error
         targets_partly_rated: overview.partly_rated,
         targets_without_recommendations: overview.without_pool,
         judgments_with_provenance_known,
+        pruning,
+        pruned_models,
     })
 }

@@ -54,27 +54,20 @@ impl fmt::Display for TargetChoice {
     }
 }
 
-const CHOICE: &str = "SELECT target_choice FROM study WHERE id = 1";
-
-pub async fn choice<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<TargetChoice, sqlx::Error> {
-    let text: String = sqlx::query_scalar(CHOICE).fetch_one(executor).await?;
+/// How the study decides which targets it rates (directly: see [`super::direct`]).
+pub fn choice(conn: &rusqlite::Connection) -> rusqlite::Result<TargetChoice> {
+    let text: String =
+        conn.query_row("SELECT target_choice FROM study WHERE id = 1", [], |row| {
+            row.get(0)
+        })?;
     Ok(TargetChoice::from_db(&text))
 }
 
-/// [`choice`], directly (see [`super::direct`]).
-pub fn choice_directly(conn: &rusqlite::Connection) -> rusqlite::Result<TargetChoice> {
-    let text: String = conn.query_row(CHOICE, [], |row| row.get(0))?;
-    Ok(TargetChoice::from_db(&text))
-}
-
-pub async fn set_choice(
-    conn: &mut SqliteConnection,
-    choice: TargetChoice,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE study SET target_choice = ? WHERE id = 1")
-        .bind(choice.as_str())
-        .execute(conn)
-        .await?;
+pub fn set_choice(conn: &rusqlite::Connection, choice: TargetChoice) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE study SET target_choice = ? WHERE id = 1",
+        [choice.as_str()],
+    )?;
     Ok(())
 }
 
@@ -134,6 +127,18 @@ impl Overview {
             finished,
             partly_rated,
             without_pool,
+        }
+    }
+
+    /// Papers with recommendations that could still be chosen as targets: none while the
+    /// study rates every one (a first choice would drop the others).
+    pub fn choosable(&self) -> usize {
+        match self.choice {
+            TargetChoice::All => 0,
+            TargetChoice::Chosen => {
+                let with_pool = self.active - self.without_pool;
+                usize::try_from(self.candidates - with_pool).unwrap_or_default()
+            }
         }
     }
 
@@ -439,7 +444,7 @@ pub async fn ensure(
 }
 
 /// A target as choosing and dropping see it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, FromRow)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChoiceState {
     pub listed: bool,
     pub active: bool,
@@ -447,99 +452,80 @@ pub struct ChoiceState {
 }
 
 /// The state of `target`; `None` when it has no row (never listed, pooled nor chosen).
-pub async fn state<'e, E: SqliteExecutor<'e>>(
-    executor: E,
+pub fn state(
+    conn: &rusqlite::Connection,
     target: PaperKey,
-) -> Result<Option<ChoiceState>, sqlx::Error> {
-    sqlx::query_as("SELECT listed, active, rated FROM targets WHERE target_id = ?")
-        .bind(target.0)
-        .fetch_optional(executor)
-        .await
+) -> rusqlite::Result<Option<ChoiceState>> {
+    let mut statement =
+        conn.prepare_cached("SELECT listed, active, rated FROM targets WHERE target_id = ?")?;
+    let mut rows = statement.query([target.0])?;
+    rows.next()?
+        .map(|row| {
+            Ok(ChoiceState {
+                listed: row.get(0)?,
+                active: row.get(1)?,
+                rated: row.get(2)?,
+            })
+        })
+        .transpose()
 }
 
 /// Makes `target` active, adding its row (with a random order key) if it has none.
-pub async fn activate(
-    conn: &mut SqliteConnection,
+pub fn activate(
+    conn: &rusqlite::Connection,
     target: PaperKey,
     rng: &mut impl Rng,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
         "INSERT INTO targets (target_id, active, order_key) VALUES (?, 1, ?)
          ON CONFLICT (target_id) DO UPDATE SET active = 1",
-    )
-    .bind(target.0)
-    .bind(rng.random::<i64>())
-    .execute(conn)
-    .await?;
+    )?
+    .execute((target.0, rng.random::<i64>()))?;
     Ok(())
 }
 
-pub async fn deactivate(conn: &mut SqliteConnection, target: PaperKey) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE targets SET active = 0 WHERE target_id = ?")
-        .bind(target.0)
-        .execute(conn)
-        .await?;
+pub fn deactivate(conn: &rusqlite::Connection, target: PaperKey) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE targets SET active = 0 WHERE target_id = ?")?
+        .execute([target.0])?;
     Ok(())
 }
 
 /// Makes every target inactive: the study is about to rate only what is chosen next.
-pub async fn deactivate_all(conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE targets SET active = 0 WHERE active = 1")
-        .execute(conn)
-        .await?;
+pub fn deactivate_all(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    conn.execute("UPDATE targets SET active = 0 WHERE active = 1", [])?;
     Ok(())
 }
 
 /// Makes exactly the candidates (and targets with a pool) active; answers the candidates
 /// that were not active before, whose pools may be missing or out of date.
-pub async fn activate_every_candidate(
-    conn: &mut SqliteConnection,
-) -> Result<Vec<PaperKey>, sqlx::Error> {
-    let arriving: Vec<i64> = sqlx::query_scalar(
+pub fn activate_every_candidate(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<PaperKey>> {
+    let arriving = (conn.prepare(
         "SELECT target_id FROM targets WHERE listed = 1 AND active = 0 ORDER BY target_id",
-    )
-    .fetch_all(&mut *conn)
-    .await?;
-    sqlx::query("UPDATE targets SET active = (listed = 1 OR pooled > 0)")
-        .execute(conn)
-        .await?;
-    Ok(arriving.into_iter().map(PaperKey).collect())
+    )?)
+    .query_map([], |row| row.get(0))?
+    .collect::<rusqlite::Result<_>>()?;
+    conn.execute("UPDATE targets SET active = (listed = 1 OR pooled > 0)", [])?;
+    Ok(arriving)
 }
 
 /// The candidates (papers with lists), or only those not rated now, by external id (byte
 /// order), so that a seeded sample of them does not depend on import order.
-pub async fn candidates(
-    conn: &mut SqliteConnection,
+pub fn candidates(
+    conn: &rusqlite::Connection,
     only_inactive: bool,
-) -> Result<Vec<PaperKey>, sqlx::Error> {
-    let targets: Vec<i64> = sqlx::query_scalar(
+) -> rusqlite::Result<Vec<PaperKey>> {
+    (conn.prepare(
         "SELECT t.target_id FROM targets t JOIN papers p ON p.id = t.target_id
          WHERE t.listed = 1 AND NOT (? AND t.active = 1)
          ORDER BY p.external_id",
-    )
-    .bind(only_inactive)
-    .fetch_all(conn)
-    .await?;
-    Ok(targets.into_iter().map(PaperKey).collect())
+    )?)
+    .query_map([only_inactive], |row| row.get(0))?
+    .collect()
 }
 
-/// Adds `change` to the pooled count of each target, each target at most once (the pool's
-/// writers call this).
-pub async fn add_pooled(
-    conn: &mut SqliteConnection,
-    changes: &[(PaperKey, i64)],
-) -> Result<(), sqlx::Error> {
-    for chunk in changes.chunks(super::recommendations::ROWS_PER_INSERT) {
-        let mut update =
-            sqlx::QueryBuilder::new("UPDATE targets SET pooled = pooled + change.column2 FROM (");
-        update.push_values(chunk, |mut row, (target, change)| {
-            row.push_bind(target.0).push_bind(*change);
-        });
-        update.push(") AS change WHERE targets.target_id = change.column1");
-        update.build().execute(&mut *conn).await?;
-    }
-    Ok(())
-}
+/// Adds `?2` to the pooled count of target `?1` (the pool's writers do, in the transaction of
+/// every change of a pool).
+pub const ADD_POOLED: &str = "UPDATE targets SET pooled = pooled + ?2 WHERE target_id = ?1";
 
 /// Whether `target` is unblinded: it has been fully rated (`targets.unblinded_at`, set by a
 /// trigger in the transaction that first leaves it so), and its numbers are out. In a study

@@ -13,6 +13,7 @@
 mod lists;
 mod rows;
 
+use std::collections::HashMap;
 use std::io::Read;
 
 use rand::Rng;
@@ -24,7 +25,7 @@ use crate::db::blind_pool::{BlindPoolChange, PoolWriter};
 use crate::db::papers::PaperIndex;
 use crate::db::recommendations::{self as stored, ListWriter, Model};
 use crate::db::targets::{Found, ListedTargets, TargetChoice};
-use crate::domain::PaperKey;
+use crate::domain::{ModelId, PaperKey};
 use lists::{Gathered, Lists, NewRow};
 use rows::RowParser;
 // `simulate --qrels` reads run scores as the importer does.
@@ -179,24 +180,33 @@ impl Staged {
         rng: &mut impl Rng,
     ) -> rusqlite::Result<Summary> {
         let depth = db::study::pool_depth_directly(conn)?.get();
-        let rates_all = db::targets::choice_directly(conn)? == TargetChoice::All;
+        let rates_all = db::targets::choice(conn)? == TargetChoice::All;
         let models = (self.lists.models().iter())
             .map(|name| stored::model(conn, name))
             .collect::<rusqlite::Result<Vec<Model>>>()?;
         let mut summary = Summary::new("lists");
         summary.read = self.read;
         summary.dropped = self.dropped;
+        let mut left_out: HashMap<PaperKey, Vec<ModelId>> = HashMap::new();
+        for (target, model) in db::pruning::exclusions(conn)? {
+            left_out.entry(target).or_default().push(model);
+        }
         Writer {
             lists: ListWriter::prepare(conn)?,
             pool: PoolWriter::prepare(conn)?,
             targets: ListedTargets::prepare(conn)?,
             papers: &self.papers,
             models: &models,
+            left_out: &left_out,
             depth,
             rates_all,
             summary: &mut summary,
         }
         .write(&self.lists, rng)?;
+        // A target new to the study, and so without a rating, leaves out the models pruned.
+        let pruned = db::pruning::rebuild_unrated_pools(conn, depth, rng)?;
+        summary.pool_added += pruned.added;
+        summary.pool_removed += pruned.removed;
         Ok(summary)
     }
 }
@@ -208,6 +218,8 @@ struct Writer<'c, 'a> {
     targets: ListedTargets<'c>,
     papers: &'a PaperIndex,
     models: &'a [Model],
+    /// The models each target's pool leaves out (see [`db::pruning`]).
+    left_out: &'a HashMap<PaperKey, Vec<ModelId>>,
     depth: u32,
     rates_all: bool,
     summary: &'a mut Summary,
@@ -245,8 +257,12 @@ impl Writer<'_, '_> {
                     self.summary.updated += 1;
                 }
                 self.lists.write(target, model.id, !old.is_empty(), &new)?;
-                arriving.extend(new.iter().take(depth).map(|entry| entry.paper));
-                leaving.extend(old.iter().take(depth).map(|entry| entry.paper));
+                let pooled =
+                    !(self.left_out.get(&target)).is_some_and(|out| out.contains(&model.id));
+                if pooled {
+                    arriving.extend(new.iter().take(depth).map(|entry| entry.paper));
+                    leaving.extend(old.iter().take(depth).map(|entry| entry.paper));
+                }
             }
             let active = Found::active_once_listed(found, self.rates_all);
             let mut change = BlindPoolChange::default();

@@ -210,6 +210,7 @@ impl Runs {
                     fully_rated,
                     judgments,
                     lists,
+                    left_out: Vec::new(),
                 }
             })
             .collect();

@@ -47,6 +47,16 @@ pub struct TargetInput<K> {
     /// Each model's ranked list, best first, in the order of [`Collection::models`]; `None` when
     /// the model has no list for this target.
     pub lists: Vec<Option<Vec<K>>>,
+    /// The models (by position) whose lists the target's pool left out, pruned before it was
+    /// built: their papers were not all rated, and they are scored nowhere on it.
+    pub left_out: Vec<usize>,
+}
+
+impl<K> TargetInput<K> {
+    /// Whether the target's pool was built from `model`'s list.
+    pub fn pooled(&self, model: usize) -> bool {
+        !self.left_out.contains(&model)
+    }
 }
 
 /// A study as the leaderboard reads it, a test collection in the words of IR: the models and
@@ -71,9 +81,10 @@ pub struct Collection<K> {
 pub struct Completion {
     /// Positions among the study's targets, the first completed first.
     pub order: Vec<usize>,
-    /// How many targets the study rates (those with a pool): the population the rated ones
-    /// are a random sample of.
+    /// How many targets the study rates (those with a pool).
     pub population: usize,
+    /// Papers with recommendations that are not chosen yet: targets the study could add.
+    pub choosable: usize,
 }
 
 impl<K> Collection<K> {
@@ -166,6 +177,9 @@ pub struct ModelRow {
     pub p_value_vs_leader: Option<f64>,
     /// `p_value_vs_leader` after Holm's adjustment over all comparisons with the leader.
     pub p_value_holm: Option<f64>,
+    /// Evaluated targets whose pool left the model out (pruned before it was built): it is
+    /// scored over the others.
+    pub left_out_of: usize,
 }
 
 impl ModelRow {
@@ -181,6 +195,23 @@ impl ModelRow {
             Value::PValue => self.p_value_vs_leader,
             Value::PValueHolm => self.p_value_holm,
         }
+    }
+
+    /// For a model left out of some pools: which, and what it is scored over.
+    pub fn pruned_in_words(&self) -> Option<String> {
+        (self.left_out_of > 0).then(|| {
+            format!(
+                "pruned: left out of the pools of {} {}, scored over the {} whose pool held its \
+                 list",
+                self.left_out_of,
+                if self.left_out_of == 1 {
+                    "target"
+                } else {
+                    "targets"
+                },
+                self.targets
+            )
+        })
     }
 
     /// The mean NDCG, by which the rows are ranked.
@@ -205,6 +236,7 @@ impl ModelRow {
             mean_diff_vs_leader: None,
             p_value_vs_leader: None,
             p_value_holm: None,
+            left_out_of: 0,
         }
     }
 

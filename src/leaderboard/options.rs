@@ -8,6 +8,7 @@ use std::num::NonZeroUsize;
 
 use clap::{Arg, ArgMatches, Args, FromArgMatches};
 
+use crate::decision::Margin;
 use crate::domain::{PoolDepth, Stars};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
 
@@ -22,6 +23,7 @@ pub struct LeaderboardOptions {
     pub empty: Option<Empty>,
     pub threshold: Option<Stars>,
     pub ap_denominator: Option<ApDenominator>,
+    pub margin: Option<Margin>,
 }
 
 /// One option: its name (`--name` on the command line, `name=` in an address), what the
@@ -55,7 +57,7 @@ macro_rules! option {
 }
 
 /// Every option, in the order the help lists them and links write them.
-pub static OPTIONS: [LeaderboardOption; 8] = [
+pub static OPTIONS: [LeaderboardOption; 9] = [
     option!(
         k,
         "k",
@@ -120,6 +122,14 @@ pub static OPTIONS: [LeaderboardOption; 8] = [
         "relevant, hits or min-k-relevant [default: relevant]",
         named
     ),
+    option!(
+        margin,
+        "margin",
+        "MARGIN",
+        "The verdict counts a model whose difference from the leader lies within ±this (in \
+         NDCG, at the verdict's confidence) as equivalent to it [default: none]",
+        |text: &str| text.parse::<Margin>()
+    ),
 ];
 
 /// A value of one of the metric options' names (`gain`'s `linear`, ...).
@@ -154,6 +164,7 @@ impl LeaderboardOptions {
             empty: self.empty.unwrap_or(defaults.empty),
             threshold: self.threshold.unwrap_or(defaults.threshold),
             ap_denominator: self.ap_denominator.unwrap_or(defaults.ap_denominator),
+            margin: self.margin.unwrap_or(defaults.margin),
         }
     }
 
@@ -226,6 +237,7 @@ mod tests {
             ("empty", "zero"),
             ("threshold", "3"),
             ("ap_denominator", "hits"),
+            ("margin", "0.02"),
         ] {
             assert_eq!(options.read(name, value), Some(Ok(())), "{name}");
         }

@@ -7,14 +7,23 @@ use super::columns;
 use super::{verdict, Collection, Leaderboard, ModelRow, Scores, TargetRow};
 use crate::metrics::{self, TargetScores};
 
-/// The leaderboard of `study` from its `scores`.
+/// The leaderboard of `collection` from its `scores`.
 pub fn resample<K: Sync>(collection: &Collection<K>, scores: Scores) -> Leaderboard {
     let order = leaderboard_order(&collection.models, &scores.by_model);
     // The verdict is one thread's work, the resampling every thread's: side by side, the
     // resampling takes up what the verdict leaves of the cores.
     let (decision, models) = rayon::join(
         || verdict(collection, &scores),
-        || model_rows(&collection.models, &scores.by_model, &order),
+        || {
+            let left_out: Vec<usize> = (0..collection.models.len())
+                .map(|model| {
+                    (scores.evaluated.iter())
+                        .filter(|&&position| !collection.targets[position].pooled(model))
+                        .count()
+                })
+                .collect();
+            model_rows(&collection.models, &scores.by_model, &order, &left_out)
+        },
     );
     let per_target = (scores.evaluated.iter().enumerate())
         .map(|(index, &position)| {
@@ -60,8 +69,14 @@ fn leaderboard_order(models: &[String], scores: &[Vec<TargetScores>]) -> Vec<usi
     order
 }
 
-/// The rows in leaderboard `order`, each compared with the first (the leader).
-fn model_rows(models: &[String], scores: &[Vec<TargetScores>], order: &[usize]) -> Vec<ModelRow> {
+/// The rows in leaderboard `order`, each compared with the first (the leader); `left_out[m]`
+/// counts the evaluated targets whose pool left model m out.
+fn model_rows(
+    models: &[String],
+    scores: &[Vec<TargetScores>],
+    order: &[usize],
+    left_out: &[usize],
+) -> Vec<ModelRow> {
     let defined_ndcg: Vec<Vec<f64>> = (order.iter())
         .map(|&model| ranking_values(&scores[model]).flatten().collect())
         .collect();
@@ -104,6 +119,7 @@ fn model_rows(models: &[String], scores: &[Vec<TargetScores>], order: &[usize]) 
                     .value,
                 p_value_vs_leader: p_values[position],
                 p_value_holm: None,
+                left_out_of: left_out[model],
             }
         })
         .collect();

@@ -44,13 +44,17 @@ pub fn score<K: Copy + Eq + Hash + Sync>(
     }
 }
 
-/// Every model's scores on one target, in the order of the study's models.
+/// Every model's scores on one target, in the order of the study's models; a model the
+/// target's pool left out has every score undefined there.
 pub fn score_target<K: Copy + Eq + Hash>(
     target: &TargetInput<K>,
     settings: &Settings,
 ) -> Vec<TargetScores> {
-    (target.lists.iter())
-        .map(|list| {
+    (target.lists.iter().enumerate())
+        .map(|(model, list)| {
+            if !target.pooled(model) {
+                return TargetScores::default();
+            }
             let list = list.as_deref().unwrap_or_default();
             metrics::evaluate_target(list, &target.judgments, settings)
         })

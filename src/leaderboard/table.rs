@@ -42,6 +42,13 @@ impl Leaderboard {
             table.push_str(cells.join("  ").trim_end());
             table.push('\n');
         }
+        for row in &self.models {
+            if let Some(pruned) = row.pruned_in_words() {
+                let line = format!("{}: {pruned}", row.model);
+                table.push_str(&crate::terminal::escape(&line));
+                table.push('\n');
+            }
+        }
         if let Some(decision) = &self.decision {
             table.push_str(&crate::terminal::escape(&decision.in_words()));
             table.push('\n');
@@ -51,6 +58,10 @@ impl Leaderboard {
              {RESAMPLES} permutations, Holm-adjusted over the comparisons; 95% CI from \
              {RESAMPLES} bootstrap resamples\n"
         ));
+        if let Some(beside) = (self.decision.as_ref()).and_then(|d| d.beside_the_table()) {
+            table.push_str(&beside);
+            table.push('\n');
+        }
         table
     }
 

@@ -21,6 +21,7 @@ fn study() -> (Vec<String>, Vec<TargetInput<&'static str>>) {
                 .map(|&(paper, stars)| (paper, Stars::new(stars).unwrap()))
                 .collect(),
             lists: lists.map(|list| list.map(<[_]>::to_vec)).to_vec(),
+            left_out: Vec::new(),
         }
     };
     let targets = vec![
@@ -266,6 +267,7 @@ fn a_study_without_ratings_has_nothing_defined() {
             fully_rated: false,
             judgments: HashMap::new(),
             lists: vec![Some(vec![1])],
+            left_out: Vec::new(),
         }],
         PoolDepth::DEFAULT,
     );

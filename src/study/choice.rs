@@ -16,10 +16,10 @@ use std::fmt;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sqlx::SqliteConnection;
 
 use super::{plural, Refusal, Study, StudyError};
 use crate::db::targets::{self, TargetChoice};
+use crate::db::Writer;
 use crate::db::{self, blind_pool::BlindPoolChange};
 use crate::domain::{PaperId, PaperKey};
 
@@ -75,10 +75,15 @@ impl fmt::Display for Chosen {
 impl Study {
     /// Chooses the papers with these external ids as targets to rate; `rng` draws the
     /// display keys of the pairs entering the pool.
-    pub async fn choose(&self, ids: &[PaperId], rng: &mut impl Rng) -> Result<Chosen, StudyError> {
-        self.write(async |conn| {
-            let papers = resolve(conn, ids).await?;
-            choose_papers(conn, &papers, rng).await
+    pub async fn choose(
+        &self,
+        ids: &[PaperId],
+        mut rng: impl Rng + Send + 'static,
+    ) -> Result<Chosen, StudyError> {
+        let ids = ids.to_vec();
+        self.write_directly(self.open_directly(Writer::Command).await?, move |conn| {
+            let papers = resolve(conn, &ids)?;
+            choose_papers(conn, &papers, &mut rng)
         })
         .await
     }
@@ -89,12 +94,12 @@ impl Study {
         &self,
         count: usize,
         seed: u64,
-        rng: &mut impl Rng,
+        mut rng: impl Rng + Send + 'static,
     ) -> Result<Chosen, StudyError> {
-        self.write(async |conn| {
+        self.write_directly(self.open_directly(Writer::Command).await?, move |conn| {
             // While the study rates every candidate, none is chosen yet.
-            let rates_all = targets::choice(&mut *conn).await? == TargetChoice::All;
-            let candidates = targets::candidates(&mut *conn, !rates_all).await?;
+            let rates_all = targets::choice(conn)? == TargetChoice::All;
+            let candidates = targets::candidates(conn, !rates_all)?;
             if count > candidates.len() {
                 return Err(Refusal::SampleTooLarge {
                     asked: count,
@@ -107,24 +112,28 @@ impl Study {
                 rand::seq::index::sample(&mut seeded, candidates.len(), count).into_vec();
             drawn.sort_unstable();
             let papers: Vec<PaperKey> = drawn.into_iter().map(|index| candidates[index]).collect();
-            choose_papers(conn, &papers, rng).await
+            choose_papers(conn, &papers, &mut rng)
         })
         .await
     }
 
     /// Goes back to rating every paper with recommendations; the chosen set is forgotten.
     /// Answers the pool change of the targets that were not rated before.
-    pub async fn choose_all(&self, rng: &mut impl Rng) -> Result<BlindPoolChange, StudyError> {
-        self.write(async |conn| {
-            targets::set_choice(&mut *conn, TargetChoice::All).await?;
-            let depth = db::study::pool_depth(&mut *conn).await?.get();
+    pub async fn choose_all(
+        &self,
+        mut rng: impl Rng + Send + 'static,
+    ) -> Result<BlindPoolChange, StudyError> {
+        self.write_directly(self.open_directly(Writer::Command).await?, move |conn| {
+            targets::set_choice(conn, TargetChoice::All)?;
+            let depth = db::study::pool_depth_directly(conn)?.get();
             let mut blind_pool = BlindPoolChange::default();
-            for target in targets::activate_every_candidate(&mut *conn).await? {
-                let change = db::blind_pool::refresh_target(&mut *conn, target, depth, rng).await?;
+            for target in targets::activate_every_candidate(conn)? {
+                db::pruning::exclude_pruned_if_unrated(conn, target)?;
+                let change = db::blind_pool::refresh_target(conn, target, depth, &mut rng)?;
                 blind_pool.added += change.added;
                 blind_pool.removed += change.removed;
             }
-            db::study::bump_revision(conn).await?;
+            db::study::bump_revision_directly(conn)?;
             Ok(blind_pool)
         })
         .await
@@ -137,25 +146,28 @@ impl Study {
         ids: &[PaperId],
         rule: DropRule,
     ) -> Result<Dropped, StudyError> {
-        self.write(async |conn| drop_checked(conn, ids, rule).await)
-            .await
+        let ids = ids.to_vec();
+        self.write_directly(self.open_directly(Writer::Command).await?, move |conn| {
+            drop_checked(conn, &ids, rule)
+        })
+        .await
     }
 }
 
-async fn choose_papers(
-    conn: &mut SqliteConnection,
+fn choose_papers(
+    conn: &rusqlite::Connection,
     papers: &[PaperKey],
     rng: &mut impl Rng,
 ) -> Result<Chosen, StudyError> {
     let mut chosen = Chosen::default();
-    if targets::choice(&mut *conn).await? == TargetChoice::All {
-        targets::deactivate_all(&mut *conn).await?;
-        targets::set_choice(&mut *conn, TargetChoice::Chosen).await?;
+    if targets::choice(conn)? == TargetChoice::All {
+        targets::deactivate_all(conn)?;
+        targets::set_choice(conn, TargetChoice::Chosen)?;
         chosen.switched = true;
     }
-    let depth = db::study::pool_depth(&mut *conn).await?.get();
+    let depth = db::study::pool_depth_directly(conn)?.get();
     for &paper in papers {
-        let state = targets::state(&mut *conn, paper).await?;
+        let state = targets::state(conn, paper)?;
         if state.is_some_and(|state| state.active) {
             chosen.already += 1;
             continue;
@@ -164,13 +176,14 @@ async fn choose_papers(
         if !state.is_some_and(|state| state.listed) {
             chosen.without_recommendations += 1;
         }
-        targets::activate(&mut *conn, paper, rng).await?;
+        targets::activate(conn, paper, rng)?;
+        db::pruning::exclude_pruned_if_unrated(conn, paper)?;
         // Pairs already pooled keep their display keys: a target chosen again keeps its order.
-        let change = db::blind_pool::refresh_target(&mut *conn, paper, depth, rng).await?;
+        let change = db::blind_pool::refresh_target(conn, paper, depth, rng)?;
         chosen.blind_pool.added += change.added;
         chosen.blind_pool.removed += change.removed;
     }
-    db::study::bump_revision(conn).await?;
+    db::study::bump_revision_directly(conn)?;
     Ok(chosen)
 }
 
@@ -221,17 +234,17 @@ pub enum DropRule {
     OnlyUnrated,
 }
 
-async fn drop_checked(
-    conn: &mut SqliteConnection,
+fn drop_checked(
+    conn: &rusqlite::Connection,
     ids: &[PaperId],
     rule: DropRule,
 ) -> Result<Dropped, StudyError> {
-    let papers = resolve(conn, ids).await?;
+    let papers = resolve(conn, ids)?;
     let mut not_chosen = Vec::new();
     let mut rated = Vec::new();
     let mut dropped = Dropped::default();
     for (id, &paper) in ids_of(ids).into_iter().zip(&papers) {
-        match targets::state(&mut *conn, paper).await? {
+        match targets::state(conn, paper)? {
             Some(state) if state.active => {
                 if state.rated > 0 {
                     rated.push(id);
@@ -247,16 +260,16 @@ async fn drop_checked(
         return Err(Refusal::HasRatings(rated).into());
     }
     // While the study rates every candidate, dropping one makes the others chosen targets.
-    if targets::choice(&mut *conn).await? == TargetChoice::All {
-        targets::set_choice(&mut *conn, TargetChoice::Chosen).await?;
+    if targets::choice(conn)? == TargetChoice::All {
+        targets::set_choice(conn, TargetChoice::Chosen)?;
         dropped.switched = true;
     }
     for &target in &papers {
-        targets::deactivate(&mut *conn, target).await?;
+        targets::deactivate(conn, target)?;
     }
     dropped.targets = papers.len();
     dropped.with_ratings = rated.len();
-    db::study::bump_revision(conn).await?;
+    db::study::bump_revision_directly(conn)?;
     Ok(dropped)
 }
 
@@ -272,14 +285,11 @@ fn ids_of(ids: &[PaperId]) -> Vec<PaperId> {
 
 /// The papers with these external ids (once each, in the order given); an error naming every
 /// id that is no paper.
-async fn resolve(
-    conn: &mut SqliteConnection,
-    ids: &[PaperId],
-) -> Result<Vec<PaperKey>, StudyError> {
+fn resolve(conn: &rusqlite::Connection, ids: &[PaperId]) -> Result<Vec<PaperKey>, StudyError> {
     let mut papers = Vec::new();
     let mut unknown = Vec::new();
     for id in ids_of(ids) {
-        match db::papers::id_of(&mut *conn, &id).await? {
+        match db::papers::id_of_directly(conn, &id)? {
             Some(paper) => papers.push(paper),
             None => unknown.push(id),
         }

@@ -3,7 +3,7 @@
 //!
 //! The file is read and checked first ([`Staged::read`]), before the study's write lock is
 //! taken. Papers and lists are then written on a connection of the import's own
-//! ([`db::direct::open_importer`]), in the process's turn of the write queue: their hot loops
+//! ([`db::direct::open_writer`]), in the process's turn of the write queue: their hot loops
 //! step SQLite directly. Ratings are written as the raters' ratings are, through the study's
 //! connections. Either way the study's revision is counted once per file, if the file changed
 //! anything: the evaluation kept in memory is out of date from then on, and not before.
@@ -11,7 +11,6 @@
 use std::io::Read;
 
 use rand::{Rng, SeedableRng};
-use rusqlite::TransactionBehavior;
 
 use super::{Study, StudyError};
 use crate::blocking;
@@ -36,7 +35,7 @@ impl Study {
     ) -> Result<Summary, StudyError> {
         let path = self.path.to_path_buf();
         let (conn, staged) = blocking::run(move || -> Result<_, StudyError> {
-            let conn = direct::open_importer(&path)?;
+            let conn = direct::open_writer(&path, Writer::Import)?;
             let papers = match kind.resolves_ids() {
                 true => db::papers::index(&conn)?,
                 false => PaperIndex::default(),
@@ -74,9 +73,7 @@ impl Study {
     /// Loads the demo study into a study without papers, in one transaction; `None` (and
     /// nothing written) if the study holds papers.
     pub async fn load_demo_if_empty(&self) -> Result<Option<Summary>, StudyError> {
-        let path = self.path.to_path_buf();
-        let conn = blocking::run(move || direct::open_importer(&path)).await?;
-        self.write_directly(conn, |tx| {
+        self.write_directly(self.open_directly(Writer::Import).await?, |tx| {
             if db::papers::any(tx)? {
                 return Ok(None);
             }
@@ -97,25 +94,6 @@ impl Study {
             let summary = Bulk::Recommendations(lists).write(tx, &mut rng)?;
             db::study::bump_revision_directly(tx)?;
             Ok(Some(summary))
-        })
-        .await
-    }
-
-    /// Runs `work` in an immediate transaction of its own on `conn`, an import's connection,
-    /// in the process's turn of the write queue, on a thread that may block, and commits when
-    /// `work` succeeds. The connection is closed at the end, which rolls back a transaction
-    /// left open.
-    async fn write_directly<T: Send + 'static>(
-        &self,
-        mut conn: rusqlite::Connection,
-        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
-    ) -> Result<T, StudyError> {
-        let _turn = self.write_queue.turn().await;
-        blocking::run(move || {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let done = work(&tx)?;
-            tx.commit()?;
-            Ok(done)
         })
         .await
     }

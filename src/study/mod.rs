@@ -16,6 +16,7 @@ mod choice;
 mod error;
 pub mod evaluation;
 mod import;
+mod pruning;
 mod queries;
 mod rating;
 mod recheck;
@@ -24,9 +25,11 @@ mod settings;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rusqlite::TransactionBehavior;
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{SqliteConnection, SqlitePool};
 
+use crate::blocking;
 use crate::db::{self, WriteQueue, Writer};
 
 pub use crate::db::blind_pool::{BlindPoolChange, BlindPoolRow};
@@ -40,6 +43,7 @@ pub use choice::{Chosen, DropRule, Dropped};
 use error::plural;
 pub use error::{Cause, Refusal, StudyError};
 pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
+pub use pruning::Pruning;
 pub use queries::{NextTarget, PooledPaper, RatingPage, Search, TargetList};
 pub use rating::Undo;
 pub use recheck::Recheck;
@@ -108,6 +112,33 @@ impl Study {
         let mut tx = self.write_queue.begin(&self.connections, writer).await?;
         let done = work(&mut tx).await;
         tx.finish(done).await
+    }
+
+    /// Opens a connection of its own to the study for a command that builds pools, set up for
+    /// `writer` (see [`db::direct::open_writer`]).
+    async fn open_directly(&self, writer: Writer) -> Result<rusqlite::Connection, StudyError> {
+        let path = self.path.to_path_buf();
+        Ok(blocking::run(move || db::direct::open_writer(&path, writer)).await?)
+    }
+
+    /// Runs the work of a command that builds pools (importing papers or lists, choosing
+    /// targets, pruning) in an immediate transaction of its own on `conn`, a connection of its
+    /// own stepped directly, in this process's turn of the write queue, on a thread that may
+    /// block: committed durably when `work` succeeds, rolled back when it fails. The
+    /// connection is closed at the end.
+    async fn write_directly<T: Send + 'static>(
+        &self,
+        mut conn: rusqlite::Connection,
+        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
+    ) -> Result<T, StudyError> {
+        let _turn = self.write_queue.turn().await;
+        blocking::run(move || {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let done = work(&tx)?;
+            tx.commit()?;
+            Ok(done)
+        })
+        .await
     }
 
     /// Runs the reads of a query in one read transaction, so that they see one state of the

@@ -89,8 +89,11 @@ impl Study {
     }
 
     /// The target to rate next: the first target with unrated pairs in the study's random
-    /// order (what `/next` opens); `None` when every pooled pair is rated.
+    /// order (what `/next` opens); `None` when every pooled pair is rated. While pruning is on,
+    /// the models the verdict rules out are pruned first (a command), so that the pool of the
+    /// target it names leaves them out.
     pub async fn next_target(&self) -> Result<Option<NextTarget>, StudyError> {
+        self.prune_ruled_out().await?;
         self.read(async |conn| {
             let Some(target) = db::targets::first_to_rate(&mut *conn).await? else {
                 return Ok(None);

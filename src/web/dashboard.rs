@@ -4,7 +4,9 @@
 use actix_web::{web, HttpResponse};
 use askama::Template;
 
+use super::csrf::CsrfToken;
 use super::leaderboard::{self, LeaderboardQuery, RowView};
+use super::pruning::PruningView;
 use super::{view, WebError};
 use crate::checks;
 use crate::study::{Progress, Study, TargetChoice};
@@ -38,6 +40,10 @@ struct DashboardPage {
     /// The anytime-valid verdict in words, with two models or more.
     decision: Option<String>,
     decided: bool,
+    /// How many more targets the verdict asks to choose, when the study can choose them.
+    choose_more: Option<usize>,
+    pruning: Option<PruningView>,
+    csrf_token: String,
 }
 
 /// How many models the dashboard shows of the leaderboard.
@@ -48,7 +54,7 @@ pub fn routes(config: &mut web::ServiceConfig) {
     config.route("/", web::get().to(show));
 }
 
-pub async fn show(study: web::Data<Study>) -> Result<HttpResponse, WebError> {
+pub async fn show(study: web::Data<Study>, csrf: CsrfToken) -> Result<HttpResponse, WebError> {
     // The counts come with the leaderboard, from the same revision of the study.
     let evaluated = leaderboard::asked(&study, &LeaderboardQuery::default()).await?;
     let (overview, board) = (&evaluated.set.overview, &evaluated.board);
@@ -69,7 +75,12 @@ pub async fn show(study: web::Data<Study>) -> Result<HttpResponse, WebError> {
     } else {
         Vec::new()
     };
-    view::html(&DashboardPage {
+    let choose_more = (board.decision.as_ref())
+        .and_then(|decision| decision.targets_to_choose())
+        .map(|wanted| wanted.min(overview.choosable()))
+        .filter(|&count| count > 0);
+    let pruning = PruningView::new(&study.pruning().await?, board.decision.as_ref());
+    let mut response = view::html(&DashboardPage {
         pairs: overview.pairs,
         finished: overview.finished,
         targets: overview.active,
@@ -82,5 +93,10 @@ pub async fn show(study: web::Data<Study>) -> Result<HttpResponse, WebError> {
         recheck,
         decision: board.decision.as_ref().map(|d| d.in_words()),
         decided: board.decision.as_ref().is_some_and(|d| d.decided),
-    })
+        choose_more,
+        pruning,
+        csrf_token: csrf.value().to_owned(),
+    })?;
+    csrf.set_cookie_on(&mut response)?;
+    Ok(response)
 }

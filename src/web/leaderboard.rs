@@ -12,6 +12,8 @@ mod query;
 use actix_web::{web, HttpResponse};
 use askama::Template;
 
+use super::csrf::CsrfToken;
+use super::pruning::PruningView;
 use super::{view, WebError};
 use crate::leaderboard::columns::{self, Value, COLUMNS};
 use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
@@ -59,6 +61,10 @@ struct LeaderboardPage {
     /// The anytime-valid verdict in words, with two models or more.
     decision: Option<String>,
     decided: bool,
+    /// What the verdict can tell apart, beside the table's fixed-sample p-values.
+    beside_the_table: Option<String>,
+    pruning: Option<PruningView>,
+    csrf_token: String,
     chart: Chart,
     form: OptionsForm,
     links: Links,
@@ -67,6 +73,7 @@ struct LeaderboardPage {
 pub async fn show(
     query: LeaderboardQuery,
     study: web::Data<Study>,
+    csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: false,
@@ -75,7 +82,8 @@ pub async fn show(
     let board = asked(&study, &query).await?.board;
     let mut sorted = board.models.clone();
     query.sort.apply(&mut sorted);
-    view::html(&LeaderboardPage {
+    let pruning = PruningView::new(&study.pruning().await?, board.decision.as_ref());
+    let mut response = view::html(&LeaderboardPage {
         k: board.settings.k.get(),
         settings_in_words: board.settings.describe(),
         targets_in_words: targets_in_words(&board),
@@ -87,10 +95,15 @@ pub async fn show(
         rows: sorted.iter().map(RowView::new).collect(),
         decision: board.decision.as_ref().map(|d| d.in_words()),
         decided: board.decision.as_ref().is_some_and(|d| d.decided),
+        beside_the_table: (board.decision.as_ref()).and_then(|d| d.beside_the_table()),
+        pruning,
+        csrf_token: csrf.value().to_owned(),
         chart: Chart::new(&board.models),
         form: OptionsForm::new(&board, query.sort),
         links: Links::new(&query, &board.settings),
-    })
+    })?;
+    csrf.set_cookie_on(&mut response)?;
+    Ok(response)
 }
 
 /// A model's row as the page and the dashboard show it.
@@ -99,6 +112,8 @@ pub struct RowView {
     pub model: String,
     pub is_leader: bool,
     pub tied_with_leader: bool,
+    /// For a model pruned: the pools that left it out, and what it is scored over.
+    pub pruned: Option<String>,
     /// Each column of the page, in order.
     pub cells: Vec<Cell>,
 }
@@ -168,6 +183,7 @@ impl RowView {
             model: row.model.clone(),
             is_leader: row.rank == 1 && row.ndcg().is_some(),
             tied_with_leader: row.tied_with_leader(),
+            pruned: row.pruned_in_words(),
             cells: (COLUMNS.iter())
                 .filter(|column| column.page_heading.is_some())
                 .map(|column| Cell::of(row, column))

@@ -21,6 +21,7 @@ mod leaderboard;
 mod methods;
 mod papers;
 mod proxy;
+mod pruning;
 mod rating_page;
 mod ratings;
 mod security;
@@ -121,6 +122,7 @@ fn routes(config: &mut web::ServiceConfig) {
         .configure(ratings::routes)
         .configure(leaderboard::routes)
         .configure(checks::routes)
+        .configure(pruning::routes)
         .configure(downloads::routes)
         .configure(assets::routes);
 }

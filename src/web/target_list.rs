@@ -3,7 +3,7 @@
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use serde::Deserialize;
 
 use super::answer::see_other;
@@ -116,17 +116,60 @@ async fn next(study: web::Data<Study>) -> Result<HttpResponse, WebError> {
 #[derive(Debug, Deserialize)]
 pub struct ChoiceForm {
     paper: Option<String>,
-    /// `choose` (the default) or `drop`.
+    /// `choose` (the default), `drop`, or `sample` (with `count`).
     action: Option<String>,
+    /// How many targets `sample` chooses at random.
+    count: Option<String>,
     csrf_token: Option<String>,
     /// The search the form was on, to go back to.
     q: Option<String>,
     page: Option<String>,
 }
 
+/// What a `POST /targets` asks for.
+enum ChoiceAction {
+    Choose(String),
+    Drop(String),
+    Sample(usize),
+}
+
+impl ChoiceForm {
+    fn action(&self) -> Result<ChoiceAction, WebError> {
+        let paper = || {
+            (self.paper.as_deref().map(str::trim))
+                .filter(|paper| !paper.is_empty())
+                .map(str::to_owned)
+                .ok_or_else(|| WebError::BadRequest("missing field: paper (the paper's id)".into()))
+        };
+        match self.action.as_deref() {
+            None | Some("") | Some("choose") => Ok(ChoiceAction::Choose(paper()?)),
+            Some("drop") => Ok(ChoiceAction::Drop(paper()?)),
+            Some("sample") => {
+                let count = self.count.as_deref().unwrap_or_default();
+                count
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&count| count >= 1)
+                    .map(ChoiceAction::Sample)
+                    .ok_or_else(|| {
+                        WebError::BadRequest(format!(
+                            "count (how many targets to choose at random) must be a whole \
+                             number from 1 up, got {count:?}"
+                        ))
+                    })
+            }
+            Some(other) => Err(WebError::BadRequest(format!(
+                "action must be choose, drop or sample, got {other:?}"
+            ))),
+        }
+    }
+}
+
 /// `POST /targets`: choose the paper as a target to rate (the study's first choice switches it
 /// from rating every candidate to rating the chosen ones), or drop a chosen target that has no
-/// ratings yet. Answers 303 back to the search the form was on.
+/// ratings yet, and answer 303 back to the search the form was on; or choose `count` more
+/// targets at random among the papers with recommendations not chosen yet (as `paperjudge
+/// targets choose --sample N`), and answer 303 to the dashboard.
 async fn choose(
     request: HttpRequest,
     study: web::Data<Study>,
@@ -134,30 +177,25 @@ async fn choose(
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
     csrf::verify(&request, form.csrf_token.as_deref())?;
-    let paper = (form.paper.as_deref().map(str::trim))
-        .filter(|paper| !paper.is_empty())
-        .map(str::to_owned)
-        .ok_or_else(|| WebError::BadRequest("missing field: paper (the paper's id)".into()))?;
-    let drop = match form.action.as_deref() {
-        None | Some("") | Some("choose") => false,
-        Some("drop") => true,
-        Some(other) => {
-            return Err(WebError::BadRequest(format!(
-                "action must be choose or drop, got {other:?}"
-            )))
+    let action = form.action()?;
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let paper = match action {
+        ChoiceAction::Drop(paper) => {
+            let ids = [PaperId::given(&paper)];
+            (study.drop_targets(&ids, DropRule::OnlyUnrated).await).map_err(WebError::of_change)?;
+            paper
+        }
+        ChoiceAction::Choose(paper) => {
+            let ids = [PaperId::given(&paper)];
+            (study.choose(&ids, rng).await).map_err(WebError::of_change)?;
+            paper
+        }
+        ChoiceAction::Sample(count) => {
+            let seed = rng.random();
+            (study.choose_sample(count, seed, rng).await).map_err(WebError::of_change)?;
+            return Ok(see_other("/"));
         }
     };
-    let ids = [PaperId::given(&paper)];
-    if drop {
-        study
-            .drop_targets(&ids, DropRule::OnlyUnrated)
-            .await
-            .map(|_| ())
-    } else {
-        let mut rng = rand::rngs::StdRng::from_os_rng();
-        study.choose(&ids, &mut rng).await.map(|_| ())
-    }
-    .map_err(WebError::of_change)?;
     let mut back = String::from("/papers");
     let q = form.q.unwrap_or_default();
     if !q.is_empty() {

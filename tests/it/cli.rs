@@ -202,7 +202,8 @@ fn status_and_exports_report_the_study() {
         json!({"papers": 10, "models": 2, "targets": 3, "recommendations": 11,
                "pooled_pairs": 9, "rated_pairs": 6, "targets_finished": 1, "pool_depth": 8,
                "candidate_targets": 3, "target_choice": "all", "targets_partly_rated": 1,
-               "targets_without_recommendations": 0, "judgments_with_provenance_known": 0})
+               "targets_without_recommendations": 0, "judgments_with_provenance_known": 0,
+               "pruning": false, "pruned_models": []})
     );
     let qrels = succeeded(&run(&db, &["export", "qrels", "--relevance", "stars"]));
     assert_eq!(

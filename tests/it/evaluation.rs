@@ -203,14 +203,14 @@ async fn every_import_and_every_choice_bumps_the_revision_once() {
         "a rejected import changes nothing"
     );
 
-    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let rng = |seed| rand::rngs::StdRng::seed_from_u64(seed);
     let targets = [PaperId::given("T1"), PaperId::given("T2")];
-    study.study.choose(&targets, &mut rng).await.unwrap();
+    study.study.choose(&targets, rng(5)).await.unwrap();
     (study.study)
         .drop_targets(&targets[1..], DropRule::Any)
         .await
         .unwrap();
-    study.study.choose_all(&mut rng).await.unwrap();
+    study.study.choose_all(rng(6)).await.unwrap();
     assert_eq!(
         revision(pool).await,
         Revision {

@@ -30,6 +30,7 @@ mod metrics_resampling;
 mod metrics_study_checks;
 mod parser_properties;
 mod pooling;
+mod pruning;
 mod rating_page_contract;
 mod security_access;
 mod targets_choice;

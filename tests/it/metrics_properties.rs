@@ -40,6 +40,7 @@ fn any_settings() -> impl Strategy<Value = Settings> {
                 empty,
                 threshold: Stars::new(threshold).unwrap(),
                 ap_denominator,
+                ..Settings::default()
             },
         )
 }
@@ -194,6 +195,7 @@ proptest! {
                 fully_rated: true,
                 judgments,
                 lists: vec![Some(list.clone()), Some(list)],
+                left_out: Vec::new(),
             })
             .collect();
         let study = Collection::of(models, targets, PoolDepth::DEFAULT);

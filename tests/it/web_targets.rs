@@ -327,7 +327,7 @@ async fn a_bad_choice_is_refused_naming_what_is_wrong() {
         (vec![("paper", "nope")], "unknown paper id: \"nope\""),
         (
             vec![("paper", "T1"), ("action", "delete")],
-            "action must be choose or drop, got \"delete\"",
+            "action must be choose, drop or sample, got \"delete\"",
         ),
         (
             vec![("paper", "P10"), ("action", "drop")],

@@ -47,6 +47,7 @@ impl EvaluationSet {
             targets,
             ratings,
             lists,
+            left_out,
             depth,
         } = snapshot;
         let position_of_model: HashMap<ModelId, usize> = (models.iter().enumerate())
@@ -66,6 +67,7 @@ impl EvaluationSet {
                 fully_rated: target.fully_rated,
                 judgments: HashMap::new(),
                 lists: vec![None; models.len()],
+                left_out: Vec::new(),
             })
             .collect();
         let mut completed_at = Vec::new();
@@ -88,16 +90,26 @@ impl EvaluationSet {
                 )));
             }
         }
+        for (target, model) in left_out {
+            let position = *position_of_model.get(&model).ok_or_else(|| {
+                StudyError::unreadable(format!(
+                    "a pool leaving out model {} outside the snapshot",
+                    model.0
+                ))
+            })?;
+            inputs[target_position(target)?].left_out.push(position);
+        }
         // Ids of the rating history are unique: no two targets were completed at once.
         completed_at.sort_unstable();
         let order = completed_at
             .into_iter()
             .map(|(_, position)| position)
             .collect();
+        let with_pool = overview.active - overview.without_pool;
         let completion = Completion {
             order,
-            population: usize::try_from(overview.active - overview.without_pool)
-                .unwrap_or_default(),
+            population: usize::try_from(with_pool).unwrap_or_default(),
+            choosable: overview.choosable(),
         };
         Ok(EvaluationSet {
             revision,

@@ -1,0 +1,91 @@
+//! `POST /prune`: pruning on or off, as `paperjudge prune on|off` (see `Study::set_pruning`).
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+
+use super::answer::see_other;
+use super::{csrf, WebError};
+use crate::decision::Decision;
+use crate::study::{Pruning, Study};
+
+/// The pruning control beside the verdict (dashboard, leaderboard): shown while pruning is on,
+/// or while it is off and the verdict rules a model out.
+pub struct PruningView {
+    pub on: bool,
+    pub words: String,
+}
+
+impl PruningView {
+    pub fn new(state: &Pruning, decision: Option<&Decision>) -> Option<PruningView> {
+        let out = decision.map_or(&[][..], |decision| &decision.out[..]);
+        if state.on {
+            return Some(PruningView {
+                on: true,
+                words: format!("{}.", capitalized(&state.to_string())),
+            });
+        }
+        (!out.is_empty()).then(|| PruningView {
+            on: false,
+            words: format!(
+                "With pruning on, the pools built from now on leave out the models that are out \
+                 ({}), so that the papers only they recommend stop costing ratings (a target with \
+                 a rating keeps its pool; no rating is removed).",
+                out.join(", ")
+            ),
+        })
+    }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// `POST /prune`.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config.route("/prune", web::post().to(set));
+}
+
+/// Every field optional here, so that a missing one gets a 400 naming it (and a missing token a
+/// 403).
+#[derive(Debug, Deserialize)]
+pub struct PruneForm {
+    /// `on` or `off`.
+    prune: Option<String>,
+    csrf_token: Option<String>,
+    /// The page the form was on: `/` (the default) or `/leaderboard`.
+    back: Option<String>,
+}
+
+/// Turns pruning on or off and answers 303 back to the page the form was on.
+async fn set(
+    request: HttpRequest,
+    study: web::Data<Study>,
+    form: web::Form<PruneForm>,
+) -> Result<HttpResponse, WebError> {
+    let form = form.into_inner();
+    csrf::verify(&request, form.csrf_token.as_deref())?;
+    let on = match form.prune.as_deref() {
+        Some("on") => true,
+        Some("off") => false,
+        None | Some("") => {
+            return Err(WebError::BadRequest(
+                "missing field: prune (on or off)".to_owned(),
+            ))
+        }
+        Some(other) => {
+            return Err(WebError::BadRequest(format!(
+                "prune must be on or off, got {other:?}"
+            )))
+        }
+    };
+    let back = match form.back.as_deref() {
+        Some("/leaderboard") => "/leaderboard",
+        _ => "/",
+    };
+    study.set_pruning(on).await.map_err(WebError::of_change)?;
+    Ok(see_other(back))
+}
