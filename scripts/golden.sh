@@ -31,7 +31,7 @@ trap 'rm -rf "$work"' EXIT
 
 # Times of this run (RFC 3339, second precision, UTC) are masked; the fixtures' are fixed.
 today=$(date -u +%Y-%m-%d)
-mask_times() { sed -E "s|${work}|<work>|g; s/${today}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/<now>/g"; }
+mask_times() { sed -E "s|${work}|<work>|g; s/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]+Z/<log time>/g; s/${today}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/<now>/g"; }
 
 # run NAME DB ARGS...: one command's exit status, stdout and stderr into OUT/NAME.
 run() {
@@ -153,6 +153,13 @@ run change-6-leaderboard "$db" leaderboard --format json
 run change-7-all "$db" targets choose --all
 run change-8-status "$db" status
 run change-9-init "$work/new.db" init --pool-depth 5
+run change-11-prune "$db" prune
+run change-12-prune-on "$db" prune on
+run change-13-next "$db" next --format json
+run change-14-status "$db" status --format json
+run change-15-prune-off "$db" prune off
+run change-16-margin "$db" leaderboard --margin 0.05 --format json
+run change-17-simulate "$db" simulate --seeds 5 --resample --prune --targets 30 --format json
 run change-10-backup "$db" backup "$work/backup.db"
 
 # Every page of a served copy, then the web's changes.
@@ -274,7 +281,11 @@ for fields in [{"paper": "nope", "csrf_token": token}, {"paper": "", "csrf_token
                {"paper": html_unescape(papers[-1]), "action": "drop", "csrf_token": token},
                {"paper": html_unescape(papers[-1]), "action": "delete", "csrf_token": token}]:
     request("POST", "/targets", fields)
-for path in ["/", "/targets", "/leaderboard", "/leaderboard.json", "/export/ratings.csv"]:
+request("POST", "/prune", {"prune": "on", "csrf_token": token, "back": "/leaderboard"})
+request("POST", "/prune", {"prune": "maybe", "csrf_token": token})
+request("POST", "/targets", {"action": "sample", "count": "x", "csrf_token": token})
+for path in ["/", "/targets", "/leaderboard", "/leaderboard.json", "/export/ratings.csv",
+             "/leaderboard?margin=0.05"]:
     get(path, name="after-" + (re.sub(r"[^A-Za-z0-9]+", "-", path).strip("-") or "root"))
 PY
     kill "$server"
