@@ -9,20 +9,15 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::{Rng, SeedableRng};
-use sqlx::SqlitePool;
 
-use crate::choice;
-use crate::db;
-use crate::db::targets::TargetChoice;
 use crate::decision::Order;
-use crate::domain::PoolDepth;
-use crate::evaluation;
+use crate::domain::{PaperId, PoolDepth};
 use crate::export;
-use crate::import::{self, Format, ImportError, InvalidInput, Kind, Summary};
-use crate::leaderboard::Partial;
+use crate::import::{self, Format, InvalidInput, Kind, Summary};
+use crate::leaderboard::{LeaderboardOptions, Partial};
 use crate::metrics::Relevance;
-use crate::pruning;
 use crate::simulation;
+use crate::study::{DropRule, Refusal, Study, StudyError, TargetChoice, TargetSummary};
 use crate::web::{self, HostName, Password};
 
 #[derive(Debug, Parser)]
@@ -97,7 +92,7 @@ pub enum Command {
 pub struct SimulateArgs {
     /// The metric settings of the NDCG replayed, and the verdict's margin.
     #[command(flatten)]
-    pub options: evaluation::LeaderboardOptions,
+    pub options: LeaderboardOptions,
     /// Simulated studies per setting, each with its own seed.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub seeds: u64,
@@ -256,7 +251,7 @@ pub enum ExportCommand {
 #[derive(Debug, Args)]
 pub struct LeaderboardArgs {
     #[command(flatten)]
-    pub options: evaluation::LeaderboardOptions,
+    pub options: LeaderboardOptions,
     #[arg(long, value_enum, default_value_t = LeaderboardFormat::Table)]
     pub format: LeaderboardFormat,
     /// Add every evaluated target's NDCG and Judged@k per model.
@@ -272,7 +267,7 @@ pub struct LeaderboardArgs {
 #[derive(Debug, Args)]
 pub struct ChecksArgs {
     #[command(flatten)]
-    pub options: evaluation::LeaderboardOptions,
+    pub options: LeaderboardOptions,
     #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
     pub format: StatusFormat,
     /// Also evaluate targets with some but not all pooled pairs rated (for analysis, never
@@ -335,18 +330,25 @@ impl CliError {
     }
 }
 
-impl From<sqlx::Error> for CliError {
-    fn from(error: sqlx::Error) -> CliError {
-        CliError::internal("the study database failed", error)
+/// A study's error as the command line says it: a refusal is bad input (exit status 2), with
+/// its reason (a refused choice of targets adds that nothing changed); anything else is
+/// internal (exit status 1), said as `context`.
+impl CliError {
+    fn of_study(error: StudyError, context: &str) -> CliError {
+        match error {
+            StudyError::Refused(Refusal::Invalid(invalid)) => CliError::Invalid(invalid),
+            StudyError::Refused(refusal) if refusal.of_choice() => {
+                CliError::Usage(format!("{refusal}; nothing changed"))
+            }
+            StudyError::Refused(refusal) => CliError::Usage(refusal.to_string()),
+            error => CliError::internal(context, error),
+        }
     }
 }
 
-impl From<ImportError> for CliError {
-    fn from(error: ImportError) -> CliError {
-        match error {
-            ImportError::Invalid(invalid) => CliError::Invalid(invalid),
-            ImportError::Database(error) => CliError::from(error),
-        }
+impl From<StudyError> for CliError {
+    fn from(error: StudyError) -> CliError {
+        CliError::of_study(error, "the study database failed")
     }
 }
 
@@ -356,49 +358,44 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Simulate(args) if args.qrels.is_some() => return simulate_trec(args),
         command => command,
     };
-    let pool = db::open(&cli.db).await.map_err(|error| {
-        CliError::internal(
-            &format!("cannot open the study file {}", cli.db.display()),
+    let study = Study::open(&cli.db).await.map_err(|error| {
+        CliError::of_study(
             error,
+            &format!("cannot open the study file {}", cli.db.display()),
         )
     })?;
     let result = match command {
-        Command::Init { pool_depth } => init(&pool, pool_depth).await,
-        Command::Serve(args) => serve(pool.clone(), args).await,
-        Command::Import(command) => run_import(&pool, command).await,
-        Command::Export(command) => run_export(&pool, command).await,
-        Command::Leaderboard(args) => leaderboard(&pool, args).await,
-        Command::Checks(args) => checks(&pool, args).await,
-        Command::Backup { file } => backup(&pool, &cli.db, &file).await,
-        Command::Status { format } => status(&pool, format).await,
-        Command::Targets(command) => targets(&pool, command).await,
-        Command::Next { format } => next(&pool, format).await,
-        Command::Prune { state } => prune(&pool, state).await,
-        Command::Simulate(args) => simulate(&pool, args).await,
+        Command::Init { pool_depth } => init(&study, pool_depth).await,
+        Command::Serve(args) => serve(&study, args).await,
+        Command::Import(command) => run_import(&study, command).await,
+        Command::Export(command) => run_export(&study, command).await,
+        Command::Leaderboard(args) => leaderboard(&study, args).await,
+        Command::Checks(args) => checks(&study, args).await,
+        Command::Backup { file } => backup(&study, &cli.db, &file).await,
+        Command::Status { format } => status(&study, format).await,
+        Command::Targets(command) => targets(&study, command).await,
+        Command::Next { format } => next(&study, format).await,
+        Command::Prune { state } => prune(&study, state).await,
+        Command::Simulate(args) => simulate(&study, args).await,
     };
-    // Whatever happened, the study file is left whole on its own (see `db::close`).
-    db::close(&pool).await;
+    // Whatever happened, the study file is left whole on its own (see `Study::close`).
+    study.close().await;
     result
 }
 
-async fn init(pool: &SqlitePool, pool_depth: i64) -> Result<(), CliError> {
+async fn init(study: &Study, pool_depth: i64) -> Result<(), CliError> {
     let depth = PoolDepth::new(pool_depth).ok_or_else(|| {
         CliError::Usage(format!(
             "--pool-depth must be from 1 to {}, got {pool_depth}",
             PoolDepth::MAX
         ))
     })?;
-    db::study::set_pool_depth(pool, depth)
-        .await
-        .map_err(|error| match error {
-            db::study::SetPoolDepthError::Database(error) => CliError::from(error),
-            fixed => CliError::Usage(fixed.to_string()),
-        })?;
+    study.set_pool_depth(depth).await?;
     crate::tell!("study ready: pool depth {depth}");
     Ok(())
 }
 
-async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
+async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
     let password = password(
         args.password_file.as_deref(),
         std::env::var_os(PASSWORD_VARIABLE),
@@ -439,7 +436,7 @@ async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
         _ => {}
     }
     if args.demo {
-        if let Some(summary) = crate::demo::load_if_empty(&pool).await? {
+        if let Some(summary) = study.load_demo_if_empty().await? {
             tracing::info!("loaded the demo study: {summary}");
         }
     }
@@ -456,7 +453,7 @@ async fn serve(pool: SqlitePool, args: ServeArgs) -> Result<(), CliError> {
         hosts: args.hosts,
     };
     // Runs until SIGTERM (after the requests in flight are answered) or SIGINT.
-    web::run(listener, pool, settings)
+    web::run(listener, study.clone(), settings)
         .map_err(|error| CliError::internal("cannot start the web server", error))?
         .await
         .map_err(|error| CliError::internal("the web server failed", error))?;
@@ -518,7 +515,7 @@ fn warn_if_others_can_read(file: &Path) {
 #[cfg(not(unix))]
 fn warn_if_others_can_read(_: &Path) {}
 
-async fn run_import(pool: &SqlitePool, command: ImportCommand) -> Result<(), CliError> {
+async fn run_import(study: &Study, command: ImportCommand) -> Result<(), CliError> {
     let (file, kind) = match command {
         ImportCommand::Papers { file, format } => {
             let format = match format {
@@ -546,10 +543,11 @@ async fn run_import(pool: &SqlitePool, command: ImportCommand) -> Result<(), Cli
         }
         ImportCommand::Ratings { file } => (file, Kind::Ratings),
     };
-    let summary = import_file(pool, &file, &kind).await?;
+    let lists = matches!(kind, Kind::Recommendations(_));
+    let summary = import_file(study, &file, kind).await?;
     crate::tell!("{summary}");
-    if matches!(kind, Kind::Recommendations(_)) {
-        let overview = db::targets::overview(pool).await?;
+    if lists {
+        let overview = study.overview().await?;
         crate::tell!("the study is {}", overview.in_words());
     }
     Ok(())
@@ -583,7 +581,7 @@ fn open_input(path: &Path) -> Result<(File, u64), CliError> {
 }
 
 /// Imports one file in one transaction, with a progress bar on a terminal.
-async fn import_file(pool: &SqlitePool, path: &Path, kind: &Kind) -> Result<Summary, CliError> {
+async fn import_file(study: &Study, path: &Path, kind: Kind) -> Result<Summary, CliError> {
     let (file, length) = open_input(path)?;
     let progress = ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::stderr());
     progress.set_style(
@@ -592,7 +590,7 @@ async fn import_file(pool: &SqlitePool, path: &Path, kind: &Kind) -> Result<Summ
     );
     let reader = progress.wrap_read(BufReader::with_capacity(1 << 20, file));
     let source = path.display().to_string();
-    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let rng = rand::rngs::StdRng::from_os_rng();
     // Reading is measured in bytes; the write that follows (one transaction, a good part of a
     // large import) has no length the bar could know in advance: it shows the time it takes.
     let writing = || {
@@ -604,27 +602,27 @@ async fn import_file(pool: &SqlitePool, path: &Path, kind: &Kind) -> Result<Summ
         progress.reset_elapsed();
         progress.enable_steady_tick(std::time::Duration::from_millis(100));
     };
-    let result = import::import_file(pool, kind, reader, &source, &mut rng, writing).await;
+    let result = study.import(kind, reader, source, rng, writing).await;
     progress.finish_and_clear();
     Ok(result?)
 }
 
-async fn run_export(pool: &SqlitePool, command: ExportCommand) -> Result<(), CliError> {
+async fn run_export(study: &Study, command: ExportCommand) -> Result<(), CliError> {
     match command {
         ExportCommand::Ratings { output } => {
-            let rows = db::ratings::all_rows(pool).await?;
+            let rows = study.ratings().await?;
             write_output(output.as_deref(), |out| {
                 export::ratings_csv(&rows, out).map_err(io::Error::other)
             })
         }
         ExportCommand::Qrels { output, relevance } => {
-            let rows = db::ratings::all_rows(pool).await?;
+            let rows = study.ratings().await?;
             write_output(output.as_deref(), |out| {
                 export::qrels(&rows, relevance, out)
             })
         }
         ExportCommand::Pool { output } => {
-            let rows = db::blind_pool::all_rows(pool).await?;
+            let rows = study.blind_pool().await?;
             write_output(output.as_deref(), |out| {
                 export::pool_csv(&rows, out).map_err(io::Error::other)
             })
@@ -661,19 +659,18 @@ fn write_output(
     }
 }
 
-async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), CliError> {
+async fn leaderboard(study: &Study, args: LeaderboardArgs) -> Result<(), CliError> {
     let partial = if args.include_partial {
         Partial::Include
     } else {
         Partial::Exclude
     };
-    let evaluated =
-        (evaluation::leaderboard(pool, &args.options, partial).await).map_err(|error| {
-            CliError::internal(
-                "the leaderboard cannot be computed from the study file",
-                error,
-            )
-        })?;
+    let evaluated = (study.leaderboard(&args.options, partial).await).map_err(|error| {
+        CliError::of_study(
+            error,
+            "the leaderboard cannot be computed from the study file",
+        )
+    })?;
     let board = &evaluated.board;
     let text = match args.format {
         LeaderboardFormat::Table => board.to_table(),
@@ -684,13 +681,13 @@ async fn leaderboard(pool: &SqlitePool, args: LeaderboardArgs) -> Result<(), Cli
     write_output(None, |out| out.write_all(text.as_bytes()))
 }
 
-async fn checks(pool: &SqlitePool, args: ChecksArgs) -> Result<(), CliError> {
+async fn checks(study: &Study, args: ChecksArgs) -> Result<(), CliError> {
     let partial = if args.include_partial {
         Partial::Include
     } else {
         Partial::Exclude
     };
-    let checks = crate::checks::run(pool, &args.options, partial).await?;
+    let checks = study.checks(&args.options, partial).await?;
     let text = match args.format {
         StatusFormat::Text => checks.to_text(),
         StatusFormat::Json => checks.to_json(),
@@ -698,16 +695,10 @@ async fn checks(pool: &SqlitePool, args: ChecksArgs) -> Result<(), CliError> {
     write_output(None, |out| out.write_all(text.as_bytes()))
 }
 
-async fn backup(pool: &SqlitePool, study: &Path, file: &Path) -> Result<(), CliError> {
-    let is_the_study = match (study.canonicalize(), file.canonicalize()) {
-        (Ok(study), Ok(file)) => study == file,
+async fn backup(study: &Study, db: &Path, file: &Path) -> Result<(), CliError> {
+    let is_the_study = match (db.canonicalize(), file.canonicalize()) {
+        (Ok(db), Ok(file)) => db == file,
         _ => false,
-    };
-    let exists = || {
-        CliError::Usage(format!(
-            "{} exists already; choose a new file for the backup",
-            file.display()
-        ))
     };
     if is_the_study {
         return Err(CliError::Usage(format!(
@@ -715,15 +706,11 @@ async fn backup(pool: &SqlitePool, study: &Path, file: &Path) -> Result<(), CliE
             file.display()
         )));
     }
-    if file.exists() {
-        return Err(exists());
-    }
-    db::backup(pool, file).await.map_err(|error| match error {
-        sqlx::Error::Io(io) if io.kind() == io::ErrorKind::AlreadyExists => exists(),
-        error => CliError::internal(
-            &format!("cannot write the backup {}", file.display()),
+    study.backup(file).await.map_err(|error| {
+        CliError::of_study(
             error,
-        ),
+            &format!("cannot write the backup {}", file.display()),
+        )
     })?;
     crate::tell!(
         "backup written to {}",
@@ -732,8 +719,8 @@ async fn backup(pool: &SqlitePool, study: &Path, file: &Path) -> Result<(), CliE
     Ok(())
 }
 
-async fn status(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
-    let status = db::study::status(pool).await?;
+async fn status(study: &Study, format: StatusFormat) -> Result<(), CliError> {
+    let status = study.status().await?;
     let text = match format {
         StatusFormat::Json => format!(
             "{}\n",
@@ -772,8 +759,7 @@ async fn status(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError>
     write_output(None, |out| out.write_all(text.as_bytes()))
 }
 
-async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliError> {
-    let write_queue = db::WriteQueue::default();
+async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError> {
     let mut rng = rand::rngs::StdRng::from_os_rng();
     match command {
         TargetsCommand::Choose(args) => {
@@ -782,11 +768,8 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
                     "--seed goes with --sample N; nothing changed".to_owned(),
                 ));
             }
-            let mut tx = write_queue.begin(pool).await?;
             let said = if args.all {
-                let change = choice::choose_all(&mut tx, &mut rng)
-                    .await
-                    .map_err(choice_error)?;
+                let change = study.choose_all(rng).await?;
                 format!(
                     "every paper with recommendations is a target again; pool: {} pairs added",
                     change.added
@@ -798,43 +781,43 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
                     ));
                 }
                 let seed = args.seed.unwrap_or_else(|| rng.random());
-                let chosen = choice::sample(&mut tx, count, seed, &mut rng)
-                    .await
-                    .map_err(choice_error)?;
+                let chosen = study.choose_sample(count, seed, rng).await?;
                 format!("{chosen}\nsampled with --seed {seed}")
             } else {
                 let (ids, lines) = match &args.file {
                     Some(file) => ids_from_file(file)?,
-                    None => (args.ids.clone(), Vec::new()),
+                    None => (
+                        args.ids.iter().map(|id| PaperId::given(id)).collect(),
+                        Vec::new(),
+                    ),
                 };
                 let chosen =
-                    choice::choose(&mut tx, &ids, &mut rng)
-                        .await
-                        .map_err(|error| match (error, &args.file) {
-                            (choice::ChoiceError::UnknownIds(unknown), Some(file)) => {
-                                unknown_in_file(file, &ids, &lines, &unknown)
-                            }
-                            (error, _) => choice_error(error),
-                        })?;
+                    (study.choose(&ids, rng).await).map_err(|error| match (error, &args.file) {
+                        (StudyError::Refused(Refusal::UnknownIds(unknown)), Some(file)) => {
+                            unknown_in_file(file, &ids, &lines, &unknown)
+                        }
+                        (error, _) => CliError::from(error),
+                    })?;
                 chosen.to_string()
             };
-            tx.commit().await?;
             crate::tell!("{said}");
-            let overview = db::targets::overview(pool).await?;
+            let overview = study.overview().await?;
             crate::tell!("the study is {}", overview.in_words());
             Ok(())
         }
         TargetsCommand::Drop { ids } => {
-            let mut tx = write_queue.begin(pool).await?;
-            let dropped = choice::drop(&mut tx, &ids).await.map_err(choice_error)?;
-            tx.commit().await?;
+            let ids: Vec<PaperId> = ids.iter().map(|id| PaperId::given(id)).collect();
+            let dropped = study.drop_targets(&ids, DropRule::Any).await?;
             crate::tell!("{dropped}");
-            let overview = db::targets::overview(pool).await?;
+            let overview = study.overview().await?;
             crate::tell!("the study is {}", overview.in_words());
             Ok(())
         }
         TargetsCommand::List { format } => {
-            let targets = db::targets::list(pool, db::targets::Listing::EVERY_TARGET).await?;
+            let targets = study
+                .targets(crate::study::Listing::EVERY_TARGET)
+                .await?
+                .targets;
             let text = match format {
                 ListFormat::Text => targets_table(&targets),
                 ListFormat::Csv => targets_csv(&targets)
@@ -852,15 +835,8 @@ async fn targets(pool: &SqlitePool, command: TargetsCommand) -> Result<(), CliEr
     }
 }
 
-fn choice_error(error: choice::ChoiceError) -> CliError {
-    match error {
-        choice::ChoiceError::Database(error) => CliError::from(error),
-        refused => CliError::Usage(format!("{refused}; nothing changed")),
-    }
-}
-
 /// The ids of a file of ids, one a line, and the line of each.
-fn ids_from_file(file: &Path) -> Result<(Vec<String>, Vec<u64>), CliError> {
+fn ids_from_file(file: &Path) -> Result<(Vec<PaperId>, Vec<u64>), CliError> {
     let text = std::fs::read(file)
         .map_err(|error| CliError::Usage(format!("cannot read {}: {error}", file.display())))?;
     let text = String::from_utf8(text).map_err(|error| {
@@ -885,7 +861,7 @@ fn ids_from_file(file: &Path) -> Result<(Vec<String>, Vec<u64>), CliError> {
             ));
             continue;
         }
-        ids.push(id.to_owned());
+        ids.push(PaperId::given(id));
         lines.push(number);
     }
     if !problems.is_empty() {
@@ -901,7 +877,7 @@ fn ids_from_file(file: &Path) -> Result<(Vec<String>, Vec<u64>), CliError> {
 }
 
 /// Unknown ids of a file, each with its line.
-fn unknown_in_file(file: &Path, ids: &[String], lines: &[u64], unknown: &[String]) -> CliError {
+fn unknown_in_file(file: &Path, ids: &[PaperId], lines: &[u64], unknown: &[PaperId]) -> CliError {
     let problems: Vec<String> = (ids.iter().zip(lines))
         .filter(|(id, _)| unknown.contains(id))
         .map(|(id, line)| format!("{}:{line}: unknown paper id {id:?}", file.display()))
@@ -920,9 +896,9 @@ struct ListedTarget<'a> {
 }
 
 impl ListedTarget<'_> {
-    fn new(target: &db::targets::TargetSummary) -> ListedTarget<'_> {
+    fn new(target: &TargetSummary) -> ListedTarget<'_> {
         ListedTarget {
-            target: &target.external_id,
+            target: target.external_id.as_str(),
             title: &target.title,
             rated: target.rated,
             pooled: target.total,
@@ -931,9 +907,9 @@ impl ListedTarget<'_> {
     }
 }
 
-fn targets_table(targets: &[db::targets::TargetSummary]) -> String {
+fn targets_table(targets: &[TargetSummary]) -> String {
     let width = (targets.iter())
-        .map(|target| target.external_id.chars().count())
+        .map(|target| target.external_id.as_str().chars().count())
         .max()
         .unwrap_or(0)
         .max("target".len());
@@ -948,7 +924,7 @@ fn targets_table(targets: &[db::targets::TargetSummary]) -> String {
     text
 }
 
-fn targets_csv(targets: &[db::targets::TargetSummary]) -> Result<String, csv::Error> {
+fn targets_csv(targets: &[TargetSummary]) -> Result<String, csv::Error> {
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());
@@ -969,12 +945,9 @@ fn targets_csv(targets: &[db::targets::TargetSummary]) -> Result<String, csv::Er
 }
 
 /// `paperjudge prune [on|off]`: sets pruning, then says how it stands.
-async fn prune(pool: &SqlitePool, state: Option<Switch>) -> Result<(), CliError> {
+async fn prune(study: &Study, state: Option<Switch>) -> Result<(), CliError> {
     if let Some(state) = state {
-        let mut rng = rand::rngs::StdRng::from_os_rng();
-        let mut tx = db::WriteQueue::default().begin(pool).await?;
-        let change = pruning::set(&mut tx, state == Switch::On, &mut rng).await?;
-        tx.commit().await?;
+        let change = study.set_pruning(state == Switch::On).await?;
         if change.added + change.removed > 0 {
             crate::tell!(
                 "pools of targets without a rating: {} pairs added, {} removed",
@@ -983,33 +956,16 @@ async fn prune(pool: &SqlitePool, state: Option<Switch>) -> Result<(), CliError>
             );
         }
     }
-    let mut said = pruning::Pruning::of(pool).await?.to_string();
+    let mut said = study.pruning().await?.to_string();
     said.push('\n');
     write_output(None, |out| out.write_all(said.as_bytes()))
 }
 
 /// `paperjudge next`: the id of the target `/next` opens, nothing when every pair is rated.
 /// While pruning is on, the models the verdict rules out are pruned first, so that the pool of
-/// the target it names leaves them out.
-async fn next(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
-    pruning::prune_ruled_out(pool, &db::WriteQueue::default(), || async {
-        let evaluated = evaluation::leaderboard(
-            pool,
-            &evaluation::LeaderboardOptions::default(),
-            Partial::Exclude,
-        )
-        .await?;
-        Ok(evaluated.board.decision.clone())
-    })
-    .await?;
-    let next = match db::targets::first_to_rate(pool).await? {
-        Some(target) => {
-            let paper = db::papers::get(pool, target).await?;
-            let progress = db::targets::progress(pool, target).await?;
-            paper.zip(progress)
-        }
-        None => None,
-    };
+/// the target it names leaves them out (see `Study::next_target`).
+async fn next(study: &Study, format: StatusFormat) -> Result<(), CliError> {
+    let next = (study.next_target().await?).map(|next| (next.target, next.progress));
     let text = match (format, next) {
         (StatusFormat::Text, None) => String::new(),
         (StatusFormat::Text, Some((paper, _))) => format!("{}\n", paper.external_id),
@@ -1029,12 +985,11 @@ async fn next(pool: &SqlitePool, format: StatusFormat) -> Result<(), CliError> {
 }
 
 /// `paperjudge simulate`: the replays of the study's fully rated targets, as a table or JSON.
-async fn simulate(pool: &SqlitePool, args: SimulateArgs) -> Result<(), CliError> {
-    let set = evaluation::EvaluationSet::load(pool, args.options.list_depth())
-        .await
-        .map_err(|error| CliError::internal("the study file cannot be read", error))?;
-    let settings = args.options.settings(set.study.pool_depth);
-    let replay = simulation::Replay::of_study(&set.study, settings)
+async fn simulate(study: &Study, args: SimulateArgs) -> Result<(), CliError> {
+    let set = (study.evaluation_set(args.options.list_depth()).await)
+        .map_err(|error| CliError::of_study(error, "the study file cannot be read"))?;
+    let settings = args.options.settings(set.collection.pool_depth);
+    let replay = simulation::Replay::of(&set.collection, settings)
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
     report_simulation(&replay, args)
 }
@@ -1050,9 +1005,9 @@ fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
     for path in &args.runs {
         runs.read(open(path)?, &path.display().to_string())?;
     }
-    let study = runs.study(&qrels, PoolDepth::DEFAULT);
+    let collection = runs.collection(&qrels, PoolDepth::DEFAULT);
     let settings = args.options.settings(PoolDepth::DEFAULT);
-    let replay = simulation::Replay::of_study(&study, settings)
+    let replay = simulation::Replay::of(&collection, settings)
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
     report_simulation(&replay, args)
 }

@@ -78,7 +78,7 @@ impl<'r> sqlx::Decode<'r, sqlx::Sqlite> for Stars {
     }
 }
 
-/// The same through SQLite stepped directly (see `db::bulk`).
+/// The same through SQLite stepped directly (see `db::direct`).
 impl rusqlite::types::FromSql for Stars {
     fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
         Stars::try_from(value.as_i64()?)
@@ -100,7 +100,79 @@ impl FromStr for Stars {
     }
 }
 
-/// Internal row id of a paper (`papers.id`); used in URLs, never shown as the paper's name.
+/// The id a person knows a paper by (`papers.external_id`): the `id` of the papers file, the
+/// id that the pages, the exports, TREC files and the command line show and take. Not the row
+/// key the pages' addresses use ([`PaperKey`]): the two cannot be swapped.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type)]
+#[serde(transparent)]
+#[sqlx(transparent)]
+pub struct PaperId(String);
+
+impl PaperId {
+    /// An id a file brings into the study: usable in TREC files, which separate fields by
+    /// whitespace, and holding no control or format character (see [`is_control_or_format`]).
+    /// Every id a study holds is one.
+    pub fn new(text: &str) -> Result<PaperId, InvalidPaperId> {
+        if text.is_empty() {
+            Err(InvalidPaperId("is empty".to_owned()))
+        } else if text.chars().any(char::is_whitespace) {
+            Err(InvalidPaperId(format!(
+                "{text:?} contains whitespace, which TREC files cannot hold"
+            )))
+        } else if let Some(why) = invisible_character(text) {
+            Err(InvalidPaperId(format!("{text:?} {why}")))
+        } else {
+            Ok(PaperId(text.to_owned()))
+        }
+    }
+
+    /// An id as a person or a form gives it, to look a paper up by. It is not checked: one
+    /// that no paper can have is found nowhere, and the command that looks it up says so.
+    pub fn given(text: &str) -> PaperId {
+        PaperId(text.to_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for PaperId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(&self.0)
+    }
+}
+
+/// As a string: messages quote ids with `{:?}`.
+impl fmt::Debug for PaperId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl rusqlite::types::FromSql for PaperId {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        String::column_result(value).map(PaperId)
+    }
+}
+
+/// Why a text is no paper id a study can hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidPaperId(String);
+
+/// What is wrong with a name holding a control or format character, if it holds one.
+pub fn invisible_character(name: &str) -> Option<String> {
+    let c = name.chars().find(|c| is_control_or_format(*c))?;
+    Some(format!(
+        "contains the control or format character U+{:04X}, which is invisible or acts on the \
+         text around it",
+        u32::from(c)
+    ))
+}
+
+/// The internal row key of a paper (`papers.id`): what the pages' addresses hold, never shown
+/// as the paper's name.
 #[derive(
     Debug,
     Clone,
@@ -115,11 +187,11 @@ impl FromStr for Stars {
     sqlx::Type,
 )]
 #[sqlx(transparent)]
-pub struct PaperId(pub i64);
+pub struct PaperKey(pub i64);
 
-impl rusqlite::types::FromSql for PaperId {
+impl rusqlite::types::FromSql for PaperKey {
     fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        value.as_i64().map(PaperId)
+        value.as_i64().map(PaperKey)
     }
 }
 

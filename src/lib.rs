@@ -2,23 +2,21 @@
 //! model recommends best.
 //!
 //! The library holds everything; `main.rs` only parses the command line and calls [`cli::run`].
-//! Tests build the same web app with [`web::run`] on any port.
+//! Both faces, the command line ([`cli`]) and the web app ([`web::run`], which the tests build
+//! on any port), work on a study through one handle, [`study::Study`].
 
 pub mod blocking;
 pub mod checks;
-pub mod choice;
 pub mod cli;
 pub mod db;
 pub mod decision;
 pub mod demo;
 pub mod domain;
-pub mod evaluation;
 pub mod export;
 pub mod import;
 pub mod leaderboard;
 pub mod metrics;
-pub mod pruning;
-pub mod rating;
 pub mod simulation;
+pub mod study;
 pub mod terminal;
 pub mod web;

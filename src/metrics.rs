@@ -1,4 +1,4 @@
-//! The metric contract of `shared/spec/metrics.md`: per-target NDCG@k, Judged@k, P@k, R@k,
+//! The metric contract of `docs/metrics.md`: per-target NDCG@k, Judged@k, P@k, R@k,
 //! F1@k, AP@k and RR@k under named options, and the statistics over targets (means that skip
 //! undefined values, a bootstrap interval, a paired randomization test, Holm's adjustment),
 //! the anytime-valid confidence sequences of the decision, and the study checks' statistics

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::decision::{adaptive_probabilities, list_disagreement, Monitor, Order, State};
 use crate::domain::Stars;
-use crate::leaderboard::{self, Partial, Study};
+use crate::leaderboard::{self, Collection, Partial};
 use crate::metrics::{self, Settings};
 
 /// Two means closer than this count as equal: the best models of a study are those within it
@@ -116,22 +116,22 @@ impl Replay {
     /// The fully rated targets of `study` as the leaderboard scores them under `settings`:
     /// each model's NDCG (from the scoring step), its top pool depth, its list, and the
     /// judgments.
-    pub fn of_study<K: Copy + Eq + Hash + Sync>(
-        study: &Study<K>,
+    pub fn of<K: Copy + Eq + Hash + Sync>(
+        collection: &Collection<K>,
         settings: Settings,
     ) -> Result<Replay, ReplayError> {
-        let count = study.models.len();
+        let count = collection.models.len();
         if count < 2 {
             return Err(ReplayError::Models(count));
         }
-        let scores = leaderboard::score(study, settings, Partial::Exclude);
+        let scores = leaderboard::score(collection, settings, Partial::Exclude);
         if scores.evaluated.is_empty() {
             return Err(ReplayError::NoTargets);
         }
-        let (k, pool_depth) = (settings.k.get(), study.pool_depth.get() as usize);
+        let (k, pool_depth) = (settings.k.get(), collection.pool_depth.get() as usize);
         let targets: Vec<Replayed> = (scores.evaluated.iter().enumerate())
             .map(|(index, &position)| {
-                let target = &study.targets[position];
+                let target = &collection.targets[position];
                 let mut numbers: HashMap<K, u32> = HashMap::new();
                 let mut number = |paper: K| {
                     let next = numbers.len() as u32;
@@ -178,7 +178,7 @@ impl Replay {
             })
             .collect();
         Ok(Replay {
-            models: study.models.clone(),
+            models: collection.models.clone(),
             settings,
             targets,
             means,
@@ -482,7 +482,7 @@ mod tests {
     /// 40 targets; model a finds the relevant paper 1 at the top, b at the second place, c
     /// never (its own papers are unrated-as-irrelevant). With `gap` false, a and b both
     /// place it first.
-    fn study(gap: bool) -> Study<u32> {
+    fn study(gap: bool) -> Collection<u32> {
         let targets = (0..40)
             .map(|t| TargetInput {
                 target: format!("T{t}"),
@@ -499,7 +499,7 @@ mod tests {
                 left_out: Vec::new(),
             })
             .collect();
-        Study::of(
+        Collection::of(
             vec!["a".into(), "b".into(), "c".into()],
             targets,
             PoolDepth::new(2).unwrap(),
@@ -511,7 +511,7 @@ mod tests {
             k: std::num::NonZeroUsize::new(2).unwrap(),
             ..Settings::default()
         };
-        Replay::of_study(&study(gap), settings).unwrap()
+        Replay::of(&study(gap), settings).unwrap()
     }
 
     const RANDOM: Plan = Plan {

@@ -1,28 +1,22 @@
-//! The study checks (shared/spec/metrics.md, "Study checks"): can the leaderboard's verdict be
+//! The study checks (docs/metrics.md, "Study checks"): can the leaderboard's verdict be
 //! trusted? Four answers, each a number and a sentence: pool bias (would a model that was not
 //! pooled be judged fairly), the rater's consistency with their own earlier ratings, how much
 //! the ranking depends on the metric's variant, and the time the judgments took.
 //!
-//! [`run`] reads the study (the evaluation set of the leaderboard and the rating history);
-//! [`compute`] and the modules below it are pure, like the metrics. `paperjudge checks` and
-//! `/checks` both come here.
+//! Pure, like the metrics: [`Checks::of`] a study's targets in memory (the evaluation set of
+//! the leaderboard) and of its rating history. The study reads them (`Study::checks`), for
+//! `paperjudge checks` and `/checks` alike.
 
 mod pool_bias;
 mod ranking;
-pub mod recheck;
 mod sensitivity;
 mod text;
 mod timing;
 
 use serde::Serialize;
-use sqlx::SqlitePool;
-use time::format_description::well_known::Rfc3339;
-use time::OffsetDateTime;
 
-use crate::db;
-use crate::domain::{PaperId, PoolDepth, Stars};
-use crate::evaluation::{EvaluationSet, LeaderboardOptions};
-use crate::leaderboard::{Partial, Study, TargetInput};
+use crate::domain::{PaperKey, PoolDepth, Stars};
+use crate::leaderboard::{Collection, Partial, TargetInput};
 use crate::metrics::{self, Settings};
 
 pub use pool_bias::{ModelBias, PoolBias};
@@ -107,105 +101,45 @@ pub struct History {
 /// cutoff.
 pub const LIST_DEPTH: usize = usize::MAX;
 
-/// The checks of a study under `options` (the leaderboard's), over fully rated targets or,
-/// with `partial`, every target with a rating: what `paperjudge checks` prints.
-pub async fn run(
-    pool: &SqlitePool,
-    options: &LeaderboardOptions,
-    partial: Partial,
-) -> Result<Checks, sqlx::Error> {
-    let set = EvaluationSet::load(pool, LIST_DEPTH).await?;
-    of_set(pool, &set, options, partial).await
-}
-
-/// The checks of the evaluation set `set` (read with [`LIST_DEPTH`]) and the study's history.
-pub async fn of_set(
-    pool: &SqlitePool,
-    set: &EvaluationSet,
-    options: &LeaderboardOptions,
-    partial: Partial,
-) -> Result<Checks, sqlx::Error> {
-    let settings = options.settings(set.study.pool_depth);
-    let judgments = db::checks::judgments(pool).await?;
-    let rechecks = db::checks::rechecks(pool).await?;
-    let progress = db::checks::recheck_progress(pool).await?;
-    let history = History {
-        judgments: (judgments.iter())
-            .filter_map(|judgment| {
-                Some((seconds(&judgment.changed_at)?, Stars::new(judgment.stars)?))
-            })
-            .collect(),
-        rechecks: (rechecks.iter())
-            .filter_map(|recheck| {
-                Some(TimedRecheck {
-                    then: Stars::new(recheck.stars_then)?,
-                    now: Stars::new(recheck.stars)?,
-                    rated_at: seconds(&recheck.rated_at),
-                })
-            })
-            .collect(),
-        rated_pairs: progress.rated_in_finished,
-    };
-    // The kappa interval's resamples keep the cores busy for a moment: off the async workers,
-    // with the targets in a thread of their own.
-    let study = Study {
-        models: set.study.models.clone(),
-        targets: (set.study.targets.iter())
+impl Checks {
+    /// The checks of the targets of `collection` that `partial` evaluates, and of `history`,
+    /// under `settings`.
+    pub fn of(
+        collection: &Collection<PaperKey>,
+        history: &History,
+        settings: Settings,
+        partial: Partial,
+    ) -> Checks {
+        let pool_depth: PoolDepth = collection.pool_depth;
+        let depth = usize::try_from(pool_depth.get()).unwrap_or(usize::MAX);
+        let targets: Vec<&TargetInput<PaperKey>> = (collection.targets.iter())
             .filter(|target| partial.evaluates(target))
-            .cloned()
-            .collect(),
-        total: set.study.total,
-        pool_depth: set.study.pool_depth,
-        // The checks read no verdict, and the filtered targets no longer match the order.
-        completion: None,
-    };
-    Ok(crate::blocking::run(move || compute(&study, &history, settings, partial)).await)
-}
-
-/// Seconds since 1970 of an RFC 3339 time.
-fn seconds(text: &str) -> Option<i64> {
-    OffsetDateTime::parse(text, &Rfc3339)
-        .ok()
-        .map(OffsetDateTime::unix_timestamp)
-}
-
-/// The checks of the targets of `study` that `partial` evaluates, and of `history`, under
-/// `settings`.
-pub fn compute(
-    study: &Study<PaperId>,
-    history: &History,
-    settings: Settings,
-    partial: Partial,
-) -> Checks {
-    let pool_depth: PoolDepth = study.pool_depth;
-    let depth = usize::try_from(pool_depth.get()).unwrap_or(usize::MAX);
-    let targets: Vec<&TargetInput<PaperId>> = (study.targets.iter())
-        .filter(|target| partial.evaluates(target))
-        .collect();
-    let pairs: Vec<(Stars, Stars)> = (history.rechecks.iter())
-        .map(|recheck| (recheck.then, recheck.now))
-        .collect();
-    Checks {
-        settings: SettingsJson {
-            metrics: settings,
-            pool_depth: pool_depth.get(),
-            partial,
-        },
-        targets_evaluated: targets.len(),
-        pruned: (study.models.iter().enumerate())
-            .filter_map(|(model, name)| {
-                let left_out_of = targets.iter().filter(|t| !t.pooled(model)).count();
-                (left_out_of > 0).then(|| PrunedModel {
-                    model: name.clone(),
-                    targets: targets.len() - left_out_of,
-                    left_out_of,
+            .collect();
+        let pairs: Vec<(Stars, Stars)> = (history.rechecks.iter())
+            .map(|recheck| (recheck.then, recheck.now))
+            .collect();
+        Checks {
+            settings: SettingsJson {
+                metrics: settings,
+                pool_depth: pool_depth.get(),
+                partial,
+            },
+            targets_evaluated: targets.len(),
+            pruned: (collection.models.iter().enumerate())
+                .filter_map(|(model, name)| {
+                    let left_out_of = targets.iter().filter(|t| !t.pooled(model)).count();
+                    (left_out_of > 0).then(|| PrunedModel {
+                        model: name.clone(),
+                        targets: targets.len() - left_out_of,
+                        left_out_of,
+                    })
                 })
-            })
-            .collect(),
-        pool_bias: pool_bias::pool_bias(&study.models, &targets, &settings, depth),
-        consistency: consistency(&pairs, history.rated_pairs),
-        sensitivity: sensitivity::sensitivity(&study.models, &targets, &settings, depth),
-        timing: timing::timing(&history.judgments, &history.rechecks),
+                .collect(),
+            pool_bias: pool_bias::pool_bias(&collection.models, &targets, &settings, depth),
+            consistency: consistency(&pairs, history.rated_pairs),
+            sensitivity: sensitivity::sensitivity(&collection.models, &targets, &settings, depth),
+            timing: timing::timing(&history.judgments, &history.rechecks),
+        }
     }
 }
 

@@ -10,12 +10,12 @@
 //! pools seconds; here it is one statement per few hundred targets.) The target's row must
 //! exist first.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use rand::Rng;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::PaperId;
+use crate::domain::{PaperId, PaperKey};
 
 /// What refreshing a target's pool changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -24,79 +24,78 @@ pub struct BlindPoolChange {
     pub removed: u64,
 }
 
+/// The rule of the pool, for the pairs `pairs` selects of it: a pair stays while it is rated,
+/// or while some model the pool does not leave out (see [`super::pruning`]) ranks it in its
+/// top `depth` (a parameter); the others are deleted. Every change of a pool goes by it
+/// ([`refresh_target`], [`PoolWriter::follow`]).
+fn let_go(pairs: &str, depth: &str) -> String {
+    format!(
+        "DELETE FROM pool WHERE {pairs}
+         AND NOT EXISTS (SELECT 1 FROM ratings r
+                         WHERE r.target_id = pool.target_id AND r.paper_id = pool.paper_id)
+         AND NOT EXISTS (SELECT 1 FROM recommendations c
+                         WHERE c.model_id IN (SELECT id FROM models)
+                           AND c.target_id = pool.target_id AND c.position <= {depth}
+                           AND c.paper_id = pool.paper_id
+                           AND c.model_id NOT IN (SELECT model_id FROM pool_exclusions e
+                                                  WHERE e.target_id = pool.target_id))"
+    )
+}
+
 /// Makes the pool of `target` the union of the top `depth` of every model its pool does not
 /// leave out (see [`super::pruning`]), keeping rated pairs even when no model ranks them any
-/// more.
-pub async fn refresh_target(
-    conn: &mut SqliteConnection,
-    target: PaperId,
+/// more, and `targets.pooled` with it (directly: see [`super::direct`]).
+pub fn refresh_target(
+    conn: &rusqlite::Connection,
+    target: PaperKey,
     depth: u32,
     rng: &mut impl Rng,
-) -> Result<BlindPoolChange, sqlx::Error> {
-    let wanted: HashSet<PaperId> = super::recommendations::top_papers(&mut *conn, target, depth)
-        .await?
-        .into_iter()
-        .collect();
-    let current: Vec<(i64, bool)> = sqlx::query_as(
-        "SELECT p.paper_id, r.stars IS NOT NULL
-         FROM pool p LEFT JOIN ratings r USING (target_id, paper_id)
-         WHERE p.target_id = ?",
-    )
-    .bind(target.0)
-    .fetch_all(&mut *conn)
-    .await?;
-    let present: HashSet<PaperId> = current.iter().map(|(paper, _)| PaperId(*paper)).collect();
-
-    let mut change = BlindPoolChange::default();
-    for (paper, rated) in &current {
-        if !rated && !wanted.contains(&PaperId(*paper)) {
-            sqlx::query("DELETE FROM pool WHERE target_id = ? AND paper_id = ?")
-                .bind(target.0)
-                .bind(paper)
-                .execute(&mut *conn)
-                .await?;
-            change.removed += 1;
-        }
-    }
-    if change.removed > 0 {
-        super::targets::add_pooled(&mut *conn, &[(target, -(change.removed as i64))]).await?;
-    }
+) -> rusqlite::Result<BlindPoolChange> {
+    let wanted: HashSet<PaperKey> = (conn.prepare_cached(super::recommendations::TOP_PAPERS)?)
+        .query_map((target.0, depth), |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let present: HashSet<PaperKey> = (conn
+        .prepare_cached("SELECT paper_id FROM pool WHERE target_id = ?")?)
+    .query_map([target.0], |row| row.get(0))?
+    .collect::<rusqlite::Result<_>>()?;
+    let removed = conn
+        .prepare_cached(&let_go("target_id = ?1", "?2"))?
+        .execute((target.0, depth))? as u64;
     let arriving = with_display_keys(target, wanted.difference(&present).copied(), rng);
-    insert_pairs(conn, &arriving).await?;
-    change.added = arriving.len() as u64;
+    let mut insert =
+        conn.prepare_cached("INSERT INTO pool (target_id, paper_id, sort_key) VALUES (?, ?, ?)")?;
+    for (target, paper, key) in &arriving {
+        insert.execute((target.0, paper.0, key))?;
+    }
+    let change = BlindPoolChange {
+        added: arriving.len() as u64,
+        removed,
+    };
+    conn.prepare_cached(super::targets::ADD_POOLED)?
+        .execute((target.0, change.added as i64 - change.removed as i64))?;
     Ok(change)
 }
 
-/// Changes the pools of an import's targets (directly: see [`super::bulk`]). It leaves
+/// Changes the pools of an import's targets (directly: see [`super::direct`]). It leaves
 /// `targets.pooled` to its caller, which writes the change with the rest of the target's row
 /// (see [`super::targets::ListedTargets::register`]), in the same transaction.
 pub struct PoolWriter<'c> {
-    add: super::bulk::RowsInsert<'c>,
-    keys: Vec<(PaperId, i64)>,
+    add: super::direct::RowsInsert<'c>,
+    keys: Vec<(PaperKey, i64)>,
     remove: rusqlite::Statement<'c>,
 }
 
 impl<'c> PoolWriter<'c> {
     pub fn prepare(conn: &'c rusqlite::Connection) -> rusqlite::Result<PoolWriter<'c>> {
         Ok(PoolWriter {
-            add: super::bulk::RowsInsert::new(
+            add: super::direct::RowsInsert::new(
                 conn,
                 "INSERT OR FAIL INTO pool (target_id, paper_id, sort_key) VALUES",
                 3,
                 "ON CONFLICT (target_id, paper_id) DO NOTHING",
             ),
             keys: Vec::new(),
-            // A pair stays while it is rated, or while some model the pool does not leave out
-            // ranks it in its top `depth`.
-            remove: conn.prepare(
-                "DELETE FROM pool WHERE target_id = ?1 AND paper_id = ?2
-                 AND NOT EXISTS (SELECT 1 FROM ratings WHERE target_id = ?1 AND paper_id = ?2)
-                 AND NOT EXISTS (SELECT 1 FROM recommendations
-                                 WHERE model_id IN (SELECT id FROM models)
-                                   AND target_id = ?1 AND position <= ?3 AND paper_id = ?2
-                                   AND model_id NOT IN (SELECT model_id FROM pool_exclusions
-                                                        WHERE target_id = ?1))",
-            )?,
+            remove: conn.prepare(&let_go("target_id = ?1 AND paper_id = ?2", "?3"))?,
         })
     }
 
@@ -108,9 +107,9 @@ impl<'c> PoolWriter<'c> {
     /// in its top `depth`.
     pub fn follow(
         &mut self,
-        target: PaperId,
-        arriving: &[PaperId],
-        leaving: &[PaperId],
+        target: PaperKey,
+        arriving: &[PaperKey],
+        leaving: &[PaperKey],
         depth: u32,
         rng: &mut impl Rng,
     ) -> rusqlite::Result<BlindPoolChange> {
@@ -134,15 +133,15 @@ impl<'c> PoolWriter<'c> {
 }
 
 /// A pair entering the pool: target, paper, display key.
-pub type NewPair = (PaperId, PaperId, i64);
+pub type NewPair = (PaperKey, PaperKey, i64);
 
 /// Draws a display key for each paper arriving in the pool of `target`.
 pub fn with_display_keys(
-    target: PaperId,
-    papers: impl IntoIterator<Item = PaperId>,
+    target: PaperKey,
+    papers: impl IntoIterator<Item = PaperKey>,
     rng: &mut impl Rng,
 ) -> Vec<NewPair> {
-    let mut papers: Vec<PaperId> = papers.into_iter().collect();
+    let mut papers: Vec<PaperKey> = papers.into_iter().collect();
     // Sorted so that keys drawn from a seeded generator do not depend on hash order.
     papers.sort_unstable();
     papers
@@ -151,33 +150,12 @@ pub fn with_display_keys(
         .collect()
 }
 
-/// Inserts pairs that are not in the pool yet.
-pub async fn insert_pairs(
-    conn: &mut SqliteConnection,
-    pairs: &[NewPair],
-) -> Result<(), sqlx::Error> {
-    for chunk in pairs.chunks(super::recommendations::ROWS_PER_INSERT) {
-        let mut insert =
-            sqlx::QueryBuilder::new("INSERT INTO pool (target_id, paper_id, sort_key) ");
-        insert.push_values(chunk, |mut row, (target, paper, key)| {
-            row.push_bind(target.0).push_bind(paper.0).push_bind(*key);
-        });
-        insert.build().execute(&mut *conn).await?;
-    }
-    let mut added: BTreeMap<PaperId, i64> = BTreeMap::new();
-    for (target, _, _) in pairs {
-        *added.entry(*target).or_default() += 1;
-    }
-    let added: Vec<(PaperId, i64)> = added.into_iter().collect();
-    super::targets::add_pooled(conn, &added).await
-}
-
 /// Adds one pair to the pool (a rating imported for a pair no model pooled), if missing,
 /// and the target's row if it has none; answers whether the pair was added.
 pub async fn ensure_pair(
     conn: &mut SqliteConnection,
-    target: PaperId,
-    paper: PaperId,
+    target: PaperKey,
+    paper: PaperKey,
     rng: &mut impl Rng,
 ) -> Result<bool, sqlx::Error> {
     super::targets::ensure(&mut *conn, target, rng).await?;
@@ -190,15 +168,19 @@ pub async fn ensure_pair(
             .await?;
     let added = inserted.rows_affected() > 0;
     if added {
-        super::targets::add_pooled(conn, &[(target, 1)]).await?;
+        sqlx::query(super::targets::ADD_POOLED)
+            .bind(target.0)
+            .bind(1)
+            .execute(conn)
+            .await?;
     }
     Ok(added)
 }
 
 pub async fn contains<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperId,
-    paper: PaperId,
+    target: PaperKey,
+    paper: PaperKey,
 ) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pool WHERE target_id = ? AND paper_id = ?)")
         .bind(target.0)
@@ -210,8 +192,8 @@ pub async fn contains<'e, E: SqliteExecutor<'e>>(
 /// One row of the blind pool export: `position` is the 1-based order shown to the rater.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct BlindPoolRow {
-    pub target: String,
-    pub paper: String,
+    pub target: PaperId,
+    pub paper: PaperId,
     pub position: i64,
     pub stars: Option<i64>,
 }

@@ -4,7 +4,7 @@
 
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperKey, Stars};
 
 /// A rating the rater set or changed in the browser, with its time (RFC 3339), oldest first.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -78,7 +78,7 @@ pub async fn recheck_progress<'e, E: SqliteExecutor<'e>>(
 /// when there is none.
 pub async fn recheck_candidate(
     conn: &mut SqliteConnection,
-) -> Result<Option<(PaperId, PaperId)>, sqlx::Error> {
+) -> Result<Option<(PaperKey, PaperKey)>, sqlx::Error> {
     let pair: Option<(i64, i64)> = sqlx::query_as(
         "SELECT r.target_id, r.paper_id FROM ratings r
          JOIN targets t ON t.target_id = r.target_id
@@ -89,15 +89,15 @@ pub async fn recheck_candidate(
     )
     .fetch_optional(conn)
     .await?;
-    Ok(pair.map(|(target, paper)| (PaperId(target), PaperId(paper))))
+    Ok(pair.map(|(target, paper)| (PaperKey(target), PaperKey(paper))))
 }
 
 /// The rating of a pair of a finished target, as a re-check compares with it: its stars and
 /// when it was made. `None` when the pair is unrated or its target is not finished.
 pub async fn rating_to_recheck(
     conn: &mut SqliteConnection,
-    target: PaperId,
-    paper: PaperId,
+    target: PaperKey,
+    paper: PaperKey,
 ) -> Result<Option<(Stars, String)>, sqlx::Error> {
     let rating: Option<(i64, String)> = sqlx::query_as(
         "SELECT r.stars, r.rated_at FROM ratings r
@@ -115,8 +115,8 @@ pub async fn rating_to_recheck(
 /// A re-check to store.
 #[derive(Debug, Clone, Copy)]
 pub struct NewRecheck<'a> {
-    pub target: PaperId,
-    pub paper: PaperId,
+    pub target: PaperKey,
+    pub paper: PaperKey,
     pub stars_then: Stars,
     pub rated_at: &'a str,
     pub stars: Stars,

@@ -3,19 +3,19 @@
 //!
 //! What is read agrees with itself and with the revision it is labelled with while raters
 //! keep rating: it comes from one revision of the study (see [`load`]). The reads step SQLite
-//! directly, on read connections of their own ([`super::bulk::open_reader`]), in threads that
+//! directly, on read connections of their own ([`super::direct::open_reader`]), in threads that
 //! may block: through sqlx every row is handed from its connection's thread to ours, which
 //! for the quarter of a million list entries of 3,600 targets was most of a leaderboard's
-//! time. Values are read as the domain's types (`PaperId`, `ModelId`, `Stars`): anything that
+//! time. Values are read as the domain's types (`PaperKey`, `ModelId`, `Stars`): anything that
 //! is not what it should be (stars out of range, a NULL) fails the read.
 
 use std::path::Path;
 
-use sqlx::{FromRow, SqliteExecutor, SqlitePool};
+use sqlx::{FromRow, SqliteExecutor};
 
-use super::bulk::{database_error, open_reader};
+use super::direct::open_reader;
 use super::targets::{self, Overview};
-use crate::domain::{ModelId, PaperId, PoolDepth, Stars};
+use crate::domain::{ModelId, PaperKey, PoolDepth, Stars};
 
 /// A revision of everything the evaluation reads: the last id of the rating history (every
 /// change of a rating adds a row to it) and the study's revision counter (bumped by every
@@ -38,7 +38,7 @@ pub async fn revision<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Revision
 /// A target being rated that has at least one rating.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RatedTarget {
-    pub id: PaperId,
+    pub id: PaperKey,
     pub external_id: String,
     pub title: String,
     /// Every pooled pair of it is rated.
@@ -46,12 +46,12 @@ pub struct RatedTarget {
 }
 
 /// A target's ratings: each rated paper with its stars.
-pub type Judgments = Vec<(PaperId, Stars)>;
+pub type Judgments = Vec<(PaperKey, Stars)>;
 
 /// The ratings of a target with at least one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetRatings {
-    pub target: PaperId,
+    pub target: PaperKey,
     pub judgments: Judgments,
     /// The latest of its rated pairs' first ratings (a `rating_history` id). For a fully rated
     /// target, whose rated pairs are its pool, the moment it was completed: the order the
@@ -60,7 +60,7 @@ pub struct TargetRatings {
 }
 
 /// A model's list for a target: (target, model, its papers best first).
-pub type List = (PaperId, ModelId, Vec<PaperId>);
+pub type List = (PaperKey, ModelId, Vec<PaperKey>);
 
 /// One revision of the study as the evaluation reads it.
 #[derive(Debug, PartialEq)]
@@ -78,7 +78,7 @@ pub struct Snapshot {
     /// Their lists: (target, model, the first `depth` papers best first).
     pub lists: Vec<List>,
     /// The models whose lists their pools leave out (see [`super::pruning`]).
-    pub left_out: Vec<(PaperId, ModelId)>,
+    pub left_out: Vec<(PaperKey, ModelId)>,
     /// Where the lists are cut: the larger of the pool depth and the depth asked for.
     pub depth: usize,
 }
@@ -93,8 +93,8 @@ const RATED_TARGETS: &str = "SELECT target_id FROM targets WHERE active = 1 AND 
 /// own: the counts, targets and ratings, and each half of the lists. They saw the same study
 /// when they saw the same revision; when a change came between them, everything is read again
 /// in one transaction.
-pub async fn load(pool: &SqlitePool, depth: usize) -> Result<Snapshot, sqlx::Error> {
-    let path = pool.connect_options().get_filename().to_owned();
+pub async fn load(path: &Path, depth: usize) -> rusqlite::Result<Snapshot> {
+    let path = path.to_owned();
     crate::blocking::run(move || {
         let (head, even, odd) = std::thread::scope(|scope| {
             let even =
@@ -118,15 +118,12 @@ pub async fn load(pool: &SqlitePool, depth: usize) -> Result<Snapshot, sqlx::Err
 }
 
 /// What [`load`] reads, read in one transaction: slower, and never mixes two revisions.
-pub async fn load_in_one_transaction(
-    pool: &SqlitePool,
-    depth: usize,
-) -> Result<Snapshot, sqlx::Error> {
-    let path = pool.connect_options().get_filename().to_owned();
+pub async fn load_in_one_transaction(path: &Path, depth: usize) -> rusqlite::Result<Snapshot> {
+    let path = path.to_owned();
     crate::blocking::run(move || read_in_one_transaction(&path, depth)).await
 }
 
-fn read_in_one_transaction(path: &Path, depth: usize) -> Result<Snapshot, sqlx::Error> {
+fn read_in_one_transaction(path: &Path, depth: usize) -> rusqlite::Result<Snapshot> {
     let (revision, (head, ratings, lists)) = at_revision(path, |tx| {
         Ok((
             read_head(tx)?,
@@ -148,21 +145,18 @@ fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
 fn at_revision<T>(
     path: &Path,
     read: impl FnOnce(&rusqlite::Transaction) -> rusqlite::Result<T>,
-) -> Result<(Revision, T), sqlx::Error> {
+) -> rusqlite::Result<(Revision, T)> {
     let mut conn = open_reader(path)?;
-    let in_transaction = || {
-        let tx = conn.transaction()?;
-        let revision = tx.query_row(REVISION, [], |row| {
-            Ok(Revision {
-                ratings: row.get(0)?,
-                study: row.get(1)?,
-            })
-        })?;
-        let value = read(&tx)?;
-        tx.commit()?;
-        Ok((revision, value))
-    };
-    in_transaction().map_err(database_error)
+    let tx = conn.transaction()?;
+    let revision = tx.query_row(REVISION, [], |row| {
+        Ok(Revision {
+            ratings: row.get(0)?,
+            study: row.get(1)?,
+        })
+    })?;
+    let value = read(&tx)?;
+    tx.commit()?;
+    Ok((revision, value))
 }
 
 /// Everything of a [`Snapshot`] but the ratings and the lists.
@@ -171,7 +165,7 @@ struct Head {
     overview: Overview,
     models: Vec<(ModelId, String)>,
     targets: Vec<RatedTarget>,
-    left_out: Vec<(PaperId, ModelId)>,
+    left_out: Vec<(PaperKey, ModelId)>,
 }
 
 impl Head {
@@ -193,14 +187,6 @@ impl Head {
             depth,
         }
     }
-}
-
-fn pool_depth(tx: &rusqlite::Transaction) -> rusqlite::Result<PoolDepth> {
-    let depth: i64 = tx.query_row("SELECT pool_depth FROM study WHERE id = 1", [], |row| {
-        row.get(0)
-    })?;
-    // The CHECK constraint of the schema keeps the stored value in range.
-    Ok(PoolDepth::new(depth).unwrap_or(PoolDepth::DEFAULT))
 }
 
 fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
@@ -241,7 +227,7 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
     .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
     .collect::<rusqlite::Result<_>>()?;
     Ok(Head {
-        pool_depth: pool_depth(tx)?,
+        pool_depth: super::study::pool_depth_directly(tx)?,
         overview,
         models,
         targets,
@@ -257,7 +243,7 @@ fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRating
         "SELECT target_id, paper_id, stars, first_rated
          FROM ratings WHERE target_id IN ({RATED_TARGETS})"
     ))?;
-    let mut rows: Vec<(PaperId, PaperId, Stars, i64)> = (statement.query_map([], |row| {
+    let mut rows: Vec<(PaperKey, PaperKey, Stars, i64)> = (statement.query_map([], |row| {
         Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
     })?)
     .collect::<rusqlite::Result<_>>()?;
@@ -289,7 +275,7 @@ fn read_lists(
     depth: usize,
     half: Option<Half>,
 ) -> rusqlite::Result<(usize, Vec<List>)> {
-    let depth = depth.max(pool_depth(tx)?.get() as usize);
+    let depth = depth.max(super::study::pool_depth_directly(tx)?.get() as usize);
     // Naming every model lets SQLite seek straight to the top of each list.
     let mut statement = tx.prepare(&format!(
         "SELECT target_id, model_id, position, paper_id
@@ -299,7 +285,7 @@ fn read_lists(
     ))?;
     let half = half.map(|half| half as i64);
     let limit = i64::try_from(depth).unwrap_or(i64::MAX);
-    let mut entries: Vec<(PaperId, ModelId, i64, PaperId)> = (statement
+    let mut entries: Vec<(PaperKey, ModelId, i64, PaperKey)> = (statement
         .query_map(rusqlite::params![half, limit], |row| {
             Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
         })?)

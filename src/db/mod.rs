@@ -1,8 +1,8 @@
 //! The data-access layer: every SQL statement of paperjudge lives below this module.
 
 pub mod blind_pool;
-pub mod bulk;
 pub mod checks;
+pub mod direct;
 pub mod evaluation;
 pub mod papers;
 pub mod pruning;
@@ -43,17 +43,17 @@ pub fn connect_options(path: &Path) -> SqliteConnectOptions {
 }
 
 /// How long a statement waits for another connection's lock before it fails.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Opens the study with connections set up as `options` say, and brings its schema up to date.
 pub async fn open_with(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx::Error> {
-    let pool = SqlitePoolOptions::new()
+    let connections = SqlitePoolOptions::new()
         .max_connections(8)
         .connect_with(options)
         .await?;
-    sqlx::migrate!("./migrations").run(&pool).await?;
-    study::ensure_exists(&pool).await?;
-    Ok(pool)
+    sqlx::migrate!("./migrations").run(&connections).await?;
+    study::ensure_exists(&connections).await?;
+    Ok(connections)
 }
 
 /// The write transactions of this process take turns here, in arrival order, before SQLite
@@ -63,33 +63,61 @@ pub async fn open_with(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx
 pub struct WriteQueue(Arc<tokio::sync::Mutex<()>>);
 
 /// How long a write of the queue waits for another process's write (an import) to finish
-/// before it gives up with [`WriteError::Locked`]: a rater is told within seconds why the
-/// save waits, instead of hearing nothing for the 30 s of the busy timeout.
+/// before it gives up: a rater is told within seconds why the save waits, instead of hearing
+/// nothing for the 30 s of the busy timeout.
 pub const LOCK_WAIT: Duration = Duration::from_secs(2);
 
+/// This process's turn to write, held until it is dropped.
+pub type Turn = tokio::sync::OwnedMutexGuard<()>;
+
 impl WriteQueue {
-    /// Waits for this process's turn to write, then begins an immediate transaction, waiting
-    /// at most [`LOCK_WAIT`] for another process to let go of the study.
+    /// Waits for this process's turn to write (for a write on a connection of its own, which
+    /// begins its transaction itself).
+    pub async fn turn(&self) -> Turn {
+        self.0.clone().lock_owned().await
+    }
+
+    /// Waits for this process's turn to write, then begins an immediate transaction on one of
+    /// `connections`, set up for `writer`.
     ///
     /// The transaction is begun and ended with plain SQL rather than `sqlx::Transaction`:
     /// when SQLite rolls a transaction back by itself (a full disk does), sqlx's rollback
     /// fails and leaves the connection believing it is still inside the transaction, so that
     /// every later `BEGIN` on it fails. Here every failure ends in a rollback, or in closing
     /// the connection.
-    pub async fn begin(&self, pool: &SqlitePool) -> Result<WriteTransaction, sqlx::Error> {
-        let turn = self.0.clone().lock_owned().await;
-        let mut conn = pool.acquire().await?;
-        let wait = format!("PRAGMA busy_timeout = {}", LOCK_WAIT.as_millis());
-        sqlx::query(&wait).execute(&mut *conn).await?;
-        let begun = sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await;
-        let restore = format!("PRAGMA busy_timeout = {}", BUSY_TIMEOUT.as_millis());
-        if let Err(error) = sqlx::query(&restore).execute(&mut *conn).await {
-            // Never hand a connection with the short wait back to the pool.
-            conn.close_on_drop();
-            if begun.is_ok() {
-                return Err(error);
+    pub async fn begin(
+        &self,
+        connections: &SqlitePool,
+        writer: Writer,
+    ) -> Result<WriteTransaction, sqlx::Error> {
+        let turn = self.turn().await;
+        let mut conn = connections.acquire().await?;
+        let begun = match writer {
+            Writer::Command => {
+                let wait = format!("PRAGMA busy_timeout = {}", LOCK_WAIT.as_millis());
+                sqlx::query(&wait).execute(&mut *conn).await?;
+                let begun = sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await;
+                let restore = format!("PRAGMA busy_timeout = {}", BUSY_TIMEOUT.as_millis());
+                if let Err(error) = sqlx::query(&restore).execute(&mut *conn).await {
+                    // Never hand a connection with another wait back to the others.
+                    conn.close_on_drop();
+                    if begun.is_ok() {
+                        return Err(error);
+                    }
+                }
+                begun
             }
-        }
+            Writer::Import => {
+                // Closed at the end: nothing of the import's settings outlives it.
+                conn.close_on_drop();
+                for (pragma, value) in direct::IMPORT_PRAGMAS {
+                    sqlx::query(&format!("PRAGMA {pragma} = {value}"))
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await
+            }
+        };
         begun?;
         Ok(WriteTransaction {
             conn,
@@ -99,12 +127,22 @@ impl WriteQueue {
     }
 }
 
+/// Who writes, and so how the transaction's connection is set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    /// A command a person waits for: it waits at most [`LOCK_WAIT`] for another process.
+    Command,
+    /// An import: it waits as long as SQLite waits for a lock, and works with the import's
+    /// settings ([`direct::IMPORT_PRAGMAS`]) on a connection closed at its end.
+    Import,
+}
+
 /// A write transaction holding its turn of the [`WriteQueue`] until it ends. One dropped
 /// before it ended (a cancelled request) closes its connection, which rolls it back.
 pub struct WriteTransaction {
     conn: PoolConnection<Sqlite>,
     open: bool,
-    _turn: tokio::sync::OwnedMutexGuard<()>,
+    _turn: Turn,
 }
 
 impl WriteTransaction {
@@ -171,50 +209,24 @@ impl std::ops::DerefMut for WriteTransaction {
     }
 }
 
-/// Why a write failed, as far as the person who asked for it needs to know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriteError {
-    /// The disk (or SQLite's size limit) has no room for the change.
-    Full,
-    /// Another process holds the write lock (an import is running).
-    Locked,
-}
-
-impl WriteError {
-    /// What a database error means for the writer, when it is one of the passing conditions.
-    pub fn of(error: &sqlx::Error) -> Option<WriteError> {
-        let code = error.as_database_error()?.code()?.parse::<i32>().ok()?;
-        // SQLite's primary result code is the low byte of the extended one.
-        match code & 0xff {
-            SQLITE_FULL => Some(WriteError::Full),
-            SQLITE_BUSY | SQLITE_LOCKED => Some(WriteError::Locked),
-            _ => None,
-        }
-    }
-}
-
-const SQLITE_BUSY: i32 = 5;
-const SQLITE_LOCKED: i32 = 6;
-const SQLITE_FULL: i32 = 13;
-
-/// Leaves the study file whole on its own, then closes the pool: the WAL is copied into the
-/// file and emptied (`wal_checkpoint(TRUNCATE)`), and the last connection to close removes
-/// it. A copy of the `.db` alone is then the whole study: people copy, sync and mail that one
+/// Leaves the study file whole on its own, then closes the connections: the WAL is copied
+/// into the file and emptied (`wal_checkpoint(TRUNCATE)`), and the last connection to close
+/// removes it. A copy of the `.db` alone is then the whole study: people copy, sync and mail that one
 /// file. Every command ends here, the server once it has stopped.
 ///
 /// If another process (a running server) has the study open, the checkpoint does not wait for
 /// it: that would hold up its writers. The study is whole in one file again once that process
 /// closes it; until then, `paperjudge backup` makes the copy.
-pub async fn close(pool: &SqlitePool) {
+pub async fn close(connections: &SqlitePool) {
     let checkpoint = async {
-        let mut conn = pool.acquire().await?;
+        let mut conn = connections.acquire().await?;
         sqlx::query("PRAGMA busy_timeout = 0")
             .execute(&mut *conn)
             .await?;
         let (busy, _, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(TRUNCATE)")
             .fetch_one(&mut *conn)
             .await?;
-        // Not back to the pool with the zero busy timeout.
+        // Not back among the connections with the zero busy timeout.
         conn.close().await?;
         Ok::<_, sqlx::Error>(busy != 0)
     };
@@ -225,7 +237,7 @@ pub async fn close(pool: &SqlitePool) {
         ),
         Err(error) => tracing::warn!(%error, "the study's write-ahead log was not checkpointed"),
     }
-    pool.close().await;
+    connections.close().await;
 }
 
 /// Writes a consistent snapshot of the study to `file` (which must not exist) while others
@@ -235,7 +247,7 @@ pub async fn close(pool: &SqlitePool) {
 /// nothing of anyone else's is ever overwritten or removed), and gets the target's name only
 /// once complete and on disk, without replacing a file that appeared meanwhile: a crash never
 /// leaves half a backup under the target's name.
-pub async fn backup(pool: &SqlitePool, file: &Path) -> Result<(), sqlx::Error> {
+pub async fn backup(connections: &SqlitePool, file: &Path) -> Result<(), sqlx::Error> {
     let directory = match file.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
@@ -251,7 +263,7 @@ pub async fn backup(pool: &SqlitePool, file: &Path) -> Result<(), sqlx::Error> {
         .tempfile_in(directory)?;
     sqlx::query("VACUUM INTO ?")
         .bind(partial.path().to_string_lossy().into_owned())
-        .execute(pool)
+        .execute(connections)
         .await?;
     // VACUUM INTO does not sync what it writes: the copy reaches the disk before it gets its
     // name, and the name before "backup written" is said.

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::PaperId;
+use crate::domain::{PaperId, PaperKey};
 
 /// A paper as imported; `None` in an optional field means the file had no such column, so
 /// the stored value is kept on update.
@@ -24,7 +24,7 @@ pub enum Upserted {
     Unchanged,
 }
 
-/// Adds and updates papers on an import's connection (directly: see [`super::bulk`]).
+/// Adds and updates papers on an import's connection (directly: see [`super::direct`]).
 pub struct PaperWriter<'c> {
     insert: rusqlite::Statement<'c>,
     update: rusqlite::Statement<'c>,
@@ -91,7 +91,7 @@ impl<'c> PaperWriter<'c> {
 #[derive(Debug, Default)]
 pub struct PaperIndex {
     numbers: rustc_hash::FxHashMap<Box<str>, u32>,
-    ids: Vec<PaperId>,
+    ids: Vec<PaperKey>,
 }
 
 impl PaperIndex {
@@ -101,12 +101,12 @@ impl PaperIndex {
     }
 
     /// The row id of the paper with this external id.
-    pub fn resolve(&self, external_id: &str) -> Option<PaperId> {
+    pub fn resolve(&self, external_id: &str) -> Option<PaperKey> {
         self.number(external_id).map(|number| self.id(number))
     }
 
     /// The row id of the paper numbered `number`.
-    pub fn id(&self, number: u32) -> PaperId {
+    pub fn id(&self, number: u32) -> PaperKey {
         self.ids[number as usize]
     }
 
@@ -120,7 +120,12 @@ impl PaperIndex {
     }
 }
 
-/// Reads the index of every paper (directly: see [`super::bulk`]).
+/// Whether the study holds any paper (directly: see [`super::direct`]).
+pub fn any(conn: &rusqlite::Connection) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT EXISTS (SELECT 1 FROM papers)", [], |row| row.get(0))
+}
+
+/// Reads the index of every paper (directly: see [`super::direct`]).
 pub fn index(conn: &rusqlite::Connection) -> rusqlite::Result<PaperIndex> {
     let mut statement = conn.prepare("SELECT external_id, id FROM papers ORDER BY external_id")?;
     let mut rows = statement.query([])?;
@@ -130,7 +135,7 @@ pub fn index(conn: &rusqlite::Connection) -> rusqlite::Result<PaperIndex> {
         index
             .numbers
             .insert(row.get::<_, String>(0)?.into_boxed_str(), number);
-        index.ids.push(PaperId(row.get(1)?));
+        index.ids.push(PaperKey(row.get(1)?));
         number += 1;
     }
     Ok(index)
@@ -140,7 +145,7 @@ pub fn index(conn: &rusqlite::Connection) -> rusqlite::Result<PaperIndex> {
 #[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
 pub struct Paper {
     pub id: i64,
-    pub external_id: String,
+    pub external_id: PaperId,
     pub title: String,
     #[sqlx(rename = "abstract")]
     pub abstract_text: String,
@@ -151,7 +156,7 @@ pub struct Paper {
 
 pub async fn get<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    id: PaperId,
+    id: PaperKey,
 ) -> Result<Option<Paper>, sqlx::Error> {
     sqlx::query_as(
         "SELECT id, external_id, title, abstract, authors, year, url FROM papers WHERE id = ?",
@@ -161,15 +166,28 @@ pub async fn get<'e, E: SqliteExecutor<'e>>(
     .await
 }
 
+const ID_OF: &str = "SELECT id FROM papers WHERE external_id = ?";
+
+/// The row key of the paper with this id.
 pub async fn id_of<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    external_id: &str,
-) -> Result<Option<PaperId>, sqlx::Error> {
-    let id: Option<i64> = sqlx::query_scalar("SELECT id FROM papers WHERE external_id = ?")
+    external_id: &PaperId,
+) -> Result<Option<PaperKey>, sqlx::Error> {
+    let id: Option<i64> = sqlx::query_scalar(ID_OF)
         .bind(external_id)
         .fetch_optional(executor)
         .await?;
-    Ok(id.map(PaperId))
+    Ok(id.map(PaperKey))
+}
+
+/// [`id_of`], directly (see [`super::direct`]).
+pub fn id_of_directly(
+    conn: &rusqlite::Connection,
+    external_id: &PaperId,
+) -> rusqlite::Result<Option<PaperKey>> {
+    let mut statement = conn.prepare_cached(ID_OF)?;
+    let mut rows = statement.query([external_id.as_str()])?;
+    rows.next()?.map(|row| row.get(0)).transpose()
 }
 
 /// Indexes the papers added since the last call for search, in one statement (see the
@@ -211,7 +229,7 @@ pub fn search_expression(text: &str) -> Option<String> {
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub struct Hit {
     pub id: i64,
-    pub external_id: String,
+    pub external_id: PaperId,
     pub title: String,
     pub authors: String,
     pub year: Option<i64>,

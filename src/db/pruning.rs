@@ -3,32 +3,33 @@
 //!
 //! One rule holds after every write: a target without a rating leaves out exactly the models
 //! pruned now (none while pruning is off), and its pool is the union of the other models' top
-//! pool depth; a target with a rating keeps the exclusions its pool was built with.
+//! pool depth; a target with a rating keeps the exclusions its pool was built with. Pools are
+//! rebuilt directly (see [`super::direct`]), in the commands that change them.
 
 use rand::Rng;
-use sqlx::{SqliteConnection, SqliteExecutor};
+use sqlx::SqliteExecutor;
 
 use super::blind_pool::{self, BlindPoolChange};
-use crate::domain::{ModelId, PaperId};
+use crate::domain::{ModelId, PaperKey};
+
+const IS_ON: &str = "SELECT pruning = 1 FROM study WHERE id = 1";
 
 /// Whether the study prunes.
 pub async fn is_on<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<bool, sqlx::Error> {
-    sqlx::query_scalar("SELECT pruning = 1 FROM study WHERE id = 1")
-        .fetch_one(executor)
-        .await
+    sqlx::query_scalar(IS_ON).fetch_one(executor).await
+}
+
+/// [`is_on`], directly.
+pub fn is_on_directly(conn: &rusqlite::Connection) -> rusqlite::Result<bool> {
+    conn.query_row(IS_ON, [], |row| row.get(0))
 }
 
 /// Turns pruning on or off. Off forgets the models pruned: targets without a rating then get
 /// their full pools back (see [`rebuild_unrated_pools`]).
-pub async fn set(conn: &mut SqliteConnection, on: bool) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE study SET pruning = ? WHERE id = 1")
-        .bind(on)
-        .execute(&mut *conn)
-        .await?;
+pub fn set(conn: &rusqlite::Connection, on: bool) -> rusqlite::Result<()> {
+    conn.execute("UPDATE study SET pruning = ? WHERE id = 1", [on])?;
     if !on {
-        sqlx::query("DELETE FROM pruned_models")
-            .execute(&mut *conn)
-            .await?;
+        conn.execute("DELETE FROM pruned_models", [])?;
     }
     Ok(())
 }
@@ -47,72 +48,64 @@ pub async fn pruned<'e, E: SqliteExecutor<'e>>(
 
 /// Adds the models named `models` to the models pruned (those pruned already stay as they
 /// were; a name that is no model is passed over).
-pub async fn add_pruned(conn: &mut SqliteConnection, models: &[String]) -> Result<(), sqlx::Error> {
+pub fn add_pruned(conn: &rusqlite::Connection, models: &[String]) -> rusqlite::Result<()> {
     let now = super::now_rfc3339();
+    let mut insert = conn.prepare(
+        "INSERT OR IGNORE INTO pruned_models (model_id, pruned_at)
+         SELECT id, ? FROM models WHERE name = ?",
+    )?;
     for name in models {
-        sqlx::query(
-            "INSERT OR IGNORE INTO pruned_models (model_id, pruned_at)
-             SELECT id, ? FROM models WHERE name = ?",
-        )
-        .bind(&now)
-        .bind(name)
-        .execute(&mut *conn)
-        .await?;
+        insert.execute((&now, name))?;
     }
     Ok(())
 }
 
 /// Makes `target`, if it has no rating, leave out exactly the models pruned now. Call before
 /// its pool is built or refreshed.
-pub async fn exclude_pruned_if_unrated(
-    conn: &mut SqliteConnection,
-    target: PaperId,
-) -> Result<(), sqlx::Error> {
+pub fn exclude_pruned_if_unrated(
+    conn: &rusqlite::Connection,
+    target: PaperKey,
+) -> rusqlite::Result<()> {
     const UNRATED: &str = "NOT EXISTS (SELECT 1 FROM ratings WHERE target_id = ?1)";
-    sqlx::query(&format!(
+    conn.prepare_cached(&format!(
         "DELETE FROM pool_exclusions WHERE target_id = ?1 AND {UNRATED}"
-    ))
-    .bind(target.0)
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(&format!(
+    ))?
+    .execute([target.0])?;
+    conn.prepare_cached(&format!(
         "INSERT INTO pool_exclusions (target_id, model_id)
          SELECT ?1, model_id FROM pruned_models WHERE {UNRATED}"
-    ))
-    .bind(target.0)
-    .execute(&mut *conn)
-    .await?;
+    ))?
+    .execute([target.0])?;
     Ok(())
 }
 
 /// Every target's excluded models, for the targets that have any.
-pub async fn exclusions<'e, E: SqliteExecutor<'e>>(
-    executor: E,
-) -> Result<Vec<(PaperId, ModelId)>, sqlx::Error> {
-    sqlx::query_as("SELECT target_id, model_id FROM pool_exclusions ORDER BY target_id, model_id")
-        .fetch_all(executor)
-        .await
+pub fn exclusions(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<(PaperKey, ModelId)>> {
+    (conn
+        .prepare("SELECT target_id, model_id FROM pool_exclusions ORDER BY target_id, model_id")?)
+    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .collect()
 }
 
 /// Brings every target being rated that has no rating back to the rule: its exclusions become
 /// the models pruned now, and its pool follows (a paper it keeps keeps its place in the blind
 /// order; see [`blind_pool::refresh_target`]). Nothing to do, and one cheap query, while no
 /// model is pruned and no pool leaves one out.
-pub async fn rebuild_unrated_pools(
-    conn: &mut SqliteConnection,
+pub fn rebuild_unrated_pools(
+    conn: &rusqlite::Connection,
     depth: u32,
     rng: &mut impl Rng,
-) -> Result<BlindPoolChange, sqlx::Error> {
+) -> rusqlite::Result<BlindPoolChange> {
     let mut change = BlindPoolChange::default();
-    let anything: bool = sqlx::query_scalar(
+    let anything: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM pruned_models) OR EXISTS (SELECT 1 FROM pool_exclusions)",
-    )
-    .fetch_one(&mut *conn)
-    .await?;
+        [],
+        |row| row.get(0),
+    )?;
     if !anything {
         return Ok(change);
     }
-    let out_of_rule: Vec<PaperId> = sqlx::query_scalar(
+    let out_of_rule: Vec<PaperKey> = (conn.prepare(
         "SELECT t.target_id FROM targets t
          WHERE t.active = 1 AND t.rated = 0
            AND (EXISTS (SELECT model_id FROM pruned_models
@@ -121,12 +114,12 @@ pub async fn rebuild_unrated_pools(
                 OR EXISTS (SELECT model_id FROM pool_exclusions e WHERE e.target_id = t.target_id
                            EXCEPT SELECT model_id FROM pruned_models))
          ORDER BY t.target_id",
-    )
-    .fetch_all(&mut *conn)
-    .await?;
+    )?)
+    .query_map([], |row| row.get(0))?
+    .collect::<rusqlite::Result<_>>()?;
     for target in out_of_rule {
-        exclude_pruned_if_unrated(conn, target).await?;
-        let refreshed = blind_pool::refresh_target(conn, target, depth, rng).await?;
+        exclude_pruned_if_unrated(conn, target)?;
+        let refreshed = blind_pool::refresh_target(conn, target, depth, rng)?;
         change.added += refreshed.added;
         change.removed += refreshed.removed;
     }

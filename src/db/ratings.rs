@@ -2,7 +2,7 @@
 
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperId, PaperKey, Stars};
 
 /// Where a change of a rating came from. Web changes and undos name the browser session that
 /// made them (as the web layer tags it), so that undo reverts only that session's changes.
@@ -56,8 +56,8 @@ fn stars_from_db(value: Option<i64>) -> Option<Stars> {
 /// timeout instead of failing on a stale read.
 pub async fn set(
     conn: &mut SqliteConnection,
-    target: PaperId,
-    paper: PaperId,
+    target: PaperKey,
+    paper: PaperKey,
     stars: Option<Stars>,
     rated_at: &str,
     source: Source<'_>,
@@ -78,7 +78,7 @@ pub async fn set(
 /// A change of one pair's rating.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PairChange {
-    pub paper: PaperId,
+    pub paper: PaperKey,
     pub change: Change,
 }
 
@@ -89,7 +89,10 @@ pub enum Undone {
     Reverted(PairChange),
     /// Someone else (another browser session, an import) changed the pair after the
     /// session's change: their rating stays, and the session's change counts as undone.
-    Superseded { paper: PaperId, kept: Option<Stars> },
+    Superseded {
+        paper: PaperKey,
+        kept: Option<Stars>,
+    },
 }
 
 /// Reverts the last change that the browser session `browser` made on `target` through the
@@ -106,7 +109,7 @@ pub enum Undone {
 /// Call inside a transaction begun with `BEGIN IMMEDIATE`.
 pub async fn undo_last_web_change(
     conn: &mut SqliteConnection,
-    target: PaperId,
+    target: PaperKey,
     browser: &str,
     rated_at: &str,
 ) -> Result<Option<Undone>, sqlx::Error> {
@@ -135,7 +138,7 @@ pub async fn undo_last_web_change(
     let Some((paper, previous, set_to, _)) = last_web_change else {
         return Ok(None);
     };
-    let paper = PaperId(paper);
+    let paper = PaperKey(paper);
     let (previous, set_to) = (stars_from_db(previous), stars_from_db(set_to));
     let now = current(&mut *conn, target, paper).await?;
     if now != set_to && now != previous {
@@ -160,8 +163,8 @@ pub async fn undo_last_web_change(
 /// The current rating of a pair.
 async fn current(
     conn: &mut SqliteConnection,
-    target: PaperId,
-    paper: PaperId,
+    target: PaperKey,
+    paper: PaperKey,
 ) -> Result<Option<Stars>, sqlx::Error> {
     let stars: Option<i64> =
         sqlx::query_scalar("SELECT stars FROM ratings WHERE target_id = ? AND paper_id = ?")
@@ -175,8 +178,8 @@ async fn current(
 /// Stores (`Some`) or deletes (`None`) the rating of a pair, without history.
 async fn write(
     conn: &mut SqliteConnection,
-    target: PaperId,
-    paper: PaperId,
+    target: PaperKey,
+    paper: PaperKey,
     stars: Option<Stars>,
     rated_at: &str,
 ) -> Result<(), sqlx::Error> {
@@ -210,8 +213,8 @@ async fn write(
 /// the paper. The change that completes a target is made before they are.
 async fn append_history(
     conn: &mut SqliteConnection,
-    target: PaperId,
-    paper: PaperId,
+    target: PaperKey,
+    paper: PaperKey,
     change: Change,
     source: Source<'_>,
     provenance_known: bool,
@@ -238,9 +241,9 @@ async fn append_history(
 /// One row of the ratings export.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct RatingRow {
-    pub target: String,
+    pub target: PaperId,
     pub target_title: String,
-    pub paper: String,
+    pub paper: PaperId,
     pub paper_title: String,
     pub stars: i64,
     pub rated_at: String,

@@ -1,9 +1,7 @@
 //! Models and their ranked lists.
 
-use sqlx::{SqliteConnection, SqliteExecutor};
-
-use super::bulk::RowsInsert;
-use crate::domain::{ModelId, PaperId};
+use super::direct::RowsInsert;
+use crate::domain::{ModelId, PaperKey};
 
 /// A model of the study.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,35 +11,30 @@ pub struct Model {
     pub new: bool,
 }
 
-/// The model with this name, created if it is new.
-pub async fn model(conn: &mut SqliteConnection, name: &str) -> Result<Model, sqlx::Error> {
-    let created = sqlx::query("INSERT INTO models (name) VALUES (?) ON CONFLICT (name) DO NOTHING")
-        .bind(name)
-        .execute(&mut *conn)
-        .await?;
-    let id: i64 = sqlx::query_scalar("SELECT id FROM models WHERE name = ?")
-        .bind(name)
-        .fetch_one(&mut *conn)
-        .await?;
+/// The model with this name, created if it is new (directly: see [`super::direct`]).
+pub fn model(conn: &rusqlite::Connection, name: &str) -> rusqlite::Result<Model> {
+    let created = conn.execute(
+        "INSERT INTO models (name) VALUES (?) ON CONFLICT (name) DO NOTHING",
+        [name],
+    )?;
+    let id: i64 = conn.query_row("SELECT id FROM models WHERE name = ?", [name], |row| {
+        row.get(0)
+    })?;
     Ok(Model {
         id: ModelId(id),
-        new: created.rows_affected() == 1,
+        new: created == 1,
     })
 }
 
 /// One entry of a list as stored: the paper, and what the import file said about it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NewEntry {
-    pub paper: PaperId,
+    pub paper: PaperKey,
     pub given_rank: Option<i64>,
     pub score: Option<f64>,
 }
 
-/// Rows per INSERT statement: one statement per few hundred rows keeps the per-statement
-/// overhead of the driver out of bulk writes, well under SQLite's limit of bound variables.
-pub const ROWS_PER_INSERT: usize = 500;
-
-/// Reads and writes the models' lists for an import (directly: see [`super::bulk`]).
+/// Reads and writes the models' lists for an import (directly: see [`super::direct`]).
 pub struct ListWriter<'c> {
     read: rusqlite::Statement<'c>,
     delete: rusqlite::Statement<'c>,
@@ -70,7 +63,7 @@ impl<'c> ListWriter<'c> {
     /// The stored list of `model` for `target`, best first, into `list` (empty if none).
     pub fn stored(
         &mut self,
-        target: PaperId,
+        target: PaperKey,
         model: ModelId,
         list: &mut Vec<NewEntry>,
     ) -> rusqlite::Result<()> {
@@ -78,7 +71,7 @@ impl<'c> ListWriter<'c> {
         let mut rows = self.read.query((target.0, model.0))?;
         while let Some(row) = rows.next()? {
             list.push(NewEntry {
-                paper: PaperId(row.get(0)?),
+                paper: PaperKey(row.get(0)?),
                 given_rank: row.get(1)?,
                 score: row.get(2)?,
             });
@@ -90,7 +83,7 @@ impl<'c> ListWriter<'c> {
     /// one if `replacing`.
     pub fn write(
         &mut self,
-        target: PaperId,
+        target: PaperKey,
         model: ModelId,
         replacing: bool,
         list: &[NewEntry],
@@ -112,20 +105,8 @@ impl<'c> ListWriter<'c> {
     }
 }
 
-/// The papers that enter the pool of `target`: every model's top `depth`, deduplicated.
-pub async fn top_papers<'e, E: SqliteExecutor<'e>>(
-    executor: E,
-    target: PaperId,
-    depth: u32,
-) -> Result<Vec<PaperId>, sqlx::Error> {
-    let papers: Vec<i64> = sqlx::query_scalar(
-        "SELECT DISTINCT paper_id FROM recommendations
-         WHERE model_id IN (SELECT id FROM models) AND target_id = ?1 AND position <= ?2
-           AND model_id NOT IN (SELECT model_id FROM pool_exclusions WHERE target_id = ?1)",
-    )
-    .bind(target.0)
-    .bind(i64::from(depth))
-    .fetch_all(executor)
-    .await?;
-    Ok(papers.into_iter().map(PaperId).collect())
-}
+/// The papers that enter the pool of target `?1`: the top `?2` of every model its pool does
+/// not leave out (see [`super::pruning`]), deduplicated.
+pub const TOP_PAPERS: &str = "SELECT DISTINCT paper_id FROM recommendations
+     WHERE model_id IN (SELECT id FROM models) AND target_id = ?1 AND position <= ?2
+       AND model_id NOT IN (SELECT model_id FROM pool_exclusions WHERE target_id = ?1)";

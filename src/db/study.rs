@@ -7,21 +7,21 @@ use sqlx::{SqliteConnection, SqlitePool};
 use super::targets::{self, TargetChoice};
 use crate::domain::PoolDepth;
 
-pub(crate) async fn ensure_exists(pool: &SqlitePool) -> Result<(), sqlx::Error> {
+pub(crate) async fn ensure_exists(connections: &SqlitePool) -> Result<(), sqlx::Error> {
     sqlx::query("INSERT OR IGNORE INTO study (id, pool_depth, created_at) VALUES (1, ?, ?)")
         .bind(i64::from(PoolDepth::DEFAULT.get()))
         .bind(super::now_rfc3339())
-        .execute(pool)
+        .execute(connections)
         .await?;
     let has_secret: bool =
         sqlx::query_scalar("SELECT form_secret IS NOT NULL FROM study WHERE id = 1")
-            .fetch_one(pool)
+            .fetch_one(connections)
             .await?;
     if !has_secret {
         let secret: [u8; FORM_SECRET_BYTES] = rand::rng().random();
         sqlx::query("UPDATE study SET form_secret = ? WHERE id = 1 AND form_secret IS NULL")
             .bind(&secret[..])
-            .execute(pool)
+            .execute(connections)
             .await?;
     }
     Ok(())
@@ -40,15 +40,25 @@ where
         .await
 }
 
+const POOL_DEPTH: &str = "SELECT pool_depth FROM study WHERE id = 1";
+
 pub async fn pool_depth<'e, E>(executor: E) -> Result<PoolDepth, sqlx::Error>
 where
     E: sqlx::SqliteExecutor<'e>,
 {
-    let depth: i64 = sqlx::query_scalar("SELECT pool_depth FROM study WHERE id = 1")
-        .fetch_one(executor)
-        .await?;
+    let depth: i64 = sqlx::query_scalar(POOL_DEPTH).fetch_one(executor).await?;
+    Ok(valid_pool_depth(depth))
+}
+
+/// The pool depth, read directly (see [`super::direct`]).
+pub fn pool_depth_directly(conn: &rusqlite::Connection) -> rusqlite::Result<PoolDepth> {
+    let depth: i64 = conn.query_row(POOL_DEPTH, [], |row| row.get(0))?;
+    Ok(valid_pool_depth(depth))
+}
+
+fn valid_pool_depth(stored: i64) -> PoolDepth {
     // The CHECK constraint of the schema keeps the stored value in range.
-    Ok(PoolDepth::new(depth).unwrap_or(PoolDepth::DEFAULT))
+    PoolDepth::new(stored).unwrap_or(PoolDepth::DEFAULT)
 }
 
 /// Marks a change of what the evaluation reads, other than a rating: call once per import and
@@ -56,50 +66,33 @@ where
 /// change of one adds a row to the rating history, whose last id is the other half of the
 /// revision (see [`crate::db::evaluation::Revision`]).
 pub async fn bump_revision(conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE study SET revision = revision + 1 WHERE id = 1")
-        .execute(conn)
-        .await?;
+    sqlx::query(BUMP_REVISION).execute(conn).await?;
     Ok(())
 }
 
-/// Why the pool depth could not be changed.
-#[derive(Debug, thiserror::Error)]
-pub enum SetPoolDepthError {
-    #[error(
-        "the pool depth is {current} and cannot change to {requested}: the study already holds \
-         recommendations (start a new study file with --db to use another depth)"
-    )]
-    FixedByRecommendations {
-        current: PoolDepth,
-        requested: PoolDepth,
-    },
-    #[error(transparent)]
-    Database(#[from] sqlx::Error),
+/// [`bump_revision`], directly (see [`super::direct`]).
+pub fn bump_revision_directly(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    conn.execute(BUMP_REVISION, [])?;
+    Ok(())
 }
 
-/// Sets the pool depth, which is allowed only while the study has no recommendations.
-pub async fn set_pool_depth(pool: &SqlitePool, depth: PoolDepth) -> Result<(), SetPoolDepthError> {
-    let mut tx = pool.begin().await?;
-    let current = pool_depth(&mut *tx).await?;
-    if current == depth {
-        return Ok(());
-    }
-    let has_recommendations: bool =
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM recommendations)")
-            .fetch_one(&mut *tx)
-            .await?;
-    if has_recommendations {
-        return Err(SetPoolDepthError::FixedByRecommendations {
-            current,
-            requested: depth,
-        });
-    }
+const BUMP_REVISION: &str = "UPDATE study SET revision = revision + 1 WHERE id = 1";
+
+/// Whether any model has a list: from then on the pool depth is fixed.
+pub async fn has_recommendations(conn: &mut SqliteConnection) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM recommendations)")
+        .fetch_one(conn)
+        .await
+}
+
+pub async fn set_pool_depth(
+    conn: &mut SqliteConnection,
+    depth: PoolDepth,
+) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE study SET pool_depth = ? WHERE id = 1")
         .bind(i64::from(depth.get()))
-        .execute(&mut *tx)
+        .execute(conn)
         .await?;
-    bump_revision(&mut tx).await?;
-    tx.commit().await?;
     Ok(())
 }
 
@@ -131,8 +124,8 @@ pub struct StudyStatus {
     pub pruned_models: Vec<String>,
 }
 
-pub async fn status(pool: &SqlitePool) -> Result<StudyStatus, sqlx::Error> {
-    let mut tx = pool.begin().await?;
+pub async fn status(connections: &SqlitePool) -> Result<StudyStatus, sqlx::Error> {
+    let mut tx = connections.begin().await?;
     let (papers, models, recommendations, judgments_with_provenance_known): (i64, i64, i64, i64) =
         sqlx::query_as(
             "SELECT

@@ -18,7 +18,7 @@ use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
 use super::papers::Paper;
-use crate::domain::PaperId;
+use crate::domain::{PaperId, PaperKey};
 
 /// How the study decides which targets it rates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -54,21 +54,20 @@ impl fmt::Display for TargetChoice {
     }
 }
 
-pub async fn choice<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<TargetChoice, sqlx::Error> {
-    let text: String = sqlx::query_scalar("SELECT target_choice FROM study WHERE id = 1")
-        .fetch_one(executor)
-        .await?;
+/// How the study decides which targets it rates (directly: see [`super::direct`]).
+pub fn choice(conn: &rusqlite::Connection) -> rusqlite::Result<TargetChoice> {
+    let text: String =
+        conn.query_row("SELECT target_choice FROM study WHERE id = 1", [], |row| {
+            row.get(0)
+        })?;
     Ok(TargetChoice::from_db(&text))
 }
 
-pub async fn set_choice(
-    conn: &mut SqliteConnection,
-    choice: TargetChoice,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE study SET target_choice = ? WHERE id = 1")
-        .bind(choice.as_str())
-        .execute(conn)
-        .await?;
+pub fn set_choice(conn: &rusqlite::Connection, choice: TargetChoice) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE study SET target_choice = ? WHERE id = 1",
+        [choice.as_str()],
+    )?;
     Ok(())
 }
 
@@ -211,7 +210,7 @@ pub(super) type OverviewRow = (String, i64, i64, i64, i64, i64, i64, i64);
 #[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
 pub struct TargetSummary {
     pub id: i64,
-    pub external_id: String,
+    pub external_id: PaperId,
     pub title: String,
     pub rated: i64,
     pub total: i64,
@@ -265,7 +264,7 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
 /// The progress of one target; `None` when the paper is no target being rated.
 pub async fn progress<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperId,
+    target: PaperKey,
 ) -> Result<Option<Progress>, sqlx::Error> {
     let row: Option<(i64, i64)> =
         sqlx::query_as("SELECT rated, pooled FROM targets WHERE target_id = ? AND active = 1")
@@ -286,7 +285,7 @@ pub struct PooledPaper {
 /// The pool of `target` in the blind display order; empty when it has none.
 pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    target: PaperId,
+    target: PaperKey,
 ) -> Result<Vec<PooledPaper>, sqlx::Error> {
     sqlx::query_as(
         "SELECT p.id, p.external_id, p.title, p.abstract, p.authors, p.year, p.url, r.stars
@@ -305,7 +304,7 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
 /// random order.
 pub async fn first_to_rate<'e, E: SqliteExecutor<'e>>(
     executor: E,
-) -> Result<Option<PaperId>, sqlx::Error> {
+) -> Result<Option<PaperKey>, sqlx::Error> {
     let target: Option<i64> = sqlx::query_scalar(
         "SELECT target_id FROM targets
          WHERE active = 1 AND rated < pooled
@@ -314,15 +313,15 @@ pub async fn first_to_rate<'e, E: SqliteExecutor<'e>>(
     )
     .fetch_optional(executor)
     .await?;
-    Ok(target.map(PaperId))
+    Ok(target.map(PaperKey))
 }
 
 /// The target to rate after `current` in the study's random order, wrapping around to the
 /// first; never `current` itself.
 pub async fn next_to_rate(
     conn: &mut SqliteConnection,
-    current: PaperId,
-) -> Result<Option<PaperId>, sqlx::Error> {
+    current: PaperKey,
+) -> Result<Option<PaperKey>, sqlx::Error> {
     // Two walks along the index in key order, each stopping at the first target with unrated
     // pairs: one ORDER BY that put later targets first would sort them all on every page view.
     let after: Option<i64> = sqlx::query_scalar(
@@ -336,7 +335,7 @@ pub async fn next_to_rate(
     .fetch_optional(&mut *conn)
     .await?;
     if let Some(target) = after {
-        return Ok(Some(PaperId(target)));
+        return Ok(Some(PaperKey(target)));
     }
     let first: Option<i64> = sqlx::query_scalar(
         "SELECT target_id FROM targets
@@ -347,7 +346,7 @@ pub async fn next_to_rate(
     .bind(current.0)
     .fetch_optional(conn)
     .await?;
-    Ok(first.map(PaperId))
+    Ok(first.map(PaperKey))
 }
 
 /// What an import of lists finds of a target before it writes them.
@@ -367,7 +366,7 @@ impl Found {
     }
 }
 
-/// The target rows of an import of lists (directly: see [`super::bulk`]).
+/// The target rows of an import of lists (directly: see [`super::direct`]).
 pub struct ListedTargets<'c> {
     find: rusqlite::Statement<'c>,
     add: rusqlite::Statement<'c>,
@@ -390,7 +389,7 @@ impl<'c> ListedTargets<'c> {
     }
 
     /// The row of `target`; `None` when it has none (never listed, pooled nor chosen).
-    pub fn find(&mut self, target: PaperId) -> rusqlite::Result<Option<Found>> {
+    pub fn find(&mut self, target: PaperKey) -> rusqlite::Result<Option<Found>> {
         let mut rows = self.find.query([target.0])?;
         match rows.next()? {
             Some(row) => Ok(Some(Found {
@@ -406,7 +405,7 @@ impl<'c> ListedTargets<'c> {
     /// [`Found::active_once_listed`] says.
     pub fn register(
         &mut self,
-        target: PaperId,
+        target: PaperKey,
         found: Option<Found>,
         active: bool,
         pooled: i64,
@@ -430,7 +429,7 @@ impl<'c> ListedTargets<'c> {
 /// active while the study rates all candidates.
 pub async fn ensure(
     conn: &mut SqliteConnection,
-    target: PaperId,
+    target: PaperKey,
     rng: &mut impl Rng,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
@@ -445,7 +444,7 @@ pub async fn ensure(
 }
 
 /// A target as choosing and dropping see it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, FromRow)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChoiceState {
     pub listed: bool,
     pub active: bool,
@@ -453,106 +452,87 @@ pub struct ChoiceState {
 }
 
 /// The state of `target`; `None` when it has no row (never listed, pooled nor chosen).
-pub async fn state<'e, E: SqliteExecutor<'e>>(
-    executor: E,
-    target: PaperId,
-) -> Result<Option<ChoiceState>, sqlx::Error> {
-    sqlx::query_as("SELECT listed, active, rated FROM targets WHERE target_id = ?")
-        .bind(target.0)
-        .fetch_optional(executor)
-        .await
+pub fn state(
+    conn: &rusqlite::Connection,
+    target: PaperKey,
+) -> rusqlite::Result<Option<ChoiceState>> {
+    let mut statement =
+        conn.prepare_cached("SELECT listed, active, rated FROM targets WHERE target_id = ?")?;
+    let mut rows = statement.query([target.0])?;
+    rows.next()?
+        .map(|row| {
+            Ok(ChoiceState {
+                listed: row.get(0)?,
+                active: row.get(1)?,
+                rated: row.get(2)?,
+            })
+        })
+        .transpose()
 }
 
 /// Makes `target` active, adding its row (with a random order key) if it has none.
-pub async fn activate(
-    conn: &mut SqliteConnection,
-    target: PaperId,
+pub fn activate(
+    conn: &rusqlite::Connection,
+    target: PaperKey,
     rng: &mut impl Rng,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(
         "INSERT INTO targets (target_id, active, order_key) VALUES (?, 1, ?)
          ON CONFLICT (target_id) DO UPDATE SET active = 1",
-    )
-    .bind(target.0)
-    .bind(rng.random::<i64>())
-    .execute(conn)
-    .await?;
+    )?
+    .execute((target.0, rng.random::<i64>()))?;
     Ok(())
 }
 
-pub async fn deactivate(conn: &mut SqliteConnection, target: PaperId) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE targets SET active = 0 WHERE target_id = ?")
-        .bind(target.0)
-        .execute(conn)
-        .await?;
+pub fn deactivate(conn: &rusqlite::Connection, target: PaperKey) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE targets SET active = 0 WHERE target_id = ?")?
+        .execute([target.0])?;
     Ok(())
 }
 
 /// Makes every target inactive: the study is about to rate only what is chosen next.
-pub async fn deactivate_all(conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE targets SET active = 0 WHERE active = 1")
-        .execute(conn)
-        .await?;
+pub fn deactivate_all(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    conn.execute("UPDATE targets SET active = 0 WHERE active = 1", [])?;
     Ok(())
 }
 
 /// Makes exactly the candidates (and targets with a pool) active; answers the candidates
 /// that were not active before, whose pools may be missing or out of date.
-pub async fn activate_every_candidate(
-    conn: &mut SqliteConnection,
-) -> Result<Vec<PaperId>, sqlx::Error> {
-    let arriving: Vec<i64> = sqlx::query_scalar(
+pub fn activate_every_candidate(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<PaperKey>> {
+    let arriving = (conn.prepare(
         "SELECT target_id FROM targets WHERE listed = 1 AND active = 0 ORDER BY target_id",
-    )
-    .fetch_all(&mut *conn)
-    .await?;
-    sqlx::query("UPDATE targets SET active = (listed = 1 OR pooled > 0)")
-        .execute(conn)
-        .await?;
-    Ok(arriving.into_iter().map(PaperId).collect())
+    )?)
+    .query_map([], |row| row.get(0))?
+    .collect::<rusqlite::Result<_>>()?;
+    conn.execute("UPDATE targets SET active = (listed = 1 OR pooled > 0)", [])?;
+    Ok(arriving)
 }
 
 /// The candidates (papers with lists), or only those not rated now, by external id (byte
 /// order), so that a seeded sample of them does not depend on import order.
-pub async fn candidates(
-    conn: &mut SqliteConnection,
+pub fn candidates(
+    conn: &rusqlite::Connection,
     only_inactive: bool,
-) -> Result<Vec<PaperId>, sqlx::Error> {
-    let targets: Vec<i64> = sqlx::query_scalar(
+) -> rusqlite::Result<Vec<PaperKey>> {
+    (conn.prepare(
         "SELECT t.target_id FROM targets t JOIN papers p ON p.id = t.target_id
          WHERE t.listed = 1 AND NOT (? AND t.active = 1)
          ORDER BY p.external_id",
-    )
-    .bind(only_inactive)
-    .fetch_all(conn)
-    .await?;
-    Ok(targets.into_iter().map(PaperId).collect())
+    )?)
+    .query_map([only_inactive], |row| row.get(0))?
+    .collect()
 }
 
-/// Adds `change` to the pooled count of each target, each target at most once (the pool's
-/// writers call this).
-pub async fn add_pooled(
-    conn: &mut SqliteConnection,
-    changes: &[(PaperId, i64)],
-) -> Result<(), sqlx::Error> {
-    for chunk in changes.chunks(super::recommendations::ROWS_PER_INSERT) {
-        let mut update =
-            sqlx::QueryBuilder::new("UPDATE targets SET pooled = pooled + change.column2 FROM (");
-        update.push_values(chunk, |mut row, (target, change)| {
-            row.push_bind(target.0).push_bind(*change);
-        });
-        update.push(") AS change WHERE targets.target_id = change.column1");
-        update.build().execute(&mut *conn).await?;
-    }
-    Ok(())
-}
+/// Adds `?2` to the pooled count of target `?1` (the pool's writers do, in the transaction of
+/// every change of a pool).
+pub const ADD_POOLED: &str = "UPDATE targets SET pooled = pooled + ?2 WHERE target_id = ?1";
 
 /// Whether `target` is unblinded: it has been fully rated (`targets.unblinded_at`, set by a
 /// trigger in the transaction that first leaves it so), and its numbers are out. In a study
 /// from before that, a per-target or include-partial view may have set it too.
 pub async fn is_unblinded(
     conn: &mut SqliteConnection,
-    target: PaperId,
+    target: PaperKey,
 ) -> Result<bool, sqlx::Error> {
     let unblinded: Option<bool> =
         sqlx::query_scalar("SELECT unblinded_at IS NOT NULL FROM targets WHERE target_id = ?")

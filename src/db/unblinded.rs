@@ -8,7 +8,7 @@
 use sqlx::{FromRow, SqlitePool};
 
 use super::targets;
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperId, PaperKey, Stars};
 
 /// A paper at its place in one model's list, with its stars (`None` when unrated: a paper
 /// below the pool depth may be).
@@ -16,7 +16,7 @@ use crate::domain::{PaperId, Stars};
 pub struct ListedPaper {
     pub model: String,
     pub position: i64,
-    pub paper: String,
+    pub paper: PaperId,
     pub title: String,
     pub stars: Option<Stars>,
 }
@@ -24,12 +24,12 @@ pub struct ListedPaper {
 /// Every model's top `k` for `target`, by model name and position; `None` unless the target
 /// has a pool and every pair of it is rated.
 pub async fn top_lists(
-    pool: &SqlitePool,
-    target: PaperId,
+    connections: &SqlitePool,
+    target: PaperKey,
     k: usize,
 ) -> Result<Option<Vec<ListedPaper>>, sqlx::Error> {
     // One read transaction: the lists are read from the same snapshot the check saw.
-    let mut tx = pool.begin().await?;
+    let mut tx = connections.begin().await?;
     let finished = targets::progress(&mut *tx, target)
         .await?
         .is_some_and(|progress| progress.is_finished());

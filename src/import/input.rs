@@ -260,6 +260,32 @@ impl<R: Read> Lines<R> {
     }
 }
 
+/// The whitespace-separated fields of a line of a TREC file: exactly `N` of them, laid out as
+/// `layout` says (`target Q0 paper rank score model`), or the problem of the line.
+pub(crate) fn trec_fields<'a, const N: usize>(
+    bytes: &'a [u8],
+    line: u64,
+    layout: &str,
+) -> Result<[&'a str; N], Problem> {
+    let text = utf8_line(bytes, line)?;
+    let mut fields = [""; N];
+    let mut count = 0;
+    for field in text.split_whitespace() {
+        if let Some(slot) = fields.get_mut(count) {
+            *slot = field;
+        }
+        count += 1;
+    }
+    if count != N {
+        return Err(Problem::at(
+            line,
+            None,
+            format!("expected {N} fields `{layout}`, found {count}"),
+        ));
+    }
+    Ok(fields)
+}
+
 /// A line of a JSONL or TREC file as text.
 pub(crate) fn utf8_line(bytes: &[u8], line: u64) -> Result<&str, Problem> {
     std::str::from_utf8(bytes).map_err(|error| {

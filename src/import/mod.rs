@@ -1,9 +1,11 @@
-//! Importers: papers, recommendations and ratings, each read whole from a file, checked, and
-//! written in one transaction, so that a file is imported whole or not at all.
+//! Importers: papers, recommendations and ratings, each read whole from a file and checked
+//! ([`Staged::read`]) before anything is written, then written in one transaction by the
+//! study's import command (`Study::import`), so that a file is imported whole or not at all.
 //!
-//! Every importer reads its file through the one reader of records ([`records`]) before it
-//! takes the study's write lock, so that raters are kept waiting only while it writes. It
-//! works on a connection of its own ([`ImportConnection`]), never one of the pool.
+//! Every importer reads its file through the one reader of records ([`records`]), before the
+//! study's write lock is taken, so that raters are kept waiting only while it writes. Papers
+//! and lists are written directly on a connection of the import's own ([`Bulk::write`]);
+//! ratings as the raters' are ([`ratings::Staged::write`]).
 
 mod input;
 pub mod papers;
@@ -17,9 +19,9 @@ use std::io::Read;
 use std::path::Path;
 
 use rand::Rng;
-use sqlx::SqlitePool;
 
-pub use crate::db::bulk::ImportConnection;
+use crate::db::papers::PaperIndex;
+use crate::domain::PaperId;
 
 /// What a file holds, and how to read it.
 #[derive(Debug, Clone)]
@@ -29,94 +31,61 @@ pub enum Kind {
     Ratings,
 }
 
-/// Imports one file in one transaction of its own: all of it, or (on any error) nothing.
-///
-/// `source` names the file in problems; `rng` draws the display keys of pairs entering the
-/// pool; `read` is called once the whole file is read and checked, as the write begins (a
-/// progress bar of the reading gives way to one of the writing).
-pub async fn import_file<R: Read>(
-    pool: &SqlitePool,
-    kind: &Kind,
-    reader: R,
-    source: &str,
-    rng: &mut impl Rng,
-    read: impl FnOnce(),
-) -> Result<Summary, ImportError> {
-    let mut conn = ImportConnection::open(pool).await?;
-    let result = async {
-        let staged = Staged::read(&mut conn, kind, reader, source).await?;
-        read();
-        conn.begin().await?;
-        let summary = staged.write(&mut conn, rng).await?;
-        conn.commit().await?;
-        Ok(summary)
+impl Kind {
+    /// Whether the file's rows name papers of the study, resolved against its paper index.
+    pub fn resolves_ids(&self) -> bool {
+        !matches!(self, Kind::Papers(_))
     }
-    .await;
-    // A transaction left open by a failure is rolled back as the connection closes.
-    conn.close().await;
-    result
-}
-
-/// Imports one file inside the transaction the caller began on `conn` (commit only on `Ok`).
-pub async fn import<R: Read>(
-    conn: &mut ImportConnection,
-    kind: &Kind,
-    reader: R,
-    source: &str,
-    rng: &mut impl Rng,
-) -> Result<Summary, ImportError> {
-    Staged::read(conn, kind, reader, source)
-        .await?
-        .write(conn, rng)
-        .await
 }
 
 /// A file read and checked, ready to be written.
-enum Staged {
-    Papers(papers::Staged),
-    Recommendations(recommendations::Staged),
+pub enum Staged {
+    /// Papers or lists, written directly on the import's own connection.
+    Bulk(Bulk),
+    /// Ratings, written as the raters' ratings are.
     Ratings(ratings::Staged),
 }
 
+/// A file of papers or lists, read and checked.
+pub enum Bulk {
+    Papers(papers::Staged),
+    Recommendations(recommendations::Staged),
+}
+
 impl Staged {
-    /// Reads and checks a whole file: nothing is written, and the write lock is not taken.
-    async fn read<R: Read>(
-        conn: &mut ImportConnection,
+    /// Reads and checks a whole file: nothing is written. `papers` is the study's paper index
+    /// when the kind [resolves ids](Kind::resolves_ids) (any index otherwise); `source` names
+    /// the file in problems.
+    pub fn read<R: Read>(
         kind: &Kind,
         reader: R,
+        papers: PaperIndex,
         source: &str,
-    ) -> Result<Staged, ImportError> {
+    ) -> Result<Staged, InvalidInput> {
         Ok(match kind {
-            Kind::Papers(format) => Staged::Papers(papers::stage(reader, *format, source)?),
-            Kind::Recommendations(options) => {
-                let papers = conn.direct(crate::db::papers::index).await?;
-                Staged::Recommendations(recommendations::stage(reader, options, papers, source)?)
+            Kind::Papers(format) => {
+                Staged::Bulk(Bulk::Papers(papers::stage(reader, *format, source)?))
             }
-            Kind::Ratings => {
-                let papers = conn.direct(crate::db::papers::index).await?;
-                Staged::Ratings(ratings::stage(reader, &papers, source)?)
-            }
+            Kind::Recommendations(options) => Staged::Bulk(Bulk::Recommendations(
+                recommendations::stage(reader, options, papers, source)?,
+            )),
+            Kind::Ratings => Staged::Ratings(ratings::stage(reader, &papers, source)?),
         })
     }
+}
 
-    /// Writes what was read, inside the caller's transaction: the one place where an import,
-    /// of any kind and from any caller, changes the study.
-    async fn write(
+impl Bulk {
+    /// Writes what was read inside the caller's transaction on the import's connection;
+    /// `rng` draws the display keys of the pairs entering the pool.
+    pub fn write(
         self,
-        conn: &mut ImportConnection,
+        conn: &rusqlite::Connection,
         rng: &mut impl Rng,
-    ) -> Result<Summary, ImportError> {
-        let summary = match self {
-            Staged::Papers(staged) => staged.write(conn).await,
-            Staged::Recommendations(staged) => staged.write(conn, rng).await,
-            Staged::Ratings(staged) => staged.write(conn, rng).await,
-        }?;
-        // Once for the whole file, and only if it changed something: a server's evaluation in
-        // memory is out of date from now on, and not before.
-        if summary.changed() {
-            crate::db::study::bump_revision(conn).await?;
+    ) -> rusqlite::Result<Summary> {
+        match self {
+            Bulk::Papers(staged) => staged.write(conn),
+            Bulk::Recommendations(staged) => staged.write(conn, rng),
         }
-        Ok(summary)
     }
 }
 
@@ -216,9 +185,9 @@ impl Problems {
     }
 
     /// The import fails on this one problem (one that stops the reading, like a bad header).
-    pub(crate) fn fail(mut self, problem: Problem) -> ImportError {
+    pub(crate) fn fail(mut self, problem: Problem) -> InvalidInput {
         self.push(problem);
-        ImportError::Invalid(self.into_invalid())
+        self.into_invalid()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -243,15 +212,6 @@ impl Problems {
             unreported: self.unreported,
         }
     }
-}
-
-/// Why an import did not happen. Nothing was written in either case.
-#[derive(Debug, thiserror::Error)]
-pub enum ImportError {
-    #[error("{0}")]
-    Invalid(#[from] InvalidInput),
-    #[error("database error during import")]
-    Database(#[from] sqlx::Error),
 }
 
 /// What an import did, printed as one line at its end.
@@ -342,36 +302,17 @@ impl Format {
     }
 }
 
-/// A paper id must be usable in TREC files, which separate fields by whitespace, and hold no
-/// control or format character (see [`crate::domain::is_control_or_format`]): a problem of
+/// A paper id a file gives must be one a study can hold ([`PaperId::new`]): a problem of
 /// `column` at `line` otherwise.
 pub(crate) fn check_paper_id(id: &str, line: u64, column: &str) -> Result<(), Problem> {
-    let why = if id.is_empty() {
-        "is empty".to_owned()
-    } else if id.chars().any(char::is_whitespace) {
-        format!("{id:?} contains whitespace, which TREC files cannot hold")
-    } else if let Some(c) = invisible_character(id) {
-        format!("{id:?} {c}")
-    } else {
-        return Ok(());
-    };
-    Err(Problem::at(
-        line,
-        Some(column),
-        format!("the paper id {why}"),
-    ))
-}
-
-/// What is wrong with a name holding a control or format character, if it holds one.
-pub(crate) fn invisible_character(name: &str) -> Option<String> {
-    let c = name
-        .chars()
-        .find(|c| crate::domain::is_control_or_format(*c))?;
-    Some(format!(
-        "contains the control or format character U+{:04X}, which is invisible or acts on the \
-         text around it",
-        u32::from(c)
-    ))
+    match PaperId::new(id) {
+        Ok(_) => Ok(()),
+        Err(why) => Err(Problem::at(
+            line,
+            Some(column),
+            format!("the paper id {why}"),
+        )),
+    }
 }
 
 /// A JSONL line that does not parse: serde's message, with the column but without its own

@@ -7,22 +7,17 @@ use serde::Deserialize;
 
 use super::input::{self, Header};
 use super::records::{Parse, Records};
-use super::{check_paper_id, Format, ImportError, Problem, Problems, Summary};
-use crate::db::bulk::ImportConnection;
+use super::{check_paper_id, Format, InvalidInput, Problem, Problems, Summary};
 use crate::db::papers::{self, NewPaper, PaperWriter, Upserted};
 
 /// A papers file, read and checked.
-pub(super) struct Staged {
+pub struct Staged {
     papers: Vec<NewPaper>,
     read: u64,
 }
 
 /// Reads and checks a whole papers file.
-pub(super) fn stage<R: Read>(
-    reader: R,
-    format: Format,
-    source: &str,
-) -> Result<Staged, ImportError> {
+pub fn stage<R: Read>(reader: R, format: Format, source: &str) -> Result<Staged, InvalidInput> {
     let mut problems = Problems::new(source);
     let mut records = match Records::open(reader, format, PaperParser) {
         Ok(records) => records,
@@ -66,21 +61,18 @@ pub(super) fn stage<R: Read>(
 impl Staged {
     /// Adds the new ids and updates the known ones (columns absent from the file keep their
     /// stored values), inside the caller's transaction.
-    pub(super) async fn write(self, conn: &mut ImportConnection) -> Result<Summary, ImportError> {
+    pub(super) fn write(self, conn: &rusqlite::Connection) -> rusqlite::Result<Summary> {
         let mut summary = Summary::new("papers");
         summary.read = self.read;
-        conn.direct(|conn| {
-            let mut writer = PaperWriter::prepare(conn)?;
-            for paper in &self.papers {
-                match writer.upsert(paper)? {
-                    Upserted::Added => summary.added += 1,
-                    Upserted::Updated => summary.updated += 1,
-                    Upserted::Unchanged => summary.unchanged += 1,
-                }
+        let mut writer = PaperWriter::prepare(conn)?;
+        for paper in &self.papers {
+            match writer.upsert(paper)? {
+                Upserted::Added => summary.added += 1,
+                Upserted::Updated => summary.updated += 1,
+                Upserted::Unchanged => summary.unchanged += 1,
             }
-            papers::index_new(conn)
-        })
-        .await?;
+        }
+        papers::index_new(conn)?;
         Ok(summary)
     }
 }

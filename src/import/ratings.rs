@@ -11,13 +11,13 @@ use time::OffsetDateTime;
 
 use super::input::{self, Header};
 use super::records::{Parse, Records};
-use super::{Format, ImportError, Problem, Problems, Summary};
+use super::{Format, InvalidInput, Problem, Problems, Summary};
 use crate::db::papers::PaperIndex;
 use crate::db::{self, blind_pool, ratings};
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperKey, Stars};
 
 /// A ratings file, read and checked.
-pub(super) struct Staged {
+pub struct Staged {
     ratings: Vec<Rating>,
     read: u64,
 }
@@ -27,14 +27,14 @@ pub(super) fn stage<R: Read>(
     reader: R,
     papers: &PaperIndex,
     source: &str,
-) -> Result<Staged, ImportError> {
+) -> Result<Staged, InvalidInput> {
     let mut problems = Problems::new(source);
     let mut records = match Records::open(reader, Format::Csv, RatingParser { papers }) {
         Ok(records) => records,
         Err(problem) => return Err(problems.fail(problem)),
     };
     let mut ratings = Vec::new();
-    let mut first_line_of_pair: HashMap<(PaperId, PaperId), u64> = HashMap::new();
+    let mut first_line_of_pair: HashMap<(PaperKey, PaperKey), u64> = HashMap::new();
     while let Some(record) = records.next() {
         let (line, rating) = match record {
             Ok(record) => record,
@@ -64,11 +64,11 @@ impl Staged {
     /// Sets each pair to the file's stars inside the caller's transaction, recording the
     /// change in the rating history. A rated pair not yet in the pool joins it (and is
     /// counted), so the rater can see and change it.
-    pub(super) async fn write(
+    pub async fn write(
         self,
         conn: &mut SqliteConnection,
         rng: &mut impl Rng,
-    ) -> Result<Summary, ImportError> {
+    ) -> Result<Summary, sqlx::Error> {
         let mut summary = Summary::new("ratings");
         summary.read = self.read;
         let now = db::now_rfc3339();
@@ -97,8 +97,8 @@ impl Staged {
 
 /// One rating as read, its ids resolved.
 struct Rating {
-    target: PaperId,
-    paper: PaperId,
+    target: PaperKey,
+    paper: PaperKey,
     stars: Stars,
     rated_at: Option<String>,
 }
@@ -146,7 +146,7 @@ impl Parse for RatingParser<'_> {
         let text = |index: usize, column: &str| {
             input::utf8_field(record, index, column, line).map(str::trim)
         };
-        let resolve = |column: &str, index: usize| -> Result<PaperId, Problem> {
+        let resolve = |column: &str, index: usize| -> Result<PaperKey, Problem> {
             let id = text(index, column)?;
             self.papers
                 .resolve(id)

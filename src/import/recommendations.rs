@@ -19,14 +19,13 @@ use std::io::Read;
 use rand::Rng;
 
 use super::records::Records;
-use super::{Format, ImportError, Problem, Problems, Summary};
+use super::{Format, InvalidInput, Problem, Problems, Summary};
 use crate::db;
 use crate::db::blind_pool::{BlindPoolChange, PoolWriter};
-use crate::db::bulk::ImportConnection;
 use crate::db::papers::PaperIndex;
 use crate::db::recommendations::{self as stored, ListWriter, Model};
 use crate::db::targets::{Found, ListedTargets, TargetChoice};
-use crate::domain::{ModelId, PaperId};
+use crate::domain::{ModelId, PaperKey};
 use lists::{Gathered, Lists, NewRow};
 use rows::RowParser;
 // `simulate --qrels` reads run scores as the importer does.
@@ -41,7 +40,7 @@ pub struct Options {
 }
 
 /// A recommendations file, read, sorted into lists and checked.
-pub(super) struct Staged {
+pub struct Staged {
     papers: PaperIndex,
     lists: Lists,
     read: u64,
@@ -49,12 +48,12 @@ pub(super) struct Staged {
 }
 
 /// Reads and checks a whole recommendations file, resolving its ids against `papers`.
-pub(super) fn stage<R: Read>(
+pub fn stage<R: Read>(
     reader: R,
     options: &Options,
     papers: PaperIndex,
     source: &str,
-) -> Result<Staged, ImportError> {
+) -> Result<Staged, InvalidInput> {
     let mut problems = Problems::new(source);
     if let Some(model) = &options.model {
         if let Err(problem) = check_model_name(model, 0) {
@@ -163,7 +162,7 @@ fn check_model_name(model: &str, line: u64) -> Result<(), Problem> {
         return Err(problem("the model name is empty".to_owned()));
     }
     super::input::check_field_size(model, "model", line)?;
-    match super::invisible_character(model) {
+    match crate::domain::invisible_character(model) {
         Some(why) => Err(problem(format!("the model name {model:?} {why}"))),
         None => Ok(()),
     }
@@ -175,41 +174,37 @@ impl Staged {
     /// now follows the lists of it that changed. `rng` draws the display keys of pairs
     /// entering the pool and the order keys of new targets, in the order of targets and
     /// papers, so that a seeded import gives the same study whatever the order of the rows.
-    pub(super) async fn write(
+    pub(super) fn write(
         self,
-        conn: &mut ImportConnection,
+        conn: &rusqlite::Connection,
         rng: &mut impl Rng,
-    ) -> Result<Summary, ImportError> {
-        let depth = db::study::pool_depth(&mut **conn).await?.get();
-        let rates_all = db::targets::choice(&mut **conn).await? == TargetChoice::All;
-        let mut models = Vec::with_capacity(self.lists.models().len());
-        for name in self.lists.models() {
-            models.push(stored::model(conn, name).await?);
-        }
+    ) -> rusqlite::Result<Summary> {
+        let depth = db::study::pool_depth_directly(conn)?.get();
+        let rates_all = db::targets::choice(conn)? == TargetChoice::All;
+        let models = (self.lists.models().iter())
+            .map(|name| stored::model(conn, name))
+            .collect::<rusqlite::Result<Vec<Model>>>()?;
         let mut summary = Summary::new("lists");
         summary.read = self.read;
         summary.dropped = self.dropped;
-        let mut left_out: HashMap<PaperId, Vec<ModelId>> = HashMap::new();
-        for (target, model) in db::pruning::exclusions(&mut **conn).await? {
+        let mut left_out: HashMap<PaperKey, Vec<ModelId>> = HashMap::new();
+        for (target, model) in db::pruning::exclusions(conn)? {
             left_out.entry(target).or_default().push(model);
         }
-        conn.direct(|conn| {
-            Writer {
-                lists: ListWriter::prepare(conn)?,
-                pool: PoolWriter::prepare(conn)?,
-                targets: ListedTargets::prepare(conn)?,
-                papers: &self.papers,
-                models: &models,
-                left_out: &left_out,
-                depth,
-                rates_all,
-                summary: &mut summary,
-            }
-            .write(&self.lists, rng)
-        })
-        .await?;
+        Writer {
+            lists: ListWriter::prepare(conn)?,
+            pool: PoolWriter::prepare(conn)?,
+            targets: ListedTargets::prepare(conn)?,
+            papers: &self.papers,
+            models: &models,
+            left_out: &left_out,
+            depth,
+            rates_all,
+            summary: &mut summary,
+        }
+        .write(&self.lists, rng)?;
         // A target new to the study, and so without a rating, leaves out the models pruned.
-        let pruned = db::pruning::rebuild_unrated_pools(conn, depth, rng).await?;
+        let pruned = db::pruning::rebuild_unrated_pools(conn, depth, rng)?;
         summary.pool_added += pruned.added;
         summary.pool_removed += pruned.removed;
         Ok(summary)
@@ -224,7 +219,7 @@ struct Writer<'c, 'a> {
     papers: &'a PaperIndex,
     models: &'a [Model],
     /// The models each target's pool leaves out (see [`db::pruning`]).
-    left_out: &'a HashMap<PaperId, Vec<ModelId>>,
+    left_out: &'a HashMap<PaperKey, Vec<ModelId>>,
     depth: u32,
     rates_all: bool,
     summary: &'a mut Summary,
@@ -288,7 +283,7 @@ impl Writer<'_, '_> {
     }
 }
 
-fn sorted_set(papers: &mut Vec<PaperId>) {
+fn sorted_set(papers: &mut Vec<PaperKey>) {
     papers.sort_unstable();
     papers.dedup();
 }

@@ -10,6 +10,7 @@
 use std::io::Read;
 
 use super::input::{self, Header, InputReader, Lines};
+use super::trec::RunLine;
 use super::{Format, Problem};
 
 /// How an importer turns records into its rows, format by format.
@@ -47,10 +48,9 @@ pub(crate) trait Parse {
         Err(unreadable::<Self>(Format::Jsonl))
     }
 
-    /// A TREC line, `target Q0 paper rank score tag` (never called unless [`Parse::FORMATS`]
-    /// holds TREC).
-    fn trec<'r>(&'r self, fields: [&'r str; 6], line: u64) -> Result<Self::Row<'r>, Problem> {
-        let _ = (fields, line);
+    /// A line of a TREC run (never called unless [`Parse::FORMATS`] holds TREC).
+    fn trec<'r>(&'r self, run: RunLine<'r>, line: u64) -> Result<Self::Row<'r>, Problem> {
+        let _ = (run, line);
         Err(unreadable::<Self>(Format::Trec))
     }
 }
@@ -154,28 +154,9 @@ impl<R: Read, P: Parse> Records<R, P> {
             } => self.parser.csv(columns, record, line),
             Source::Lines(lines) => match self.format {
                 Format::Jsonl => self.parser.json(lines.current(), line),
-                _ => {
-                    let text = input::utf8_line(lines.current(), line)?;
-                    let mut fields = [""; 6];
-                    let mut count = 0;
-                    for field in text.split_whitespace() {
-                        if let Some(slot) = fields.get_mut(count) {
-                            *slot = field;
-                        }
-                        count += 1;
-                    }
-                    if count != fields.len() {
-                        return Err(Problem::at(
-                            line,
-                            None,
-                            format!(
-                                "expected 6 fields `target Q0 paper rank score model`, found \
-                                 {count}"
-                            ),
-                        ));
-                    }
-                    self.parser.trec(fields, line)
-                }
+                _ => self
+                    .parser
+                    .trec(super::trec::run_line(lines.current(), line)?, line),
             },
         }
     }

@@ -1,5 +1,5 @@
 //! TREC files read without a study: run lines (shared with the recommendations importer) and
-//! qrels, and the two together as a [`Study`] that `paperjudge simulate --qrels` replays.
+//! qrels, and the two together as a [`Collection`] that `paperjudge simulate --qrels` replays.
 //! Problems name the file, the line and the column, as every importer's do.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -8,7 +8,7 @@ use std::io::Read;
 use super::input::{self, Lines};
 use super::{check_paper_id, InvalidInput, Problem, Problems};
 use crate::domain::{PoolDepth, Stars};
-use crate::leaderboard::{Study, TargetInput};
+use crate::leaderboard::{Collection, TargetInput};
 
 /// One line of a TREC run: `target Q0 paper rank score model`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -19,20 +19,11 @@ pub struct RunLine<'a> {
     pub model: &'a str,
 }
 
-/// Reads one run line. The rank column is not read: trec_eval orders by score.
+/// Reads one run line, as every reader of runs does (the importer and `simulate --qrels`). The
+/// rank column is not read: trec_eval orders by score.
 pub(crate) fn run_line(bytes: &[u8], line: u64) -> Result<RunLine<'_>, Problem> {
-    let text = input::utf8_line(bytes, line)?;
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    let [target, _q0, paper, _rank, score, model] = fields[..] else {
-        return Err(Problem::at(
-            line,
-            None,
-            format!(
-                "expected 6 fields `target Q0 paper rank score model`, found {}",
-                fields.len()
-            ),
-        ));
-    };
+    let [target, _q0, paper, _rank, score, model] =
+        input::trec_fields(bytes, line, "target Q0 paper rank score model")?;
     let score = super::recommendations::parse_score(score, line)?
         .ok_or_else(|| Problem::at(line, Some("score"), "missing"))?;
     Ok(RunLine {
@@ -91,18 +82,8 @@ pub fn read_qrels(reader: impl Read, source: &str) -> Result<Qrels, InvalidInput
 
 /// One qrels line: target, paper and stars (`None` for grade -1).
 fn qrels_line(bytes: &[u8], line: u64) -> Result<(&str, &str, Option<Stars>), Problem> {
-    let text = input::utf8_line(bytes, line)?;
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    let [target, _iteration, paper, grade] = fields[..] else {
-        return Err(Problem::at(
-            line,
-            None,
-            format!(
-                "expected 4 fields `target 0 paper grade`, found {}",
-                fields.len()
-            ),
-        ));
-    };
+    let [target, _iteration, paper, grade] =
+        input::trec_fields(bytes, line, "target 0 paper grade")?;
     check_paper_id(target, line, "target")?;
     check_paper_id(paper, line, "paper")?;
     let stars = match grade.parse::<i64>() {
@@ -189,7 +170,7 @@ impl Runs {
     /// judgments and every model's list in trec_eval's order (score descending, ties by
     /// paper id descending), fully rated when every paper in the top `pool_depth` of its
     /// lists is judged. Papers are numbered by their ids.
-    pub fn study(&self, qrels: &Qrels, pool_depth: PoolDepth) -> Study<u32> {
+    pub fn collection(&self, qrels: &Qrels, pool_depth: PoolDepth) -> Collection<u32> {
         let mut papers: BTreeSet<&str> = BTreeSet::new();
         let mut targets: BTreeSet<&str> = BTreeSet::new();
         for lists in self.lists.values() {
@@ -233,6 +214,6 @@ impl Runs {
                 }
             })
             .collect();
-        Study::of(self.lists.keys().cloned().collect(), inputs, pool_depth)
+        Collection::of(self.lists.keys().cloned().collect(), inputs, pool_depth)
     }
 }

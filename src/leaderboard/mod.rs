@@ -11,6 +11,7 @@
 pub mod columns;
 mod csv;
 mod json;
+mod options;
 mod resample;
 mod score;
 mod table;
@@ -26,6 +27,7 @@ use crate::domain::{PoolDepth, Stars};
 use crate::metrics::{Settings, TargetScores};
 use columns::{Column, Value};
 
+pub use options::{LeaderboardOption, LeaderboardOptions, OPTIONS};
 pub use resample::resample;
 pub use score::{score, score_target, Scores};
 pub use verdict::verdict;
@@ -42,7 +44,7 @@ pub struct TargetInput<K> {
     pub fully_rated: bool,
     /// Every rated paper of the target, whichever model retrieved it.
     pub judgments: HashMap<K, Stars>,
-    /// Each model's ranked list, best first, in the order of [`Study::models`]; `None` when
+    /// Each model's ranked list, best first, in the order of [`Collection::models`]; `None` when
     /// the model has no list for this target.
     pub lists: Vec<Option<Vec<K>>>,
     /// The models (by position) whose lists the target's pool left out, pruned before it was
@@ -57,9 +59,10 @@ impl<K> TargetInput<K> {
     }
 }
 
-/// A study as the leaderboard reads it: the models, and the targets with ratings.
+/// A study as the leaderboard reads it, a test collection in the words of IR: the models and
+/// their lists (the runs), the targets (the topics) and their judgments (the qrels).
 #[derive(Debug, Clone)]
-pub struct Study<K> {
+pub struct Collection<K> {
     pub models: Vec<String>,
     /// The targets with a rating (others may be given: they count as unrated).
     pub targets: Vec<TargetInput<K>>,
@@ -72,7 +75,7 @@ pub struct Study<K> {
     pub completion: Option<Completion>,
 }
 
-/// The fully rated targets of a [`Study`] in the order they were completed, and the targets
+/// The fully rated targets of a [`Collection`] in the order they were completed, and the targets
 /// they are drawn from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Completion {
@@ -84,8 +87,8 @@ pub struct Completion {
     pub choosable: usize,
 }
 
-impl<K> Study<K> {
-    /// A study of exactly the targets given.
+impl<K> Collection<K> {
+    /// A collection of exactly the targets given.
     ///
     /// # Panics
     /// When a target does not have exactly one list entry per model.
@@ -98,7 +101,7 @@ impl<K> Study<K> {
                 target.target
             );
         }
-        Study {
+        Collection {
             total: targets.len(),
             models,
             targets,
@@ -253,7 +256,7 @@ impl ModelRow {
 pub struct TargetRow {
     /// The target's external id.
     pub target: String,
-    /// Its position among the targets of the [`Study`].
+    /// Its position among the targets of the [`Collection`].
     pub position: usize,
     /// For each model in row order, the value of each of [`columns::per_target`].
     values: Vec<Option<f64>>,
@@ -309,14 +312,14 @@ pub struct Leaderboard {
 }
 
 impl Leaderboard {
-    /// Scores and compares the models of `study` under `settings`: [`score`], then
+    /// Scores and compares the models of `collection` under `settings`: [`score`], then
     /// [`resample`].
-    pub fn compute<K: Copy + Eq + Hash + Sync>(
-        study: &Study<K>,
+    pub fn of<K: Copy + Eq + Hash + Sync>(
+        collection: &Collection<K>,
         settings: Settings,
         partial: Partial,
     ) -> Leaderboard {
-        resample(study, score(study, settings, partial))
+        resample(collection, score(collection, settings, partial))
     }
 }
 

@@ -4,31 +4,31 @@
 //! the verdict ([`super::verdict`]) from the same scores.
 
 use super::columns;
-use super::{verdict, Leaderboard, ModelRow, Scores, Study, TargetRow};
+use super::{verdict, Collection, Leaderboard, ModelRow, Scores, TargetRow};
 use crate::metrics::{self, TargetScores};
 
-/// The leaderboard of `study` from its `scores`.
-pub fn resample<K: Sync>(study: &Study<K>, scores: Scores) -> Leaderboard {
-    let order = leaderboard_order(&study.models, &scores.by_model);
+/// The leaderboard of `collection` from its `scores`.
+pub fn resample<K: Sync>(collection: &Collection<K>, scores: Scores) -> Leaderboard {
+    let order = leaderboard_order(&collection.models, &scores.by_model);
     // The verdict is one thread's work, the resampling every thread's: side by side, the
     // resampling takes up what the verdict leaves of the cores.
     let (decision, models) = rayon::join(
-        || verdict(study, &scores),
+        || verdict(collection, &scores),
         || {
-            let left_out: Vec<usize> = (0..study.models.len())
+            let left_out: Vec<usize> = (0..collection.models.len())
                 .map(|model| {
                     (scores.evaluated.iter())
-                        .filter(|&&position| !study.targets[position].pooled(model))
+                        .filter(|&&position| !collection.targets[position].pooled(model))
                         .count()
                 })
                 .collect();
-            model_rows(&study.models, &scores.by_model, &order, &left_out)
+            model_rows(&collection.models, &scores.by_model, &order, &left_out)
         },
     );
     let per_target = (scores.evaluated.iter().enumerate())
         .map(|(index, &position)| {
             TargetRow::new(
-                study.targets[position].target.clone(),
+                collection.targets[position].target.clone(),
                 position,
                 order.iter().map(|&model| scores.by_model[model][index]),
             )
@@ -36,7 +36,7 @@ pub fn resample<K: Sync>(study: &Study<K>, scores: Scores) -> Leaderboard {
         .collect();
     Leaderboard {
         settings: scores.settings,
-        pool_depth: study.pool_depth,
+        pool_depth: collection.pool_depth,
         partial: scores.partial,
         targets: scores.targets,
         models,

@@ -5,7 +5,7 @@ use std::hash::Hash;
 
 use rayon::prelude::*;
 
-use super::{Partial, Study, TargetCounts, TargetInput};
+use super::{Collection, Partial, TargetCounts, TargetInput};
 use crate::metrics::{self, Settings, TargetScores};
 
 /// Every model scored on every evaluated target under one set of settings.
@@ -22,23 +22,23 @@ pub struct Scores {
 
 /// Scores every model of `study` on each target that `partial` evaluates.
 pub fn score<K: Copy + Eq + Hash + Sync>(
-    study: &Study<K>,
+    collection: &Collection<K>,
     settings: Settings,
     partial: Partial,
 ) -> Scores {
-    let evaluated: Vec<usize> = (0..study.targets.len())
-        .filter(|&position| partial.evaluates(&study.targets[position]))
+    let evaluated: Vec<usize> = (0..collection.targets.len())
+        .filter(|&position| partial.evaluates(&collection.targets[position]))
         .collect();
     let by_target: Vec<Vec<TargetScores>> = (evaluated.par_iter())
-        .map(|&position| score_target(&study.targets[position], &settings))
+        .map(|&position| score_target(&collection.targets[position], &settings))
         .collect();
-    let by_model = (0..study.models.len())
+    let by_model = (0..collection.models.len())
         .map(|model| by_target.iter().map(|target| target[model]).collect())
         .collect();
     Scores {
         settings,
         partial,
-        targets: count_targets(study, &evaluated, partial, &settings),
+        targets: count_targets(collection, &evaluated, partial, &settings),
         evaluated,
         by_model,
     }
@@ -62,7 +62,7 @@ pub fn score_target<K: Copy + Eq + Hash>(
 }
 
 fn count_targets<K: Copy + Eq + Hash>(
-    study: &Study<K>,
+    collection: &Collection<K>,
     evaluated: &[usize],
     partial: Partial,
     settings: &Settings,
@@ -70,17 +70,17 @@ fn count_targets<K: Copy + Eq + Hash>(
     // What even a missing list scores tells whether a target has anything to find.
     let nothing_to_find: Vec<TargetScores> = (evaluated.iter())
         .map(|&position| {
-            metrics::evaluate_target(&[], &study.targets[position].judgments, settings)
+            metrics::evaluate_target(&[], &collection.targets[position].judgments, settings)
         })
         .collect();
-    let partly_rated = (study.targets.iter())
+    let partly_rated = (collection.targets.iter())
         .filter(|target| !target.judgments.is_empty() && !target.fully_rated)
         .count();
     let left_out = match partial {
         Partial::Exclude => partly_rated,
         Partial::Include => 0,
     };
-    let total = study.total.max(study.targets.len());
+    let total = collection.total.max(collection.targets.len());
     TargetCounts {
         evaluated: evaluated.len(),
         skipped_empty: nothing_to_find.iter().filter(|s| s.ndcg.is_none()).count(),

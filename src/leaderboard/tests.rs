@@ -53,11 +53,11 @@ fn settings() -> Settings {
 }
 
 /// The study's leaderboard; every target given is evaluated if it has a rating.
-fn compute() -> Leaderboard {
+fn board() -> Leaderboard {
     let (models, targets) = study();
     let pool_depth = PoolDepth::new(3).unwrap();
-    Leaderboard::compute(
-        &Study::of(models, targets, pool_depth),
+    Leaderboard::of(
+        &Collection::of(models, targets, pool_depth),
         settings(),
         Partial::Include,
     )
@@ -76,7 +76,7 @@ fn assert_close(actual: Option<f64>, expected: f64) {
 
 #[test]
 fn hand_computed_study() {
-    let board = compute();
+    let board = board();
     assert_eq!(
         board.targets,
         TargetCounts {
@@ -155,7 +155,7 @@ fn keys_in_order(json: &str, keys: &[&str]) -> bool {
 
 #[test]
 fn json_has_the_interface_shape() {
-    let json = compute().to_json(true);
+    let json = board().to_json(true);
     assert!(json.ends_with("}\n"));
     assert!(keys_in_order(
         &json,
@@ -227,12 +227,12 @@ fn json_has_the_interface_shape() {
         .all(|row| row["target"] == "T3" && row["ndcg"].is_null()));
     assert!(!json.contains("NaN"));
 
-    assert!(!compute().to_json(false).contains("per_target"));
+    assert!(!board().to_json(false).contains("per_target"));
 }
 
 #[test]
 fn csv_and_table_state_values_and_settings() {
-    let board = compute();
+    let board = board();
     let csv = board.to_csv();
     let lines: Vec<&str> = csv.split_terminator("\r\n").collect();
     assert_eq!(
@@ -260,7 +260,7 @@ fn csv_and_table_state_values_and_settings() {
 
 #[test]
 fn a_study_without_ratings_has_nothing_defined() {
-    let study = Study::of(
+    let study = Collection::of(
         vec!["m".to_owned()],
         vec![TargetInput {
             target: "T".to_owned(),
@@ -271,7 +271,7 @@ fn a_study_without_ratings_has_nothing_defined() {
         }],
         PoolDepth::DEFAULT,
     );
-    let board = Leaderboard::compute(&study, settings(), Partial::Exclude);
+    let board = Leaderboard::of(&study, settings(), Partial::Exclude);
     let row = &board.models[0];
     assert_eq!((row.ndcg(), row.ci95, row.targets), (None, None, 0));
     assert_eq!(
@@ -284,8 +284,8 @@ fn a_study_without_ratings_has_nothing_defined() {
         "a target without ratings is unrated"
     );
     assert!(board.per_target.is_empty());
-    let empty = Study::<i64>::of(Vec::new(), Vec::new(), PoolDepth::DEFAULT);
-    let empty = Leaderboard::compute(&empty, settings(), Partial::Exclude);
+    let empty = Collection::<i64>::of(Vec::new(), Vec::new(), PoolDepth::DEFAULT);
+    let empty = Leaderboard::of(&empty, settings(), Partial::Exclude);
     assert!(empty.models.is_empty());
     assert!(empty.to_table().lines().count() >= 3);
 }
@@ -293,7 +293,7 @@ fn a_study_without_ratings_has_nothing_defined() {
 #[test]
 fn renders_are_byte_identical() {
     // Fresh hash maps each time, so nothing may depend on their iteration order.
-    let (first, second) = (compute(), compute());
+    let (first, second) = (board(), board());
     assert_eq!(first.to_json(true), second.to_json(true));
     assert_eq!(first.to_csv(), second.to_csv());
     assert_eq!(first.per_target_csv(), second.per_target_csv());

@@ -2,22 +2,22 @@
 //! the fully rated targets in the order they were completed, from the NDCG the scoring step
 //! already has (nothing is scored again).
 
-use super::{Scores, Study};
+use super::{Collection, Scores};
 use crate::decision::{self, Decision, TargetsAhead};
 
-/// The verdict of `study` from its `scores`; `None` with fewer than two models or without the
+/// The verdict of `collection` from its `scores`; `None` with fewer than two models or without the
 /// order the targets were completed in.
-pub fn verdict<K>(study: &Study<K>, scores: &Scores) -> Option<Decision> {
-    let completion = study.completion.as_ref()?;
+pub fn verdict<K>(collection: &Collection<K>, scores: &Scores) -> Option<Decision> {
+    let completion = collection.completion.as_ref()?;
     let started = std::time::Instant::now();
     // `scores.evaluated` holds positions in ascending order: a fully rated target is among
     // them under either choice of partly rated targets. An undefined NDCG counts 0; a model
     // the target's pool left out has none (its pairs skip the target).
     let ndcg: Vec<Vec<Option<f64>>> = (completion.order.iter())
-        .filter(|&&position| study.targets[position].fully_rated)
+        .filter(|&&position| collection.targets[position].fully_rated)
         .filter_map(|&position| {
             let index = scores.evaluated.binary_search(&position).ok()?;
-            let target = &study.targets[position];
+            let target = &collection.targets[position];
             Some(
                 (scores.by_model.iter().enumerate())
                     .map(|(model, values)| {
@@ -33,13 +33,18 @@ pub fn verdict<K>(study: &Study<K>, scores: &Scores) -> Option<Decision> {
         left: completion.population.saturating_sub(ndcg.len()),
         choosable: completion.choosable,
     };
-    let decision = decision::decide(study.models.clone(), &ndcg, scores.settings.margin, ahead)
-        .unwrap_or_else(|error| {
-            // Every NDCG lies in [0, 1] and every target has a value per model: unreachable,
-            // yet a page without a verdict beats a page that fails.
-            tracing::warn!(%error, "no verdict");
-            None
-        });
+    let decision = decision::decide(
+        collection.models.clone(),
+        &ndcg,
+        scores.settings.margin,
+        ahead,
+    )
+    .unwrap_or_else(|error| {
+        // Every NDCG lies in [0, 1] and every target has a value per model: unreachable,
+        // yet a page without a verdict beats a page that fails.
+        tracing::warn!(%error, "no verdict");
+        None
+    });
     tracing::debug!(elapsed = ?started.elapsed(), targets = ndcg.len(), "the verdict");
     decision
 }

@@ -1,4 +1,4 @@
-//! The statistics of the study checks (shared/spec/metrics.md, "Study checks"): how well the
+//! The statistics of the study checks (docs/metrics.md, "Study checks"): how well the
 //! rater agrees with their own earlier ratings (quadratic-weighted Cohen's kappa with a
 //! bootstrap interval, exact agreement, agreement within one star, the confusion matrix), and
 //! Kendall's tau-b between two rankings of the models.

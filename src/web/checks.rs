@@ -3,7 +3,8 @@
 //! in the address; and `GET /checks/recheck` with its `POST`: one already rated pair at a
 //! time, blind and without its rating, whose answer is stored apart from the ratings.
 //!
-//! The numbers come from [`crate::checks`], exactly as `paperjudge checks` computes them.
+//! The numbers come from the study's query (`Study::checks`), exactly as `paperjudge checks`
+//! computes them.
 
 mod chart;
 
@@ -11,7 +12,6 @@ use actix_web::http::header::ContentType;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
-use sqlx::SqlitePool;
 
 use super::answer::see_other;
 use super::csrf::{self, CsrfToken};
@@ -19,13 +19,9 @@ use super::leaderboard::LeaderboardQuery;
 use super::rating_page::{scale, ScaleStep};
 use super::view::{self, PaperView};
 use super::WebError;
-use crate::checks::recheck::{self, RecheckError};
 use crate::checks::{self, Checks, ModelBias, Variant};
-use crate::db;
-use crate::db::checks::RecheckProgress;
-use crate::db::WriteQueue;
-use crate::domain::Stars;
-use crate::evaluation::Evaluations;
+use crate::domain::{PaperId, Stars};
+use crate::study::{Recheck, RecheckProgress, Study};
 use chart::BarChart;
 
 pub const RECHECK_PATH: &str = "/checks/recheck";
@@ -39,24 +35,13 @@ pub fn routes(config: &mut web::ServiceConfig) {
         .route(RECHECK_PATH, web::post().to(record_recheck));
 }
 
-/// The checks the address asks for, from the evaluation set the server keeps for the study's
-/// current revision; `sort`, `order` and `per_target` change nothing here.
-async fn compute(
-    pool: &SqlitePool,
-    evaluations: &Evaluations,
-    request: &HttpRequest,
-) -> Result<Checks, WebError> {
-    let query = LeaderboardQuery::parse(request.query_string())?;
-    let set = evaluations.set(pool, checks::LIST_DEPTH).await?;
-    Ok(checks::of_set(pool, &set, &query.options, query.partial).await?)
+/// The checks the address asks for; `sort`, `order` and `per_target` change nothing here.
+async fn asked(study: &Study, query: LeaderboardQuery) -> Result<Checks, WebError> {
+    Ok(study.checks(&query.options, query.partial).await?)
 }
 
-async fn json(
-    request: HttpRequest,
-    pool: web::Data<SqlitePool>,
-    evaluations: web::Data<Evaluations>,
-) -> Result<HttpResponse, WebError> {
-    let checks = compute(&pool, &evaluations, &request).await?;
+async fn json(query: LeaderboardQuery, study: web::Data<Study>) -> Result<HttpResponse, WebError> {
+    let checks = asked(&study, query).await?;
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())
         .body(checks.to_json()))
@@ -117,11 +102,11 @@ impl ChecksPage {
 
 async fn show(
     request: HttpRequest,
-    pool: web::Data<SqlitePool>,
-    evaluations: web::Data<Evaluations>,
+    query: LeaderboardQuery,
+    study: web::Data<Study>,
 ) -> Result<HttpResponse, WebError> {
-    let checks = compute(&pool, &evaluations, &request).await?;
-    let progress = db::checks::recheck_progress(&**pool).await?;
+    let checks = asked(&study, query).await?;
+    let progress = study.recheck_progress().await?;
     let query = request.query_string();
     let mut variant_ks: Vec<usize> = (checks.sensitivity.variants.iter())
         .map(|variant| variant.k)
@@ -163,23 +148,10 @@ struct RecheckPage {
 
 /// Blind: the page shows the target and the paper as the rating page does, and never their
 /// stored rating; it reads no model, list, rank or score.
-async fn show_recheck(
-    pool: web::Data<SqlitePool>,
-    csrf: CsrfToken,
-) -> Result<HttpResponse, WebError> {
-    let progress = db::checks::recheck_progress(&**pool).await?;
-    let pair = match recheck::next_pair(&pool).await? {
-        Some((target, paper)) => {
-            let target = db::papers::get(&**pool, target).await?;
-            let paper = db::papers::get(&**pool, paper).await?;
-            target
-                .zip(paper)
-                .map(|(target, paper)| (target.into(), paper.into()))
-        }
-        None => None,
-    };
+async fn show_recheck(study: web::Data<Study>, csrf: CsrfToken) -> Result<HttpResponse, WebError> {
+    let Recheck { progress, pair } = study.recheck_page().await?;
     let page = RecheckPage {
-        pair,
+        pair: pair.map(|(target, paper)| (target.into(), paper.into())),
         progress,
         suggested: checks::suggested_rechecks(progress.rated_in_finished),
         scale: scale(),
@@ -203,8 +175,7 @@ pub struct RecheckForm {
 /// Stores the answer apart from the ratings, durably, then shows the next pair.
 async fn record_recheck(
     request: HttpRequest,
-    pool: web::Data<SqlitePool>,
-    write_queue: web::Data<WriteQueue>,
+    study: web::Data<Study>,
     form: web::Form<RecheckForm>,
 ) -> Result<HttpResponse, WebError> {
     let RecheckForm {
@@ -225,18 +196,10 @@ async fn record_recheck(
     let stars: Stars = stars
         .parse()
         .map_err(|_| WebError::BadRequest(format!("stars must be 1 to 5; got {stars:?}")))?;
-    recheck::record(
-        &pool,
-        &write_queue,
-        &target,
-        &paper,
-        stars,
-        &browser.history_tag(),
-    )
-    .await
-    .map_err(|error| match error {
-        RecheckError::NotRechecked { .. } => WebError::BadRequest(error.to_string()),
-        RecheckError::Database(error) => WebError::from(error).of_change(),
-    })?;
+    let (target, paper) = (PaperId::given(&target), PaperId::given(&paper));
+    (study
+        .recheck(&target, &paper, stars, &browser.history_tag())
+        .await)
+        .map_err(WebError::of_change)?;
     Ok(see_other(RECHECK_PATH))
 }

@@ -26,10 +26,9 @@ use actix_web::middleware::Next;
 use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-use sqlx::SqlitePool;
 
 use super::{hosts, tokens, WebError};
-use crate::db;
+use crate::study::Study;
 
 const COOKIE_NAME: &str = "paperjudge_browser";
 const BROWSER_ID_BYTES: usize = 32;
@@ -192,16 +191,13 @@ fn normalized_origin(origin: &str) -> String {
 }
 
 async fn load_form_secret(request: &ServiceRequest) -> Result<(), WebError> {
-    let (Some(secret), Some(pool)) = (
+    let (Some(secret), Some(study)) = (
         request.app_data::<web::Data<FormSecret>>().cloned(),
-        request.app_data::<web::Data<SqlitePool>>().cloned(),
+        request.app_data::<web::Data<Study>>().cloned(),
     ) else {
         return Ok(());
     };
-    secret
-        .0
-        .get_or_try_init(|| db::study::form_secret(&**pool))
-        .await?;
+    secret.0.get_or_try_init(|| study.form_secret()).await?;
     Ok(())
 }
 

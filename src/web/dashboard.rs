@@ -3,17 +3,13 @@
 
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use sqlx::SqlitePool;
 
 use super::csrf::CsrfToken;
 use super::leaderboard::{self, LeaderboardQuery, RowView};
 use super::pruning::PruningView;
 use super::{view, WebError};
 use crate::checks;
-use crate::db;
-use crate::db::targets::{Progress, TargetChoice};
-use crate::evaluation::Evaluations;
-use crate::pruning::Pruning;
+use crate::study::{Progress, Study, TargetChoice};
 
 /// With more candidate targets than this, the dashboard offers to choose targets: rating
 /// every paper of a large library is rarely the plan.
@@ -23,7 +19,9 @@ const MANY_CANDIDATES: i64 = 300;
 #[template(path = "dashboard.html")]
 struct DashboardPage {
     pairs: Progress,
-    targets: Progress,
+    /// Targets with every pooled pair rated, of the targets being rated.
+    finished: i64,
+    targets: i64,
     /// "rating 65 chosen targets of 40,000 with recommendations", or the like.
     choice_in_words: String,
     /// A library large enough that choosing targets is the way to start.
@@ -56,15 +54,11 @@ pub fn routes(config: &mut web::ServiceConfig) {
     config.route("/", web::get().to(show));
 }
 
-pub async fn show(
-    pool: web::Data<SqlitePool>,
-    evaluations: web::Data<Evaluations>,
-    csrf: CsrfToken,
-) -> Result<HttpResponse, WebError> {
+pub async fn show(study: web::Data<Study>, csrf: CsrfToken) -> Result<HttpResponse, WebError> {
     // The counts come with the leaderboard, from the same revision of the study.
-    let evaluated = leaderboard::compute(&pool, &evaluations, &LeaderboardQuery::default()).await?;
+    let evaluated = leaderboard::asked(&study, &LeaderboardQuery::default()).await?;
     let (overview, board) = (&evaluated.set.overview, &evaluated.board);
-    let rechecks = db::checks::recheck_progress(&**pool).await?;
+    let rechecks = study.recheck_progress().await?;
     let recheck = (rechecks.finished_targets >= checks::RECHECK_FROM_FINISHED_TARGETS).then(|| {
         (
             rechecks.rechecked,
@@ -85,12 +79,11 @@ pub async fn show(
         .and_then(|decision| decision.targets_to_choose())
         .map(|wanted| wanted.min(overview.choosable()))
         .filter(|&count| count > 0);
+    let pruning = PruningView::new(&study.pruning().await?, board.decision.as_ref());
     let mut response = view::html(&DashboardPage {
         pairs: overview.pairs,
-        targets: Progress {
-            rated: overview.finished,
-            total: overview.active,
-        },
+        finished: overview.finished,
+        targets: overview.active,
         choice_in_words: overview.in_words(),
         many_candidates: overview.candidates > MANY_CANDIDATES,
         rates_all: overview.choice == TargetChoice::All,
@@ -101,7 +94,7 @@ pub async fn show(
         decision: board.decision.as_ref().map(|d| d.in_words()),
         decided: board.decision.as_ref().is_some_and(|d| d.decided),
         choose_more,
-        pruning: PruningView::new(&Pruning::of(&pool).await?, board.decision.as_ref()),
+        pruning,
         csrf_token: csrf.value().to_owned(),
     })?;
     csrf.set_cookie_on(&mut response)?;

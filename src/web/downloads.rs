@@ -5,14 +5,12 @@
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
-use sqlx::SqlitePool;
 
 use super::leaderboard::{self, LeaderboardQuery};
 use super::WebError;
-use crate::db;
-use crate::evaluation::Evaluations;
 use crate::export;
 use crate::metrics::Relevance;
+use crate::study::Study;
 
 /// The leaderboard's CSV and JSON, the ratings CSV and the qrels.
 pub fn routes(config: &mut web::ServiceConfig) {
@@ -27,12 +25,9 @@ pub fn routes(config: &mut web::ServiceConfig) {
 /// target, as `--format csv [--per-target]`.
 pub async fn leaderboard_csv(
     query: LeaderboardQuery,
-    pool: web::Data<SqlitePool>,
-    evaluations: web::Data<Evaluations>,
+    study: web::Data<Study>,
 ) -> Result<HttpResponse, WebError> {
-    let board = leaderboard::compute(&pool, &evaluations, &query)
-        .await?
-        .board;
+    let board = leaderboard::asked(&study, &query).await?.board;
     let csv = if query.per_target {
         board.per_target_csv()
     } else {
@@ -44,12 +39,9 @@ pub async fn leaderboard_csv(
 /// `GET /leaderboard.json`, as `--format json [--per-target]`.
 pub async fn leaderboard_json(
     query: LeaderboardQuery,
-    pool: web::Data<SqlitePool>,
-    evaluations: web::Data<Evaluations>,
+    study: web::Data<Study>,
 ) -> Result<HttpResponse, WebError> {
-    let board = leaderboard::compute(&pool, &evaluations, &query)
-        .await?
-        .board;
+    let board = leaderboard::asked(&study, &query).await?.board;
     Ok(download(
         "application/json",
         "leaderboard.json",
@@ -58,8 +50,8 @@ pub async fn leaderboard_json(
 }
 
 /// `GET /export/ratings.csv`: the ratings CSV of `paperjudge export ratings`.
-pub async fn ratings_csv(pool: web::Data<SqlitePool>) -> Result<HttpResponse, WebError> {
-    let rows = db::ratings::all_rows(&**pool).await?;
+pub async fn ratings_csv(study: web::Data<Study>) -> Result<HttpResponse, WebError> {
+    let rows = study.ratings().await?;
     let mut csv = Vec::new();
     export::ratings_csv(&rows, &mut csv).map_err(|error| WebError::Internal(Box::new(error)))?;
     Ok(download("text/csv; charset=utf-8", "ratings.csv", csv))
@@ -74,10 +66,10 @@ pub struct QrelsQuery {
 
 /// `GET /export/qrels.txt[?relevance=stars]`: the qrels of `paperjudge export qrels`.
 pub async fn qrels(
-    pool: web::Data<SqlitePool>,
+    study: web::Data<Study>,
     query: web::Query<QrelsQuery>,
 ) -> Result<HttpResponse, WebError> {
-    let rows = db::ratings::all_rows(&**pool).await?;
+    let rows = study.ratings().await?;
     let mut qrels = Vec::new();
     export::qrels(&rows, query.relevance, &mut qrels)
         .map_err(|error| WebError::Internal(Box::new(error)))?;

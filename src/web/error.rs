@@ -18,7 +18,7 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use askama::Template;
 
 use super::answer::accepts_json;
-use crate::domain::PaperId;
+use crate::study::{Refusal, StudyError};
 
 /// Why a request failed.
 #[derive(Debug, thiserror::Error)]
@@ -40,7 +40,7 @@ pub enum WebError {
     )]
     CrossSite(String),
     /// 404: the message says what was not found; made by [`WebError::no_such_page`] and
-    /// [`WebError::no_such_target`].
+    /// from a study's refusal of a target that is none.
     #[error("{0}")]
     NotFound(String),
     /// 421: the request is for a host this server does not answer to (see `web::hosts`);
@@ -83,18 +83,27 @@ pub enum WebError {
 /// How long a client should wait before it sends a change refused with 503 again.
 const RETRY_AFTER_SECONDS: u32 = 2;
 
-impl From<sqlx::Error> for WebError {
-    fn from(error: sqlx::Error) -> WebError {
-        match crate::db::WriteError::of(&error) {
-            Some(crate::db::WriteError::Full) => {
-                tracing::error!(%error, "the study's disk is full");
+/// A study's error as the answer says it: a refusal with its reason (404 for a target that
+/// is none, 400 otherwise), 503 while another process holds the write lock, 507 for a full
+/// disk, 500 for the rest.
+impl From<StudyError> for WebError {
+    fn from(error: StudyError) -> WebError {
+        match error {
+            StudyError::Refused(refusal @ Refusal::NoSuchTarget(_)) => {
+                WebError::NotFound(refusal.to_string())
+            }
+            StudyError::Refused(refusal) => WebError::BadRequest(refusal.to_string()),
+            StudyError::DiskFull(cause) => {
+                tracing::error!(%cause, "the study's disk is full");
                 WebError::DiskFull
             }
-            Some(crate::db::WriteError::Locked) => {
-                tracing::warn!(%error, "another process holds the study's write lock");
+            StudyError::Busy(cause) => {
+                tracing::warn!(%cause, "another process holds the study's write lock");
                 WebError::ImportRunning
             }
-            None => WebError::Internal(Box::new(error)),
+            StudyError::Unreadable(cause) | StudyError::Internal(cause) => {
+                WebError::Internal(cause)
+            }
         }
     }
 }
@@ -111,16 +120,11 @@ impl WebError {
         WebError::NotFound("there is no page at this address".to_owned())
     }
 
-    /// The answer for an address naming a paper that is no target being rated (never one,
-    /// or dropped).
-    pub fn no_such_target(target: PaperId) -> WebError {
-        WebError::NotFound(format!("there is no target {} in this study", target.0))
-    }
-
     /// This error as the answer to a request that changes something: an internal failure
     /// says that the change was not made.
-    pub fn of_change(self) -> WebError {
-        match self {
+    pub fn of_change(error: impl Into<WebError>) -> WebError {
+        let error = error.into();
+        match error {
             WebError::Internal(cause) => WebError::ChangeFailed(cause),
             other => other,
         }

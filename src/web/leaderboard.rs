@@ -2,8 +2,8 @@
 //! and why: the settings in plain words, warnings where the evidence is thin, a chart of
 //! NDCG@k with its intervals, the table of every metric, the options form and the downloads.
 //!
-//! The numbers come from the server's [`Evaluations`], exactly as `paperjudge leaderboard`
-//! computes them; this module only reads the address and shows the result.
+//! The numbers come from the study's query (`Study::leaderboard`), exactly as `paperjudge
+//! leaderboard` computes them; this module only reads the address and shows the result.
 
 mod chart;
 mod per_target;
@@ -11,18 +11,16 @@ mod query;
 
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use sqlx::SqlitePool;
 
 use super::csrf::CsrfToken;
 use super::pruning::PruningView;
 use super::{view, WebError};
-use crate::evaluation::{Evaluated, Evaluations};
 use crate::leaderboard::columns::{self, Value, COLUMNS};
 use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
-use crate::pruning::Pruning;
+use crate::study::{Evaluated, Study};
 use chart::Chart;
-use query::{Column, Sort};
+use query::{Sort, SortBy};
 
 pub use query::LeaderboardQuery;
 
@@ -42,12 +40,8 @@ pub fn routes(config: &mut web::ServiceConfig) {
 
 /// The leaderboard the address asks for, computed as `paperjudge leaderboard` computes it
 /// (or kept from the last time it was asked for, when the study has not changed since).
-pub async fn compute(
-    pool: &SqlitePool,
-    evaluations: &Evaluations,
-    query: &LeaderboardQuery,
-) -> Result<Evaluated, WebError> {
-    Ok((evaluations.leaderboard(pool, &query.options, query.partial)).await?)
+pub async fn asked(study: &Study, query: &LeaderboardQuery) -> Result<Evaluated, WebError> {
+    Ok(study.leaderboard(&query.options, query.partial).await?)
 }
 
 #[derive(Template)]
@@ -78,18 +72,17 @@ struct LeaderboardPage {
 
 pub async fn show(
     query: LeaderboardQuery,
-    pool: web::Data<SqlitePool>,
-    evaluations: web::Data<Evaluations>,
+    study: web::Data<Study>,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: false,
         ..query
     };
-    let board = compute(&pool, &evaluations, &query).await?.board;
+    let board = asked(&study, &query).await?.board;
     let mut sorted = board.models.clone();
     query.sort.apply(&mut sorted);
-    let pruning = PruningView::new(&Pruning::of(&pool).await?, board.decision.as_ref());
+    let pruning = PruningView::new(&study.pruning().await?, board.decision.as_ref());
     let mut response = view::html(&LeaderboardPage {
         k: board.settings.k.get(),
         settings_in_words: board.settings.describe(),
@@ -229,8 +222,8 @@ struct Header {
 }
 
 fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
-    let sortable = |column: Column, label: String, description: &'static str| {
-        let current = query.sort.column == column;
+    let sortable = |column: SortBy, label: String, description: &'static str| {
+        let current = query.sort.by == column;
         let order = if current {
             query.sort.order().reversed()
         } else {
@@ -239,7 +232,7 @@ fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
         Header {
             label,
             description,
-            numeric: column != Column::Model,
+            numeric: column != SortBy::Model,
             link: Some(query.link(
                 "/leaderboard",
                 &[("sort", column.as_str()), ("order", order.as_str())],
@@ -253,8 +246,8 @@ fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
         }
     };
     let mut headers = vec![
-        sortable(Column::Rank, "Rank".to_owned(), "Position by NDCG"),
-        sortable(Column::Model, "Model".to_owned(), "The model's name"),
+        sortable(SortBy::Rank, "Rank".to_owned(), "Position by NDCG"),
+        sortable(SortBy::Model, "Model".to_owned(), "The model's name"),
     ];
     for column in COLUMNS {
         let Some(heading) = column.page_heading else {
@@ -271,7 +264,7 @@ fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
                 default_order: "",
                 aria_sort: None,
             },
-            _ => sortable(Column::Shown(column), label, column.description),
+            _ => sortable(SortBy::Column(column), label, column.description),
         });
     }
     headers
@@ -479,7 +472,7 @@ impl OptionsForm {
                 ),
             ],
             include_partial: board.partial == Partial::Include,
-            sort: sort.column.as_str(),
+            sort: sort.by.as_str(),
             order: sort.order().as_str(),
         }
     }

@@ -1,10 +1,10 @@
 //! The web app: one function builds it for `main` and for the tests, on any listener.
 //!
 //! Pages are rendered on the server and work without JavaScript; `static/rating.js` makes the
-//! rating page keyboard-first. Handlers are thin: they read the request, call the domain
-//! (`crate::rating`, `crate::choice`, `crate::evaluation`) or the data layer (`crate::db`,
-//! where all SQL lives), and answer one template per page ([`view::html`]), a redirect or
-//! JSON ([`answer`]), or a [`WebError`]. Each module registers its own routes; this one only
+//! rating page keyboard-first. Handlers are thin: they read the request, ask the study one
+//! command or query (`crate::study::Study`, the app data), and answer one template per page
+//! ([`view::html`]), a redirect or JSON ([`answer`]), or a [`WebError`] (a study's error
+//! converted in one place, `error.rs`). Each module registers its own routes; this one only
 //! assembles them with the middleware.
 
 mod answer;
@@ -34,7 +34,8 @@ use std::net::{IpAddr, TcpListener};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
-use sqlx::SqlitePool;
+
+use crate::study::Study;
 
 pub use auth::Password;
 pub use error::WebError;
@@ -62,15 +63,14 @@ pub struct Access {
     pub hosts: Vec<HostName>,
 }
 
-/// Starts the app on `listener` (port 0 in tests); the returned server runs when awaited.
-pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::Result<Server> {
+/// Starts the app on `listener` (port 0 in tests) for `study`; the returned server runs when
+/// awaited.
+pub fn run(listener: TcpListener, study: Study, access: Access) -> std::io::Result<Server> {
     // The loopback names are answered on the port bound, known once it is (port 0 in tests).
     let port = listener.local_addr()?.port();
     let answered = web::Data::new(hosts::Answered::new(access.hosts, port));
-    let pool = web::Data::new(pool);
-    let write_queue = web::Data::new(crate::db::WriteQueue::default());
-    // One for all workers: the evaluation of the study is kept once.
-    let evaluations = web::Data::new(crate::evaluation::Evaluations::default());
+    // One for all workers: the study's write queue and the evaluation it keeps are shared.
+    let study = web::Data::new(study);
     let proxy = proxy::Proxy::new(access.behind_tls, access.trusted_proxies);
     let form_secret = web::Data::new(csrf::FormSecret::default());
     let clients = auth::Clients::new(proxy.clone());
@@ -81,9 +81,7 @@ pub fn run(listener: TcpListener, pool: SqlitePool, access: Access) -> std::io::
         .map(|password| web::Data::new(auth::Auth::new(password, clients)));
     let server = HttpServer::new(move || {
         App::new()
-            .app_data(pool.clone())
-            .app_data(write_queue.clone())
-            .app_data(evaluations.clone())
+            .app_data(study.clone())
             .app_data(proxy.clone())
             .app_data(answered.clone())
             .app_data(form_secret.clone())

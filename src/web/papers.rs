@@ -6,13 +6,11 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::Deserialize;
-use sqlx::SqlitePool;
 
 use super::csrf::CsrfToken;
 use super::{view, WebError};
-use crate::db;
-use crate::db::papers::{Hit, MARK_END, MARK_START};
-use crate::db::targets::TargetChoice;
+use crate::domain::PaperId;
+use crate::study::{thousands, Hit, Study, TargetChoice, MARK_END, MARK_START};
 
 /// Hits per page.
 const HITS_PER_PAGE: i64 = 20;
@@ -57,7 +55,7 @@ struct Results {
 struct HitView {
     /// The paper's row id, as the address of its rating page has it.
     id: i64,
-    external_id: String,
+    external_id: PaperId,
     anchor: String,
     title: String,
     authors: String,
@@ -90,7 +88,7 @@ impl HitView {
         };
         HitView {
             id: hit.id,
-            anchor: view::anchor(&hit.external_id),
+            anchor: view::anchor(hit.external_id.as_str()),
             external_id: hit.external_id,
             title: hit.title,
             authors: hit.authors,
@@ -114,7 +112,7 @@ impl HitView {
 fn heading(count: i64, offset: i64, shown: i64) -> String {
     let found = format!(
         "{} {} found",
-        db::targets::thousands(count),
+        thousands(count),
         if count == 1 { "paper" } else { "papers" }
     );
     if count == 0 {
@@ -148,7 +146,7 @@ fn passage(text: &str) -> Vec<(String, bool)> {
 }
 
 async fn search(
-    pool: web::Data<SqlitePool>,
+    study: web::Data<Study>,
     query: web::Query<SearchQuery>,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
@@ -171,26 +169,20 @@ async fn search(
                 ))
             })?,
     };
-    let mut conn = pool.acquire().await?;
-    let overview = db::targets::overview(&mut *conn).await?;
-    let results = match db::papers::search_expression(&q) {
-        None => None,
-        Some(expression) => {
-            let offset = (page - 1) * HITS_PER_PAGE;
-            let (hits, count) =
-                db::papers::search(&mut conn, &expression, offset, HITS_PER_PAGE).await?;
-            let link = |page: i64| format!("/papers?q={}&page={page}", encode_query_value(&q));
-            Some(Results {
-                heading: heading(count, offset, hits.len() as i64),
-                first_shown: offset + 1,
-                page,
-                previous_page: (page > 1).then(|| link(page - 1)),
-                next_page: (offset + HITS_PER_PAGE < count && page < MAX_PAGE)
-                    .then(|| link(page + 1)),
-                hits: hits.into_iter().map(HitView::new).collect(),
-            })
+    let offset = (page - 1) * HITS_PER_PAGE;
+    let search = study.search(&q, offset, HITS_PER_PAGE).await?;
+    let overview = search.overview;
+    let results = search.found.map(|(hits, count)| {
+        let link = |page: i64| format!("/papers?q={}&page={page}", encode_query_value(&q));
+        Results {
+            heading: heading(count, offset, hits.len() as i64),
+            first_shown: offset + 1,
+            page,
+            previous_page: (page > 1).then(|| link(page - 1)),
+            next_page: (offset + HITS_PER_PAGE < count && page < MAX_PAGE).then(|| link(page + 1)),
+            hits: hits.into_iter().map(HitView::new).collect(),
         }
-    };
+    });
     let mut response = view::html(&SearchPage {
         q,
         results,

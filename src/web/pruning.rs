@@ -1,15 +1,12 @@
-//! `POST /prune`: pruning on or off, as `paperjudge prune on|off` (see [`crate::pruning`]).
+//! `POST /prune`: pruning on or off, as `paperjudge prune on|off` (see `Study::set_pruning`).
 
 use actix_web::{web, HttpRequest, HttpResponse};
-use rand::SeedableRng;
 use serde::Deserialize;
-use sqlx::SqlitePool;
 
 use super::answer::see_other;
 use super::{csrf, WebError};
-use crate::db::WriteQueue;
 use crate::decision::Decision;
-use crate::pruning::{self, Pruning};
+use crate::study::{Pruning, Study};
 
 /// The pruning control beside the verdict (dashboard, leaderboard): shown while pruning is on,
 /// or while it is off and the verdict rules a model out.
@@ -66,8 +63,7 @@ pub struct PruneForm {
 /// Turns pruning on or off and answers 303 back to the page the form was on.
 async fn set(
     request: HttpRequest,
-    pool: web::Data<SqlitePool>,
-    write_queue: web::Data<WriteQueue>,
+    study: web::Data<Study>,
     form: web::Form<PruneForm>,
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
@@ -90,9 +86,6 @@ async fn set(
         Some("/leaderboard") => "/leaderboard",
         _ => "/",
     };
-    let mut rng = rand::rngs::StdRng::from_os_rng();
-    let mut tx = write_queue.begin(&pool).await?;
-    pruning::set(&mut tx, on, &mut rng).await?;
-    tx.commit().await?;
+    study.set_pruning(on).await.map_err(WebError::of_change)?;
     Ok(see_other(back))
 }

@@ -6,14 +6,12 @@
 
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use sqlx::SqlitePool;
 
 use super::csrf::CsrfToken;
 use super::view::{self, PaperView};
 use super::WebError;
-use crate::db;
-use crate::db::targets::{PooledPaper, Progress};
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperKey, Stars};
+use crate::study::{PooledPaper, Progress, RatingPage as Page, Study};
 
 /// `GET /targets/{target}`.
 pub fn routes(config: &mut web::ServiceConfig) {
@@ -102,33 +100,23 @@ struct RatingPage {
 }
 
 async fn show(
-    pool: web::Data<SqlitePool>,
+    study: web::Data<Study>,
     target: web::Path<i64>,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
-    let target = PaperId(target.into_inner());
-    // A paper that is no target being rated (never one, or dropped) has no rating page.
-    if db::targets::progress(&**pool, target).await?.is_none() {
-        return Err(WebError::no_such_target(target));
-    }
-    let pooled = db::targets::pooled_papers(&**pool, target).await?;
-    let target_paper = db::papers::get(&**pool, target)
-        .await?
-        .ok_or_else(|| WebError::no_such_target(target))?;
-    let next_target = db::targets::next_to_rate(&mut *pool.acquire().await?, target).await?;
-    let papers: Vec<PooledPaperView> = pooled
-        .into_iter()
-        .enumerate()
-        .map(|(index, pooled)| PooledPaperView::new(index + 1, pooled))
-        .collect();
-    let progress = Progress {
-        rated: papers.iter().filter(|paper| paper.stars.is_some()).count() as i64,
-        total: papers.len() as i64,
-    };
-    let page = RatingPage {
-        target_id: target.0,
-        target: target_paper.into(),
+    let key = PaperKey(target.into_inner());
+    let Page {
+        target,
         papers,
+        progress,
+        next_target,
+    } = study.rating_page(key).await?;
+    let page = RatingPage {
+        target_id: key.0,
+        target: target.into(),
+        papers: (papers.into_iter().enumerate())
+            .map(|(index, pooled)| PooledPaperView::new(index + 1, pooled))
+            .collect(),
         progress,
         next_target: next_target.map(|next| next.0),
         scale: scale(),

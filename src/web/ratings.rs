@@ -1,21 +1,19 @@
 //! `POST /targets/{n}/ratings` and `POST /targets/{n}/undo`: every change of a rating.
 //!
-//! The handlers read the form and check its token; [`crate::rating`] applies the rules and
-//! commits the change durably before the answer is sent, so "saved" on the page means saved.
+//! The handlers read the form and check its token; the study's command (`Study::rate`,
+//! `Study::undo`) applies the rules and commits the change durably before the answer is sent,
+//! so "saved" on the page means saved.
 //! The answer is JSON when the request accepts it (the rating script), else a 303 back to the
 //! paper on the rating page (a plain form). A change that could not be saved gets an error
 //! saying so: 503 while an import holds the study, 507 when the disk is full, 500 otherwise.
 
 use actix_web::{web, HttpRequest};
 use serde::{Deserialize, Serialize};
-use sqlx::SqlitePool;
 
 use super::answer::{see_other, ByAccept};
 use super::{csrf, view, WebError};
-use crate::db::targets::Progress;
-use crate::db::WriteQueue;
-use crate::domain::{PaperId, Stars};
-use crate::rating::{self, RatingError};
+use crate::domain::{PaperId, PaperKey, Stars};
+use crate::study::{Progress, Study};
 
 /// `POST /targets/{target}/ratings` and `POST /targets/{target}/undo`.
 pub fn routes(config: &mut web::ServiceConfig) {
@@ -35,7 +33,7 @@ pub struct RatingForm {
 
 /// A valid rating request: which paper, and its new stars (`None` clears the rating).
 struct RatingChange {
-    paper: String,
+    paper: PaperId,
     stars: Option<Stars>,
 }
 
@@ -55,26 +53,28 @@ impl RatingChange {
                 WebError::BadRequest(format!("stars must be 1 to 5, or clear; got {text:?}"))
             })?),
         };
-        Ok(RatingChange { paper, stars })
+        Ok(RatingChange {
+            paper: PaperId::given(&paper),
+            stars,
+        })
     }
 }
 
 #[derive(Debug, Serialize)]
 struct SavedAnswer {
     saved: bool,
-    paper: String,
+    paper: PaperId,
     stars: Option<u8>,
     target_progress: Progress,
 }
 
 async fn rate(
     request: HttpRequest,
-    pool: web::Data<SqlitePool>,
-    write_queue: web::Data<WriteQueue>,
+    study: web::Data<Study>,
     target: web::Path<i64>,
     form: web::Form<RatingForm>,
 ) -> Result<ByAccept<SavedAnswer>, WebError> {
-    let target = PaperId(target.into_inner());
+    let target = PaperKey(target.into_inner());
     let RatingForm {
         paper,
         stars,
@@ -83,16 +83,8 @@ async fn rate(
     let browser = csrf::verify(&request, csrf_token.as_deref()).map_err(WebError::of_change)?;
     let change = RatingChange::parse(paper, stars)?;
     let tag = browser.history_tag();
-    let progress = rating::rate(
-        &pool,
-        &write_queue,
-        target,
-        &change.paper,
-        change.stars,
-        &tag,
-    )
-    .await
-    .map_err(refused_change)?;
+    let progress = (study.rate(target, &change.paper, change.stars, &tag).await)
+        .map_err(WebError::of_change)?;
     Ok(ByAccept {
         html: back_to_paper(target, Some(&change.paper)),
         json: SavedAnswer {
@@ -109,11 +101,11 @@ pub struct UndoForm {
     csrf_token: Option<String>,
 }
 
-/// What an undo did, as the rating script reads it; see [`rating::Undo`].
+/// What an undo did, as the rating script reads it; see [`crate::study::Undo`].
 #[derive(Debug, Serialize)]
 struct UndoAnswer {
     undone: bool,
-    paper: Option<String>,
+    paper: Option<PaperId>,
     stars: Option<u8>,
     target_progress: Progress,
 }
@@ -121,19 +113,16 @@ struct UndoAnswer {
 /// Reverts the last change this browser session made on this target.
 async fn undo(
     request: HttpRequest,
-    pool: web::Data<SqlitePool>,
-    write_queue: web::Data<WriteQueue>,
+    study: web::Data<Study>,
     target: web::Path<i64>,
     form: web::Form<UndoForm>,
 ) -> Result<ByAccept<UndoAnswer>, WebError> {
-    let target = PaperId(target.into_inner());
+    let target = PaperKey(target.into_inner());
     let browser =
         csrf::verify(&request, form.csrf_token.as_deref()).map_err(WebError::of_change)?;
-    let undo = rating::undo(&pool, &write_queue, target, &browser.history_tag())
-        .await
-        .map_err(refused_change)?;
+    let undo = (study.undo(target, &browser.history_tag()).await).map_err(WebError::of_change)?;
     Ok(ByAccept {
-        html: back_to_paper(target, undo.paper.as_deref()),
+        html: back_to_paper(target, undo.paper.as_ref()),
         json: UndoAnswer {
             undone: undo.undone,
             paper: undo.paper,
@@ -143,20 +132,10 @@ async fn undo(
     })
 }
 
-/// A change that was not made, as the answer says it: an internal failure says that the
-/// change was not saved.
-fn refused_change(error: RatingError) -> WebError {
-    match error {
-        RatingError::NoSuchTarget(target) => WebError::no_such_target(target),
-        RatingError::NotInPool(_) => WebError::BadRequest(error.to_string()),
-        RatingError::Database(error) => WebError::from(error).of_change(),
-    }
-}
-
 /// The 303 of a plain form: back to the rating page, at the paper when there is one.
-fn back_to_paper(target: PaperId, paper: Option<&str>) -> actix_web::HttpResponse {
+fn back_to_paper(target: PaperKey, paper: Option<&PaperId>) -> actix_web::HttpResponse {
     let fragment = paper
-        .map(|paper| format!("#{}", view::anchor(paper)))
+        .map(|paper| format!("#{}", view::anchor(paper.as_str())))
         .unwrap_or_default();
     see_other(&format!("/targets/{}{fragment}", target.0))
 }

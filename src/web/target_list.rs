@@ -5,16 +5,11 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use rand::{Rng, SeedableRng};
 use serde::Deserialize;
-use sqlx::SqlitePool;
 
 use super::answer::see_other;
 use super::{csrf, view, WebError};
-use crate::choice::{self, ChoiceError};
-use crate::db;
-use crate::db::targets::{Listing, TargetSummary};
-use crate::db::WriteQueue;
-use crate::evaluation::{Evaluations, LeaderboardOptions};
-use crate::leaderboard::Partial;
+use crate::domain::PaperId;
+use crate::study::{DropRule, Listing, Study, TargetSummary};
 
 /// Targets per page of `/targets`: a study of a few hundred targets fits on one page, and a
 /// page of a study that rates every paper of a large library stays small.
@@ -64,7 +59,7 @@ struct TargetsPage {
 }
 
 async fn show(
-    pool: web::Data<SqlitePool>,
+    study: web::Data<Study>,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, WebError> {
     let page = i64::from(query.page.unwrap_or(1));
@@ -74,18 +69,15 @@ async fn show(
         ));
     }
     let only_unfinished = query.show == Show::Unfinished;
-    let overview = db::targets::overview(&**pool).await?;
     let offset = (page - 1) * TARGETS_PER_PAGE;
     // One more than shown tells whether another page follows.
-    let mut targets = db::targets::list(
-        &**pool,
-        Listing {
-            only_unfinished,
-            offset,
-            limit: TARGETS_PER_PAGE + 1,
-        },
-    )
-    .await?;
+    let listing = Listing {
+        only_unfinished,
+        offset,
+        limit: TARGETS_PER_PAGE + 1,
+    };
+    let list = study.targets(listing).await?;
+    let (overview, mut targets) = (list.overview, list.targets);
     let has_next = targets.len() as i64 > TARGETS_PER_PAGE;
     targets.truncate(TARGETS_PER_PAGE as usize);
     let link = |page: i64| {
@@ -110,22 +102,10 @@ async fn show(
 }
 
 /// 303 to the next target to rate, in the study's random order, or to the dashboard when
-/// every pair is rated. While pruning is on, the models the verdict rules out are pruned first,
-/// so that the pool of the target it opens leaves them out.
-async fn next(
-    pool: web::Data<SqlitePool>,
-    write_queue: web::Data<WriteQueue>,
-    evaluations: web::Data<Evaluations>,
-) -> Result<HttpResponse, WebError> {
-    crate::pruning::prune_ruled_out(&pool, &write_queue, || async {
-        let evaluated = evaluations
-            .leaderboard(&pool, &LeaderboardOptions::default(), Partial::Exclude)
-            .await?;
-        Ok(evaluated.board.decision.clone())
-    })
-    .await?;
-    let location = match db::targets::first_to_rate(&**pool).await? {
-        Some(target) => format!("/targets/{}", target.0),
+/// every pair is rated.
+async fn next(study: web::Data<Study>) -> Result<HttpResponse, WebError> {
+    let location = match study.next_target().await? {
+        Some(next) => format!("/targets/{}", next.target.id),
         None => "/".to_owned(),
     };
     Ok(see_other(&location))
@@ -192,39 +172,29 @@ impl ChoiceForm {
 /// targets choose --sample N`), and answer 303 to the dashboard.
 async fn choose(
     request: HttpRequest,
-    pool: web::Data<SqlitePool>,
-    write_queue: web::Data<WriteQueue>,
+    study: web::Data<Study>,
     form: web::Form<ChoiceForm>,
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
     csrf::verify(&request, form.csrf_token.as_deref())?;
     let action = form.action()?;
     let mut rng = rand::rngs::StdRng::from_os_rng();
-    let mut tx = write_queue.begin(&pool).await?;
-    let result = match &action {
-        ChoiceAction::Drop(paper) => choice::drop_unrated(&mut tx, std::slice::from_ref(paper))
-            .await
-            .map(|_| ()),
+    let paper = match action {
+        ChoiceAction::Drop(paper) => {
+            let ids = [PaperId::given(&paper)];
+            (study.drop_targets(&ids, DropRule::OnlyUnrated).await).map_err(WebError::of_change)?;
+            paper
+        }
         ChoiceAction::Choose(paper) => {
-            choice::choose(&mut tx, std::slice::from_ref(paper), &mut rng)
-                .await
-                .map(|_| ())
+            let ids = [PaperId::given(&paper)];
+            (study.choose(&ids, rng).await).map_err(WebError::of_change)?;
+            paper
         }
         ChoiceAction::Sample(count) => {
             let seed = rng.random();
-            choice::sample(&mut tx, *count, seed, &mut rng)
-                .await
-                .map(|_| ())
+            (study.choose_sample(count, seed, rng).await).map_err(WebError::of_change)?;
+            return Ok(see_other("/"));
         }
-    };
-    match result {
-        Ok(()) => tx.commit().await?,
-        Err(ChoiceError::Database(error)) => return Err(error.into()),
-        Err(refused) => return Err(WebError::BadRequest(refused.to_string())),
-    }
-    let paper = match action {
-        ChoiceAction::Sample(_) => return Ok(see_other("/")),
-        ChoiceAction::Choose(paper) | ChoiceAction::Drop(paper) => paper,
     };
     let mut back = String::from("/papers");
     let q = form.q.unwrap_or_default();

@@ -8,7 +8,8 @@ use actix_web::HttpResponse;
 use askama::Template;
 
 use super::WebError;
-use crate::db::papers::Paper;
+use crate::domain::PaperId;
+use crate::study::Paper;
 
 /// Abstracts longer than this are folded to their first lines, unfoldable in place.
 const FOLD_ABSTRACTS_LONGER_THAN: usize = 600;
@@ -28,7 +29,7 @@ pub fn html(page: &impl Template) -> Result<HttpResponse, WebError> {
 
 /// A paper as the pages show it.
 pub struct PaperView {
-    pub external_id: String,
+    pub external_id: PaperId,
     /// The element id of the paper on the rating page; see [`anchor`].
     pub anchor: String,
     pub title: String,
@@ -45,7 +46,7 @@ pub struct PaperView {
 impl From<Paper> for PaperView {
     fn from(paper: Paper) -> PaperView {
         PaperView {
-            anchor: anchor(&paper.external_id),
+            anchor: anchor(paper.external_id.as_str()),
             link: web_link(&paper.url),
             abstract_folds: paper.abstract_text.chars().count() > FOLD_ABSTRACTS_LONGER_THAN,
             external_id: paper.external_id,

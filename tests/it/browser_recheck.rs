@@ -20,7 +20,7 @@ async fn recheck_three_pairs(browser: &BrowserTest) -> Result<(), String> {
         sqlx::query_as::<_, (i64, i64, i64)>(
             "SELECT target_id, paper_id, stars FROM ratings ORDER BY target_id, paper_id",
         )
-        .fetch_all(&app.study.pool)
+        .fetch_all(&app.study.connections)
         .await
         .map_err(|error| error.to_string())
     };
@@ -52,7 +52,7 @@ async fn recheck_three_pairs(browser: &BrowserTest) -> Result<(), String> {
                  WHERE p.external_id = ?",
             )
             .bind(&paper)
-            .fetch_optional(&app.study.pool)
+            .fetch_optional(&app.study.connections)
             .await
             .unwrap_or_default();
             stored == key.to_digit(10).map(i64::from)

@@ -239,14 +239,14 @@ async fn timing_reads_the_rating_history() {
         .bind(p1)
         .bind(stars)
         .bind(time)
-        .execute(&app.study.pool)
+        .execute(&app.study.connections)
         .await
         .unwrap();
     }
     // P1's rating was the last of the first sitting: its re-check counts in the last third.
     sqlx::query("UPDATE ratings SET rated_at = '2026-11-20T09:00:40Z' WHERE paper_id = ?")
         .bind(p1)
-        .execute(&app.study.pool)
+        .execute(&app.study.connections)
         .await
         .unwrap();
     let session = app.session_from("/checks/recheck").await;

@@ -1,22 +1,36 @@
-//! Shared by the integration tests: a study in a real SQLite file in a temporary directory.
+//! Shared by the integration tests: a study in a real SQLite file in a temporary directory,
+//! changed through the application layer (`Study`) as the app changes it.
 
 use rand::SeedableRng;
 use sqlx::SqlitePool;
 
-use paperjudge::import::{self, Format, ImportError, Kind, Summary};
+use paperjudge::import::{self, Format, Kind, Summary};
+use paperjudge::study::{Refusal, Study, StudyError};
 
 pub struct TestStudy {
-    pub pool: SqlitePool,
+    /// The study, as the app works on it.
+    pub study: Study,
+    /// Connections of the test's own, to read the schema in what a test asserts.
+    pub connections: SqlitePool,
     pub dir: tempfile::TempDir,
 }
 
 impl TestStudy {
     pub async fn new() -> TestStudy {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let pool = paperjudge::db::open(&dir.path().join("study.db"))
-            .await
-            .expect("the study opens");
-        TestStudy { pool, dir }
+        TestStudy::open(dir).await
+    }
+
+    /// The study in `dir`, opened (and created if missing).
+    pub async fn open(dir: tempfile::TempDir) -> TestStudy {
+        let file = dir.path().join("study.db");
+        let study = Study::open(&file).await.expect("the study opens");
+        let connections = paperjudge::db::open(&file).await.expect("the study opens");
+        TestStudy {
+            study,
+            connections,
+            dir,
+        }
     }
 
     /// A new study in a file of its own holding what this one holds now: each case of a
@@ -24,14 +38,12 @@ impl TestStudy {
     pub async fn copy(&self) -> TestStudy {
         // Everything into the main file, which is then the whole study.
         sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .execute(&self.pool)
+            .execute(&self.connections)
             .await
             .expect("a checkpoint");
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let file = dir.path().join("study.db");
-        std::fs::copy(self.db_path(), &file).expect("the study is copied");
-        let pool = paperjudge::db::open(&file).await.expect("the copy opens");
-        TestStudy { pool, dir }
+        std::fs::copy(self.db_path(), dir.path().join("study.db")).expect("the study is copied");
+        TestStudy::open(dir).await
     }
 
     pub fn db_path(&self) -> std::path::PathBuf {
@@ -40,14 +52,12 @@ impl TestStudy {
 
     /// Imports `text` as one file in one transaction, committed only on success, with a
     /// seeded generator so that pool order is reproducible.
-    pub async fn import(
-        &self,
-        kind: &Kind,
-        text: &[u8],
-        seed: u64,
-    ) -> Result<Summary, ImportError> {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        import::import_file(&self.pool, kind, text, "test.csv", &mut rng, || ()).await
+    pub async fn import(&self, kind: &Kind, text: &[u8], seed: u64) -> Result<Summary, StudyError> {
+        let rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let reader = std::io::Cursor::new(text.to_vec());
+        (self.study)
+            .import(kind.clone(), reader, "test.csv".to_owned(), rng, || ())
+            .await
     }
 
     pub async fn papers(&self, csv: &str) -> Summary {
@@ -70,7 +80,7 @@ impl TestStudy {
 
     pub async fn count(&self, table: &str) -> i64 {
         sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}"))
-            .fetch_one(&self.pool)
+            .fetch_one(&self.connections)
             .await
             .expect("count")
     }
@@ -120,8 +130,8 @@ impl TestStudy {
             "a rejected import wrote something"
         );
         match error {
-            ImportError::Invalid(invalid) => invalid.to_string(),
-            ImportError::Database(error) => panic!("expected invalid input, got {error}"),
+            StudyError::Refused(Refusal::Invalid(invalid)) => invalid.to_string(),
+            error => panic!("expected invalid input, got {error}"),
         }
     }
 
@@ -139,7 +149,7 @@ impl TestStudy {
         )
         .bind(target)
         .bind(paper)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.connections)
         .await
         .expect("the history reads");
         let stars = |value: Option<i64>| value.map(|stars| u8::try_from(stars).expect("1 to 5"));
@@ -156,7 +166,7 @@ impl TestStudy {
              WHERE t.external_id = ? ORDER BY pool.sort_key, pool.paper_id",
         )
         .bind(target)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.connections)
         .await
         .expect("pool order")
     }

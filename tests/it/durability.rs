@@ -448,20 +448,20 @@ async fn saves_resume_as_soon_as_a_full_disk_has_room_again() {
     let db = study.db_path();
     // Pages that deleting this table later hands back: the room that comes back.
     sqlx::query("CREATE TABLE room (bytes BLOB)")
-        .execute(&study.pool)
+        .execute(&study.connections)
         .await
         .expect("a table");
     for _ in 0..8 {
         sqlx::query("INSERT INTO room VALUES (zeroblob(3000))")
-            .execute(&study.pool)
+            .execute(&study.connections)
             .await
             .expect("a row");
     }
     let pages: i64 = sqlx::query_scalar("PRAGMA page_count")
-        .fetch_one(&study.pool)
+        .fetch_one(&study.connections)
         .await
         .expect("the size");
-    study.pool.close().await;
+    study.connections.close().await;
     let full = SqlitePoolOptions::new()
         .connect_with(study_on_a_full_disk(&db, pages))
         .await
@@ -492,7 +492,9 @@ async fn saves_resume_as_soon_as_a_full_disk_has_room_again() {
         "{full_error}"
     );
     let app = TestApp::spawn(crate::common::TestStudy {
-        pool: full.clone(),
+        study: (paperjudge::study::Study::open_with(study_on_a_full_disk(&db, pages)).await)
+            .expect("the study opens"),
+        connections: full.clone(),
         dir: study.dir,
     })
     .await;

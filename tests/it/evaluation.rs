@@ -10,12 +10,11 @@ use serde_json::Value;
 use crate::common;
 use crate::process_support::{paperjudge, stderr};
 use crate::web_support::{fixture_study, Answer, TestApp, MODELS};
-use paperjudge::choice;
 use paperjudge::db::{self, evaluation::Revision};
-use paperjudge::domain::{PaperId, Stars};
-use paperjudge::evaluation::{self, LeaderboardOptions};
+use paperjudge::domain::{PaperId, PaperKey, Stars};
 use paperjudge::import::{Format, Kind};
-use paperjudge::leaderboard::Partial;
+use paperjudge::leaderboard::{LeaderboardOptions, Partial};
+use paperjudge::study::{DropRule, EvaluationSet};
 
 /// Runs `statements` on one connection of the study, with the checks that would refuse
 /// them turned off: a study file damaged by hand or by another tool.
@@ -24,19 +23,16 @@ async fn damage(app: &TestApp, statements: &str) {
         "PRAGMA foreign_keys = OFF; PRAGMA ignore_check_constraints = ON; {statements}; \
          PRAGMA foreign_keys = ON; PRAGMA ignore_check_constraints = OFF;"
     );
-    let mut conn = app.study.pool.acquire().await.unwrap();
+    let mut conn = app.study.connections.acquire().await.unwrap();
     sqlx::raw_sql(&sql).execute(&mut *conn).await.unwrap();
 }
 
 /// The evaluation, the command line and the page all fail on `app`'s study, naming `cause`.
 async fn unreadable(app: &TestApp, cause: &str) {
-    let error = evaluation::leaderboard(
-        &app.study.pool,
-        &LeaderboardOptions::default(),
-        Partial::Exclude,
-    )
-    .await
-    .expect_err("the evaluation fails");
+    let error = (app.study.study)
+        .leaderboard(&LeaderboardOptions::default(), Partial::Exclude)
+        .await
+        .expect_err("the evaluation fails");
     assert!(error.to_string().contains(cause), "{error}");
 
     let output = paperjudge(&app.study.db_path(), &["leaderboard"], &[]);
@@ -91,20 +87,20 @@ async fn the_reads_at_once_equal_the_read_in_one_transaction() {
     let app = TestApp::with_fixture().await;
     app.rate_all_of_t1().await;
     app.store_rating("T2", "P7", 5).await;
-    let pool = &app.study.pool;
+    let path = &app.study.db_path();
     let app = &app;
-    let key = |id: &'static str| async move { PaperId(app.paper_id(id).await) };
+    let key = |id: &'static str| async move { PaperKey(app.paper_id(id).await) };
     let (t1, t2) = (key("T1").await, key("T2").await);
 
     for depth in [0, 2, usize::MAX] {
-        let snapshot = db::evaluation::load(pool, depth).await.unwrap();
-        let one = db::evaluation::load_in_one_transaction(pool, depth)
+        let snapshot = db::evaluation::load(path, depth).await.unwrap();
+        let one = db::evaluation::load_in_one_transaction(path, depth)
             .await
             .unwrap();
         assert_eq!(snapshot, one, "depth {depth}");
         assert_eq!(snapshot.depth, depth.max(8), "at least the pool depth");
     }
-    let snapshot = db::evaluation::load(pool, 0).await.unwrap();
+    let snapshot = db::evaluation::load(path, 0).await.unwrap();
     let targets: Vec<(&str, bool)> = (snapshot.targets.iter())
         .map(|target| (target.external_id.as_str(), target.fully_rated))
         .collect();
@@ -135,12 +131,13 @@ async fn the_reads_at_once_equal_the_read_in_one_transaction() {
 
 /// The fully rated targets in the order the verdict watches them, by external id.
 async fn completion_order(app: &TestApp) -> Vec<String> {
-    let set = evaluation::EvaluationSet::load(&app.study.pool, 0)
-        .await
-        .unwrap();
-    let completion = set.study.completion.expect("a study file knows the order");
+    let set = EvaluationSet::load(&app.study.db_path(), 0).await.unwrap();
+    let completion = set
+        .collection
+        .completion
+        .expect("a study file knows the order");
     (completion.order.iter())
-        .map(|&position| set.study.targets[position].target.clone())
+        .map(|&position| set.collection.targets[position].target.clone())
         .collect()
 }
 
@@ -160,7 +157,10 @@ async fn targets_are_ordered_by_when_their_last_pair_was_first_rated() {
     assert_eq!(completion_order(&app).await, ["T2", "T1"]);
     // A rating removed leaves its target unfinished; given again, the pair keeps its first
     // rating, and the target its place.
-    app.store_rating("T2", "P8", 0).await;
+    let t2 = app.paper_id("T2").await;
+    let session = app.session(t2).await;
+    let cleared = app.rate(&session, t2, "P8", "clear", Answer::Json).await;
+    assert_eq!(cleared.status(), StatusCode::OK);
     assert_eq!(completion_order(&app).await, ["T1"]);
     app.store_rating("T2", "P8", 2).await;
     assert_eq!(completion_order(&app).await, ["T2", "T1"]);
@@ -173,7 +173,7 @@ async fn revision(pool: &sqlx::SqlitePool) -> Revision {
 #[tokio::test]
 async fn every_import_and_every_choice_bumps_the_revision_once() {
     let study = fixture_study().await;
-    let pool = &study.pool;
+    let pool = &study.connections;
     let start = revision(pool).await;
     assert_eq!(start.ratings, 0, "no rating yet");
 
@@ -203,17 +203,14 @@ async fn every_import_and_every_choice_bumps_the_revision_once() {
         "a rejected import changes nothing"
     );
 
-    let queue = db::WriteQueue::default();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-    let mut tx = queue.begin(pool).await.unwrap();
-    let chosen = choice::choose(&mut tx, &["T1".to_owned(), "T2".to_owned()], &mut rng).await;
-    tx.finish(chosen).await.unwrap();
-    let mut tx = queue.begin(pool).await.unwrap();
-    let dropped = choice::drop(&mut tx, &["T2".to_owned()]).await;
-    tx.finish(dropped).await.unwrap();
-    let mut tx = queue.begin(pool).await.unwrap();
-    let all = choice::choose_all(&mut tx, &mut rng).await;
-    tx.finish(all).await.unwrap();
+    let rng = |seed| rand::rngs::StdRng::seed_from_u64(seed);
+    let targets = [PaperId::given("T1"), PaperId::given("T2")];
+    study.study.choose(&targets, rng(5)).await.unwrap();
+    (study.study)
+        .drop_targets(&targets[1..], DropRule::Any)
+        .await
+        .unwrap();
+    study.study.choose_all(rng(6)).await.unwrap();
     assert_eq!(
         revision(pool).await,
         Revision {
@@ -226,7 +223,7 @@ async fn every_import_and_every_choice_bumps_the_revision_once() {
 #[tokio::test]
 async fn an_import_that_changes_nothing_keeps_the_revision() {
     let study = fixture_study().await;
-    let pool = &study.pool;
+    let pool = &study.connections;
     study.ratings("target,paper,stars\nT1,P1,5\n").await;
     let start = revision(pool).await;
 

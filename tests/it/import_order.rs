@@ -72,7 +72,7 @@ async fn written(study: &TestStudy) -> Written {
              JOIN papers t ON t.id = r.target_id JOIN papers p ON p.id = r.paper_id
              ORDER BY m.name, t.external_id, r.position",
         )
-        .fetch_all(&study.pool)
+        .fetch_all(&study.connections)
         .await
         .unwrap(),
         pool: sqlx::query_as(
@@ -80,14 +80,14 @@ async fn written(study: &TestStudy) -> Written {
              JOIN papers t ON t.id = pool.target_id JOIN papers p ON p.id = pool.paper_id
              ORDER BY t.external_id, p.external_id",
         )
-        .fetch_all(&study.pool)
+        .fetch_all(&study.connections)
         .await
         .unwrap(),
         targets: sqlx::query_as(
             "SELECT p.external_id, t.listed, t.active, t.order_key, t.pooled FROM targets t
              JOIN papers p ON p.id = t.target_id ORDER BY p.external_id",
         )
-        .fetch_all(&study.pool)
+        .fetch_all(&study.connections)
         .await
         .unwrap(),
     }
@@ -117,7 +117,7 @@ async fn the_order_of_the_rows_changes_nothing_an_import_writes() {
          JOIN papers t ON t.id = pool.target_id JOIN papers p ON p.id = pool.paper_id
          ORDER BY pool.target_id, pool.sort_key LIMIT 1",
     )
-    .fetch_one(&before.pool)
+    .fetch_one(&before.connections)
     .await
     .unwrap();
     before

@@ -1,17 +1,20 @@
 use crate::common::TestStudy;
 use paperjudge::db::papers::{self, Paper};
-use paperjudge::domain::PaperId;
+use paperjudge::domain::{PaperId, PaperKey};
 use paperjudge::import::{Format, Kind};
 
 const CSV: Kind = Kind::Papers(Format::Csv);
 const JSONL: Kind = Kind::Papers(Format::Jsonl);
 
 async fn paper(study: &TestStudy, id: &str) -> Paper {
-    let paper_id: PaperId = papers::id_of(&study.pool, id)
+    let paper_id: PaperKey = papers::id_of(&study.connections, &PaperId::given(id))
         .await
         .unwrap()
         .expect("paper exists");
-    papers::get(&study.pool, paper_id).await.unwrap().unwrap()
+    papers::get(&study.connections, paper_id)
+        .await
+        .unwrap()
+        .unwrap()
 }
 
 #[tokio::test]

@@ -1,6 +1,6 @@
 use crate::common::TestStudy;
 use paperjudge::db::{self, ratings::Source};
-use paperjudge::domain::Stars;
+use paperjudge::domain::{PaperId, Stars};
 use paperjudge::export;
 use paperjudge::import::Kind;
 use paperjudge::metrics::Relevance;
@@ -35,7 +35,7 @@ async fn ratings_upsert_into_the_history_and_join_the_pool() {
     assert_eq!((summary.updated, summary.unchanged), (1, 1));
     assert_eq!(stars_of(&study, "P1", "P2").await, [Some(4), Some(2)]);
     assert_eq!(stars_of(&study, "P1", "P3").await, [Some(1)]);
-    let rows = db::ratings::all_rows(&study.pool).await.unwrap();
+    let rows = db::ratings::all_rows(&study.connections).await.unwrap();
     assert_eq!(rows[0].rated_at, "2026-01-02T02:04:05Z");
     assert_eq!(study.count("rating_history").await, 4);
 }
@@ -115,7 +115,7 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
         .await;
     let mut exported = Vec::new();
     export::ratings_csv(
-        &db::ratings::all_rows(&study.pool).await.unwrap(),
+        &db::ratings::all_rows(&study.connections).await.unwrap(),
         &mut exported,
     )
     .unwrap();
@@ -126,7 +126,7 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
     assert_eq!((summary.read, summary.added), (3, 3));
     let mut again = Vec::new();
     export::ratings_csv(
-        &db::ratings::all_rows(&fresh.pool).await.unwrap(),
+        &db::ratings::all_rows(&fresh.connections).await.unwrap(),
         &mut again,
     )
     .unwrap();
@@ -140,7 +140,7 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
 
     let mut qrels = Vec::new();
     export::qrels(
-        &db::ratings::all_rows(&fresh.pool).await.unwrap(),
+        &db::ratings::all_rows(&fresh.connections).await.unwrap(),
         Relevance::StarsMinusOne,
         &mut qrels,
     )
@@ -155,9 +155,20 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
 async fn a_cleared_rating_is_recorded_in_the_history() {
     let study = study_with_pool().await;
     study.ratings("target,paper,stars\nP1,P2,3\n").await;
-    let target = db::papers::id_of(&study.pool, "P1").await.unwrap().unwrap();
-    let paper = db::papers::id_of(&study.pool, "P2").await.unwrap().unwrap();
-    let mut tx = study.pool.begin_with("BEGIN IMMEDIATE").await.unwrap();
+    let (p1, p2) = (PaperId::given("P1"), PaperId::given("P2"));
+    let target = db::papers::id_of(&study.connections, &p1)
+        .await
+        .unwrap()
+        .unwrap();
+    let paper = db::papers::id_of(&study.connections, &p2)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut tx = study
+        .connections
+        .begin_with("BEGIN IMMEDIATE")
+        .await
+        .unwrap();
     let change = db::ratings::set(
         &mut tx,
         target,

@@ -11,7 +11,7 @@ async fn lists(study: &TestStudy) -> Vec<String> {
          JOIN papers p ON p.id = r.paper_id
          GROUP BY r.model_id, r.target_id ORDER BY m.name, t.external_id",
     )
-    .fetch_all(&study.pool)
+    .fetch_all(&study.connections)
     .await
     .unwrap();
     rows.into_iter()

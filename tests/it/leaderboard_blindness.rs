@@ -125,7 +125,7 @@ async fn provenance(app: &TestApp) -> Vec<(String, String, bool)> {
          JOIN papers t ON t.id = h.target_id JOIN papers p ON p.id = h.paper_id
          WHERE h.source IN ('web', 'undo') ORDER BY h.id",
     )
-    .fetch_all(&app.study.pool)
+    .fetch_all(&app.study.connections)
     .await
     .unwrap()
 }
@@ -206,7 +206,7 @@ async fn a_change_on_a_fully_rated_target_is_made_with_its_provenance_known() {
 /// Everything that `targets` and the rating history hold.
 async fn provenance_state(app: &TestApp) -> (Vec<(i64, Option<String>)>, i64) {
     let targets = sqlx::query_as("SELECT target_id, unblinded_at FROM targets ORDER BY target_id")
-        .fetch_all(&app.study.pool)
+        .fetch_all(&app.study.connections)
         .await
         .unwrap();
     (targets, app.study.count("rating_history").await)

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::num::NonZeroUsize;
 
 use paperjudge::domain::{PoolDepth, Stars};
-use paperjudge::leaderboard::{Leaderboard, Partial, Study, TargetInput};
+use paperjudge::leaderboard::{Collection, Leaderboard, Partial, TargetInput};
 use paperjudge::metrics::{
     bootstrap_ci95, evaluate_target, sign_flip_p_value, ApDenominator, Empty, Gain, Ideal,
     Relevance, Settings, TargetScores, Unjudged,
@@ -198,8 +198,8 @@ proptest! {
                 left_out: Vec::new(),
             })
             .collect();
-        let study = Study::of(models, targets, PoolDepth::DEFAULT);
-        let board = Leaderboard::compute(&study, Settings::default(), Partial::Exclude);
+        let study = Collection::of(models, targets, PoolDepth::DEFAULT);
+        let board = Leaderboard::of(&study, Settings::default(), Partial::Exclude);
         let second = &board.models[1];
         if second.ndcg().is_some() {
             prop_assert_eq!(second.p_value_vs_leader, Some(1.0));

@@ -1,4 +1,4 @@
-//! The numbers that must come out (shared/spec/metrics.md), from the worked examples of the
+//! The numbers that must come out (docs/metrics.md), from the worked examples of the
 //! seeds, through the plain DCG helpers and through `evaluate_target`.
 
 use std::collections::HashMap;

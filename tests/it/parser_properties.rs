@@ -16,7 +16,8 @@ use std::future::Future;
 
 use crate::common::TestStudy;
 use crate::web_support::{Answer, Session, TestApp};
-use paperjudge::import::{self, Format, ImportError, Kind};
+use paperjudge::import::{self, Format, Kind};
+use paperjudge::study::{Refusal, StudyError};
 use paperjudge::web::{Access, Password};
 use percent_encoding::{percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use proptest::prelude::*;
@@ -308,7 +309,7 @@ async fn import_is_all_or_nothing(
 ) -> Result<(), TestCaseError> {
     let study = seeded.copy().await;
     let outcome = import_into(&study, kind, bytes).await;
-    study.pool.close().await;
+    study.connections.close().await;
     outcome
 }
 
@@ -320,7 +321,7 @@ async fn import_into(study: &TestStudy, kind: Kind, bytes: Vec<u8>) -> Result<()
             prop_assert!(summary.read <= line_count(&bytes), "{summary:?}");
             let broken_references: Vec<(String, i64)> =
                 sqlx::query_as("SELECT \"table\", rowid FROM pragma_foreign_key_check")
-                    .fetch_all(&study.pool)
+                    .fetch_all(&study.connections)
                     .await
                     .expect("the foreign key check runs");
             prop_assert_eq!(broken_references, []);
@@ -350,7 +351,7 @@ async fn import_into(study: &TestStudy, kind: Kind, bytes: Vec<u8>) -> Result<()
             }
             Ok(())
         }
-        Err(ImportError::Invalid(invalid)) => {
+        Err(StudyError::Refused(Refusal::Invalid(invalid))) => {
             prop_assert!(!invalid.problems.is_empty());
             for problem in &invalid.problems {
                 let line = problem.line.unwrap_or_default();
@@ -360,7 +361,7 @@ async fn import_into(study: &TestStudy, kind: Kind, bytes: Vec<u8>) -> Result<()
             prop_assert_eq!(study.snapshot().await, before, "a failed import wrote");
             Ok(())
         }
-        Err(ImportError::Database(error)) => Err(TestCaseError::fail(format!(
+        Err(error) => Err(TestCaseError::fail(format!(
             "{kind:?} failed in the database: {error}"
         ))),
     }

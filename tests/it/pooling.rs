@@ -160,7 +160,7 @@ async fn display_positions_are_independent_of_model_rank() {
                 ROW_NUMBER() OVER (PARTITION BY pool.target_id ORDER BY pool.sort_key, pool.paper_id)
          FROM pool JOIN papers t ON t.id = pool.target_id JOIN papers p ON p.id = pool.paper_id",
     )
-    .fetch_all(&study.pool)
+    .fetch_all(&study.connections)
     .await
     .unwrap();
     let position_of: HashMap<(String, String), i64> = positions

@@ -850,7 +850,7 @@ async fn with_a_password_the_names_of_host_are_answered_too() {
         StatusCode::SEE_OTHER
     );
     let t1 = sqlx::query_scalar::<_, i64>("SELECT id FROM papers WHERE external_id = 'T1'")
-        .fetch_one(&study.pool)
+        .fetch_one(&study.connections)
         .await
         .expect("T1");
     let token = researcher.form_token(&format!("/targets/{t1}")).await;

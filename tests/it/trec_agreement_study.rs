@@ -5,8 +5,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroUsize;
 
 use crate::common::TestStudy;
-use paperjudge::evaluation::{self, LeaderboardOptions};
 use paperjudge::import::Format;
+use paperjudge::leaderboard::LeaderboardOptions;
 use paperjudge::leaderboard::{columns, Partial};
 use paperjudge::metrics::{Empty, Unjudged};
 use serde_json::Value;
@@ -76,7 +76,9 @@ async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
                 ..LeaderboardOptions::default()
             };
             // trec_eval scores every target of its qrels: partly rated ones too.
-            let board = evaluation::leaderboard(&study.pool, &options, Partial::Include)
+            let board = study
+                .study
+                .leaderboard(&options, Partial::Include)
                 .await
                 .unwrap()
                 .board;

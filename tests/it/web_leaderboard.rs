@@ -8,7 +8,7 @@ use crate::web_support::{
     attr, selector, text, unescape, Page, TestApp, HOSTILE_ID, HOSTILE_TITLE, MODELS,
 };
 use paperjudge::db;
-use paperjudge::domain::PaperId;
+use paperjudge::domain::PaperKey;
 use reqwest::header::{ACCEPT, CONTENT_DISPOSITION, CONTENT_TYPE};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -418,14 +418,14 @@ async fn the_per_target_view_shows_only_fully_rated_targets() {
         );
     }
     // The data layer refuses too, whoever asks.
-    let pool = &app.study.pool;
+    let pool = &app.study.connections;
     assert_eq!(
-        db::unblinded::top_lists(pool, PaperId(t2), 8)
+        db::unblinded::top_lists(pool, PaperKey(t2), 8)
             .await
             .unwrap(),
         None
     );
-    let t1_lists = db::unblinded::top_lists(pool, PaperId(t1), 8)
+    let t1_lists = db::unblinded::top_lists(pool, PaperKey(t1), 8)
         .await
         .unwrap();
     assert_eq!(t1_lists.map(|lists| lists.len()), Some(9));

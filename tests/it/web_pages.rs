@@ -143,18 +143,13 @@ async fn the_order_of_targets_is_random_per_study() {
         for target in 1..=12 {
             csv.push_str(&format!("m,P{target},1,P{}\n", target + 12));
         }
-        let mut rng = rand::rngs::StdRng::from_os_rng();
+        let rng = rand::rngs::StdRng::from_os_rng();
         let kind = crate::common::recommendations(paperjudge::import::Format::Csv);
-        paperjudge::import::import_file(
-            &study.pool,
-            &kind,
-            csv.as_bytes(),
-            "r.csv",
-            &mut rng,
-            || (),
-        )
-        .await
-        .unwrap();
+        let reader = std::io::Cursor::new(csv.into_bytes());
+        (study.study)
+            .import(kind, reader, "r.csv".to_owned(), rng, || ())
+            .await
+            .unwrap();
         let app = TestApp::spawn(study).await;
         firsts.insert(location(&app.get("/next").await));
     }

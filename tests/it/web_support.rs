@@ -6,7 +6,7 @@
 use std::net::{IpAddr, Ipv4Addr, TcpListener};
 
 use paperjudge::db;
-use paperjudge::domain::{PaperId, Stars};
+use paperjudge::domain::PaperId;
 use paperjudge::web::Access;
 use reqwest::header::{HeaderMap, ACCEPT, COOKIE, HOST, LOCATION, ORIGIN, SET_COOKIE};
 use reqwest::{Response, StatusCode};
@@ -116,7 +116,7 @@ impl TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
         let address = format!("http://{}", listener.local_addr().expect("an address"));
         let server =
-            paperjudge::web::run(listener, study.pool.clone(), access).expect("the app starts");
+            paperjudge::web::run(listener, study.study.clone(), access).expect("the app starts");
         tokio::spawn(server);
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -159,7 +159,7 @@ impl TestApp {
 
     /// The row id of a paper (the `n` of `/targets/{n}`).
     pub async fn paper_id(&self, external_id: &str) -> i64 {
-        db::papers::id_of(&self.study.pool, external_id)
+        db::papers::id_of(&self.study.connections, &PaperId::given(external_id))
             .await
             .expect("the query runs")
             .unwrap_or_else(|| panic!("paper {external_id} exists"))
@@ -242,7 +242,7 @@ impl TestApp {
         )
         .bind(target)
         .bind(paper)
-        .fetch_optional(&self.study.pool)
+        .fetch_optional(&self.study.connections)
         .await
         .expect("the query runs")
     }
@@ -256,27 +256,32 @@ impl TestApp {
         self.study.history(target, paper).await
     }
 
-    /// Rates a pair directly in the database, as an import would (for setting up a state).
+    /// Rates a pair as an import of ratings does (for setting up a state).
     pub async fn store_rating(&self, target: &str, paper: &str, stars: u8) {
-        let mut tx = self.study.pool.begin().await.expect("a transaction");
-        db::ratings::set(
-            &mut tx,
-            PaperId(self.paper_id(target).await),
-            PaperId(self.paper_id(paper).await),
-            Stars::new(i64::from(stars)),
-            "2026-01-01T00:00:00Z",
-            db::ratings::Source::Import,
-        )
-        .await
-        .expect("the rating is stored");
-        tx.commit().await.expect("the commit");
+        self.store_ratings(&[(target, paper, stars)]).await;
+    }
+
+    /// Rates pairs (target, paper, stars) in one import of ratings, made on the first day of
+    /// 2026.
+    pub async fn store_ratings(&self, ratings: &[(&str, &str, u8)]) {
+        let quoted = |id: &str| format!("\"{}\"", id.replace('"', "\"\""));
+        let mut csv = String::from("target,paper,stars,rated_at\n");
+        for (target, paper, stars) in ratings {
+            csv.push_str(&format!(
+                "{},{},{stars},2026-01-01T00:00:00Z\n",
+                quoted(target),
+                quoted(paper)
+            ));
+        }
+        self.study.ratings(&csv).await;
     }
 
     /// Rates every pooled paper of T1 as [`T1_STARS`] says.
     pub async fn rate_all_of_t1(&self) {
-        for (paper, stars) in T1_STARS {
-            self.store_rating("T1", paper, stars).await;
-        }
+        let ratings: Vec<(&str, &str, u8)> = (T1_STARS.iter())
+            .map(|&(paper, stars)| ("T1", paper, stars))
+            .collect();
+        self.store_ratings(&ratings).await;
     }
 
     /// The targets being rated in the order `/next` offers them (the study's random order).
@@ -285,7 +290,7 @@ impl TestApp {
             "SELECT p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
              WHERE t.active = 1 ORDER BY t.order_key, t.target_id",
         )
-        .fetch_all(&self.study.pool)
+        .fetch_all(&self.study.connections)
         .await
         .expect("the rating order")
     }

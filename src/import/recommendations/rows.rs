@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use super::super::input::{self, Header};
 use super::super::records::Parse;
+use super::super::trec::RunLine;
 use super::super::{Format, Problem};
 
 /// One row as read, before its ids are resolved.
@@ -157,17 +158,14 @@ impl Parse for RowParser<'_> {
         })
     }
 
-    fn trec<'r>(&'r self, fields: [&'r str; 6], line: u64) -> Result<Row<'r>, Problem> {
-        let [target, _q0, paper, _rank, score, tag] = fields;
-        let score =
-            parse_score(score, line)?.ok_or_else(|| Problem::at(line, Some("score"), "missing"))?;
+    fn trec<'r>(&'r self, run: RunLine<'r>, _: u64) -> Result<Row<'r>, Problem> {
         Ok(Row {
-            model: Cow::Borrowed(self.model.unwrap_or(tag)),
-            target: Cow::Borrowed(target),
-            paper: Cow::Borrowed(paper),
+            model: Cow::Borrowed(self.model.unwrap_or(run.model)),
+            target: Cow::Borrowed(run.target),
+            paper: Cow::Borrowed(run.paper),
             // trec_eval ignores the rank column and orders by score.
             rank: None,
-            score: Some(score),
+            score: Some(run.score),
         })
     }
 }

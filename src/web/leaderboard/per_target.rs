@@ -6,25 +6,18 @@
 //!
 //! Both unblind: they tell which model found which paper. Shown only once a target is fully
 //! rated, they can never bias a rating still to come, and every later change of a rating of
-//! that target is marked in the history as made with its provenance known (`db::ratings::set`;
-//! the aggregate numbers give it away too). Neither writes anything. Both take the
+//! that target is marked in the history as made with its provenance known (by the command
+//! that makes it; the aggregate numbers give it away too). Neither writes anything. Both take the
 //! leaderboard's options; `partial=include` does not apply here.
-
-use std::collections::HashMap;
 
 use actix_web::http::header::ContentType;
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use sqlx::SqlitePool;
 
 use super::LeaderboardQuery;
-use crate::db;
-use crate::db::targets::Progress;
-use crate::db::unblinded::ListedPaper;
-use crate::domain::{PaperId, Stars};
-use crate::evaluation::{Evaluated, Evaluations};
-use crate::leaderboard::{self, columns, Partial};
-use crate::metrics::TargetScores;
+use crate::domain::{PaperId, PaperKey, Stars};
+use crate::leaderboard::{columns, Partial};
+use crate::study::{Evaluated, ListedPaper, ModelOnTarget, Progress, Study, TargetView};
 use crate::web::{view, WebError};
 
 #[derive(Template)]
@@ -69,15 +62,14 @@ impl MatrixCell {
 
 pub async fn matrix(
     query: LeaderboardQuery,
-    pool: web::Data<SqlitePool>,
-    evaluations: web::Data<Evaluations>,
+    study: web::Data<Study>,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: true,
         partial: Partial::Exclude,
         ..query
     };
-    let Evaluated { set, board } = super::compute(&pool, &evaluations, &query).await?;
+    let Evaluated { set, board } = super::asked(&study, &query).await?;
     // Listed in the order their papers were imported, as the target list is.
     let mut targets: Vec<_> = board.per_target.iter().collect();
     targets.sort_by_key(|target| set.targets[target.position].0);
@@ -107,7 +99,7 @@ pub async fn matrix(
 #[template(path = "leaderboard_target.html")]
 struct TargetBreakdownPage {
     target_id: i64,
-    external_id: String,
+    external_id: PaperId,
     title: String,
     progress: Progress,
     settings_in_words: String,
@@ -128,17 +120,31 @@ struct ModelList {
 
 struct PaperInList {
     position: i64,
-    external_id: String,
+    external_id: PaperId,
     title: String,
     stars: Option<Stars>,
 }
 
+impl ModelList {
+    fn new(model: &ModelOnTarget) -> ModelList {
+        let number =
+            |value: Option<f64>| value.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"));
+        ModelList {
+            model: model.model.clone(),
+            rank: model.rank,
+            ndcg: number(model.scores.ndcg),
+            judged_at_k: number(model.scores.judged_at_k),
+            papers: model.papers.iter().map(PaperInList::new).collect(),
+        }
+    }
+}
+
 impl PaperInList {
-    fn new(listed: ListedPaper) -> PaperInList {
+    fn new(listed: &ListedPaper) -> PaperInList {
         PaperInList {
             position: listed.position,
-            external_id: listed.paper,
-            title: listed.title,
+            external_id: listed.paper.clone(),
+            title: listed.title.clone(),
             stars: listed.stars,
         }
     }
@@ -152,8 +158,7 @@ impl PaperInList {
 
 pub async fn target(
     query: LeaderboardQuery,
-    pool: web::Data<SqlitePool>,
-    evaluations: web::Data<Evaluations>,
+    study: web::Data<Study>,
     path: web::Path<i64>,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
@@ -161,63 +166,27 @@ pub async fn target(
         partial: Partial::Exclude,
         ..query
     };
-    let key = PaperId(path.into_inner());
-    let no_such_target = || WebError::no_such_target(key);
-    let paper = db::papers::get(&**pool, key)
-        .await?
-        .ok_or_else(no_such_target)?;
-    let progress = db::targets::progress(&**pool, key)
-        .await?
-        .ok_or_else(no_such_target)?;
-    let pool_depth = (evaluations.set(&pool, query.options.list_depth()).await?)
-        .study
-        .pool_depth;
-    let settings = query.options.settings(pool_depth);
-    let mut page = TargetBreakdownPage {
+    let key = PaperKey(path.into_inner());
+    let TargetView {
+        target,
+        progress,
+        settings,
+        models,
+    } = study.target_view(key, &query.options).await?;
+    let page = TargetBreakdownPage {
         target_id: key.0,
-        external_id: paper.external_id,
-        title: paper.title,
+        external_id: target.external_id,
+        title: target.title,
         progress,
         settings_in_words: settings.describe(),
         k: settings.k.get(),
-        lists: None,
+        lists: (models.as_ref()).map(|models| models.iter().map(ModelList::new).collect()),
         back: query.link("/leaderboard/targets", &[]),
     };
-    let Some(listed) = db::unblinded::top_lists(&pool, key, settings.k.get()).await? else {
+    if page.lists.is_none() {
         return Ok(HttpResponse::Forbidden()
             .content_type(ContentType::html())
             .body(page.render()?));
-    };
-    let Evaluated { set, board } = evaluations
-        .leaderboard(&pool, &query.options, Partial::Exclude)
-        .await?;
-    // This target alone is scored; the board gives the models' order and ranks.
-    let scores: HashMap<&str, TargetScores> = match set.position_of(key) {
-        Some(position) => {
-            let scores = leaderboard::score_target(&set.study.targets[position], &board.settings);
-            (set.study.models.iter().map(String::as_str))
-                .zip(scores)
-                .collect()
-        }
-        None => HashMap::new(),
-    };
-    let mut papers_by_model: HashMap<String, Vec<PaperInList>> = HashMap::new();
-    for paper in listed {
-        (papers_by_model.entry(paper.model.clone()).or_default()).push(PaperInList::new(paper));
     }
-    let number = |value: Option<f64>| value.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"));
-    let lists = (board.models.iter())
-        .map(|row| {
-            let scores = scores.get(row.model.as_str()).copied().unwrap_or_default();
-            ModelList {
-                model: row.model.clone(),
-                rank: row.rank,
-                ndcg: number(scores.ndcg),
-                judged_at_k: number(scores.judged_at_k),
-                papers: papers_by_model.remove(&row.model).unwrap_or_default(),
-            }
-        })
-        .collect();
-    page.lists = Some(lists);
     view::html(&page)
 }

@@ -7,20 +7,16 @@
 use std::cmp::Ordering;
 use std::fmt;
 use std::future::{ready, Ready};
-use std::num::NonZeroUsize;
 use std::str::FromStr;
 
 use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpRequest};
 
-use crate::domain::Stars;
-use crate::evaluation::LeaderboardOptions;
-use crate::leaderboard::{columns, ModelRow, Partial};
+use crate::leaderboard::{columns, LeaderboardOptions, ModelRow, Partial, OPTIONS};
 use crate::web::WebError;
 
-/// Every parameter the leaderboard's addresses take.
-const PARAMETERS: &str = "k, gain, relevance, ideal, unjudged, empty, threshold, \
-     ap-denominator, margin, partial, sort, order, per_target";
+/// The parameters of the leaderboard's addresses beyond the metric options ([`OPTIONS`]).
+const MORE_PARAMETERS: [&str; 4] = ["partial", "sort", "order", "per_target"];
 
 /// What a leaderboard address asks for.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -44,27 +40,24 @@ impl LeaderboardQuery {
             .map_err(|error| WebError::BadRequest(format!("the address cannot be read: {error}")))?
             .into_inner();
         let mut query = LeaderboardQuery::default();
-        let options = &mut query.options;
         for (name, value) in pairs.iter().filter(|(_, value)| !value.is_empty()) {
+            if let Some(read) = query.options.read(name, value) {
+                read.map_err(WebError::BadRequest)?;
+                continue;
+            }
             match name.as_str() {
-                "k" => options.k = Some(parse_k(value)?),
-                "gain" => options.gain = Some(parse(value)?),
-                "relevance" => options.relevance = Some(parse(value)?),
-                "ideal" => options.ideal = Some(parse(value)?),
-                "unjudged" => options.unjudged = Some(parse(value)?),
-                "empty" => options.empty = Some(parse(value)?),
-                "threshold" => options.threshold = Some(parse_threshold(value)?),
-                "ap-denominator" | "ap_denominator" => options.ap_denominator = Some(parse(value)?),
-                "margin" => options.margin = Some(parse(value)?),
-                "sort" => query.sort.column = parse(value)?,
+                "sort" => query.sort.by = parse(value)?,
                 "order" => query.sort.order = Some(parse(value)?),
                 "per_target" | "per-target" => query.per_target = parse_flag(name, value)?,
                 "partial" => query.partial = parse_partial(value)?,
                 _ => {
+                    let parameters: Vec<&str> = (OPTIONS.iter().map(|option| option.name))
+                        .chain(MORE_PARAMETERS)
+                        .collect();
                     return Err(WebError::BadRequest(format!(
-                        "{name:?} is not a parameter of the leaderboard; the parameters are: \
-                         {PARAMETERS}"
-                    )))
+                        "{name:?} is not a parameter of the leaderboard; the parameters are: {}",
+                        parameters.join(", ")
+                    )));
                 }
             }
         }
@@ -75,34 +68,10 @@ impl LeaderboardQuery {
     /// (`k=5&gain=exponential`), for links that keep them. Every value is a number or a name
     /// from a fixed list, so none needs encoding.
     pub fn options_query(&self) -> String {
-        let LeaderboardOptions {
-            k,
-            gain,
-            relevance,
-            ideal,
-            unjudged,
-            empty,
-            threshold,
-            ap_denominator,
-            margin,
-        } = &self.options;
-        let given: [(&str, Option<String>); 10] = [
-            ("k", k.map(|k| k.to_string())),
-            ("gain", gain.map(|v| v.to_string())),
-            ("relevance", relevance.map(|v| v.to_string())),
-            ("ideal", ideal.map(|v| v.to_string())),
-            ("unjudged", unjudged.map(|v| v.to_string())),
-            ("empty", empty.map(|v| v.to_string())),
-            ("threshold", threshold.map(|v| v.to_string())),
-            ("ap-denominator", ap_denominator.map(|v| v.to_string())),
-            ("margin", margin.map(|v| v.to_string())),
-            (
-                "partial",
-                (self.partial == Partial::Include).then(|| Partial::Include.as_str().to_owned()),
-            ),
-        ];
-        let pairs: Vec<String> = (given.into_iter())
-            .filter_map(|(name, value)| Some(format!("{name}={}", value?)))
+        let partial = (self.partial == Partial::Include)
+            .then(|| ("partial", Partial::Include.as_str().to_owned()));
+        let pairs: Vec<String> = (self.options.given().chain(partial))
+            .map(|(name, value)| format!("{name}={value}"))
             .collect();
         pairs.join("&")
     }
@@ -140,18 +109,6 @@ fn parse<T: FromStr<Err: fmt::Display>>(value: &str) -> Result<T, WebError> {
         .map_err(|error: T::Err| WebError::BadRequest(error.to_string()))
 }
 
-fn parse_k(value: &str) -> Result<NonZeroUsize, WebError> {
-    value.parse().map_err(|_| {
-        WebError::BadRequest(format!(
-            "k must be a whole number from 1 up (got {value:?})"
-        ))
-    })
-}
-
-fn parse_threshold(value: &str) -> Result<Stars, WebError> {
-    crate::evaluation::parse_threshold(value).map_err(WebError::BadRequest)
-}
-
 fn parse_partial(value: &str) -> Result<Partial, WebError> {
     match value {
         "exclude" => Ok(Partial::Exclude),
@@ -175,66 +132,66 @@ fn parse_flag(name: &str, value: &str) -> Result<bool, WebError> {
 /// What the table can be ordered by: the rank, the model's name, or a column of the page
 /// (named as its JSON key).
 #[derive(Debug, Clone, Copy, Default)]
-pub enum Column {
+pub enum SortBy {
     #[default]
     Rank,
     Model,
-    Shown(&'static columns::Column),
+    Column(&'static columns::Column),
 }
 
-impl PartialEq for Column {
-    fn eq(&self, other: &Column) -> bool {
+impl PartialEq for SortBy {
+    fn eq(&self, other: &SortBy) -> bool {
         self.as_str() == other.as_str()
     }
 }
 
-impl Eq for Column {}
+impl Eq for SortBy {}
 
-impl Column {
+impl SortBy {
     /// Every column the table can be ordered by, in the page's order: those holding one
     /// number (not the interval).
-    fn all() -> impl Iterator<Item = Column> {
+    fn all() -> impl Iterator<Item = SortBy> {
         let shown = (columns::COLUMNS.iter())
             .filter(|column| column.page_heading.is_some())
             .filter(|column| !matches!(column.value, columns::Value::Interval))
-            .map(Column::Shown);
-        [Column::Rank, Column::Model].into_iter().chain(shown)
+            .map(SortBy::Column);
+        [SortBy::Rank, SortBy::Model].into_iter().chain(shown)
     }
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Column::Rank => "rank",
-            Column::Model => "model",
-            Column::Shown(column) => column.key,
+            SortBy::Rank => "rank",
+            SortBy::Model => "model",
+            SortBy::Column(column) => column.key,
         }
     }
 
     /// Rank and name read best ascending; every metric best first, i.e. descending.
     pub fn default_order(self) -> Order {
         match self {
-            Column::Rank | Column::Model => Order::Asc,
-            Column::Shown(_) => Order::Desc,
+            SortBy::Rank | SortBy::Model => Order::Asc,
+            SortBy::Column(_) => Order::Desc,
         }
     }
 
     /// The row's value in this column; `None` when undefined (and for the model's name).
     fn value(self, row: &ModelRow) -> Option<f64> {
         match self {
-            Column::Rank => Some(row.rank as f64),
-            Column::Model => None,
-            Column::Shown(column) => row.number(column),
+            SortBy::Rank => Some(row.rank as f64),
+            SortBy::Model => None,
+            SortBy::Column(column) => row.number(column),
         }
     }
 }
 
-impl FromStr for Column {
+impl FromStr for SortBy {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Column::all()
+        SortBy::all()
             .find(|column| column.as_str() == text)
             .ok_or_else(|| {
-                let names: Vec<&str> = Column::all().map(Column::as_str).collect();
+                let names: Vec<&str> = SortBy::all().map(SortBy::as_str).collect();
                 format!("sort must be one of: {} (got {text:?})", names.join(", "))
             })
     }
@@ -277,13 +234,13 @@ impl FromStr for Order {
 /// The table's row order: by a column, in the order asked for or the column's own.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Sort {
-    pub column: Column,
+    pub by: SortBy,
     pub order: Option<Order>,
 }
 
 impl Sort {
     pub fn order(self) -> Order {
-        self.order.unwrap_or(self.column.default_order())
+        self.order.unwrap_or(self.by.default_order())
     }
 
     /// Orders `rows` by the column; undefined values last either way, ties by rank. Only the
@@ -291,8 +248,8 @@ impl Sort {
     pub fn apply(self, rows: &mut [ModelRow]) {
         let order = self.order();
         rows.sort_by(|a, b| {
-            let by_column = match self.column {
-                Column::Model => directed(a.model.cmp(&b.model), order),
+            let by_column = match self.by {
+                SortBy::Model => directed(a.model.cmp(&b.model), order),
                 column => match (column.value(a), column.value(b)) {
                     (Some(x), Some(y)) => directed(x.total_cmp(&y), order),
                     (x, y) => y.is_some().cmp(&x.is_some()),
@@ -314,6 +271,7 @@ fn directed(ordering: Ordering, order: Order) -> Ordering {
 mod tests {
     use super::*;
     use crate::metrics::{ApDenominator, Gain};
+    use std::num::NonZeroUsize;
 
     fn bad_request(query: &str) -> String {
         match LeaderboardQuery::parse(query) {
@@ -335,7 +293,7 @@ mod tests {
         assert_eq!(
             query.sort,
             Sort {
-                column: Column::Shown(columns::named("f1").unwrap()),
+                by: SortBy::Column(columns::named("f1").unwrap()),
                 order: Some(Order::Asc)
             }
         );
@@ -392,18 +350,18 @@ mod tests {
         ModelRow::undefined(model, rank).with("recall", recall)
     }
 
-    fn recall() -> Column {
-        Column::Shown(columns::named("recall").unwrap())
+    fn recall() -> SortBy {
+        SortBy::Column(columns::named("recall").unwrap())
     }
 
-    fn sorted(column: Column, order: Option<Order>) -> Vec<String> {
+    fn sorted(by: SortBy, order: Option<Order>) -> Vec<String> {
         let mut rows = vec![
             row("b", 1, Some(0.5)),
             row("c", 2, None),
             row("a", 3, Some(0.5)),
             row("d", 4, Some(0.7)),
         ];
-        Sort { column, order }.apply(&mut rows);
+        Sort { by, order }.apply(&mut rows);
         rows.into_iter().map(|r| r.model).collect()
     }
 
@@ -411,9 +369,9 @@ mod tests {
     fn sorting_keeps_undefined_values_last_and_breaks_ties_by_rank() {
         assert_eq!(sorted(recall(), None), ["d", "b", "a", "c"]);
         assert_eq!(sorted(recall(), Some(Order::Asc)), ["b", "a", "d", "c"]);
-        assert_eq!(sorted(Column::Model, None), ["a", "b", "c", "d"]);
+        assert_eq!(sorted(SortBy::Model, None), ["a", "b", "c", "d"]);
         assert_eq!(
-            sorted(Column::Rank, Some(Order::Desc)),
+            sorted(SortBy::Rank, Some(Order::Desc)),
             ["d", "a", "c", "b"]
         );
     }

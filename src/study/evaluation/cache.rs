@@ -1,4 +1,4 @@
-//! What the server keeps of the evaluation: the set of the study's current revision, and the
+//! What a study keeps of the evaluation: the set of the study's current revision, and the
 //! leaderboards computed from it for the options asked for lately.
 //!
 //! Every view asks the database for the revision (two index lookups) and computes nothing
@@ -8,21 +8,22 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use sqlx::SqlitePool;
 use tokio::sync::OnceCell;
 
-use super::{compute, Evaluated, EvaluationSet, LeaderboardOptions};
+use super::{evaluate, Evaluated, EvaluationSet};
 use crate::db;
 use crate::db::evaluation::Revision;
-use crate::leaderboard::{Leaderboard, Partial};
+use crate::leaderboard::{Leaderboard, LeaderboardOptions, Partial};
 use crate::metrics::Settings;
+use crate::study::{Study, StudyError};
 
 /// Leaderboards kept for the current revision: the default view, the page under a few other
 /// options, and their downloads. About a megabyte each on a study of a few thousand fully
 /// rated targets.
 const BOARDS_KEPT: usize = 8;
 
-/// The evaluation a server keeps (one per app, shared by its workers).
+/// The evaluation a study keeps (one per [`Study`], shared by its clones: the server's
+/// workers).
 #[derive(Debug, Default)]
 pub struct Evaluations {
     state: Mutex<State>,
@@ -52,23 +53,22 @@ struct BoardKey {
 }
 
 impl Evaluations {
-    /// The leaderboard the options ask for, on the study as it is now, as
-    /// [`super::leaderboard`] computes it.
-    pub async fn leaderboard(
+    /// The leaderboard the options ask for, on `study` as it is now.
+    pub(super) async fn leaderboard(
         &self,
-        pool: &SqlitePool,
+        study: &Study,
         options: &LeaderboardOptions,
         partial: Partial,
-    ) -> Result<Evaluated, sqlx::Error> {
-        let set = self.set(pool, options.list_depth()).await?;
+    ) -> Result<Evaluated, StudyError> {
+        let set = self.set(study, options.list_depth()).await?;
         let key = BoardKey {
             revision: set.revision,
-            settings: options.settings(set.study.pool_depth),
+            settings: options.settings(set.collection.pool_depth),
             partial,
         };
         let board = self.board_cell(key);
         let board = (board
-            .get_or_init(|| async { Arc::new(compute(&set, options, partial).await) }))
+            .get_or_init(|| async { Arc::new(evaluate(&set, options, partial).await) }))
         .await
         .clone();
         Ok(Evaluated { set, board })
@@ -76,12 +76,12 @@ impl Evaluations {
 
     /// The set of the study's current revision holding at least `depth` of every list:
     /// the one kept, or a new one loaded.
-    pub async fn set(
+    pub(super) async fn set(
         &self,
-        pool: &SqlitePool,
+        study: &Study,
         depth: usize,
-    ) -> Result<Arc<EvaluationSet>, sqlx::Error> {
-        let revision = db::evaluation::revision(pool).await?;
+    ) -> Result<Arc<EvaluationSet>, StudyError> {
+        let revision = db::evaluation::revision(&study.connections).await?;
         let (cell, depth) = {
             let mut state = self.state();
             match &state.set {
@@ -106,7 +106,9 @@ impl Evaluations {
             }
         };
         let set = cell
-            .get_or_try_init(|| async { EvaluationSet::load(pool, depth).await.map(Arc::new) })
+            .get_or_try_init(|| async {
+                EvaluationSet::load(study.path(), depth).await.map(Arc::new)
+            })
             .await?
             .clone();
         if set.revision != revision {

@@ -2,12 +2,14 @@
 //! of [`db::evaluation::load`].
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use crate::db;
 use crate::db::evaluation::{Revision, Snapshot};
 use crate::db::targets::Overview;
-use crate::domain::{ModelId, PaperId};
-use crate::leaderboard::{Completion, Study, TargetInput};
+use crate::domain::{ModelId, PaperKey};
+use crate::leaderboard::{Collection, Completion, TargetInput};
+use crate::study::StudyError;
 
 /// The study's targets with ratings, their judgments and lists, in memory.
 #[derive(Debug)]
@@ -17,16 +19,16 @@ pub struct EvaluationSet {
     pub overview: Overview,
     /// Where the lists are cut: at least the pool depth; `usize::MAX` for whole lists.
     pub depth: usize,
-    pub study: Study<PaperId>,
-    /// The key and title of each target of `study.targets`, in the same order.
-    pub targets: Vec<(PaperId, String)>,
+    pub collection: Collection<PaperKey>,
+    /// The key and title of each target of `collection.targets`, in the same order.
+    pub targets: Vec<(PaperKey, String)>,
 }
 
 impl EvaluationSet {
-    /// Loads the set of the study's current revision, with every list cut at `depth` or the
-    /// pool depth, whichever is larger.
-    pub async fn load(pool: &sqlx::SqlitePool, depth: usize) -> Result<Self, sqlx::Error> {
-        let snapshot = db::evaluation::load(pool, depth).await?;
+    /// Loads the set of the current revision of the study at `path`, with every list cut at
+    /// `depth` or the pool depth, whichever is larger.
+    pub async fn load(path: &Path, depth: usize) -> Result<Self, StudyError> {
+        let snapshot = db::evaluation::load(path, depth).await?;
         // Building the set is CPU work of a few milliseconds per thousand targets: off the
         // async workers, which go on serving other pages meanwhile.
         crate::blocking::run(move || EvaluationSet::from_snapshot(snapshot)).await
@@ -36,7 +38,7 @@ impl EvaluationSet {
     /// completed: each when its last pooled pair was first rated. A rating or list of a target
     /// or model the snapshot does not hold is an error: such a row would otherwise be left
     /// out, and a model missing a list scores 0 there.
-    pub fn from_snapshot(snapshot: Snapshot) -> Result<Self, sqlx::Error> {
+    pub fn from_snapshot(snapshot: Snapshot) -> Result<Self, StudyError> {
         let Snapshot {
             revision,
             pool_depth,
@@ -51,15 +53,15 @@ impl EvaluationSet {
         let position_of_model: HashMap<ModelId, usize> = (models.iter().enumerate())
             .map(|(position, (model, _))| (*model, position))
             .collect();
-        let position_of_target: HashMap<PaperId, usize> = (targets.iter().enumerate())
+        let position_of_target: HashMap<PaperKey, usize> = (targets.iter().enumerate())
             .map(|(position, target)| (target.id, position))
             .collect();
-        let target_position = |target: PaperId| {
+        let target_position = |target: PaperKey| {
             position_of_target.get(&target).copied().ok_or_else(|| {
-                unreadable(format!("a row of target {} outside the snapshot", target.0))
+                StudyError::unreadable(format!("a row of target {} outside the snapshot", target.0))
             })
         };
-        let mut inputs: Vec<TargetInput<PaperId>> = (targets.iter())
+        let mut inputs: Vec<TargetInput<PaperKey>> = (targets.iter())
             .map(|target| TargetInput {
                 target: target.external_id.clone(),
                 fully_rated: target.fully_rated,
@@ -78,11 +80,11 @@ impl EvaluationSet {
         }
         for (target, model, papers) in lists {
             let position = *position_of_model.get(&model).ok_or_else(|| {
-                unreadable(format!("a list of model {} outside the snapshot", model.0))
+                StudyError::unreadable(format!("a list of model {} outside the snapshot", model.0))
             })?;
             let list = &mut inputs[target_position(target)?].lists[position];
             if list.replace(papers).is_some() {
-                return Err(unreadable(format!(
+                return Err(StudyError::unreadable(format!(
                     "two lists of model {} for target {}",
                     model.0, target.0
                 )));
@@ -90,7 +92,7 @@ impl EvaluationSet {
         }
         for (target, model) in left_out {
             let position = *position_of_model.get(&model).ok_or_else(|| {
-                unreadable(format!(
+                StudyError::unreadable(format!(
                     "a pool leaving out model {} outside the snapshot",
                     model.0
                 ))
@@ -112,7 +114,7 @@ impl EvaluationSet {
         Ok(EvaluationSet {
             revision,
             depth,
-            study: Study {
+            collection: Collection {
                 models: models.into_iter().map(|(_, name)| name).collect(),
                 targets: inputs,
                 total: usize::try_from(overview.active).unwrap_or_default(),
@@ -128,11 +130,7 @@ impl EvaluationSet {
 
     /// The position of the target `key` among the set's targets; `None` when it has no
     /// rating or is not being rated.
-    pub fn position_of(&self, key: PaperId) -> Option<usize> {
+    pub fn position_of(&self, key: PaperKey) -> Option<usize> {
         self.targets.iter().position(|(target, _)| *target == key)
     }
-}
-
-fn unreadable(message: String) -> sqlx::Error {
-    sqlx::Error::Decode(format!("the evaluation cannot read the study: {message}").into())
 }

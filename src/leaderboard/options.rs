@@ -1,0 +1,249 @@
+//! The leaderboard's options as a person gives them, named as in docs/metrics.md, defined once
+//! in [`OPTIONS`]: the command line's flags (`--gain exponential`, the same for `leaderboard`,
+//! `checks` and `simulate`), the leaderboard's address (`?gain=exponential`, the pages,
+//! downloads and checks) and the links that keep them are all read and written from that
+//! table.
+
+use std::num::NonZeroUsize;
+
+use clap::{Arg, ArgMatches, Args, FromArgMatches};
+
+use crate::decision::Margin;
+use crate::domain::{PoolDepth, Stars};
+use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+
+/// The leaderboard's options; each one left out takes its default.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LeaderboardOptions {
+    pub k: Option<NonZeroUsize>,
+    pub gain: Option<Gain>,
+    pub relevance: Option<Relevance>,
+    pub ideal: Option<Ideal>,
+    pub unjudged: Option<Unjudged>,
+    pub empty: Option<Empty>,
+    pub threshold: Option<Stars>,
+    pub ap_denominator: Option<ApDenominator>,
+    pub margin: Option<Margin>,
+}
+
+/// One option: its name (`--name` on the command line, `name=` in an address), what the
+/// help says of it, and how it is read and written.
+pub struct LeaderboardOption {
+    pub name: &'static str,
+    /// The name of its value in the command line's help.
+    value_name: &'static str,
+    help: &'static str,
+    /// Reads the option's value into the options; the message says what it must be.
+    read: fn(&mut LeaderboardOptions, &str) -> Result<(), String>,
+    /// The value given, as it is read back.
+    written: fn(&LeaderboardOptions) -> Option<String>,
+}
+
+/// An entry of [`OPTIONS`]: the option's field, name, value name and help, and the function
+/// that reads its value (one that answers what a wrong value should be).
+macro_rules! option {
+    ($field:ident, $name:literal, $value_name:literal, $help:expr, $parse:expr) => {
+        LeaderboardOption {
+            name: $name,
+            value_name: $value_name,
+            help: $help,
+            read: |options, text| {
+                options.$field = Some($parse(text)?);
+                Ok(())
+            },
+            written: |options| options.$field.map(|value| value.to_string()),
+        }
+    };
+}
+
+/// Every option, in the order the help lists them and links write them.
+pub static OPTIONS: [LeaderboardOption; 9] = [
+    option!(
+        k,
+        "k",
+        "K",
+        "Cutoff of every metric [default: the pool depth]",
+        |text: &str| {
+            (text.parse::<NonZeroUsize>())
+                .map_err(|_| format!("k must be a whole number from 1 up (got {text:?})"))
+        }
+    ),
+    option!(
+        gain,
+        "gain",
+        "GAIN",
+        "linear (gain = rel) or exponential (2^rel - 1) [default: linear]",
+        named
+    ),
+    option!(
+        relevance,
+        "relevance",
+        "RELEVANCE",
+        "stars-minus-one or stars [default: stars-minus-one]",
+        named
+    ),
+    option!(
+        ideal,
+        "ideal",
+        "IDEAL",
+        "judged (all judged papers of the target) or list (the list's own top k) \
+         [default: judged]",
+        named
+    ),
+    option!(
+        unjudged,
+        "unjudged",
+        "UNJUDGED",
+        "zero (unrated papers count 0) or skip (removed before the cutoff) [default: zero]",
+        named
+    ),
+    option!(
+        empty,
+        "empty",
+        "EMPTY",
+        "skip or zero: targets where a metric is undefined [default: skip]",
+        named
+    ),
+    option!(
+        threshold,
+        "threshold",
+        "THRESHOLD",
+        "Least stars that count as relevant for P, R, F1, AP, RR [default: 4]",
+        |text: &str| {
+            (text.parse::<Stars>()).map_err(|_| {
+                format!("threshold must be a number of stars from 1 to 5 (got {text:?})")
+            })
+        }
+    ),
+    option!(
+        ap_denominator,
+        "ap-denominator",
+        "AP_DENOMINATOR",
+        "relevant, hits or min-k-relevant [default: relevant]",
+        named
+    ),
+    option!(
+        margin,
+        "margin",
+        "MARGIN",
+        "The verdict counts a model whose difference from the leader lies within ±this (in \
+         NDCG, at the verdict's confidence) as equivalent to it [default: none]",
+        |text: &str| text.parse::<Margin>()
+    ),
+];
+
+/// A value of one of the metric options' names (`gain`'s `linear`, ...).
+fn named<T: std::str::FromStr<Err: std::fmt::Display>>(text: &str) -> Result<T, String> {
+    text.parse().map_err(|error: T::Err| error.to_string())
+}
+
+impl LeaderboardOptions {
+    /// Reads the value of the option named `name` (an address may write `_` for `-`);
+    /// `None` when no option has that name.
+    pub fn read(&mut self, name: &str, value: &str) -> Option<Result<(), String>> {
+        let option = OPTIONS
+            .iter()
+            .find(|option| option.name == name || option.name.replace('-', "_") == name)?;
+        Some((option.read)(self, value))
+    }
+
+    /// The options given, as `(name, value)` in the order of [`OPTIONS`].
+    pub fn given(&self) -> impl Iterator<Item = (&'static str, String)> + '_ {
+        (OPTIONS.iter()).filter_map(|option| Some((option.name, (option.written)(self)?)))
+    }
+
+    /// The settings these options ask for in a study of this pool depth (k defaults to it).
+    pub fn settings(&self, pool_depth: PoolDepth) -> Settings {
+        let defaults = Settings::for_pool_depth(pool_depth);
+        Settings {
+            k: self.k.unwrap_or(defaults.k),
+            gain: self.gain.unwrap_or(defaults.gain),
+            relevance: self.relevance.unwrap_or(defaults.relevance),
+            ideal: self.ideal.unwrap_or(defaults.ideal),
+            unjudged: self.unjudged.unwrap_or(defaults.unjudged),
+            empty: self.empty.unwrap_or(defaults.empty),
+            threshold: self.threshold.unwrap_or(defaults.threshold),
+            ap_denominator: self.ap_denominator.unwrap_or(defaults.ap_denominator),
+            margin: self.margin.unwrap_or(defaults.margin),
+        }
+    }
+
+    /// How much of each list these options read: the top k (the pool depth when k is left
+    /// out, which the loader reads anyway), or whole lists when unjudged papers are skipped
+    /// before the cutoff.
+    pub fn list_depth(&self) -> usize {
+        match self.unjudged.unwrap_or_default() {
+            Unjudged::Zero => self.k.map_or(0, NonZeroUsize::get),
+            Unjudged::Skip => usize::MAX,
+        }
+    }
+}
+
+/// The options as command-line flags, one per entry of [`OPTIONS`]; a wrong value is refused
+/// by clap with the option's message.
+impl Args for LeaderboardOptions {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        OPTIONS.iter().fold(command, |command, option| {
+            command.arg(
+                Arg::new(option.name)
+                    .long(option.name)
+                    .value_name(option.value_name)
+                    .help(option.help)
+                    .value_parser(move |text: &str| {
+                        (option.read)(&mut LeaderboardOptions::default(), text)
+                            .map(|()| text.to_owned())
+                    }),
+            )
+        })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
+impl FromArgMatches for LeaderboardOptions {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut options = LeaderboardOptions::default();
+        options.update_from_arg_matches(matches)?;
+        Ok(options)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        for option in &OPTIONS {
+            if let Some(text) = matches.get_one::<String>(option.name) {
+                (option.read)(self, text).map_err(|message| {
+                    clap::Error::raw(clap::error::ErrorKind::InvalidValue, message)
+                })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_option_is_read_and_written_back() {
+        let mut options = LeaderboardOptions::default();
+        for (name, value) in [
+            ("k", "5"),
+            ("gain", "exponential"),
+            ("relevance", "stars"),
+            ("ideal", "list"),
+            ("unjudged", "skip"),
+            ("empty", "zero"),
+            ("threshold", "3"),
+            ("ap_denominator", "hits"),
+            ("margin", "0.02"),
+        ] {
+            assert_eq!(options.read(name, value), Some(Ok(())), "{name}");
+        }
+        let given: Vec<(&str, String)> = options.given().collect();
+        assert_eq!(given.len(), OPTIONS.len());
+        assert_eq!(given[7], ("ap-denominator", "hits".to_owned()));
+        assert_eq!(options.read("colour", "red"), None);
+    }
+}

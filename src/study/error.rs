@@ -1,0 +1,182 @@
+//! One error type under the faces: why a command or a query of the study did not happen, as far
+//! as the person who asked needs to know. The web answers it with a status and the command
+//! line with an exit status (`web::WebError`, `cli::CliError`), each converting it in one
+//! place; a cause is kept for the log and never shown.
+//!
+//! Both drivers' errors become one here, by SQLite's result code: a full disk, a lock held by
+//! another process, a file that is no study, or anything else.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::domain::{PaperId, PaperKey, PoolDepth};
+use crate::import::InvalidInput;
+
+/// What failed underneath, for the log.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a command or a query of the study did not happen. Nothing changed in any case.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    /// The request cannot be done as asked, for a reason the person can read and act on.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// Another process holds the study's write lock (an import is running): worth another try.
+    #[error("{0}")]
+    Busy(#[source] Cause),
+    /// The disk holding the study (or SQLite's size limit) has no room for the change.
+    #[error("{0}")]
+    DiskFull(#[source] Cause),
+    /// The study file cannot be read as a study: it is no database, or holds rows that are not
+    /// what they should be.
+    #[error("{0}")]
+    Unreadable(#[source] Cause),
+    /// Anything else: a failure of the database or of the machine.
+    #[error("{0}")]
+    Internal(#[source] Cause),
+}
+
+/// A request that cannot be done as asked; the message says why, for the person who asked.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// The paper is no target being rated (never one, or dropped).
+    #[error("there is no target {} in this study", .0 .0)]
+    NoSuchTarget(PaperKey),
+    /// The paper (by the id given) is not in the target's pool, or no paper at all.
+    #[error("paper {0:?} is not in the pool of this target")]
+    NotInPool(PaperId),
+    #[error("unknown paper {}: {}", plural(.0.len(), "id", "ids"), quoted(.0))]
+    UnknownIds(Vec<PaperId>),
+    #[error("not among the targets being rated: {}", quoted(.0))]
+    NotChosen(Vec<PaperId>),
+    #[error(
+        "{} ratings; a target with ratings is dropped from the command line \
+         (`paperjudge targets drop`), which keeps them",
+        has(.0)
+    )]
+    HasRatings(Vec<PaperId>),
+    #[error(
+        "cannot sample {asked} targets: only {available} {} with recommendations {} not chosen",
+        plural(*available, "paper", "papers"),
+        if *available == 1 { "is" } else { "are" }
+    )]
+    SampleTooLarge { asked: usize, available: usize },
+    /// The pair (by the ids given) is no rated pair of a finished target.
+    #[error("paper {paper:?} of target {target:?} is not a rated pair of a finished target")]
+    NotRechecked { target: PaperId, paper: PaperId },
+    #[error(
+        "the pool depth is {current} and cannot change to {requested}: the study already holds \
+         recommendations (start a new study file with --db to use another depth)"
+    )]
+    PoolDepthFixed {
+        current: PoolDepth,
+        requested: PoolDepth,
+    },
+    /// Problems in an input file.
+    #[error(transparent)]
+    Invalid(#[from] InvalidInput),
+    #[error("{} exists already; choose a new file for the backup", .0.display())]
+    BackupExists(PathBuf),
+}
+
+impl Refusal {
+    /// A refusal of a choice of targets (choose, sample, drop).
+    pub fn of_choice(&self) -> bool {
+        matches!(
+            self,
+            Refusal::UnknownIds(_)
+                | Refusal::NotChosen(_)
+                | Refusal::HasRatings(_)
+                | Refusal::SampleTooLarge { .. }
+        )
+    }
+}
+
+/// `one` or `many`, as `count` asks.
+pub fn plural(count: usize, one: &'static str, many: &'static str) -> &'static str {
+    if count == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+fn quoted(ids: &[PaperId]) -> String {
+    let quoted: Vec<String> = ids.iter().map(|id| format!("{id:?}")).collect();
+    quoted.join(", ")
+}
+
+fn has(ids: &[PaperId]) -> String {
+    format!(
+        "{} {}",
+        quoted(ids),
+        if ids.len() == 1 { "has" } else { "have" }
+    )
+}
+
+/// SQLite's primary result codes that mean something to the person who asked.
+const SQLITE_CORRUPT: i32 = 11;
+const SQLITE_BUSY: i32 = 5;
+const SQLITE_LOCKED: i32 = 6;
+const SQLITE_FULL: i32 = 13;
+const SQLITE_NOTADB: i32 = 26;
+
+impl StudyError {
+    /// A failure of SQLite with the (extended) result code `code`, whichever driver met it.
+    fn of_sqlite(code: Option<i32>, cause: Cause) -> StudyError {
+        // The primary result code is the low byte of the extended one.
+        match code.map(|code| code & 0xff) {
+            Some(SQLITE_FULL) => StudyError::DiskFull(cause),
+            Some(SQLITE_BUSY | SQLITE_LOCKED) => StudyError::Busy(cause),
+            Some(SQLITE_CORRUPT | SQLITE_NOTADB) => StudyError::Unreadable(cause),
+            _ => StudyError::Internal(cause),
+        }
+    }
+
+    /// A study file whose rows are not what they should be: `what` says how.
+    pub fn unreadable(what: impl fmt::Display) -> StudyError {
+        StudyError::Unreadable(format!("the evaluation cannot read the study: {what}").into())
+    }
+}
+
+impl From<sqlx::Error> for StudyError {
+    fn from(error: sqlx::Error) -> StudyError {
+        let code = (error.as_database_error())
+            .and_then(|error| error.code())
+            .and_then(|code| code.parse::<i32>().ok());
+        match error {
+            sqlx::Error::Decode(_) | sqlx::Error::ColumnDecode { .. } => {
+                StudyError::Unreadable(Box::new(error))
+            }
+            error => StudyError::of_sqlite(code, Box::new(error)),
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StudyError {
+    fn from(error: rusqlite::Error) -> StudyError {
+        match &error {
+            rusqlite::Error::SqliteFailure(failure, _) => {
+                StudyError::of_sqlite(Some(failure.extended_code), Box::new(error))
+            }
+            rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::InvalidColumnType(..)
+            | rusqlite::Error::IntegralValueOutOfRange(..) => {
+                StudyError::Unreadable(Box::new(error))
+            }
+            _ => StudyError::Internal(Box::new(error)),
+        }
+    }
+}
+
+impl From<InvalidInput> for StudyError {
+    fn from(invalid: InvalidInput) -> StudyError {
+        StudyError::Refused(Refusal::Invalid(invalid))
+    }
+}
+
+impl From<std::io::Error> for StudyError {
+    fn from(error: std::io::Error) -> StudyError {
+        StudyError::Internal(Box::new(error))
+    }
+}

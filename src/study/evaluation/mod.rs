@@ -1,0 +1,145 @@
+//! The evaluation path: a study's ratings and lists become the numbers of the leaderboard in
+//! four steps, each named for what it does.
+//!
+//! 1. **load**: [`EvaluationSet::load`] reads one revision of the study, as typed rows
+//!    ([`db::evaluation`]), with the order its targets were completed in, into memory;
+//! 2. **score**: [`leaderboard::score`] scores every model on every evaluated target;
+//! 3. **resample**: [`leaderboard::resample`] compares the models: means, bootstrap intervals,
+//!    sign-flip tests against the leader, and the anytime-valid verdict
+//!    ([`leaderboard::verdict`]) from the same scores;
+//! 4. **render**: [`Leaderboard::to_json`], [`Leaderboard::to_csv`], [`Leaderboard::to_table`]
+//!    and the web's pages.
+//!
+//! The queries here ([`Study::leaderboard`], [`Study::target_view`], [`Study::checks`],
+//! [`Study::evaluation_set`]) all go through what the study keeps of the evaluation
+//! ([`Evaluations`]): the set of the current revision and the leaderboards of recent options,
+//! so that a page view does the work only after something changed, and a command that asks
+//! once does it once.
+
+mod cache;
+mod set;
+mod target_view;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+use super::{Study, StudyError};
+use crate::checks::{self, Checks, History, TimedRecheck};
+use crate::db;
+use crate::domain::Stars;
+use crate::leaderboard::{self, Collection, Leaderboard, LeaderboardOptions, Partial};
+
+pub use cache::Evaluations;
+pub use set::EvaluationSet;
+pub use target_view::{ModelOnTarget, TargetView};
+
+/// A leaderboard with the set it was computed from.
+#[derive(Debug, Clone)]
+pub struct Evaluated {
+    pub set: Arc<EvaluationSet>,
+    pub board: Arc<Leaderboard>,
+}
+
+impl Study {
+    /// Compares every model on the targets rated now (with `partial`, also those partly
+    /// rated), as the options ask: load, score, resample (or what is kept of them, while the
+    /// study has not changed). Nothing is written: a view records nothing (see
+    /// [`db::ratings::set`] for when a change is made with its provenance known).
+    pub async fn leaderboard(
+        &self,
+        options: &LeaderboardOptions,
+        partial: Partial,
+    ) -> Result<Evaluated, StudyError> {
+        self.evaluations.leaderboard(self, options, partial).await
+    }
+
+    /// The set of the study's current revision, holding at least `depth` of every list: what
+    /// `paperjudge simulate` replays.
+    pub async fn evaluation_set(&self, depth: usize) -> Result<Arc<EvaluationSet>, StudyError> {
+        self.evaluations.set(self, depth).await
+    }
+
+    /// The study checks under `options` (the leaderboard's), over fully rated targets or,
+    /// with `partial`, every target with a rating.
+    pub async fn checks(
+        &self,
+        options: &LeaderboardOptions,
+        partial: Partial,
+    ) -> Result<Checks, StudyError> {
+        let set = self.evaluation_set(checks::LIST_DEPTH).await?;
+        let settings = options.settings(set.collection.pool_depth);
+        let (judgments, rechecks, progress) = self
+            .read(async |conn| {
+                Ok((
+                    db::checks::judgments(&mut *conn).await?,
+                    db::checks::rechecks(&mut *conn).await?,
+                    db::checks::recheck_progress(&mut *conn).await?,
+                ))
+            })
+            .await?;
+        let history = History {
+            judgments: (judgments.iter())
+                .filter_map(|judgment| {
+                    Some((seconds(&judgment.changed_at)?, Stars::new(judgment.stars)?))
+                })
+                .collect(),
+            rechecks: (rechecks.iter())
+                .filter_map(|recheck| {
+                    Some(TimedRecheck {
+                        then: Stars::new(recheck.stars_then)?,
+                        now: Stars::new(recheck.stars)?,
+                        rated_at: seconds(&recheck.rated_at),
+                    })
+                })
+                .collect(),
+            rated_pairs: progress.rated_in_finished,
+        };
+        // The kappa interval's resamples keep the cores busy for a moment: off the async
+        // workers, with the targets in a thread of their own.
+        let collection = Collection {
+            models: set.collection.models.clone(),
+            targets: (set.collection.targets.iter())
+                .filter(|target| partial.evaluates(target))
+                .cloned()
+                .collect(),
+            total: set.collection.total,
+            pool_depth: set.collection.pool_depth,
+            // The checks read no verdict, and the filtered targets no longer match the order.
+            completion: None,
+        };
+        Ok(
+            crate::blocking::run(move || Checks::of(&collection, &history, settings, partial))
+                .await,
+        )
+    }
+}
+
+/// Scores and resamples in a blocking thread: the work keeps the cores busy for a while, and
+/// the async workers go on serving the rating pages meanwhile.
+async fn evaluate(
+    set: &Arc<EvaluationSet>,
+    options: &LeaderboardOptions,
+    partial: Partial,
+) -> Leaderboard {
+    let set = set.clone();
+    let settings = options.settings(set.collection.pool_depth);
+    crate::blocking::run(move || {
+        let started = Instant::now();
+        let scores = leaderboard::score(&set.collection, settings, partial);
+        tracing::debug!(elapsed = ?started.elapsed(), "scored");
+        let board = leaderboard::resample(&set.collection, scores);
+        tracing::debug!(elapsed = ?started.elapsed(), "resampled");
+        board
+    })
+    .await
+}
+
+/// Seconds since 1970 of an RFC 3339 time.
+fn seconds(text: &str) -> Option<i64> {
+    OffsetDateTime::parse(text, &Rfc3339)
+        .ok()
+        .map(OffsetDateTime::unix_timestamp)
+}

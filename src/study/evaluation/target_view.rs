@@ -1,0 +1,102 @@
+//! The per-target view of the leaderboard: each model's top k for one target, with the stars
+//! of each paper and the model's scores there.
+//!
+//! Seeing which model ranked which paper, and how a paper was rated, unblinds the target. Once
+//! every pooled paper of it is rated that can no longer bias a rating of it, so the view shows
+//! the lists of a fully rated target only; every later change of a rating of that target is
+//! marked in the history as made with its provenance known (`db::ratings::set`). The view
+//! writes nothing.
+
+use std::collections::HashMap;
+
+use crate::db;
+use crate::db::unblinded::ListedPaper;
+use crate::domain::PaperKey;
+use crate::leaderboard::{self, LeaderboardOptions, Partial};
+use crate::metrics::{Settings, TargetScores};
+use crate::study::{Paper, Progress, Refusal, Study, StudyError};
+
+/// One target under the leaderboard's options.
+#[derive(Debug, Clone)]
+pub struct TargetView {
+    pub target: Paper,
+    pub progress: Progress,
+    pub settings: Settings,
+    /// Every model on the target, in the leaderboard's order; `None` while the target is not
+    /// fully rated.
+    pub models: Option<Vec<ModelOnTarget>>,
+}
+
+/// One model on the target: its rank on the leaderboard, its scores on the target, its top k.
+#[derive(Debug, Clone)]
+pub struct ModelOnTarget {
+    pub model: String,
+    pub rank: usize,
+    pub scores: TargetScores,
+    pub papers: Vec<ListedPaper>,
+}
+
+impl Study {
+    /// The view of `target` under `options` (`partial` does not apply: the view is of a fully
+    /// rated target); refused when the paper is no target being rated.
+    pub async fn target_view(
+        &self,
+        target: PaperKey,
+        options: &LeaderboardOptions,
+    ) -> Result<TargetView, StudyError> {
+        let (paper, progress) = self
+            .read(async |conn| {
+                let paper = db::papers::get(&mut *conn, target).await?;
+                let progress = db::targets::progress(&mut *conn, target).await?;
+                Ok(paper.zip(progress))
+            })
+            .await?
+            .ok_or(Refusal::NoSuchTarget(target))?;
+        let pool_depth = (self.evaluation_set(options.list_depth()).await?)
+            .collection
+            .pool_depth;
+        let settings = options.settings(pool_depth);
+        let mut view = TargetView {
+            target: paper,
+            progress,
+            settings,
+            models: None,
+        };
+        let Some(listed) =
+            db::unblinded::top_lists(&self.connections, target, settings.k.get()).await?
+        else {
+            return Ok(view);
+        };
+        let evaluated = self.leaderboard(options, Partial::Exclude).await?;
+        let (set, board) = (&evaluated.set, &evaluated.board);
+        // This target alone is scored; the board gives the models' order and ranks.
+        let scores: HashMap<&str, TargetScores> = match set.position_of(target) {
+            Some(position) => {
+                let scores =
+                    leaderboard::score_target(&set.collection.targets[position], &board.settings);
+                (set.collection.models.iter().map(String::as_str))
+                    .zip(scores)
+                    .collect()
+            }
+            None => HashMap::new(),
+        };
+        let mut papers_by_model: HashMap<String, Vec<ListedPaper>> = HashMap::new();
+        for paper in listed {
+            papers_by_model
+                .entry(paper.model.clone())
+                .or_default()
+                .push(paper);
+        }
+        view.models = Some(
+            (board.models.iter())
+                .map(|row| ModelOnTarget {
+                    model: row.model.clone(),
+                    rank: row.rank,
+                    scores: scores.get(row.model.as_str()).copied().unwrap_or_default(),
+                    papers: papers_by_model.remove(&row.model).unwrap_or_default(),
+                })
+                .collect(),
+        );
+        Ok(view)
+    }
+}

@@ -1,0 +1,28 @@
+//! The study's settings: the pool depth (and, as they come, more of them), each changed by a
+//! command of its own.
+
+use super::{Refusal, Study, StudyError};
+use crate::db;
+use crate::domain::PoolDepth;
+
+impl Study {
+    /// Sets the pool depth, which is allowed only while the study has no recommendations.
+    pub async fn set_pool_depth(&self, depth: PoolDepth) -> Result<(), StudyError> {
+        self.write(async |conn| {
+            let current = db::study::pool_depth(&mut *conn).await?;
+            if current == depth {
+                return Ok(());
+            }
+            if db::study::has_recommendations(conn).await? {
+                return Err(Refusal::PoolDepthFixed {
+                    current,
+                    requested: depth,
+                }
+                .into());
+            }
+            db::study::set_pool_depth(conn, depth).await?;
+            Ok(db::study::bump_revision(conn).await?)
+        })
+        .await
+    }
+}
