@@ -22,8 +22,8 @@ use crate::metrics::{self, Settings};
 pub use pool_bias::{ModelBias, PoolBias};
 pub use sensitivity::{Placed, Sensitivity, Variant};
 pub use timing::{
-    Bin, Day, Drift, PositionAgreement, RatingsPerSitting, SecondsPerJudgment, TimedRecheck,
-    Timing, LONG_SITTING, SITTING_GAP_SECONDS,
+    Bin, Day, Drift, PositionAgreement, RatingsPerSitting, SecondsPerJudgment, TimedJudgment,
+    TimedRecheck, Timing, LONG_SITTING, SITTING_GAP_SECONDS,
 };
 
 /// The share of the rated pairs that the dashboard suggests re-checking.
@@ -90,8 +90,8 @@ pub struct ConsistencyReport {
 /// What the checks need of a study beyond the evaluation input.
 #[derive(Debug, Clone, Default)]
 pub struct History {
-    /// Ratings set in the browser: seconds since 1970 and stars, in the order made.
-    pub judgments: Vec<(i64, Stars)>,
+    /// Ratings set in the browser: who, seconds since 1970 and stars, in the order made.
+    pub judgments: Vec<TimedJudgment>,
     pub rechecks: Vec<TimedRecheck>,
     /// Rated pairs of finished targets.
     pub rated_pairs: i64,

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
-use crate::domain::Stars;
+use crate::domain::Grade;
 use crate::leaderboard::TargetInput;
 use crate::metrics::{self, Settings};
 
@@ -23,7 +23,7 @@ pub fn mean_ndcg<K: Copy + Eq + Hash>(
 /// judgments paired with it. A target without judgments is not evaluated, as on the
 /// leaderboard.
 pub fn mean_ndcg_against<'a, K: Copy + Eq + Hash + 'a>(
-    scored: impl Iterator<Item = (&'a TargetInput<K>, &'a HashMap<K, Stars>)>,
+    scored: impl Iterator<Item = (&'a TargetInput<K>, &'a HashMap<K, Grade>)>,
     model: usize,
     settings: &Settings,
 ) -> Option<f64> {

@@ -191,12 +191,12 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::domain::Stars;
+    use crate::domain::{Grade, Stars};
 
     /// One target: model a lists the 5-star paper first, b lists nothing of value.
     #[test]
     fn a_clear_leader_leads_under_every_variant() {
-        let stars = |value| Stars::new(value).unwrap();
+        let stars = |value| Grade::from(Stars::new(value).unwrap());
         let target = TargetInput {
             target: "T".to_owned(),
             fully_rated: true,

@@ -21,6 +21,7 @@ use std::path::Path;
 use rand::Rng;
 
 use crate::db::papers::PaperIndex;
+pub use crate::db::raters::KnownRater;
 use crate::domain::PaperId;
 
 /// What a file holds, and how to read it.
@@ -28,7 +29,7 @@ use crate::domain::PaperId;
 pub enum Kind {
     Papers(Format),
     Recommendations(recommendations::Options),
-    Ratings,
+    Ratings(ratings::Options),
 }
 
 impl Kind {
@@ -54,12 +55,13 @@ pub enum Bulk {
 
 impl Staged {
     /// Reads and checks a whole file: nothing is written. `papers` is the study's paper index
-    /// when the kind [resolves ids](Kind::resolves_ids) (any index otherwise); `source` names
-    /// the file in problems.
+    /// when the kind [resolves ids](Kind::resolves_ids) (any index otherwise), `raters` the
+    /// study's raters for ratings; `source` names the file in problems.
     pub fn read<R: Read>(
         kind: &Kind,
         reader: R,
         papers: PaperIndex,
+        raters: &[KnownRater],
         source: &str,
     ) -> Result<Staged, InvalidInput> {
         Ok(match kind {
@@ -69,7 +71,9 @@ impl Staged {
             Kind::Recommendations(options) => Staged::Bulk(Bulk::Recommendations(
                 recommendations::stage(reader, options, papers, source)?,
             )),
-            Kind::Ratings => Staged::Ratings(ratings::stage(reader, &papers, source)?),
+            Kind::Ratings(options) => {
+                Staged::Ratings(ratings::stage(reader, &papers, raters, options, source)?)
+            }
         })
     }
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::columns::{self, Value, COLUMNS};
 use super::{Leaderboard, ModelRow, Partial, TargetCounts, TargetRow};
 use crate::decision::Decision;
-use crate::metrics::Settings;
+use crate::metrics::{Judgments, Settings};
 
 impl Leaderboard {
     /// The leaderboard as pretty-printed JSON, ending in a newline; with `per_target`, every
@@ -19,6 +19,7 @@ impl Leaderboard {
                 metrics: &self.settings,
                 pool_depth: self.pool_depth.get(),
                 partial: self.partial,
+                judgments: self.judgments.as_ref(),
             },
             targets: &self.targets,
             decision: self.decision.as_ref(),
@@ -48,6 +49,9 @@ struct SettingsJson<'a> {
     metrics: &'a Settings,
     pool_depth: u32,
     partial: Partial,
+    /// With raters only: how one judgment per pair came from their stars.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judgments: Option<&'a Judgments>,
 }
 
 /// Each row as an object: the model's name and rank, then a key per column.

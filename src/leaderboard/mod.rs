@@ -23,8 +23,8 @@ use std::hash::Hash;
 use serde::Serialize;
 
 use crate::decision::Decision;
-use crate::domain::{PoolDepth, Stars};
-use crate::metrics::{Settings, TargetScores};
+use crate::domain::{Grade, PoolDepth};
+use crate::metrics::{Judgments, Settings, TargetScores};
 use columns::{Column, Value};
 
 pub use options::{LeaderboardOption, LeaderboardOptions, OPTIONS};
@@ -40,10 +40,10 @@ pub const SIGNIFICANCE_LEVEL: f64 = 0.05;
 pub struct TargetInput<K> {
     /// The target's external paper id.
     pub target: String,
-    /// Every pooled pair of the target is rated.
+    /// Every pooled pair of the target is rated (by every rater it needs).
     pub fully_rated: bool,
-    /// Every rated paper of the target, whichever model retrieved it.
-    pub judgments: HashMap<K, Stars>,
+    /// Every rated paper of the target, whichever model retrieved it, with its judgment.
+    pub judgments: HashMap<K, Grade>,
     /// Each model's ranked list, best first, in the order of [`Collection::models`]; `None` when
     /// the model has no list for this target.
     pub lists: Vec<Option<Vec<K>>>,
@@ -300,6 +300,9 @@ pub struct Leaderboard {
     pub pool_depth: PoolDepth,
     /// Whether partly rated targets were evaluated.
     pub partial: Partial,
+    /// How one judgment per pair came from its raters' stars, in a study with raters; `None`
+    /// with one rater, whose stars they are.
+    pub judgments: Option<Judgments>,
     pub targets: TargetCounts,
     /// Sorted by NDCG descending (undefined last), then by model name; the first is the
     /// leader.

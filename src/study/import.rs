@@ -40,7 +40,8 @@ impl Study {
                 true => db::papers::index(&conn)?,
                 false => PaperIndex::default(),
             };
-            let staged = Staged::read(&kind, reader, papers, &source)?;
+            let raters = db::raters::known_directly(&conn)?;
+            let staged = Staged::read(&kind, reader, papers, &raters, &source)?;
             Ok((conn, staged))
         })
         .await?;

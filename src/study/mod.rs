@@ -18,6 +18,7 @@ pub mod evaluation;
 mod import;
 mod pruning;
 mod queries;
+mod raters;
 mod rating;
 mod recheck;
 mod settings;
@@ -35,9 +36,12 @@ use crate::db::{self, WriteQueue, Writer};
 pub use crate::db::blind_pool::{BlindPoolChange, BlindPoolRow};
 pub use crate::db::checks::RecheckProgress;
 pub use crate::db::papers::{Hit, Paper, MARK_END, MARK_START};
+pub use crate::db::raters::{Plan, RaterRow};
 pub use crate::db::ratings::RatingRow;
 pub use crate::db::study::StudyStatus;
-pub use crate::db::targets::{thousands, Listing, Overview, Progress, TargetChoice, TargetSummary};
+pub use crate::db::targets::{
+    thousands, Listing, Overview, Progress, RaterOverview, TargetChoice, TargetSummary,
+};
 pub use crate::db::unblinded::ListedPaper;
 pub use choice::{Chosen, DropRule, Dropped};
 use error::plural;
@@ -45,6 +49,7 @@ pub use error::{Cause, Refusal, StudyError};
 pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
 pub use pruning::Pruning;
 pub use queries::{NextTarget, PooledPaper, RatingPage, Search, TargetList};
+pub use raters::{Added, Rater, Raters};
 pub use rating::Undo;
 pub use recheck::Recheck;
 

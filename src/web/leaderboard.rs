@@ -12,6 +12,7 @@ mod query;
 use actix_web::{web, HttpResponse};
 use askama::Template;
 
+use super::auth::Signed;
 use super::csrf::CsrfToken;
 use super::pruning::PruningView;
 use super::{view, WebError};
@@ -73,12 +74,14 @@ struct LeaderboardPage {
 pub async fn show(
     query: LeaderboardQuery,
     study: web::Data<Study>,
+    signed: Signed,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: false,
         ..query
     };
+    query.allowed_for(&signed)?;
     let board = asked(&study, &query).await?.board;
     let mut sorted = board.models.clone();
     query.sort.apply(&mut sorted);

@@ -32,6 +32,7 @@ mod metrics_study_checks;
 mod parser_properties;
 mod pooling;
 mod pruning;
+mod raters_migration;
 mod rating_page_contract;
 mod security_access;
 mod targets_choice;

@@ -76,19 +76,21 @@ impl Study {
                 Ok((
                     db::checks::judgments(&mut *conn).await?,
                     db::checks::rechecks(&mut *conn).await?,
-                    db::checks::recheck_progress(&mut *conn).await?,
+                    db::checks::recheck_progress(&mut *conn, None).await?,
                 ))
             })
             .await?;
         let history = History {
             judgments: (judgments.iter())
                 .filter_map(|judgment| {
-                    Some((seconds(&judgment.changed_at)?, Stars::new(judgment.stars)?))
+                    let at = seconds(&judgment.changed_at)?;
+                    Some((judgment.rater_id, at, Stars::new(judgment.stars)?))
                 })
                 .collect(),
             rechecks: (rechecks.iter())
                 .filter_map(|recheck| {
                     Some(TimedRecheck {
+                        rater: recheck.rater_id,
                         then: Stars::new(recheck.stars_then)?,
                         now: Stars::new(recheck.stars)?,
                         rated_at: seconds(&recheck.rated_at),
@@ -118,21 +120,25 @@ impl Study {
 }
 
 /// Scores and resamples in a blocking thread: the work keeps the cores busy for a while, and
-/// the async workers go on serving the rating pages meanwhile.
+/// the async workers go on serving the rating pages meanwhile. With raters, the board says
+/// which judgments it used; refused for a rater the study has not.
 async fn evaluate(
     set: &Arc<EvaluationSet>,
     options: &LeaderboardOptions,
     partial: Partial,
-) -> Leaderboard {
+) -> Result<Leaderboard, StudyError> {
     let set = set.clone();
     let settings = options.settings(set.collection.pool_depth);
+    let judgments = options.judgments();
     crate::blocking::run(move || {
         let started = Instant::now();
-        let scores = leaderboard::score(&set.collection, settings, partial);
+        let collection = set.collection(&judgments)?;
+        let scores = leaderboard::score(&collection, settings, partial);
         tracing::debug!(elapsed = ?started.elapsed(), "scored");
-        let board = leaderboard::resample(&set.collection, scores);
+        let mut board = leaderboard::resample(&collection, scores);
         tracing::debug!(elapsed = ?started.elapsed(), "resampled");
-        board
+        board.judgments = set.has_raters.then_some(judgments);
+        Ok(board)
     })
     .await
 }

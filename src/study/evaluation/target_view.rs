@@ -69,19 +69,21 @@ impl Study {
         };
         let evaluated = self.leaderboard(options, Partial::Exclude).await?;
         let (set, board) = (&evaluated.set, &evaluated.board);
+        let collection = set.collection(&options.judgments())?;
         // This target alone is scored; the board gives the models' order and ranks.
-        let scores: HashMap<&str, TargetScores> = match set.position_of(target) {
-            Some(position) => {
-                let scores =
-                    leaderboard::score_target(&set.collection.targets[position], &board.settings);
-                (set.collection.models.iter().map(String::as_str))
+        let on_target = set.position_of(target).map(|p| &collection.targets[p]);
+        let scores: HashMap<&str, TargetScores> = match on_target {
+            Some(input) => {
+                let scores = leaderboard::score_target(input, &board.settings);
+                (collection.models.iter().map(String::as_str))
                     .zip(scores)
                     .collect()
             }
             None => HashMap::new(),
         };
         let mut papers_by_model: HashMap<String, Vec<ListedPaper>> = HashMap::new();
-        for paper in listed {
+        for mut paper in listed {
+            paper.judgment = on_target.and_then(|input| input.judgments.get(&paper.key).copied());
             papers_by_model
                 .entry(paper.model.clone())
                 .or_default()

@@ -15,9 +15,10 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 
 use super::LeaderboardQuery;
-use crate::domain::{PaperId, PaperKey, Stars};
+use crate::domain::{Grade, PaperId, PaperKey};
 use crate::leaderboard::{columns, Partial};
 use crate::study::{Evaluated, ListedPaper, ModelOnTarget, Progress, Study, TargetView};
+use crate::web::auth::Owner;
 use crate::web::{view, WebError};
 
 #[derive(Template)]
@@ -60,9 +61,12 @@ impl MatrixCell {
     }
 }
 
+/// The owner's alone in a study with raters: a target's judgments would tell a rater the
+/// others' stars.
 pub async fn matrix(
     query: LeaderboardQuery,
     study: web::Data<Study>,
+    _: Owner,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: true,
@@ -122,7 +126,9 @@ struct PaperInList {
     position: i64,
     external_id: PaperId,
     title: String,
-    stars: Option<Stars>,
+    /// The paper's judgment on the target: whole stars, or with `judgments=mean` the mean of
+    /// its raters' stars.
+    stars: Option<Grade>,
 }
 
 impl ModelList {
@@ -145,13 +151,13 @@ impl PaperInList {
             position: listed.position,
             external_id: listed.paper.clone(),
             title: listed.title.clone(),
-            stars: listed.stars,
+            stars: listed.judgment,
         }
     }
 
-    /// Filled and empty stars, e.g. `★★★☆☆`.
+    /// Filled and empty stars, e.g. `★★★☆☆` (a mean between two: the whole stars below it).
     fn glyphs(&self) -> String {
-        let filled = self.stars.map_or(0, |stars| usize::from(stars.get()));
+        let filled = self.stars.map_or(0, |grade| grade.get().floor() as usize);
         format!("{}{}", "★".repeat(filled), "☆".repeat(5 - filled))
     }
 }
@@ -159,6 +165,7 @@ impl PaperInList {
 pub async fn target(
     query: LeaderboardQuery,
     study: web::Data<Study>,
+    _: Owner,
     path: web::Path<i64>,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
