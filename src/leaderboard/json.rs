@@ -6,7 +6,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::columns::{self, Value, COLUMNS};
-use super::{Leaderboard, ModelRow, Partial, TargetCounts, TargetRow};
+use super::{Leaderboard, ModelRow, Partial, RaterLeader, TargetCounts, TargetRow};
 use crate::decision::Decision;
 use crate::metrics::{Judgments, Settings};
 
@@ -23,6 +23,7 @@ impl Leaderboard {
             },
             targets: &self.targets,
             decision: self.decision.as_ref(),
+            leader_by_rater: self.by_rater.as_deref(),
             models: ModelsJson(&self.models),
             per_target: per_target.then_some(PerTargetJson(self)),
         };
@@ -38,6 +39,9 @@ struct LeaderboardJson<'a> {
     targets: &'a TargetCounts,
     /// `null` where there is no verdict (fewer than two models).
     decision: Option<&'a Decision>,
+    /// With raters only: the leader on each rater's stars alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leader_by_rater: Option<&'a [RaterLeader]>,
     models: ModelsJson<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     per_target: Option<PerTargetJson<'a>>,

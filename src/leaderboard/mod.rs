@@ -23,7 +23,7 @@ use std::hash::Hash;
 use serde::Serialize;
 
 use crate::decision::Decision;
-use crate::domain::{Grade, PoolDepth};
+use crate::domain::{Grade, PoolDepth, RaterName};
 use crate::metrics::{Judgments, Settings, TargetScores};
 use columns::{Column, Value};
 
@@ -251,6 +251,16 @@ impl ModelRow {
     }
 }
 
+/// The leader on one rater's stars alone (`judgments=rater:NAME`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RaterLeader {
+    pub rater: RaterName,
+    /// `None` before they rated a fully rated target whole.
+    pub leader: Option<String>,
+    /// The targets their stars rank the models over.
+    pub targets: usize,
+}
+
 /// Every model on one evaluated target.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetRow {
@@ -303,6 +313,9 @@ pub struct Leaderboard {
     /// How one judgment per pair came from its raters' stars, in a study with raters; `None`
     /// with one rater, whose stars they are.
     pub judgments: Option<Judgments>,
+    /// In a study with raters, the leader on each rater's stars alone: whether the verdict
+    /// depends on who rated. `None` with one rater.
+    pub by_rater: Option<Vec<RaterLeader>>,
     pub targets: TargetCounts,
     /// Sorted by NDCG descending (undefined last), then by model name; the first is the
     /// leader.
@@ -315,6 +328,53 @@ pub struct Leaderboard {
 }
 
 impl Leaderboard {
+    /// In a study with raters, whether the verdict depends on who rated, in words: the leader
+    /// on each rater's stars alone against the leader here. `None` with one rater.
+    pub fn who_rated_in_words(&self) -> Option<String> {
+        let by_rater = self.by_rater.as_ref()?;
+        let leader = (self.models.first())
+            .filter(|row| row.ndcg().is_some())
+            .map(|row| row.model.as_str());
+        let Some(leader) = leader else {
+            return Some("Who rated: no model leads yet.".to_owned());
+        };
+        let on = |rater: &RaterLeader| format!("{}'s ({} targets)", rater.rater, rater.targets);
+        let same: Vec<String> = (by_rater.iter())
+            .filter(|rater| rater.leader.as_deref() == Some(leader))
+            .map(on)
+            .collect();
+        let differ: Vec<String> = (by_rater.iter())
+            .filter_map(|rater| {
+                let own = rater.leader.as_deref().filter(|own| *own != leader)?;
+                Some(format!("with {} stars alone {own} leads", on(rater)))
+            })
+            .collect();
+        let none: Vec<&str> = (by_rater.iter())
+            .filter(|rater| rater.leader.is_none())
+            .map(|rater| rater.rater.as_str())
+            .collect();
+        let mut said = if differ.is_empty() {
+            let names: Vec<&str> = same.iter().map(String::as_str).collect();
+            format!(
+                "Who rated: {leader} leads on each rater's stars alone too ({}): the verdict \
+                 does not depend on who rated.",
+                crate::checks::listed(&names)
+            )
+        } else {
+            format!(
+                "Who rated: the leader depends on it: {} instead of {leader}.",
+                differ.join("; ")
+            )
+        };
+        if !none.is_empty() {
+            said.push_str(&format!(
+                " {} rated no fully rated target whole yet.",
+                crate::checks::listed(&none)
+            ));
+        }
+        Some(said)
+    }
+
     /// Scores and compares the models of `collection` under `settings`: [`score`], then
     /// [`resample`].
     pub fn of<K: Copy + Eq + Hash + Sync>(

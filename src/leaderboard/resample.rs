@@ -39,6 +39,7 @@ pub fn resample<K: Sync>(collection: &Collection<K>, scores: Scores) -> Leaderbo
         pool_depth: collection.pool_depth,
         partial: scores.partial,
         judgments: None,
+        by_rater: None,
         targets: scores.targets,
         models,
         per_target,

@@ -57,6 +57,10 @@ impl Leaderboard {
             table.push_str(&crate::terminal::escape(&decision.in_words()));
             table.push('\n');
         }
+        if let Some(who_rated) = self.who_rated_in_words() {
+            table.push_str(&crate::terminal::escape(&who_rated));
+            table.push('\n');
+        }
         table.push_str(&format!(
             "diff and p: paired against the leader; p from a two-sided sign-flip test with \
              {RESAMPLES} permutations, Holm-adjusted over the comparisons; 95% CI from \

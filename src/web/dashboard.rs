@@ -47,6 +47,8 @@ struct DashboardPage {
     csrf_token: String,
     /// A rater's name, in a study with raters: the progress is theirs.
     rater: Option<String>,
+    /// With raters: how one judgment per pair came from their stars.
+    judgments: Option<String>,
 }
 
 /// How many models the dashboard shows of the leaderboard.
@@ -113,6 +115,10 @@ pub async fn show(
         pruning,
         csrf_token: csrf.value().to_owned(),
         rater: rater.map(|_| signed.0.name.to_string()),
+        judgments: board
+            .judgments
+            .as_ref()
+            .map(|judgments| judgments.describe()),
     })?;
     csrf.set_cookie_on(&mut response)?;
     Ok(response)

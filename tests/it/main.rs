@@ -33,6 +33,7 @@ mod parser_properties;
 mod pooling;
 mod pruning;
 mod raters_migration;
+mod raters_web;
 mod rating_page_contract;
 mod security_access;
 mod targets_choice;
