@@ -32,6 +32,7 @@ mod metrics_study_checks;
 mod parser_properties;
 mod pooling;
 mod pruning;
+mod raters_cli;
 mod raters_migration;
 mod raters_web;
 mod rating_page_contract;

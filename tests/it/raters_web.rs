@@ -501,3 +501,99 @@ async fn no_rater_changes_another_ones_rating(
         "Boris's own last rating of {target} ({boris_last}) is undone"
     );
 }
+
+/// The `Set-Cookie` of the session, if the response sets one.
+fn session_cookie(response: &reqwest::Response) -> Option<String> {
+    (response
+        .headers()
+        .get_all(reqwest::header::SET_COOKIE)
+        .iter())
+    .map(|value| value.to_str().unwrap().to_owned())
+    .find(|value| value.starts_with("paperjudge_session="))
+}
+
+/// Signing in as a rater is throttled as the password is: five wrong tries a minute per
+/// client, a wrong name answered as a wrong password, then 429 with `Retry-After` even for the
+/// right password; the session cookie is HttpOnly, SameSite=Strict, and Secure behind TLS. A
+/// rater removed is signed out at their next request.
+#[tokio::test]
+async fn signing_in_as_a_rater_is_throttled_and_its_cookie_kept_from_scripts() {
+    for behind_tls in [false, true] {
+        let access = Access {
+            behind_tls,
+            ..Access::default()
+        };
+        let app = TestApp::spawn_with(study_with_three_raters().await, access).await;
+        let mut guesser = Browser::new(&app);
+        let login = Page::parse(&guesser.get("/login").await.text().await.unwrap());
+        assert_eq!(login.count("form[action='/login'] input[name=rater]"), 1);
+        for (name, password) in [
+            ("Annika", "not her password"),
+            ("Nobody", "Annika's own password"),
+            ("Annika", ""),
+            ("", "Annika's own password"),
+            ("Boris", "Annika's own password"),
+        ] {
+            let wrong = guesser.log_in_as(name, password).await;
+            assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED, "{name}");
+            assert_eq!(session_cookie(&wrong), None);
+        }
+        let throttled = guesser.log_in_as("Annika", &password_of("Annika")).await;
+        assert_eq!(throttled.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert!(throttled
+            .headers()
+            .contains_key(reqwest::header::RETRY_AFTER));
+        assert_eq!(session_cookie(&throttled), None);
+
+        let mut annika = Browser::from(&app, std::net::Ipv4Addr::new(127, 0, 0, 2));
+        let signed = annika.log_in_as("Annika", &password_of("Annika")).await;
+        assert_eq!(signed.status(), StatusCode::SEE_OTHER);
+        let cookie = session_cookie(&signed).expect("a session cookie");
+        assert!(cookie.contains("; HttpOnly"), "{cookie}");
+        assert!(cookie.contains("; SameSite=Strict"), "{cookie}");
+        assert_eq!(cookie.contains("; Secure"), behind_tls, "{cookie}");
+        assert_eq!(annika.get("/targets").await.status(), StatusCode::OK);
+
+        let name = RaterName::new("Annika").unwrap();
+        app.study.study.remove_rater(&name).await.unwrap();
+        let gone = annika.get("/targets").await;
+        assert_eq!(gone.status(), StatusCode::SEE_OTHER);
+        assert_eq!(location(&gone), "/login");
+        let mut again = Browser::from(&app, std::net::Ipv4Addr::new(127, 0, 0, 3));
+        let refused = again.log_in_as("Annika", &password_of("Annika")).await;
+        assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    }
+}
+
+/// Without raters and without a password nothing is asked, as before; with raters, a visitor
+/// on loopback signs in too, and the owner, who has no password here, cannot.
+#[tokio::test]
+async fn raters_added_while_serving_are_asked_for_from_the_next_request() {
+    let study = TestStudy::new().await;
+    study.papers(&papers_csv()).await;
+    study.recommendations(&recommendations_csv()).await;
+    let app = TestApp::spawn(study).await;
+    let mut visitor = Browser::new(&app);
+    assert_eq!(visitor.get("/targets").await.status(), StatusCode::OK);
+    assert_eq!(visitor.get("/login").await.status(), StatusCode::NOT_FOUND);
+    let name = RaterName::new("Annika").unwrap();
+    app.study
+        .study
+        .add_rater(&name, &password_of("Annika"))
+        .await
+        .unwrap();
+    let asked = visitor.get("/targets").await;
+    assert_eq!(location(&asked), "/login");
+    let owner = visitor.log_in_as("", "any password at all").await;
+    assert_eq!(owner.status(), StatusCode::UNAUTHORIZED);
+    let page = Page::parse(&owner.text().await.unwrap());
+    assert!(page
+        .all_text()
+        .contains("Give your name as a rater, and your password."));
+    let signed = visitor.log_in_as("Annika", &password_of("Annika")).await;
+    assert_eq!(location(&signed), "/");
+    let dashboard = Page::parse(&visitor.get("/").await.text().await.unwrap());
+    assert!(dashboard
+        .text(".signed-in")
+        .starts_with("Signed in as Annika"));
+}
