@@ -1,12 +1,12 @@
 //! Rating: a rater's change of a rating (a set, a clear, an undo). Imports write ratings their
 //! own way, a whole file in one transaction.
 //!
-//! The rules: only a paper in the blind pool of a target being rated can be rated; a rater
-//! rates a target they took or one that still needs a rater (taking it), the owner any; each
-//! rater changes and undoes only their own ratings; and each change is one command, committed
-//! durably before it answers, so that "saved" means saved. Every change is recorded in the
-//! rating history with the rater and the browser session that made it, which is what undo
-//! goes by.
+//! The rules: only a paper in the blind pool of a target being rated can be rated (or one that
+//! pruning took out of it while its page was open, which comes back); a rater rates a target
+//! they took or one that still needs a rater (taking it), the owner any; each rater changes
+//! and undoes only their own ratings; and each change is one command, committed durably before
+//! it answers, so that "saved" means saved. Every change is recorded in the rating history
+//! with the rater and the browser session that made it, which is what undo goes by.
 
 use sqlx::SqliteConnection;
 
@@ -46,11 +46,17 @@ impl Study {
             let paper = db::papers::id_of(&mut *conn, paper)
                 .await?
                 .ok_or_else(not_in_pool)?;
-            if !db::blind_pool::contains(&mut *conn, target, paper).await? {
-                return Err(not_in_pool().into());
-            }
             if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
                 return Err(Refusal::TargetTaken(target).into());
+            }
+            if !db::blind_pool::contains(&mut *conn, target, paper).await? {
+                // A page opened before pruning shrank the target's pool still shows the paper:
+                // its rating is kept, and the pair comes back into the pool.
+                let depth = db::study::pool_depth(&mut *conn).await?.get();
+                if !db::pruning::pruned_away(&mut *conn, target, paper, depth).await? {
+                    return Err(not_in_pool().into());
+                }
+                db::blind_pool::ensure_pair(&mut *conn, target, paper, &mut rand::rng()).await?;
             }
             let pair = Pair {
                 target,
