@@ -21,7 +21,7 @@ use crate::leaderboard::{Collection, Partial, TargetInput};
 use crate::metrics::{self, Judgments, Settings};
 
 pub use pool_bias::{ModelBias, PoolBias};
-pub use raters::{listed, RaterKappa, RaterRanking, RaterReport, RatersInput, RatersReport};
+pub use raters::{RaterKappa, RaterRanking, RaterReport, RatersInput, RatersReport};
 pub use sensitivity::{Placed, Sensitivity, Variant};
 pub use timing::{
     Bin, Day, Drift, PositionAgreement, RatingsPerSitting, SecondsPerJudgment, TimedJudgment,

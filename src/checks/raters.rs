@@ -13,6 +13,7 @@ use super::ranking::{self, tau};
 use super::strength;
 use crate::db::evaluation::Ratings;
 use crate::domain::{RaterId, RaterName, Stars};
+use crate::leaderboard::{listed, who_rated, RaterLeader};
 use crate::metrics::{
     krippendorff_alpha, krippendorff_alpha_ci95, quadratic_weighted_kappa, star_counts,
     ConfusionMatrix, Level, Settings, StarCounts,
@@ -204,15 +205,6 @@ fn pairs(ratings: &[Ratings]) -> Vec<Vec<(RaterId, Stars)>> {
         .collect()
 }
 
-/// Names as a sentence lists them: "Ann", "Ann and Bo", "Ann, Bo and Cy".
-pub fn listed(names: &[&str]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => (*one).to_owned(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
 /// Landis and Koch's words for an agreement, as an adverb: "agree moderately".
 fn adverb(value: f64) -> String {
     match strength(value) {
@@ -260,38 +252,19 @@ fn sentence(
             )
         }
     };
-    let Some(leader) = leader else {
-        return format!("{agreement}.");
-    };
-    let differ: Vec<String> = (raters.iter())
-        .filter_map(|rater| {
-            let own = rater.leader.as_deref()?;
-            (own != leader).then(|| format!("with {}'s stars alone {own} leads", rater.name))
-        })
-        .collect();
-    let unfinished: Vec<&str> = (raters.iter())
-        .filter(|rater| rater.leader.is_none())
-        .map(|rater| rater.name.as_str())
-        .collect();
-    let mut said = if differ.is_empty() {
-        let one = if raters.len() == 2 { "either" } else { "any" };
-        if unfinished.is_empty() {
-            format!("{agreement}; with {one} one's stars alone {leader} still leads.")
-        } else {
-            format!("{agreement}; {leader} leads with the stars of each rater who rated a target whole.")
+    let mut said = match leader {
+        Some(leader) => {
+            let leaders: Vec<RaterLeader> = (raters.iter())
+                .map(|rater| RaterLeader {
+                    rater: rater.name.clone(),
+                    leader: rater.leader.clone(),
+                    targets: rater.targets,
+                })
+                .collect();
+            format!("{agreement}; {}.", who_rated(leader, &leaders))
         }
-    } else {
-        format!(
-            "{agreement}; the leader depends on who rated: {} instead of {leader}.",
-            differ.join(", ")
-        )
+        None => format!("{agreement}."),
     };
-    if !unfinished.is_empty() {
-        said.push_str(&format!(
-            " {} rated no fully rated target whole yet.",
-            listed(&unfinished)
-        ));
-    }
     let disagrees = (raters.iter())
         .filter_map(|rater| Some((rater, rater.alpha_without? - alpha?)))
         .filter(|(_, rise)| *rise >= NOTABLE_RISE)
@@ -319,6 +292,35 @@ mod tests {
         assert_eq!(listed(&["Ann"]), "Ann");
         assert_eq!(listed(&["Ann", "Bo"]), "Ann and Bo");
         assert_eq!(listed(&["Ann", "Bo", "Cy"]), "Ann, Bo and Cy");
+    }
+
+    fn leader(rater: &str, leader: Option<&str>) -> RaterLeader {
+        RaterLeader {
+            rater: RaterName::new(rater).unwrap(),
+            leader: leader.map(str::to_owned),
+            targets: 9,
+        }
+    }
+
+    #[test]
+    fn whether_the_leader_depends_on_who_rated_is_said() {
+        let same = [leader("Ann", Some("LDA")), leader("Bo", Some("LDA"))];
+        assert_eq!(
+            who_rated("LDA", &same),
+            "with either one's stars alone LDA still leads"
+        );
+        let three = [same[0].clone(), same[1].clone(), leader("Cy", Some("LSA"))];
+        assert_eq!(
+            who_rated("LDA", &three),
+            "the leader depends on who rated: with Cy's stars alone (9 targets) LSA leads \
+             instead of LDA"
+        );
+        let unfinished = [same[0].clone(), leader("Cy", None)];
+        assert_eq!(
+            who_rated("LDA", &unfinished),
+            "on the stars alone of each rater who rated a target whole, LDA still leads; Cy \
+             rated no fully rated target whole yet"
+        );
     }
 
     #[test]

@@ -261,6 +261,57 @@ pub struct RaterLeader {
     pub targets: usize,
 }
 
+/// Whether `leader` leads on each rater's stars alone too, as a clause: "with either one's
+/// stars alone LDA 300 still leads", or "the leader depends on who rated: with Cy's stars
+/// alone (9 targets) LSA 200 leads instead of LDA 300", and who has rated no fully rated target
+/// whole yet.
+pub fn who_rated(leader: &str, by_rater: &[RaterLeader]) -> String {
+    let differ: Vec<String> = (by_rater.iter())
+        .filter_map(|rater| {
+            let own = rater.leader.as_deref().filter(|own| *own != leader)?;
+            Some(format!(
+                "with {}'s stars alone ({} targets) {own} leads",
+                rater.rater, rater.targets
+            ))
+        })
+        .collect();
+    let unfinished: Vec<&str> = (by_rater.iter())
+        .filter(|rater| rater.leader.is_none())
+        .map(|rater| rater.rater.as_str())
+        .collect();
+    if unfinished.len() == by_rater.len() {
+        return "no rater has rated a fully rated target whole yet".to_owned();
+    }
+    let mut said = if !differ.is_empty() {
+        format!(
+            "the leader depends on who rated: {} instead of {leader}",
+            differ.join("; ")
+        )
+    } else if !unfinished.is_empty() {
+        format!("on the stars alone of each rater who rated a target whole, {leader} still leads")
+    } else if by_rater.len() == 2 {
+        format!("with either one's stars alone {leader} still leads")
+    } else {
+        format!("with any one's stars alone {leader} still leads")
+    };
+    if !unfinished.is_empty() {
+        said.push_str(&format!(
+            "; {} rated no fully rated target whole yet",
+            listed(&unfinished)
+        ));
+    }
+    said
+}
+
+/// Names as a sentence lists them: "Ann", "Ann and Bo", "Ann, Bo and Cy".
+pub fn listed(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// Every model on one evaluated target.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetRow {
@@ -335,44 +386,10 @@ impl Leaderboard {
         let leader = (self.models.first())
             .filter(|row| row.ndcg().is_some())
             .map(|row| row.model.as_str());
-        let Some(leader) = leader else {
-            return Some("Who rated: no model leads yet.".to_owned());
-        };
-        let on = |rater: &RaterLeader| format!("{}'s ({} targets)", rater.rater, rater.targets);
-        let same: Vec<String> = (by_rater.iter())
-            .filter(|rater| rater.leader.as_deref() == Some(leader))
-            .map(on)
-            .collect();
-        let differ: Vec<String> = (by_rater.iter())
-            .filter_map(|rater| {
-                let own = rater.leader.as_deref().filter(|own| *own != leader)?;
-                Some(format!("with {} stars alone {own} leads", on(rater)))
-            })
-            .collect();
-        let none: Vec<&str> = (by_rater.iter())
-            .filter(|rater| rater.leader.is_none())
-            .map(|rater| rater.rater.as_str())
-            .collect();
-        let mut said = if differ.is_empty() {
-            let names: Vec<&str> = same.iter().map(String::as_str).collect();
-            format!(
-                "Who rated: {leader} leads on each rater's stars alone too ({}): the verdict \
-                 does not depend on who rated.",
-                crate::checks::listed(&names)
-            )
-        } else {
-            format!(
-                "Who rated: the leader depends on it: {} instead of {leader}.",
-                differ.join("; ")
-            )
-        };
-        if !none.is_empty() {
-            said.push_str(&format!(
-                " {} rated no fully rated target whole yet.",
-                crate::checks::listed(&none)
-            ));
-        }
-        Some(said)
+        Some(match leader {
+            Some(leader) => format!("Who rated: {}.", who_rated(leader, by_rater)),
+            None => "Who rated: no model leads yet.".to_owned(),
+        })
     }
 
     /// Scores and compares the models of `collection` under `settings`: [`score`], then

@@ -15,25 +15,28 @@ struct Reference {
     cases: Vec<Case>,
 }
 
+/// One case of the fixture (also read by `raters_cli`, on a study).
 #[derive(Deserialize)]
-struct Case {
-    name: String,
+pub struct Case {
+    pub name: String,
     /// One row per rater, one column per pair.
-    ratings: Vec<Vec<Option<i64>>>,
-    alpha_ordinal: f64,
-    alpha_interval: f64,
-    kappa: Vec<Kappa>,
+    pub ratings: Vec<Vec<Option<i64>>>,
+    pub alpha_ordinal: f64,
+    pub alpha_interval: f64,
+    pub kappa: Vec<Kappa>,
 }
 
+/// Kappa between raters `a` and `b` (their rows) over the pairs both rated.
 #[derive(Deserialize)]
-struct Kappa {
-    a: usize,
-    b: usize,
-    pairs: usize,
-    kappa: f64,
+pub struct Kappa {
+    pub a: usize,
+    pub b: usize,
+    pub pairs: usize,
+    pub kappa: f64,
 }
 
-fn reference() -> Vec<Case> {
+/// The cases of tests/fixtures/agreement/reference.json.
+pub fn reference() -> Vec<Case> {
     let text = include_str!("../fixtures/agreement/reference.json");
     serde_json::from_str::<Reference>(text)
         .expect("the fixture parses")

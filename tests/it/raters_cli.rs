@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use serde::Deserialize;
 use serde_json::Value;
 
+use crate::metrics_agreement::reference;
 use crate::process_support::{paperjudge, stderr, succeeded};
 
 fn run(db: &Path, args: &[&str]) -> Output {
@@ -169,28 +169,6 @@ fn raters_are_managed_from_the_command_line_with_clear_refusals() {
     );
 }
 
-#[derive(Deserialize)]
-struct Reference {
-    cases: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-struct Case {
-    name: String,
-    ratings: Vec<Vec<Option<i64>>>,
-    alpha_ordinal: f64,
-    alpha_interval: f64,
-    kappa: Vec<Kappa>,
-}
-
-#[derive(Deserialize)]
-struct Kappa {
-    a: usize,
-    b: usize,
-    pairs: usize,
-    kappa: f64,
-}
-
 fn close(got: &Value, expected: f64, what: &str) {
     let got = got.as_f64().unwrap_or_else(|| panic!("{what} is a number"));
     assert!(
@@ -204,9 +182,7 @@ fn close(got: &Value, expected: f64, what: &str) {
 /// checks' alpha and kappa are the `krippendorff` package's and scikit-learn's.
 #[test]
 fn the_checks_agree_with_independent_implementations_on_a_study() {
-    let reference: Reference =
-        serde_json::from_str(include_str!("../fixtures/agreement/reference.json")).unwrap();
-    let case = (reference.cases.iter())
+    let case = (reference().into_iter())
         .find(|case| case.name == "three_raters_overlap")
         .unwrap();
     let pairs = case.ratings[0].len();

@@ -381,6 +381,22 @@ async fn the_random_rater_lowers_alpha(app: &TestApp) {
         .contains("Without Cyrille's stars α would be"));
     assert_eq!(raters["kappa"].as_array().unwrap().len(), 3);
     assert_eq!(checks["settings"]["judgments"], "lower-median");
+    // The leaderboard says whether its leader is each rater's too, as the checks do.
+    let board: Value = owner.get("/leaderboard.json").await.json().await.unwrap();
+    let leader = board["models"][0]["model"].as_str().unwrap().to_owned();
+    let differ: Vec<&Value> = (board["leader_by_rater"].as_array().unwrap().iter())
+        .filter(|rater| rater["leader"] != leader.as_str())
+        .collect();
+    let page = Page::parse(&owner.get("/leaderboard").await.text().await.unwrap());
+    let who_rated = page.text("#who-rated");
+    if differ.is_empty() {
+        assert_eq!(
+            who_rated,
+            format!("Who rated: with any one's stars alone {leader} still leads.")
+        );
+    } else {
+        assert!(who_rated.starts_with("Who rated: the leader depends on who rated: with "));
+    }
     let page = owner.get("/checks").await;
     assert_eq!(page.status(), StatusCode::OK);
     let page = Page::parse(&page.text().await.unwrap());
