@@ -1061,7 +1061,9 @@ async fn simulate(study: &Study, args: SimulateArgs) -> Result<(), CliError> {
     let set = (study.evaluation_set(args.options.list_depth()).await)
         .map_err(|error| CliError::of_study(error, "the study file cannot be read"))?;
     let settings = args.options.settings(set.collection.pool_depth);
-    let replay = simulation::Replay::of(&set.collection, settings)
+    let collection = (set.collection(&args.options.judgments()))
+        .map_err(|refusal| CliError::Usage(refusal.to_string()))?;
+    let replay = simulation::Replay::of(&collection, settings)
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
     report_simulation(&replay, args)
 }

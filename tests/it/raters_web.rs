@@ -155,10 +155,12 @@ async fn rating_page(browser: &mut Browser, path: &str) -> (Vec<(String, String)
 
 /// Each of the three raters in turn asks `/next` for a target and rates it whole, until no
 /// target needs any of them. Every page a rater opens shows no stars before they rate, however
-/// many others rated the target: answers how many pages were opened after another rater rated.
-async fn rate_in_turn(app: &TestApp, browsers: &mut [Browser]) -> usize {
+/// many others rated the target: answers how many pages were opened after another rater rated,
+/// and the targets in the order they became fully rated.
+async fn rate_in_turn(app: &TestApp, browsers: &mut [Browser]) -> (usize, Vec<String>) {
     let mut done = [false; 3];
     let mut after_others = 0;
+    let mut completed = Vec::new();
     while done.contains(&false) {
         for (index, rater) in RATERS.iter().enumerate() {
             if done[index] {
@@ -200,9 +202,20 @@ async fn rate_in_turn(app: &TestApp, browsers: &mut [Browser]) -> usize {
                 let saved = browser.post(&rating_path, &fields, Answer::Json).await;
                 assert_eq!(saved.status(), StatusCode::OK, "{rater} rates {paper}");
             }
+            let fully_rated: bool = sqlx::query_scalar(
+                "SELECT t.fully_rated FROM targets t JOIN papers p ON p.id = t.target_id
+                 WHERE p.external_id = ?",
+            )
+            .bind(format!("T{target}"))
+            .fetch_one(&app.study.connections)
+            .await
+            .unwrap();
+            if fully_rated {
+                completed.push(format!("T{target}"));
+            }
         }
     }
-    after_others
+    (after_others, completed)
 }
 
 #[tokio::test]
@@ -217,10 +230,27 @@ async fn three_raters_rate_blind_and_each_target_gets_the_raters_it_needs() {
     assert_eq!(stranger.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&stranger), "/login");
 
-    let after_others = rate_in_turn(&app, &mut browsers).await;
+    let (after_others, completed) = rate_in_turn(&app, &mut browsers).await;
     assert!(
         after_others > 0,
         "some page was opened after another rater rated its target"
+    );
+    // The verdict reads the targets in the order their last needed rating completed them.
+    let set = app.study.study.evaluation_set(0).await.unwrap();
+    let order: Vec<String> = (set.collection.completion.as_ref().unwrap().order.iter())
+        .map(|&position| set.collection.targets[position].target.clone())
+        .collect();
+    assert_eq!(order, completed);
+    assert_eq!(completed.len(), TARGETS as usize);
+    assert_eq!(
+        app.study
+            .study
+            .status()
+            .await
+            .unwrap()
+            .judgments_with_provenance_known,
+        0,
+        "no rating was made after its target's numbers were out"
     );
 
     // Every target got the raters it needs: two, and one more for the overlap share, whose
@@ -511,6 +541,9 @@ async fn no_rater_changes_another_ones_rating(
         changed,
         "Annika's change stays"
     );
+    // Both changes of a fully rated target were made with its provenance known.
+    let status = app.study.study.status().await.unwrap();
+    assert_eq!(status.judgments_with_provenance_known, 2);
     let boris_last = undone["paper"].as_str().unwrap().to_owned();
     assert!(
         !after[&(target.clone(), boris_last.clone())].contains_key("Boris"),
