@@ -225,5 +225,6 @@ BEGIN
 END;
 
 DROP INDEX targets_in_rating_order;
+-- The index of the random order, covering what `/next` and the evaluation read of each target.
 CREATE INDEX targets_in_rating_order
-    ON targets (active, order_key, target_id, pooled, raters, needed);
+    ON targets (active, order_key, target_id, rated, pooled, raters, needed);

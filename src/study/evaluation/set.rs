@@ -204,16 +204,18 @@ fn judged(
     judgments: &Judgments,
     rater: Option<RaterId>,
 ) -> HashMap<PaperKey, Grade> {
-    let picked: Vec<(PaperKey, Stars)> = (ratings.iter())
-        .filter(|(_, by, _)| rater.is_none_or(|rater| *by == rater))
-        .map(|&(paper, _, stars)| (paper, stars))
-        .collect();
+    let mut judged = HashMap::with_capacity(ratings.len());
     let mut stars = Vec::new();
-    (picked.chunk_by(|a, b| a.0 == b.0))
-        .filter_map(|of_paper| {
-            stars.clear();
-            stars.extend(of_paper.iter().map(|&(_, given)| given));
-            Some((of_paper[0].0, judgments.of(&mut stars)?))
-        })
-        .collect()
+    for of_paper in ratings.chunk_by(|a, b| a.0 == b.0) {
+        stars.clear();
+        stars.extend(
+            (of_paper.iter())
+                .filter(|(_, by, _)| rater.is_none_or(|rater| *by == rater))
+                .map(|&(_, _, given)| given),
+        );
+        if let Some(grade) = judgments.of(&mut stars) {
+            judged.insert(of_paper[0].0, grade);
+        }
+    }
+    judged
 }
