@@ -97,7 +97,14 @@ pub async fn show(
         .and_then(|decision| decision.targets_to_choose())
         .map(|wanted| wanted.min(overview.choosable()))
         .filter(|&count| count > 0);
-    let pruning = PruningView::new(&study.pruning().await?, board.decision.as_ref());
+    // Choosing targets and pruning change the study for everyone: the owner's.
+    let (choose_more, pruning) = match rater {
+        None => (
+            choose_more,
+            PruningView::new(&study.pruning().await?, board.decision.as_ref()),
+        ),
+        Some(_) => (None, None),
+    };
     let mut response = view::html(&DashboardPage {
         pairs,
         finished,

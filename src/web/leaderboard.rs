@@ -89,7 +89,11 @@ pub async fn show(
     let board = asked(&study, &query).await?.board;
     let mut sorted = board.models.clone();
     query.sort.apply(&mut sorted);
-    let pruning = PruningView::new(&study.pruning().await?, board.decision.as_ref());
+    // Pruning changes the study for everyone: the owner's to offer.
+    let pruning = match signed.rater_only() {
+        None => PruningView::new(&study.pruning().await?, board.decision.as_ref()),
+        Some(_) => None,
+    };
     let mut response = view::html(&LeaderboardPage {
         k: board.settings.k.get(),
         settings_in_words: board.settings.describe(),

@@ -454,6 +454,19 @@ async fn no_rater_reaches_another_ones_stars(app: &TestApp, browsers: &mut [Brow
     let target = app.paper_id("T1").await;
     let refused = annika.get(&format!("/leaderboard/targets/{target}")).await;
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    // Nor does she change the study for everyone: choosing targets, pruning.
+    let token = annika.form_token("/logout").await;
+    for (path, fields) in [
+        ("/prune", [("prune", "on"), ("csrf_token", token.as_str())]),
+        (
+            "/targets",
+            [("paper", "T1-1"), ("csrf_token", token.as_str())],
+        ),
+    ] {
+        let refused = annika.post(path, &fields, Answer::Redirect).await;
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{path}");
+    }
+    assert!(!app.study.study.pruning().await.unwrap().on);
     // The comparison itself she may see, by the study's judgments or her own stars, without
     // the others' leaders.
     let own: Value = annika

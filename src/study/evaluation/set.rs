@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::db;
 use crate::db::evaluation::{Ratings, Revision, Snapshot};
 use crate::db::targets::Overview;
-use crate::domain::{Grade, ModelId, PaperKey, RaterId, RaterName, Stars};
+use crate::domain::{Grade, ModelId, PaperKey, RaterId, RaterName};
 use crate::leaderboard::{Collection, Completion, TargetInput};
 use crate::metrics::Judgments;
 use crate::study::{Refusal, StudyError};
