@@ -427,6 +427,23 @@ async fn the_random_rater_lowers_alpha(app: &TestApp) {
     } else {
         assert!(who_rated.starts_with("Who rated: the leader depends on who rated: with "));
     }
+    // Every page of the study says which judgments it used.
+    let key = app.paper_id("T1").await;
+    for path in [
+        "/leaderboard".to_owned(),
+        "/leaderboard/targets".to_owned(),
+        format!("/leaderboard/targets/{key}?judgments=upper-median"),
+        "/checks".to_owned(),
+        "/".to_owned(),
+    ] {
+        let page = Page::parse(&owner.get(&path).await.text().await.unwrap());
+        let expected = if path.contains("upper") {
+            "judgments: the median of the raters' stars, the higher of two middle ones"
+        } else {
+            "judgments: the median of the raters' stars, the lower of two middle ones"
+        };
+        assert_eq!(page.text(".board-judgments"), expected, "{path}");
+    }
     let page = owner.get("/checks").await;
     assert_eq!(page.status(), StatusCode::OK);
     let page = Page::parse(&page.text().await.unwrap());

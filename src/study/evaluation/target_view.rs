@@ -13,7 +13,7 @@ use crate::db;
 use crate::db::unblinded::ListedPaper;
 use crate::domain::PaperKey;
 use crate::leaderboard::{self, LeaderboardOptions, Partial};
-use crate::metrics::{Settings, TargetScores};
+use crate::metrics::{Judgments, Settings, TargetScores};
 use crate::study::{Paper, Progress, Refusal, Study, StudyError};
 
 /// One target under the leaderboard's options.
@@ -22,6 +22,8 @@ pub struct TargetView {
     pub target: Paper,
     pub progress: Progress,
     pub settings: Settings,
+    /// In a study with raters, how one judgment per pair came from their stars.
+    pub judgments: Option<Judgments>,
     /// Every model on the target, in the leaderboard's order; `None` while the target is not
     /// fully rated.
     pub models: Option<Vec<ModelOnTarget>>,
@@ -52,14 +54,13 @@ impl Study {
             })
             .await?
             .ok_or(Refusal::NoSuchTarget(target))?;
-        let pool_depth = (self.evaluation_set(options.list_depth()).await?)
-            .collection
-            .pool_depth;
-        let settings = options.settings(pool_depth);
+        let set = self.evaluation_set(options.list_depth()).await?;
+        let settings = options.settings(set.collection.pool_depth);
         let mut view = TargetView {
             target: paper,
             progress,
             settings,
+            judgments: set.has_raters.then(|| options.judgments()),
             models: None,
         };
         let Some(listed) =

@@ -25,6 +25,8 @@ use crate::web::{view, WebError};
 #[template(path = "leaderboard_targets.html")]
 struct TargetMatrixPage {
     settings_in_words: String,
+    /// With raters: how one judgment per pair came from their stars.
+    judgments: Option<String>,
     models: Vec<String>,
     rows: Vec<MatrixRow>,
     /// Targets left out because their pools are not fully rated.
@@ -92,6 +94,10 @@ pub async fn matrix(
         .collect();
     view::html(&TargetMatrixPage {
         settings_in_words: board.settings.describe(),
+        judgments: board
+            .judgments
+            .as_ref()
+            .map(|judgments| judgments.describe()),
         models: board.models.iter().map(|row| row.model.clone()).collect(),
         rows,
         unfinished: set.overview.active - set.overview.finished,
@@ -107,6 +113,8 @@ struct TargetBreakdownPage {
     title: String,
     progress: Progress,
     settings_in_words: String,
+    /// With raters: how one judgment per pair came from their stars.
+    judgments: Option<String>,
     k: usize,
     /// `None` while the target is not fully rated.
     lists: Option<Vec<ModelList>>,
@@ -178,6 +186,7 @@ pub async fn target(
         target,
         progress,
         settings,
+        judgments,
         models,
     } = study.target_view(key, &query.options).await?;
     let page = TargetBreakdownPage {
@@ -186,6 +195,7 @@ pub async fn target(
         title: target.title,
         progress,
         settings_in_words: settings.describe(),
+        judgments: judgments.map(|judgments| judgments.describe()),
         k: settings.k.get(),
         lists: (models.as_ref()).map(|models| models.iter().map(ModelList::new).collect()),
         back: query.link("/leaderboard/targets", &[]),
