@@ -329,6 +329,14 @@ async fn owner_sees_the_consensus_computed_by_hand(
         owner.log_in(OWNER_PASSWORD).await.status(),
         StatusCode::SEE_OTHER
     );
+    let by_name = Browser::from(app, std::net::Ipv4Addr::new(127, 0, 0, 4))
+        .log_in_as("owner", OWNER_PASSWORD)
+        .await;
+    assert_eq!(
+        by_name.status(),
+        StatusCode::SEE_OTHER,
+        "the owner may give their name"
+    );
     for (judgments, lower) in [("lower-median", true), ("upper-median", false)] {
         let hand = TestStudy::new().await;
         hand.papers(&papers_csv()).await;

@@ -126,11 +126,9 @@ pub async fn log_in(
         return Ok(response);
     }
     let password = form.password.as_deref().unwrap_or_default();
-    let name = form
-        .rater
-        .as_deref()
-        .map(str::trim)
-        .filter(|name| !name.is_empty());
+    // The owner leaves the name empty, or gives theirs.
+    let name = (form.rater.as_deref().map(str::trim))
+        .filter(|name| !name.is_empty() && *name != RaterName::owner().as_str());
     let signed_in: Option<RaterId> = match name {
         None => (auth.password.as_ref())
             .filter(|owner| owner.is(password))
