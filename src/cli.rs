@@ -1142,14 +1142,14 @@ fn raters_status(raters: &[crate::study::RaterRow]) -> String {
     let lines: String = (raters.iter())
         .map(|rater| {
             let line = format!(
-                "rater {}  {} ratings, {} targets finished, {} in progress{}\n",
+                "rater {}  {} ratings, {} targets finished, {} in progress{}",
                 rater.name,
                 rater.ratings,
                 rater.targets_finished,
                 rater.targets_in_progress,
                 if rater.active { "" } else { " (removed)" }
             );
-            crate::terminal::escape(&line).into_owned()
+            format!("{}\n", crate::terminal::escape(&line))
         })
         .collect();
     lines

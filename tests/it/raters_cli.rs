@@ -163,6 +163,14 @@ fn raters_are_managed_from_the_command_line_with_clear_refusals() {
         list.contains("Ann Lee") && list.contains("(removed)"),
         "{list}"
     );
+    let status = succeeded(&run(&db, &["status"]));
+    assert!(
+        status.ends_with(
+            "rater Ann Lee  0 ratings, 0 targets finished, 0 in progress (removed)\n\
+             rater Bo  0 ratings, 0 targets finished, 1 in progress\n"
+        ),
+        "{status}"
+    );
     assert_eq!(
         told(&add_rater(&db, dir.path(), "Ann Lee")),
         "Ann Lee is a rater again, with their ratings\n"
