@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::domain::{PaperId, PaperKey, PoolDepth};
-use crate::import::InvalidInput;
+use crate::import::{InvalidFiles, InvalidInput};
 
 /// What failed underneath, for the log.
 pub type Cause = Box<dyn std::error::Error + Send + Sync>;
@@ -72,9 +72,11 @@ pub enum Refusal {
         current: PoolDepth,
         requested: PoolDepth,
     },
-    /// Problems in an input file.
+    /// Problems in the files of an import.
     #[error(transparent)]
-    Invalid(#[from] InvalidInput),
+    Invalid(#[from] InvalidFiles),
+    #[error("choose a file to import")]
+    NoFile,
     #[error("{} exists already; choose a new file for the backup", .0.display())]
     BackupExists(PathBuf),
 }
@@ -171,7 +173,13 @@ impl From<rusqlite::Error> for StudyError {
 
 impl From<InvalidInput> for StudyError {
     fn from(invalid: InvalidInput) -> StudyError {
-        StudyError::Refused(Refusal::Invalid(invalid))
+        StudyError::Refused(Refusal::Invalid(invalid.into()))
+    }
+}
+
+impl From<crate::db::ImportHoldsTheStudy> for StudyError {
+    fn from(busy: crate::db::ImportHoldsTheStudy) -> StudyError {
+        StudyError::Busy(Box::new(busy))
     }
 }
 

@@ -5,7 +5,7 @@ use rand::SeedableRng;
 use sqlx::SqlitePool;
 
 use paperjudge::import::{self, Format, Kind, Summary};
-use paperjudge::study::{Refusal, Study, StudyError};
+use paperjudge::study::{ImportFile, Refusal, Study, StudyError};
 
 pub struct TestStudy {
     /// The study, as the app works on it.
@@ -54,10 +54,8 @@ impl TestStudy {
     /// seeded generator so that pool order is reproducible.
     pub async fn import(&self, kind: &Kind, text: &[u8], seed: u64) -> Result<Summary, StudyError> {
         let rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let reader = std::io::Cursor::new(text.to_vec());
-        (self.study)
-            .import(kind.clone(), reader, "test.csv".to_owned(), rng, || ())
-            .await
+        let file = ImportFile::new("test.csv", std::io::Cursor::new(text.to_vec()));
+        (self.study).import(kind.clone(), vec![file], rng, ()).await
     }
 
     pub async fn papers(&self, csv: &str) -> Summary {
