@@ -37,6 +37,15 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// What the file holds, in a word: `papers`, `recommendations` or `ratings`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::Papers(_) => "papers",
+            Kind::Recommendations(_) => "recommendations",
+            Kind::Ratings => "ratings",
+        }
+    }
+
     /// Papers or lists, written directly; `None` for ratings, written as the raters' are.
     pub fn into_bulk(self) -> Option<BulkKind> {
         match self {

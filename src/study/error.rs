@@ -77,6 +77,12 @@ pub enum Refusal {
     Invalid(#[from] InvalidFiles),
     #[error("choose a file to import")]
     NoFile,
+    /// An import from the browser is uploading or importing.
+    #[error(
+        "an import is running: wait until it has finished (its page follows it), then import \
+         again"
+    )]
+    ImportRunning,
     #[error("{} exists already; choose a new file for the backup", .0.display())]
     BackupExists(PathBuf),
 }
@@ -184,7 +190,14 @@ impl From<crate::db::ImportHoldsTheStudy> for StudyError {
 }
 
 impl From<std::io::Error> for StudyError {
+    /// A full disk (or quota, or file size limit) as such, anything else as internal.
     fn from(error: std::io::Error) -> StudyError {
-        StudyError::Internal(Box::new(error))
+        use std::io::ErrorKind;
+        match error.kind() {
+            ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge => {
+                StudyError::DiskFull(Box::new(error))
+            }
+            _ => StudyError::Internal(Box::new(error)),
+        }
     }
 }

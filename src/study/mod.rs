@@ -21,6 +21,7 @@ mod queries;
 mod rating;
 mod recheck;
 mod settings;
+mod upload;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -48,6 +49,7 @@ pub use pruning::Pruning;
 pub use queries::{NextTarget, PooledPaper, RatingPage, Search, TargetList};
 pub use rating::Undo;
 pub use recheck::Recheck;
+pub use upload::{JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT};
 
 /// One study file, as the app works on it. Cloning it is cheap: clones share the connections,
 /// the write queue and the evaluation kept in memory.
@@ -61,6 +63,8 @@ pub struct Study {
     /// What is kept of the evaluation between queries: the set of the study's current
     /// revision and its recent leaderboards.
     evaluations: Arc<evaluation::Evaluations>,
+    /// The imports from the browser, the running one and the last ones.
+    jobs: Arc<upload::ImportJobs>,
 }
 
 impl Study {
@@ -79,6 +83,7 @@ impl Study {
             path: path.into(),
             write_queue: WriteQueue::default(),
             evaluations: Arc::default(),
+            jobs: Arc::default(),
         })
     }
 
