@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::{Rng, SeedableRng};
 
 use crate::decision::Order;
-use crate::domain::{PaperId, PoolDepth};
+use crate::domain::{ByteSize, PaperId, PoolDepth};
 use crate::export;
 use crate::import::{self, Format, InvalidFiles, InvalidInput, Kind, Summary};
 use crate::leaderboard::{LeaderboardOptions, Partial};
@@ -201,6 +201,10 @@ pub struct ServeArgs {
     /// gets 421, so that no other site can reach the study through DNS rebinding.
     #[arg(long = "host", value_name = "NAME")]
     pub hosts: Vec<HostName>,
+    /// The largest upload of the import page (/import): 500M, 2G (K, M, G, T count 1024
+    /// each); larger ones are refused with 413.
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    pub max_upload: ByteSize,
 }
 
 /// The environment variable that may hold the password (kept off the command line, where
@@ -459,6 +463,7 @@ async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
         behind_tls: args.behind_tls,
         trusted_proxies: args.trusted_proxy,
         hosts: args.hosts,
+        max_upload: args.max_upload,
     };
     // Runs until SIGTERM (after the requests in flight are answered) or SIGINT.
     web::run(listener, study.clone(), settings)

@@ -146,10 +146,8 @@ impl Study {
         rule: DropRule,
     ) -> Result<Dropped, StudyError> {
         let ids = ids.to_vec();
-        self.write_directly(move |conn| {
-            drop_checked(conn, &ids, rule)
-        })
-        .await
+        self.write_directly(move |conn| drop_checked(conn, &ids, rule))
+            .await
     }
 }
 

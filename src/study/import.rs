@@ -24,9 +24,7 @@ use crate::blocking;
 use crate::db::papers::PaperIndex;
 use crate::db::{self, direct, Writer};
 use crate::demo;
-use crate::import::{
-    self, ratings, Bulk, BulkKind, Format, InvalidInput, Kind, RowsRead, Summary,
-};
+use crate::import::{self, ratings, Bulk, BulkKind, Format, InvalidInput, Kind, RowsRead, Summary};
 
 /// One file to import: its name, as problems give it, and its bytes.
 pub struct ImportFile {
@@ -242,5 +240,11 @@ fn read_bulk(
         false => PaperIndex::default(),
     };
     progress.reading(index);
-    Ok(Bulk::read(kind, file.reader, papers, &file.source, &progress.rows()))
+    Ok(Bulk::read(
+        kind,
+        file.reader,
+        papers,
+        &file.source,
+        &progress.rows(),
+    ))
 }

@@ -363,7 +363,13 @@ impl Study {
 
     /// The job with this id once it has ended; `None` if the study keeps no such job.
     pub async fn import_job_ended(&self, id: &JobId) -> Option<JobReport> {
-        let job = self.jobs.lock().kept.iter().find(|job| job.id == *id).cloned()?;
+        let job = self
+            .jobs
+            .lock()
+            .kept
+            .iter()
+            .find(|job| job.id == *id)
+            .cloned()?;
         let mut ended = job.ended.subscribe();
         // The sender lives in the job, which this holds.
         let _ = ended.wait_for(|ended| *ended).await;
@@ -398,8 +404,7 @@ impl Upload {
                 .tempfile_in(directory)
                 .map(tempfile::NamedTempFile::into_parts)
         })
-        .await
-        ?;
+        .await?;
         let name = shown_name(name, self.files.len());
         self.job.details().files.push(name.clone());
         self.files.push(UploadedFile { name, file, path });
@@ -412,7 +417,9 @@ impl Upload {
             return Err(Refusal::NoFile.into());
         }
         self.buffer.extend_from_slice(bytes);
-        self.job.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        self.job
+            .bytes
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
         if self.buffer.len() >= WRITE_BUFFER_BYTES {
             self.flush().await?;
         }
@@ -433,8 +440,7 @@ impl Upload {
             let mut file = file;
             file.write_all(&buffer).map(|()| buffer)
         })
-        .await
-        ?;
+        .await?;
         // The buffer's room, for the next bytes.
         self.buffer = buffer;
         self.buffer.clear();
@@ -504,7 +510,6 @@ fn shown_name(name: &str, index: usize) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -524,8 +529,13 @@ mod tests {
         let id = JobId::random();
         assert_eq!(JobId::parse(id.as_str()), Some(id.clone()));
         assert_ne!(JobId::random(), id);
-        assert_eq!(JobId::parse("0123456789abcdef0123456789abcdef").is_some(), true);
-        for bad in ["", "0123456789ABCDEF0123456789ABCDEF", "0123", "../etc/passwd"] {
+        assert!(JobId::parse("0123456789abcdef0123456789abcdef").is_some());
+        for bad in [
+            "",
+            "0123456789ABCDEF0123456789ABCDEF",
+            "0123",
+            "../etc/passwd",
+        ] {
             assert_eq!(JobId::parse(bad), None, "{bad}");
         }
     }

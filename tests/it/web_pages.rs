@@ -147,7 +147,10 @@ async fn the_order_of_targets_is_random_per_study() {
         let rng = rand::rngs::StdRng::from_os_rng();
         let kind = crate::common::recommendations(paperjudge::import::Format::Csv);
         let file = ImportFile::new("r.csv", std::io::Cursor::new(csv.into_bytes()));
-        (study.study).import(kind, vec![file], rng, ()).await.unwrap();
+        (study.study)
+            .import(kind, vec![file], rng, ())
+            .await
+            .unwrap();
         let app = TestApp::spawn(study).await;
         firsts.insert(location(&app.get("/next").await));
     }
