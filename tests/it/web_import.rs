@@ -344,10 +344,11 @@ async fn broken_lines_are_answered_with_file_line_and_column_and_nothing_is_writ
         "Nothing was written to the study: 2 problems in 2 files."
     );
     assert_eq!(
-        page.texts("#import-problems tbody tr"),
+        page.texts("#import-problems li"),
         [
-            "bravo.run 5 score expected a finite number, got \"high\"",
-            "charlie.run 12 paper unknown paper id \"P99\": import it with `paperjudge import papers` first",
+            "bravo.run, line 5, column score: expected a finite number, got \"high\"",
+            "charlie.run, line 12, column paper: unknown paper id \"P99\": import it with \
+             `paperjudge import papers` first",
         ]
     );
     assert!(leftovers(app.study.dir.path()).is_empty());
