@@ -7,12 +7,34 @@
 //! rebuilt directly (see [`super::direct`]), in the commands that change them.
 
 use rand::Rng;
-use sqlx::SqliteExecutor;
+use sqlx::{SqliteConnection, SqliteExecutor};
 
 use super::blind_pool::{self, BlindPoolChange};
 use crate::domain::{ModelId, PaperKey};
 
 const IS_ON: &str = "SELECT pruning = 1 FROM study WHERE id = 1";
+
+/// Whether pruning took `paper` out of the pool of `target`: a model the target's pool leaves
+/// out lists the paper in its top `depth`. A rater whose page of the target was open before the
+/// pool shrank still sees the paper, and may rate it (see `Study::rate`).
+pub async fn pruned_away(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    paper: PaperKey,
+    depth: u32,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM recommendations r
+                        JOIN pool_exclusions e ON e.target_id = r.target_id
+                                              AND e.model_id = r.model_id
+                        WHERE r.target_id = ?1 AND r.paper_id = ?2 AND r.position <= ?3)",
+    )
+    .bind(target.0)
+    .bind(paper.0)
+    .bind(i64::from(depth))
+    .fetch_one(conn)
+    .await
+}
 
 /// Whether the study prunes.
 pub async fn is_on<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<bool, sqlx::Error> {

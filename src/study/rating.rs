@@ -1,8 +1,9 @@
 //! Rating: a rater's change of a rating (a set, a clear, an undo). Imports write ratings their
 //! own way, a whole file in one transaction.
 //!
-//! The rules: only a paper in the blind pool of a target being rated can be rated, and each
-//! change is one command, committed durably before it answers, so that "saved" means saved.
+//! The rules: only a paper in the blind pool of a target being rated can be rated (or one that
+//! pruning took out of it while its page was open, which comes back), and each change is one
+//! command, committed durably before it answers, so that "saved" means saved.
 //! Every change is recorded in the rating history with the browser session that made it,
 //! which is what undo goes by.
 
@@ -41,7 +42,13 @@ impl Study {
                 .await?
                 .ok_or_else(not_in_pool)?;
             if !db::blind_pool::contains(&mut *conn, target, paper).await? {
-                return Err(not_in_pool().into());
+                // A page opened before pruning shrank the target's pool still shows the paper:
+                // its rating is kept, and the pair comes back into the pool.
+                let depth = db::study::pool_depth(&mut *conn).await?.get();
+                if !db::pruning::pruned_away(&mut *conn, target, paper, depth).await? {
+                    return Err(not_in_pool().into());
+                }
+                db::blind_pool::ensure_pair(&mut *conn, target, paper, &mut rand::rng()).await?;
             }
             let source = Source::Web { browser };
             db::ratings::set(conn, target, paper, stars, &db::now_rfc3339(), source).await?;

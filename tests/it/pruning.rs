@@ -305,3 +305,45 @@ async fn turning_pruning_off_restores_the_pools_of_unrated_targets() {
         stderr(&output)
     );
 }
+
+/// A rater whose page of a target was open before pruning shrank its pool still sees the
+/// pruned model's papers: a rating of one is kept (the pair comes back into the pool), never
+/// refused; a paper no model lists is still refused.
+#[tokio::test]
+async fn a_rating_on_a_page_opened_before_pruning_is_kept() {
+    let (app, stars) = served_study(true).await;
+    let db = app.study.db_path();
+    // Ten targets rated by file: the bad model is out, but nothing is pruned until the next
+    // target is asked for.
+    let mut ratings = String::from("target,paper,stars\n");
+    for t in 1..=10 {
+        for p in [1, 2, 3, 7, 8, 9] {
+            let (target, paper) = (format!("T{t:02}"), format!("T{t:02}-P{p}"));
+            let given = stars[&(target.clone(), paper.clone())];
+            ratings.push_str(&format!("{target},{paper},{given}\n"));
+        }
+    }
+    let file = app.study.dir.path().join("first-ten.csv");
+    std::fs::write(&file, ratings).unwrap();
+    succeeded(&paperjudge(
+        &db,
+        &["import", "ratings", file.to_str().unwrap()],
+        &[],
+    ));
+    let key = app.paper_id("T11").await;
+    let session = app.session(key).await;
+    let page = app.get_text(&format!("/targets/{key}")).await;
+    assert_eq!(papers_in_page_order(&page).len(), 6);
+
+    // Another tab (or another rater) asks for the next target: the bad model is pruned, and
+    // T11, still without a rating, loses its three papers.
+    succeeded(&paperjudge(&db, &["next"], &[]));
+    assert_eq!(app.blind_order("T11").await.len(), 3);
+
+    let kept = app.rate(&session, key, "T11-P8", "1", Answer::Json).await;
+    assert_eq!(kept.status(), 200);
+    assert_eq!(app.stored_stars("T11", "T11-P8").await, Some(1));
+    assert!(app.blind_order("T11").await.contains(&"T11-P8".to_owned()));
+    let unlisted = app.rate(&session, key, "T11-P4", "1", Answer::Json).await;
+    assert_eq!(unlisted.status(), 400);
+}
