@@ -57,6 +57,11 @@ pub async fn upload_to(
     request.send().await.expect("POST /import answers")
 }
 
+/// [`upload`] of one papers file, `p.csv`.
+async fn upload_papers(app: &TestApp, session: &Session, csv: &str, answer: Answer) -> Response {
+    upload(app, session, "papers", &[("p.csv", csv.as_bytes())], answer).await
+}
+
 /// Uploads as the import page's script does and answers the job's address.
 async fn started(app: &TestApp, session: &Session, kind: &str, files: &[File<'_>]) -> String {
     let answer = upload(app, session, kind, files, Answer::Json).await;
@@ -75,11 +80,21 @@ async fn started(app: &TestApp, session: &Session, kind: &str, files: &[File<'_>
 
 /// The job at `url` as its JSON says, once it has ended.
 async fn ended(app: &TestApp, url: &str) -> Value {
+    ended_as(app, None, url).await
+}
+
+/// [`ended`], asked with the cookies of `session`, if any.
+async fn ended_as(app: &TestApp, session: Option<&Session>, url: &str) -> Value {
     let started = Instant::now();
     loop {
-        let job: Value = app
-            .get(&format!("{url}.json"))
+        let mut request = app.http.get(app.url(&format!("{url}.json")));
+        if let Some(session) = session {
+            request = request.header(COOKIE, &session.cookie);
+        }
+        let job: Value = request
+            .send()
             .await
+            .expect("an answer")
             .json()
             .await
             .expect("JSON");
@@ -145,16 +160,14 @@ fn study_s(
     Vec<std::path::PathBuf>,
     std::path::PathBuf,
 ) {
-    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/verdict");
+    let fixtures = crate::common::VERDICT_FIXTURES;
     let lists = std::fs::read_to_string(format!("{fixtures}/synth-s-recommendations.csv"))
         .expect("the fixture");
-    let mut ids = Vec::new();
     let mut runs: std::collections::BTreeMap<String, String> = Default::default();
     for line in lists.lines().skip(1) {
         let [model, target, rank, paper] = line.split(',').collect::<Vec<_>>()[..] else {
             panic!("a row of four fields: {line}");
         };
-        ids.extend([target.to_owned(), paper.to_owned()]);
         let rank: u32 = rank.parse().expect("a rank");
         let run = runs.entry(model.to_owned()).or_default();
         run.push_str(&format!(
@@ -162,14 +175,6 @@ fn study_s(
             100 - rank
         ));
     }
-    ids.sort();
-    ids.dedup();
-    let papers = dir.join("papers.csv");
-    let mut text = String::from("id,title\n");
-    for id in ids {
-        text.push_str(&format!("{id},Paper {id}\n"));
-    }
-    std::fs::write(&papers, text).expect("papers written");
     let runs = (runs.into_iter())
         .map(|(model, run)| {
             let path = dir.join(format!("{model}.run"));
@@ -177,6 +182,7 @@ fn study_s(
             path
         })
         .collect();
+    let papers = crate::common::study_s_papers(dir);
     (
         papers,
         runs,
@@ -435,14 +441,7 @@ async fn an_upload_over_the_limit_is_refused_with_413_and_the_limit_in_words() {
     let big = crate::common::papers_csv(100);
     assert!(big.len() > 5000);
 
-    let refused = upload(
-        &app,
-        &session,
-        "papers",
-        &[("p.csv", big.as_bytes())],
-        Answer::Json,
-    )
-    .await;
+    let refused = upload_papers(&app, &session, &big, Answer::Json).await;
     assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(
         refused.json::<Value>().await.expect("JSON"),
@@ -490,14 +489,7 @@ async fn an_upload_without_its_token_is_refused_with_403() {
         cookie: session.cookie.clone(),
         token: "0".repeat(64),
     };
-    let answer = upload(
-        &app,
-        &wrong,
-        "papers",
-        &[("p.csv", papers.as_bytes())],
-        Answer::Json,
-    )
-    .await;
+    let answer = upload_papers(&app, &wrong, &papers, Answer::Json).await;
     assert_eq!(answer.status(), StatusCode::FORBIDDEN);
     assert_eq!(
         answer.json::<Value>().await.expect("JSON"),
@@ -528,14 +520,7 @@ async fn an_upload_without_its_token_is_refused_with_403() {
             json!({"error": forbidden})
         );
     }
-    let plain = upload(
-        &app,
-        &wrong,
-        "papers",
-        &[("p.csv", papers.as_bytes())],
-        Answer::Redirect,
-    )
-    .await;
+    let plain = upload_papers(&app, &wrong, &papers, Answer::Redirect).await;
     assert_eq!(plain.status(), StatusCode::FORBIDDEN);
     assert_eq!(
         error_message(&plain.text().await.expect("a page")),
@@ -582,14 +567,7 @@ async fn a_dropped_upload_leaves_nothing_and_a_second_one_meanwhile_gets_409() {
     );
 
     let second = crate::common::papers_csv(1);
-    let refused = upload(
-        &app,
-        &session,
-        "papers",
-        &[("p.csv", second.as_bytes())],
-        Answer::Json,
-    )
-    .await;
+    let refused = upload_papers(&app, &session, &second, Answer::Json).await;
     assert_eq!(refused.status(), StatusCode::CONFLICT);
     assert_eq!(
         refused.json::<Value>().await.expect("JSON"),
@@ -810,24 +788,10 @@ async fn with_a_password_only_a_logged_in_browser_imports() {
         cookie: String::new(),
         token: "0".repeat(64),
     };
-    let refused = upload(
-        &app,
-        &stranger,
-        "papers",
-        &[("p.csv", papers.as_bytes())],
-        Answer::Redirect,
-    )
-    .await;
+    let refused = upload_papers(&app, &stranger, &papers, Answer::Redirect).await;
     assert_eq!(refused.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&refused), "/login");
-    let refused = upload(
-        &app,
-        &stranger,
-        "papers",
-        &[("p.csv", papers.as_bytes())],
-        Answer::Json,
-    )
-    .await;
+    let refused = upload_papers(&app, &stranger, &papers, Answer::Json).await;
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(app.study.count("papers").await, 0);
 
@@ -852,26 +816,8 @@ async fn with_a_password_only_a_logged_in_browser_imports() {
         StatusCode::SEE_OTHER,
         "a job is the owner's too"
     );
-    assert_eq!(ended_as(&app, &session, &job).await["state"], "done");
+    assert_eq!(ended_as(&app, Some(&session), &job).await["state"], "done");
     assert_eq!(app.study.count("papers").await, 3);
-}
-
-/// [`ended`], asked with the cookies of `session`.
-async fn ended_as(app: &TestApp, session: &Session, url: &str) -> Value {
-    let started = Instant::now();
-    loop {
-        let job: Value = app
-            .get_as(session, &format!("{url}.json"))
-            .await
-            .json()
-            .await
-            .expect("JSON");
-        if job["state"] == "done" || job["state"] == "failed" {
-            return job;
-        }
-        assert!(started.elapsed() < Duration::from_secs(60), "{job}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 /// A file's name from the browser is shown, escaped, and never used as a path: the file is
