@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 
 use super::input::{self, Header};
 use super::records::{Parse, Records};
-use super::{Format, InvalidInput, Problem, Problems, Summary};
+use super::{Format, InvalidInput, Problem, Problems, RowsRead, Summary};
 use crate::db::papers::PaperIndex;
 use crate::db::{self, blind_pool, ratings};
 use crate::domain::{PaperKey, Stars};
@@ -22,14 +22,17 @@ pub struct Staged {
     read: u64,
 }
 
-/// Reads and checks a whole ratings file, resolving its ids against `papers`.
-pub(super) fn stage<R: Read>(
+/// Reads and checks a whole ratings file, resolving its ids against `papers` and counting its
+/// rows in `rows`.
+pub fn stage<R: Read>(
     reader: R,
     papers: &PaperIndex,
     source: &str,
+    rows: &RowsRead,
 ) -> Result<Staged, InvalidInput> {
     let mut problems = Problems::new(source);
-    let mut records = match Records::open(reader, Format::Csv, RatingParser { papers }) {
+    let parser = RatingParser { papers };
+    let mut records = match Records::open(reader, Format::Csv, parser, rows) {
         Ok(records) => records,
         Err(problem) => return Err(problems.fail(problem)),
     };

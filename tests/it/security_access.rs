@@ -39,7 +39,7 @@ async fn protected_app_trusting(behind_tls: bool, trusted_proxies: Vec<IpAddr>) 
         password: Password::new(PASSWORD).ok(),
         behind_tls,
         trusted_proxies,
-        hosts: Vec::new(),
+        ..Access::default()
     };
     TestApp::spawn_with(small_study().await, access).await
 }
@@ -920,6 +920,7 @@ async fn app_behind_the_proxy(trusted_proxies: Vec<IpAddr>) -> TestApp {
         behind_tls: true,
         trusted_proxies,
         hosts: vec!["lab.example".parse().expect("a host name")],
+        ..Access::default()
     };
     TestApp::spawn_with(small_study().await, access).await
 }
