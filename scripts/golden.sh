@@ -287,6 +287,11 @@ request("POST", "/targets", {"action": "sample", "count": "x", "csrf_token": tok
 for path in ["/", "/targets", "/leaderboard", "/leaderboard.json", "/export/ratings.csv",
              "/leaderboard?margin=0.05"]:
     get(path, name="after-" + (re.sub(r"[^A-Za-z0-9]+", "-", path).strip("-") or "root"))
+# The import page (last, so that the files before keep their numbers); a job's page of a job
+# the server does not keep; the pool depth, fixed once there are lists.
+get("/import")
+get("/import/0123456789abcdef0123456789abcdef", name="import-no-such-job")
+request("POST", "/import/settings", {"pool_depth": "5", "csrf_token": token})
 PY
     kill "$server"
     wait "$server" 2>/dev/null || true

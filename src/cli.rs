@@ -11,14 +11,15 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::{Rng, SeedableRng};
 
 use crate::decision::Order;
-use crate::domain::{PaperId, PoolDepth, RaterName};
+use crate::domain::{ByteSize, PaperId, PoolDepth, RaterName};
 use crate::export;
-use crate::import::{self, Format, InvalidInput, Kind, Summary};
+use crate::import::{self, Format, InvalidFiles, InvalidInput, Kind, Summary};
 use crate::leaderboard::{LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Relevance};
 use crate::simulation;
 use crate::study::{
-    Added, DropRule, Rater, Refusal, Study, StudyError, TargetChoice, TargetSummary,
+    Added, DropRule, ImportFile, ImportProgress, Rater, Refusal, Study, StudyError, TargetChoice,
+    TargetSummary,
 };
 use crate::web::{self, HostName, Password};
 
@@ -239,6 +240,10 @@ pub struct ServeArgs {
     /// gets 421, so that no other site can reach the study through DNS rebinding.
     #[arg(long = "host", value_name = "NAME")]
     pub hosts: Vec<HostName>,
+    /// The largest upload of the import page (/import): 500M, 2G (K, M, G, T count 1024
+    /// each); larger ones are refused with 413.
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    pub max_upload: ByteSize,
 }
 
 /// The environment variable that may hold the password (kept off the command line, where
@@ -351,9 +356,9 @@ pub enum CliError {
     /// Bad usage or a file that cannot be used: exit status 2.
     #[error("{0}")]
     Usage(String),
-    /// Problems in an input file: exit status 2.
+    /// Problems in input files: exit status 2.
     #[error("{0}")]
-    Invalid(#[from] InvalidInput),
+    Invalid(#[from] InvalidFiles),
     /// Anything else: exit status 1. The cause is logged, not printed as is.
     #[error("{context}")]
     Internal {
@@ -392,6 +397,12 @@ impl CliError {
             StudyError::Refused(refusal) => CliError::Usage(refusal.to_string()),
             error => CliError::internal(context, error),
         }
+    }
+}
+
+impl From<InvalidInput> for CliError {
+    fn from(invalid: InvalidInput) -> CliError {
+        CliError::Invalid(invalid.into())
     }
 }
 
@@ -504,6 +515,7 @@ async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
         behind_tls: args.behind_tls,
         trusted_proxies: args.trusted_proxy,
         hosts: args.hosts,
+        max_upload: args.max_upload,
     };
     // Runs until SIGTERM (after the requests in flight are answered) or SIGINT.
     web::run(listener, study.clone(), settings)
@@ -650,11 +662,21 @@ async fn import_file(study: &Study, path: &Path, kind: Kind) -> Result<Summary, 
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let reader = progress.wrap_read(BufReader::with_capacity(1 << 20, file));
-    let source = path.display().to_string();
+    let file = ImportFile::new(path.display().to_string(), reader);
     let rng = rand::rngs::StdRng::from_os_rng();
-    // Reading is measured in bytes; the write that follows (one transaction, a good part of a
-    // large import) has no length the bar could know in advance: it shows the time it takes.
-    let writing = || {
+    let result = (study.import(kind, vec![file], rng, Bar(progress.clone()))).await;
+    progress.finish_and_clear();
+    Ok(result?)
+}
+
+/// The progress bar of an import: bytes while the file is read.
+struct Bar(ProgressBar);
+
+impl ImportProgress for Bar {
+    /// Reading is measured in bytes; the write that follows (one transaction, a good part of a
+    /// large import) has no length the bar could know in advance: it shows the time it takes.
+    fn writing(&self, _: usize) {
+        let progress = &self.0;
         progress.set_style(
             ProgressStyle::with_template("{spinner} {msg} {elapsed}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
@@ -662,10 +684,7 @@ async fn import_file(study: &Study, path: &Path, kind: Kind) -> Result<Summary, 
         progress.set_message("read; writing to the study in one transaction");
         progress.reset_elapsed();
         progress.enable_steady_tick(std::time::Duration::from_millis(100));
-    };
-    let result = study.import(kind, reader, source, rng, writing).await;
-    progress.finish_and_clear();
-    Ok(result?)
+    }
 }
 
 async fn run_export(study: &Study, command: ExportCommand) -> Result<(), CliError> {

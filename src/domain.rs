@@ -233,6 +233,78 @@ impl fmt::Display for PoolDepth {
     }
 }
 
+/// A number of bytes, as `serve --max-upload` takes it (`1024`, `500M`, `2G`, `1GiB`: K, M, G
+/// and T count 1024 each, with or without `B` or `iB`) and as the pages say it (`1 GiB`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ByteSize(u64);
+
+impl ByteSize {
+    /// `serve --max-upload`'s default.
+    pub const GIB: ByteSize = ByteSize(1 << 30);
+
+    pub fn bytes(self) -> u64 {
+        self.0
+    }
+}
+
+impl Default for ByteSize {
+    fn default() -> ByteSize {
+        ByteSize::GIB
+    }
+}
+
+/// The units, largest first, with the power of 1024 each counts.
+const BYTE_UNITS: [(&str, u32); 4] = [("T", 4), ("G", 3), ("M", 2), ("K", 1)];
+
+impl FromStr for ByteSize {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<ByteSize, String> {
+        let invalid = || {
+            format!(
+                "a size is a whole number of bytes, with K, M, G or T for 1024 of the one \
+                 before (such as 500M or 2G), from 1 byte; got {text:?}"
+            )
+        };
+        let text = text.trim();
+        let digits = text
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len());
+        let (number, unit) = text.split_at(digits);
+        let number: u64 = number.parse().map_err(|_| invalid())?;
+        let unit = unit.trim().to_ascii_uppercase();
+        let unit = (unit.strip_suffix("IB").or_else(|| unit.strip_suffix('B'))).unwrap_or(&unit);
+        let power = match unit {
+            "" => 0,
+            unit => (BYTE_UNITS.iter())
+                .find(|(name, _)| *name == unit)
+                .map(|&(_, power)| power)
+                .ok_or_else(invalid)?,
+        };
+        let bytes = number.checked_mul(1024u64.pow(power)).ok_or_else(invalid)?;
+        match bytes {
+            0 => Err(invalid()),
+            bytes => Ok(ByteSize(bytes)),
+        }
+    }
+}
+
+/// In the largest unit that counts it whole: `1 GiB`, `500 MiB`, `1500 bytes`.
+impl fmt::Display for ByteSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (unit, power) in BYTE_UNITS {
+            let size = 1024u64.pow(power);
+            if self.0.is_multiple_of(size) {
+                return write!(f, "{} {unit}iB", self.0 / size);
+            }
+        }
+        match self.0 {
+            1 => f.write_str("1 byte"),
+            bytes => write!(f, "{bytes} bytes"),
+        }
+    }
+}
+
 /// A rater's row key (`raters.id`); the study's owner is [`RaterId::OWNER`].
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type,
@@ -460,5 +532,36 @@ mod tests {
         for c in ['a', ' ', 'é', '日', '\u{1F600}', '-', '\u{a0}'] {
             assert!(!is_control_or_format(c), "{c:?}");
         }
+    }
+
+    #[test]
+    fn sizes_read_with_their_units_and_say_themselves_in_the_largest_whole_one() {
+        let size = |text: &str| text.parse::<ByteSize>().map(ByteSize::bytes);
+        assert_eq!(size("1024"), Ok(1024));
+        assert_eq!(size("500M"), Ok(500 << 20));
+        assert_eq!(size("2G"), Ok(2 << 30));
+        assert_eq!(size(" 1GiB "), Ok(1 << 30));
+        assert_eq!(size("3 kb"), Ok(3 << 10));
+        assert_eq!(size("1T"), Ok(1 << 40));
+        for bad in [
+            "",
+            "0",
+            "0G",
+            "G",
+            "1.5G",
+            "-1",
+            "12X",
+            "1GG",
+            "99999999999T",
+        ] {
+            assert!(size(bad).is_err(), "{bad:?}");
+        }
+        let said = |bytes: u64| ByteSize(bytes).to_string();
+        assert_eq!(said(1 << 30), "1 GiB");
+        assert_eq!(said(500 << 20), "500 MiB");
+        assert_eq!(said(1536 << 10), "1536 KiB");
+        assert_eq!(said(1500), "1500 bytes");
+        assert_eq!(said(1), "1 byte");
+        assert_eq!(ByteSize::default(), ByteSize::GIB);
     }
 }

@@ -60,8 +60,17 @@ pub async fn open_with(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx
 /// The write transactions of this process take turns here, in arrival order, before SQLite
 /// sees them. Left to SQLite, a writer that finds the database locked polls with sleeps of up
 /// to 100 ms, so with many raters at once some wait far longer than the queue ahead of them.
+///
+/// An import of this process (from the browser) holds its turn for as long as it writes, as
+/// an import of another process holds SQLite's write lock: a command waits for it at most
+/// [`LOCK_WAIT`], as it waits for the other process's lock, and is then refused with
+/// [`ImportHoldsTheStudy`].
 #[derive(Debug, Clone, Default)]
-pub struct WriteQueue(Arc<tokio::sync::Mutex<()>>);
+pub struct WriteQueue {
+    turns: Arc<tokio::sync::Mutex<()>>,
+    /// Whether the turn is an import's now.
+    importing: Arc<tokio::sync::watch::Sender<bool>>,
+}
 
 /// How long a write of the queue waits for another process's write (an import) to finish
 /// before it gives up: a rater is told within seconds why the save waits, instead of hearing
@@ -69,31 +78,69 @@ pub struct WriteQueue(Arc<tokio::sync::Mutex<()>>);
 pub const LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// This process's turn to write, held until it is dropped.
-pub type Turn = tokio::sync::OwnedMutexGuard<()>;
+pub struct Turn {
+    _turn: tokio::sync::OwnedMutexGuard<()>,
+    writer: Writer,
+    /// Set for an import's turn, which says so while it lasts.
+    importing: Option<Arc<tokio::sync::watch::Sender<bool>>>,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if let Some(importing) = &self.importing {
+            importing.send_replace(false);
+        }
+    }
+}
+
+/// A command waited [`LOCK_WAIT`] for an import of this process to finish writing.
+#[derive(Debug, thiserror::Error)]
+#[error("an import of this process has held the study for {LOCK_WAIT:?}")]
+pub struct ImportHoldsTheStudy;
 
 impl WriteQueue {
-    /// Waits for this process's turn to write (for a write on a connection of its own, which
-    /// begins its transaction itself).
-    pub async fn turn(&self) -> Turn {
-        self.0.clone().lock_owned().await
+    /// Waits for this process's turn to write, as `writer`: a command waits at most
+    /// [`LOCK_WAIT`] while an import has the turn; an import waits as long as it takes, and
+    /// says that it has the turn until it drops it.
+    pub async fn turn(&self, writer: Writer) -> Result<Turn, ImportHoldsTheStudy> {
+        let turn = self.turns.clone().lock_owned();
+        let turn = match writer {
+            Writer::Import => {
+                let turn = turn.await;
+                self.importing.send_replace(true);
+                return Ok(Turn {
+                    _turn: turn,
+                    writer,
+                    importing: Some(self.importing.clone()),
+                });
+            }
+            Writer::Command => turn,
+        };
+        let mut importing = self.importing.subscribe();
+        let import_too_long = async {
+            // The sender lives as long as the queue, so this waits until an import has the turn.
+            let _ = importing.wait_for(|importing| *importing).await;
+            tokio::time::sleep(LOCK_WAIT).await;
+        };
+        tokio::select! {
+            turn = turn => Ok(Turn { _turn: turn, writer, importing: None }),
+            () = import_too_long => Err(ImportHoldsTheStudy),
+        }
     }
+}
 
-    /// Waits for this process's turn to write, then begins an immediate transaction on one of
-    /// `connections`, set up for `writer`.
+impl Turn {
+    /// Begins an immediate transaction in this turn on one of `connections`, set up for the
+    /// turn's writer.
     ///
     /// The transaction is begun and ended with plain SQL rather than `sqlx::Transaction`:
     /// when SQLite rolls a transaction back by itself (a full disk does), sqlx's rollback
     /// fails and leaves the connection believing it is still inside the transaction, so that
     /// every later `BEGIN` on it fails. Here every failure ends in a rollback, or in closing
     /// the connection.
-    pub async fn begin(
-        &self,
-        connections: &SqlitePool,
-        writer: Writer,
-    ) -> Result<WriteTransaction, sqlx::Error> {
-        let turn = self.turn().await;
+    pub async fn begin(self, connections: &SqlitePool) -> Result<WriteTransaction, sqlx::Error> {
         let mut conn = connections.acquire().await?;
-        let begun = match writer {
+        let begun = match self.writer {
             Writer::Command => {
                 let wait = format!("PRAGMA busy_timeout = {}", LOCK_WAIT.as_millis());
                 sqlx::query(&wait).execute(&mut *conn).await?;
@@ -123,7 +170,7 @@ impl WriteQueue {
         Ok(WriteTransaction {
             conn,
             open: true,
-            _turn: turn,
+            _turn: self,
         })
     }
 }
@@ -283,4 +330,36 @@ pub fn now_rfc3339() -> String {
         .expect("zero nanoseconds is always valid");
     now.format(&time::format_description::well_known::Rfc3339)
         .expect("a UTC date always formats as RFC 3339")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::time::Instant;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_command_waits_at_most_lock_wait_for_an_import_of_this_process() {
+        let queue = WriteQueue::default();
+        let import = queue.turn(Writer::Import).await.expect("the import's turn");
+        let started = Instant::now();
+        assert!(queue.turn(Writer::Command).await.is_err());
+        assert_eq!(started.elapsed(), LOCK_WAIT);
+        drop(import);
+        let started = Instant::now();
+        assert!(queue.turn(Writer::Command).await.is_ok());
+        assert_eq!(started.elapsed(), Duration::ZERO);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn behind_another_command_a_command_waits_as_long_as_it_takes() {
+        let queue = WriteQueue::default();
+        // An import that has ended says so: it is no reason to give up any more.
+        drop(queue.turn(Writer::Import).await.expect("the import's turn"));
+        let first = queue.turn(Writer::Command).await.expect("a turn");
+        let waiting = queue.clone();
+        let second = tokio::spawn(async move { waiting.turn(Writer::Command).await.is_ok() });
+        tokio::time::sleep(LOCK_WAIT * 10).await;
+        drop(first);
+        assert!(second.await.expect("the second command"));
+    }
 }

@@ -1,11 +1,13 @@
 //! Importers: papers, recommendations and ratings, each read whole from a file and checked
-//! ([`Staged::read`]) before anything is written, then written in one transaction by the
-//! study's import command (`Study::import`), so that a file is imported whole or not at all.
+//! ([`Bulk::read`], [`ratings::stage`]) before anything is written, then written in one
+//! transaction by the study's import command (`Study::import`), so that a file (or the files of
+//! one import) is imported whole or not at all.
 //!
-//! Every importer reads its file through the one reader of records ([`records`]), before the
-//! study's write lock is taken, so that raters are kept waiting only while it writes. Papers
-//! and lists are written directly on a connection of the import's own ([`Bulk::write`]);
-//! ratings as the raters' are ([`ratings::Staged::write`]).
+//! Every importer reads its file through the one reader of records ([`records`]); a file is
+//! read before it is written, and the first (or only) file of an import before the study's
+//! write lock is taken, so that raters are kept waiting only while it writes. Papers and lists
+//! are written directly on a connection of the import's own ([`Bulk::write`]); ratings as the
+//! raters' are ([`ratings::Staged::write`]).
 
 mod input;
 pub mod papers;
@@ -16,7 +18,10 @@ pub mod trec;
 
 use std::fmt;
 use std::io::Read;
+use std::ops::AddAssign;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use rand::Rng;
 
@@ -33,52 +38,66 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Whether the file's rows name papers of the study, resolved against its paper index.
-    pub fn resolves_ids(&self) -> bool {
-        !matches!(self, Kind::Papers(_))
+    /// What the file holds, in a word: `papers`, `recommendations` or `ratings`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::Papers(_) => "papers",
+            Kind::Recommendations(_) => "recommendations",
+            Kind::Ratings(_) => "ratings",
+        }
+    }
+
+    /// Papers or lists, written directly; or ratings, written as the raters' are, with how to
+    /// read them.
+    pub fn into_bulk(self) -> Result<BulkKind, ratings::Options> {
+        match self {
+            Kind::Papers(format) => Ok(BulkKind::Papers(format)),
+            Kind::Recommendations(options) => Ok(BulkKind::Recommendations(options)),
+            Kind::Ratings(options) => Err(options),
+        }
     }
 }
 
-/// A file read and checked, ready to be written.
-pub enum Staged {
-    /// Papers or lists, written directly on the import's own connection.
-    Bulk(Bulk),
-    /// Ratings, written as the raters' ratings are.
-    Ratings(ratings::Staged),
+/// A file of papers or of lists, and how to read it.
+#[derive(Debug, Clone)]
+pub enum BulkKind {
+    Papers(Format),
+    Recommendations(recommendations::Options),
 }
 
-/// A file of papers or lists, read and checked.
+impl BulkKind {
+    /// Whether the file's rows name papers of the study, resolved against its paper index.
+    pub fn resolves_ids(&self) -> bool {
+        matches!(self, BulkKind::Recommendations(_))
+    }
+}
+
+/// A file of papers or lists, read and checked, written directly on the import's own
+/// connection.
 pub enum Bulk {
     Papers(papers::Staged),
     Recommendations(recommendations::Staged),
 }
 
-impl Staged {
+impl Bulk {
     /// Reads and checks a whole file: nothing is written. `papers` is the study's paper index
-    /// when the kind [resolves ids](Kind::resolves_ids) (any index otherwise), `raters` the
-    /// study's raters for ratings; `source` names the file in problems.
+    /// when the kind [resolves ids](BulkKind::resolves_ids) (any index otherwise); `source`
+    /// names the file in problems; every row read is counted in `rows`.
     pub fn read<R: Read>(
-        kind: &Kind,
+        kind: &BulkKind,
         reader: R,
         papers: PaperIndex,
-        raters: &[KnownRater],
         source: &str,
-    ) -> Result<Staged, InvalidInput> {
+        rows: &RowsRead,
+    ) -> Result<Bulk, InvalidInput> {
         Ok(match kind {
-            Kind::Papers(format) => {
-                Staged::Bulk(Bulk::Papers(papers::stage(reader, *format, source)?))
-            }
-            Kind::Recommendations(options) => Staged::Bulk(Bulk::Recommendations(
-                recommendations::stage(reader, options, papers, source)?,
-            )),
-            Kind::Ratings(options) => {
-                Staged::Ratings(ratings::stage(reader, &papers, raters, options, source)?)
-            }
+            BulkKind::Papers(format) => Bulk::Papers(papers::stage(reader, *format, source, rows)?),
+            BulkKind::Recommendations(options) => Bulk::Recommendations(recommendations::stage(
+                reader, options, papers, source, rows,
+            )?),
         })
     }
-}
 
-impl Bulk {
     /// Writes what was read inside the caller's transaction on the import's connection;
     /// `rng` draws the display keys of the pairs entering the pool.
     pub fn write(
@@ -162,6 +181,59 @@ impl fmt::Display for InvalidInput {
 }
 
 impl std::error::Error for InvalidInput {}
+
+/// Every file of one import that has problems, in the order the files were given (an import
+/// of several files is all or nothing too).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidFiles(Vec<InvalidInput>);
+
+impl InvalidFiles {
+    pub fn files(&self) -> &[InvalidInput] {
+        &self.0
+    }
+}
+
+impl From<Vec<InvalidInput>> for InvalidFiles {
+    fn from(files: Vec<InvalidInput>) -> InvalidFiles {
+        InvalidFiles(files)
+    }
+}
+
+impl From<InvalidInput> for InvalidFiles {
+    fn from(invalid: InvalidInput) -> InvalidFiles {
+        InvalidFiles(vec![invalid])
+    }
+}
+
+/// Each file's problems, one a line, file after file.
+impl fmt::Display for InvalidFiles {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, file) in self.0.iter().enumerate() {
+            if index > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{file}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InvalidFiles {}
+
+/// The rows an import has read so far, over all its files: shared with whoever follows the
+/// import as it reads (the browser's page of an import).
+#[derive(Debug, Clone, Default)]
+pub struct RowsRead(Arc<AtomicU64>);
+
+impl RowsRead {
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn count_one(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
 
 /// Collects the problems of one file while it is read.
 #[derive(Debug)]
@@ -252,6 +324,19 @@ impl Summary {
             pool_added: 0,
             pool_removed: 0,
         }
+    }
+}
+
+/// The files of one import, summed up: what each file's line would say, added.
+impl AddAssign for Summary {
+    fn add_assign(&mut self, file: Summary) {
+        self.read += file.read;
+        self.added += file.added;
+        self.updated += file.updated;
+        self.unchanged += file.unchanged;
+        self.dropped += file.dropped;
+        self.pool_added += file.pool_added;
+        self.pool_removed += file.pool_removed;
     }
 }
 

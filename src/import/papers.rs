@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::input::{self, Header};
 use super::records::{Parse, Records};
-use super::{check_paper_id, Format, InvalidInput, Problem, Problems, Summary};
+use super::{check_paper_id, Format, InvalidInput, Problem, Problems, RowsRead, Summary};
 use crate::db::papers::{self, NewPaper, PaperWriter, Upserted};
 
 /// A papers file, read and checked.
@@ -16,10 +16,15 @@ pub struct Staged {
     read: u64,
 }
 
-/// Reads and checks a whole papers file.
-pub fn stage<R: Read>(reader: R, format: Format, source: &str) -> Result<Staged, InvalidInput> {
+/// Reads and checks a whole papers file, counting its rows in `rows`.
+pub fn stage<R: Read>(
+    reader: R,
+    format: Format,
+    source: &str,
+    rows: &RowsRead,
+) -> Result<Staged, InvalidInput> {
     let mut problems = Problems::new(source);
-    let mut records = match Records::open(reader, format, PaperParser) {
+    let mut records = match Records::open(reader, format, PaperParser, rows) {
         Ok(records) => records,
         Err(problem) => return Err(problems.fail(problem)),
     };

@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 
 use super::input::{self, Header};
 use super::records::{Parse, Records};
-use super::{Format, InvalidInput, KnownRater, Problem, Problems, Summary};
+use super::{Format, InvalidInput, KnownRater, Problem, Problems, RowsRead, Summary};
 use crate::db::papers::PaperIndex;
 use crate::db::ratings::Pair;
 use crate::db::{self, blind_pool, ratings};
@@ -33,13 +33,14 @@ pub struct Staged {
 }
 
 /// Reads and checks a whole ratings file, resolving its ids against `papers` and its raters
-/// against `raters`.
-pub(super) fn stage<R: Read>(
+/// against `raters`, and counting its rows in `rows`.
+pub fn stage<R: Read>(
     reader: R,
     papers: &PaperIndex,
     raters: &[KnownRater],
     options: &Options,
     source: &str,
+    rows: &RowsRead,
 ) -> Result<Staged, InvalidInput> {
     let mut problems = Problems::new(source);
     let default_rater = match &options.rater {
@@ -56,7 +57,7 @@ pub(super) fn stage<R: Read>(
         raters,
         default_rater,
     };
-    let mut records = match Records::open(reader, Format::Csv, parser) {
+    let mut records = match Records::open(reader, Format::Csv, parser, rows) {
         Ok(records) => records,
         Err(problem) => return Err(problems.fail(problem)),
     };

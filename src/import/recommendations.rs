@@ -19,7 +19,7 @@ use std::io::Read;
 use rand::Rng;
 
 use super::records::Records;
-use super::{Format, InvalidInput, Problem, Problems, Summary};
+use super::{Format, InvalidInput, Problem, Problems, RowsRead, Summary};
 use crate::db;
 use crate::db::blind_pool::{BlindPoolChange, PoolWriter};
 use crate::db::papers::PaperIndex;
@@ -47,12 +47,14 @@ pub struct Staged {
     dropped: u64,
 }
 
-/// Reads and checks a whole recommendations file, resolving its ids against `papers`.
+/// Reads and checks a whole recommendations file, resolving its ids against `papers` and
+/// counting its rows in `rows`.
 pub fn stage<R: Read>(
     reader: R,
     options: &Options,
     papers: PaperIndex,
     source: &str,
+    rows: &RowsRead,
 ) -> Result<Staged, InvalidInput> {
     let mut problems = Problems::new(source);
     if let Some(model) = &options.model {
@@ -63,7 +65,7 @@ pub fn stage<R: Read>(
     let parser = RowParser {
         model: options.model.as_deref(),
     };
-    let mut records = match Records::open(reader, options.format, parser) {
+    let mut records = match Records::open(reader, options.format, parser, rows) {
         Ok(records) => records,
         Err(problem) => return Err(problems.fail(problem)),
     };

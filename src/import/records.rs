@@ -11,7 +11,7 @@ use std::io::Read;
 
 use super::input::{self, Header, InputReader, Lines};
 use super::trec::RunLine;
-use super::{Format, Problem};
+use super::{Format, Problem, RowsRead};
 
 /// How an importer turns records into its rows, format by format.
 pub(crate) trait Parse {
@@ -80,6 +80,8 @@ pub(crate) struct Records<R: Read, P: Parse> {
     format: Format,
     source: Source<R, P::Columns>,
     read: u64,
+    /// Counts the records read, for whoever follows the import as it reads.
+    rows: RowsRead,
     /// A problem stopped the reading: nothing more is read.
     stopped: bool,
 }
@@ -87,7 +89,13 @@ pub(crate) struct Records<R: Read, P: Parse> {
 impl<R: Read, P: Parse> Records<R, P> {
     /// Opens a file of `format`, reading its header if it is CSV; `Err` with the problem if
     /// the file cannot be read at all (a format the importer does not read, a bad header).
-    pub(crate) fn open(reader: R, format: Format, parser: P) -> Result<Self, Problem> {
+    /// Every record read is counted in `rows` too.
+    pub(crate) fn open(
+        reader: R,
+        format: Format,
+        parser: P,
+        rows: &RowsRead,
+    ) -> Result<Self, Problem> {
         if !P::FORMATS.contains(&format) {
             return Err(unreadable::<P>(format));
         }
@@ -108,6 +116,7 @@ impl<R: Read, P: Parse> Records<R, P> {
             format,
             source,
             read: 0,
+            rows: rows.clone(),
             stopped: false,
         })
     }
@@ -136,6 +145,7 @@ impl<R: Read, P: Parse> Records<R, P> {
             }
         };
         self.read += 1;
+        self.rows.count_one();
         Some(self.parse(line).map(|row| (line, row)))
     }
 

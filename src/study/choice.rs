@@ -19,7 +19,6 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{plural, Refusal, Study, StudyError};
 use crate::db::targets::{self, TargetChoice};
-use crate::db::Writer;
 use crate::db::{self, blind_pool::BlindPoolChange};
 use crate::domain::{PaperId, PaperKey};
 
@@ -81,7 +80,7 @@ impl Study {
         mut rng: impl Rng + Send + 'static,
     ) -> Result<Chosen, StudyError> {
         let ids = ids.to_vec();
-        self.write_directly(self.open_directly(Writer::Command).await?, move |conn| {
+        self.write_directly(move |conn| {
             let papers = resolve(conn, &ids)?;
             choose_papers(conn, &papers, &mut rng)
         })
@@ -96,7 +95,7 @@ impl Study {
         seed: u64,
         mut rng: impl Rng + Send + 'static,
     ) -> Result<Chosen, StudyError> {
-        self.write_directly(self.open_directly(Writer::Command).await?, move |conn| {
+        self.write_directly(move |conn| {
             // While the study rates every candidate, none is chosen yet.
             let rates_all = targets::choice(conn)? == TargetChoice::All;
             let candidates = targets::candidates(conn, !rates_all)?;
@@ -123,7 +122,7 @@ impl Study {
         &self,
         mut rng: impl Rng + Send + 'static,
     ) -> Result<BlindPoolChange, StudyError> {
-        self.write_directly(self.open_directly(Writer::Command).await?, move |conn| {
+        self.write_directly(move |conn| {
             targets::set_choice(conn, TargetChoice::All)?;
             let depth = db::study::pool_depth_directly(conn)?.get();
             let mut blind_pool = BlindPoolChange::default();
@@ -147,10 +146,8 @@ impl Study {
         rule: DropRule,
     ) -> Result<Dropped, StudyError> {
         let ids = ids.to_vec();
-        self.write_directly(self.open_directly(Writer::Command).await?, move |conn| {
-            drop_checked(conn, &ids, rule)
-        })
-        .await
+        self.write_directly(move |conn| drop_checked(conn, &ids, rule))
+            .await
     }
 }
 

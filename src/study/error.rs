@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::domain::{PaperId, PaperKey, PoolDepth, RaterName};
-use crate::import::InvalidInput;
+use crate::import::{InvalidFiles, InvalidInput};
 use crate::password::WeakPassword;
 
 /// What failed underneath, for the log.
@@ -73,9 +73,17 @@ pub enum Refusal {
         current: PoolDepth,
         requested: PoolDepth,
     },
-    /// Problems in an input file.
+    /// Problems in the files of an import.
     #[error(transparent)]
-    Invalid(#[from] InvalidInput),
+    Invalid(#[from] InvalidFiles),
+    #[error("choose a file to import")]
+    NoFile,
+    /// An import from the browser is uploading or importing.
+    #[error(
+        "an import is running: wait until it has finished (its page follows it), then import \
+         again"
+    )]
+    ImportRunning,
     #[error("{} exists already; choose a new file for the backup", .0.display())]
     BackupExists(PathBuf),
     #[error("there is no rater {0:?} in this study (`paperjudge raters list` lists them)")]
@@ -212,12 +220,25 @@ impl From<rusqlite::Error> for StudyError {
 
 impl From<InvalidInput> for StudyError {
     fn from(invalid: InvalidInput) -> StudyError {
-        StudyError::Refused(Refusal::Invalid(invalid))
+        StudyError::Refused(Refusal::Invalid(invalid.into()))
+    }
+}
+
+impl From<crate::db::ImportHoldsTheStudy> for StudyError {
+    fn from(busy: crate::db::ImportHoldsTheStudy) -> StudyError {
+        StudyError::Busy(Box::new(busy))
     }
 }
 
 impl From<std::io::Error> for StudyError {
+    /// A full disk (or quota, or file size limit) as such, anything else as internal.
     fn from(error: std::io::Error) -> StudyError {
-        StudyError::Internal(Box::new(error))
+        use std::io::ErrorKind;
+        match error.kind() {
+            ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge => {
+                StudyError::DiskFull(Box::new(error))
+            }
+            _ => StudyError::Internal(Box::new(error)),
+        }
     }
 }

@@ -22,6 +22,7 @@ mod raters;
 mod rating;
 mod recheck;
 mod settings;
+mod upload;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -47,11 +48,13 @@ pub use choice::{Chosen, DropRule, Dropped};
 use error::plural;
 pub use error::{Cause, Refusal, StudyError};
 pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
+pub use import::{ImportFile, ImportProgress};
 pub use pruning::Pruning;
 pub use queries::{NextTarget, PooledPaper, RatingPage, Search, TargetList};
 pub use raters::{Added, Rater, Raters};
 pub use rating::Undo;
 pub use recheck::Recheck;
+pub use upload::{JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT};
 
 /// One study file, as the app works on it. Cloning it is cheap: clones share the connections,
 /// the write queue and the evaluation kept in memory.
@@ -65,6 +68,8 @@ pub struct Study {
     /// What is kept of the evaluation between queries: the set of the study's current
     /// revision and its recent leaderboards.
     evaluations: Arc<evaluation::Evaluations>,
+    /// The imports from the browser, the running one and the last ones.
+    jobs: Arc<upload::ImportJobs>,
 }
 
 impl Study {
@@ -83,6 +88,7 @@ impl Study {
             path: path.into(),
             write_queue: WriteQueue::default(),
             evaluations: Arc::default(),
+            jobs: Arc::default(),
         })
     }
 
@@ -114,7 +120,8 @@ impl Study {
         writer: Writer,
         work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
     ) -> Result<T, StudyError> {
-        let mut tx = self.write_queue.begin(&self.connections, writer).await?;
+        let turn = self.write_queue.turn(writer).await?;
+        let mut tx = turn.begin(&self.connections).await?;
         let done = work(&mut tx).await;
         tx.finish(done).await
     }
@@ -126,17 +133,28 @@ impl Study {
         Ok(blocking::run(move || db::direct::open_writer(&path, writer)).await?)
     }
 
-    /// Runs the work of a command that builds pools (importing papers or lists, choosing
-    /// targets, pruning) in an immediate transaction of its own on `conn`, a connection of its
-    /// own stepped directly, in this process's turn of the write queue, on a thread that may
-    /// block: committed durably when `work` succeeds, rolled back when it fails. The
-    /// connection is closed at the end.
+    /// Runs the work of a command that builds pools (choosing targets, pruning) in an
+    /// immediate transaction on a connection of its own stepped directly, as
+    /// [`Study::write_directly_as`] says.
     async fn write_directly<T: Send + 'static>(
         &self,
+        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
+    ) -> Result<T, StudyError> {
+        let conn = self.open_directly(Writer::Command).await?;
+        self.write_directly_as(Writer::Command, conn, work).await
+    }
+
+    /// Runs the work of `writer` in an immediate transaction of its own on `conn`, a
+    /// connection of its own stepped directly (opened for `writer`), in this process's turn of
+    /// the write queue, on a thread that may block: committed durably when `work` succeeds,
+    /// rolled back when it fails. The connection is closed at the end.
+    async fn write_directly_as<T: Send + 'static>(
+        &self,
+        writer: Writer,
         mut conn: rusqlite::Connection,
         work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
     ) -> Result<T, StudyError> {
-        let _turn = self.write_queue.turn().await;
+        let _turn = self.write_queue.turn(writer).await?;
         blocking::run(move || {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let done = work(&tx)?;

@@ -12,7 +12,7 @@ use std::fmt;
 use rand::SeedableRng;
 
 use super::{BlindPoolChange, Study, StudyError};
-use crate::db::{self, Writer};
+use crate::db;
 use crate::leaderboard::{LeaderboardOptions, Partial};
 
 /// Whether the study prunes, and the models pruned.
@@ -59,7 +59,7 @@ impl Study {
     /// on prunes nothing yet (the next target asked for does). Answers the pool change.
     pub async fn set_pruning(&self, on: bool) -> Result<BlindPoolChange, StudyError> {
         let mut rng = rand::rngs::StdRng::from_os_rng();
-        self.write_directly(self.open_directly(Writer::Command).await?, move |conn| {
+        self.write_directly(move |conn| {
             db::pruning::set(conn, on)?;
             let depth = db::study::pool_depth_directly(conn)?.get();
             let change = db::pruning::rebuild_unrated_pools(conn, depth, &mut rng)?;
@@ -91,7 +91,7 @@ impl Study {
         }
         let mut rng = rand::rngs::StdRng::from_os_rng();
         let pruned = out.clone();
-        self.write_directly(self.open_directly(Writer::Command).await?, move |conn| {
+        self.write_directly(move |conn| {
             // Pruning may have been turned off meanwhile.
             if db::pruning::is_on_directly(conn)? {
                 db::pruning::add_pruned(conn, &pruned)?;

@@ -1,5 +1,5 @@
-//! The stylesheet, the rating script, the leaderboard script and the re-check script, compiled
-//! into the binary so that it is the one file to deploy.
+//! The stylesheet, the rating script, the leaderboard script, the re-check script and the
+//! import script, compiled into the binary so that it is the one file to deploy.
 //!
 //! Pages link them with a hash of their content in the query, so browsers may keep them for a
 //! year and still fetch a changed file at once.
@@ -16,11 +16,14 @@ pub const SCRIPT_PATH: &str = "/static/rating.js";
 pub const LEADERBOARD_SCRIPT_PATH: &str = "/static/leaderboard.js";
 /// The keys of the re-check page.
 pub const RECHECK_SCRIPT_PATH: &str = "/static/recheck.js";
+/// The uploads' progress on the import page, and a job's on its page.
+pub const IMPORT_SCRIPT_PATH: &str = "/static/import.js";
 
 const STYLESHEET: &str = include_str!("../../static/style.css");
 const SCRIPT: &str = include_str!("../../static/rating.js");
 const LEADERBOARD_SCRIPT: &str = include_str!("../../static/leaderboard.js");
 const RECHECK_SCRIPT: &str = include_str!("../../static/recheck.js");
+const IMPORT_SCRIPT: &str = include_str!("../../static/import.js");
 
 const CACHE_FOR_A_YEAR: &str = "public, max-age=31536000, immutable";
 
@@ -30,6 +33,8 @@ static LEADERBOARD_SCRIPT_HREF: LazyLock<String> =
     LazyLock::new(|| versioned(LEADERBOARD_SCRIPT_PATH, LEADERBOARD_SCRIPT));
 static RECHECK_SCRIPT_HREF: LazyLock<String> =
     LazyLock::new(|| versioned(RECHECK_SCRIPT_PATH, RECHECK_SCRIPT));
+static IMPORT_SCRIPT_HREF: LazyLock<String> =
+    LazyLock::new(|| versioned(IMPORT_SCRIPT_PATH, IMPORT_SCRIPT));
 
 /// The stylesheet's address as pages link it.
 pub fn stylesheet_href() -> &'static str {
@@ -51,13 +56,19 @@ pub fn recheck_script_href() -> &'static str {
     &RECHECK_SCRIPT_HREF
 }
 
-/// The four files, each at its path.
+/// The import script's address as the import pages link it.
+pub fn import_script_href() -> &'static str {
+    &IMPORT_SCRIPT_HREF
+}
+
+/// The five files, each at its path.
 pub fn routes(config: &mut web::ServiceConfig) {
     config
         .route(STYLESHEET_PATH, web::get().to(stylesheet))
         .route(SCRIPT_PATH, web::get().to(script))
         .route(LEADERBOARD_SCRIPT_PATH, web::get().to(leaderboard_script))
-        .route(RECHECK_SCRIPT_PATH, web::get().to(recheck_script));
+        .route(RECHECK_SCRIPT_PATH, web::get().to(recheck_script))
+        .route(IMPORT_SCRIPT_PATH, web::get().to(import_script));
 }
 
 async fn stylesheet() -> HttpResponse {
@@ -74,6 +85,10 @@ async fn leaderboard_script() -> HttpResponse {
 
 async fn recheck_script() -> HttpResponse {
     cached("text/javascript; charset=utf-8", RECHECK_SCRIPT)
+}
+
+async fn import_script() -> HttpResponse {
+    cached("text/javascript; charset=utf-8", IMPORT_SCRIPT)
 }
 
 fn cached(content_type: &'static str, body: &'static str) -> HttpResponse {

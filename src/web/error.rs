@@ -18,6 +18,7 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use askama::Template;
 
 use super::answer::accepts_json;
+use crate::domain::ByteSize;
 use crate::study::{Refusal, StudyError};
 
 /// Why a request failed.
@@ -69,6 +70,17 @@ pub enum WebError {
     /// 413
     #[error("the form is larger than the {limit} bytes accepted")]
     PayloadTooLarge { limit: usize },
+    /// 413: an upload larger than `serve --max-upload`.
+    #[error(
+        "the upload is larger than the {limit} this server accepts, so nothing was imported \
+         (`paperjudge serve --max-upload SIZE` sets the limit, or import the files with \
+         `paperjudge import`)"
+    )]
+    UploadTooLarge { limit: ByteSize },
+    /// 409: the study is busy with something that must end first (an import from the
+    /// browser); the message says what.
+    #[error("{0}")]
+    Conflict(String),
     /// 503: another process (an import) holds the study's write lock; worth another try.
     #[error(
         "an import is running, so this change was NOT saved: save it again once the import has \
@@ -102,6 +114,9 @@ impl From<StudyError> for WebError {
         match error {
             StudyError::Refused(refusal @ Refusal::NoSuchTarget(_)) => {
                 WebError::NotFound(refusal.to_string())
+            }
+            StudyError::Refused(refusal @ Refusal::ImportRunning) => {
+                WebError::Conflict(refusal.to_string())
             }
             StudyError::Refused(refusal) if refusal.is_forbidden() => {
                 WebError::Refused(refusal.to_string())
@@ -191,7 +206,10 @@ impl ResponseError for WebError {
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::Misdirected { .. } => StatusCode::MISDIRECTED_REQUEST,
             WebError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            WebError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            WebError::PayloadTooLarge { .. } | WebError::UploadTooLarge { .. } => {
+                StatusCode::PAYLOAD_TOO_LARGE
+            }
+            WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::ImportRunning => StatusCode::SERVICE_UNAVAILABLE,
             WebError::DiskFull => StatusCode::INSUFFICIENT_STORAGE,
             WebError::Internal(_) | WebError::ChangeFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -17,6 +17,7 @@ mod downloads;
 mod error;
 mod health;
 mod hosts;
+mod import;
 mod leaderboard;
 mod methods;
 mod papers;
@@ -27,6 +28,7 @@ mod ratings;
 mod security;
 mod target_list;
 mod tokens;
+mod upload;
 mod view;
 
 use std::net::{IpAddr, TcpListener};
@@ -35,6 +37,7 @@ use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpServer};
 
+use crate::domain::ByteSize;
 use crate::study::Study;
 
 pub use auth::Password;
@@ -65,6 +68,8 @@ pub struct Access {
     /// which the command line allows only with a password or behind TLS); any other gets 421
     /// (DNS rebinding, see `hosts`).
     pub hosts: Vec<HostName>,
+    /// The largest upload `POST /import` takes (413 above it).
+    pub max_upload: ByteSize,
 }
 
 /// Starts the app on `listener` (port 0 in tests) for `study`; the returned server runs when
@@ -111,6 +116,7 @@ pub fn run(listener: TcpListener, study: Study, access: Access) -> std::io::Resu
             // The headers wrap everything, so that every refusal and redirect carries them too.
             .wrap(security::headers())
             .configure(routes)
+            .configure(import::routes(upload::UploadLimit(access.max_upload)))
             .service(methods::every_other_address())
     })
     .listen(listener)?

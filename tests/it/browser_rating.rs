@@ -139,12 +139,16 @@ pub struct BrowserTest {
 
 impl BrowserTest {
     pub async fn start() -> BrowserTest {
+        BrowserTest::start_with(TestApp::with_fixture().await).await
+    }
+
+    /// A browser for `app`.
+    pub async fn start_with(app: TestApp) -> BrowserTest {
         assert!(
             Path::new(CHROMEDRIVER).exists(),
             "{CHROMEDRIVER} is missing: apt-get install chromium chromium-driver, or run \
              scripts/test.sh, which does"
         );
-        let app = TestApp::with_fixture().await;
         let driver = Chromedriver::start();
         let profile = tempfile::tempdir().expect("a profile directory");
         let client = browser(&driver, profile.path()).await;

@@ -5,7 +5,7 @@ use rand::SeedableRng;
 use sqlx::SqlitePool;
 
 use paperjudge::import::{self, Format, Kind, Summary};
-use paperjudge::study::{Refusal, Study, StudyError};
+use paperjudge::study::{ImportFile, Refusal, Study, StudyError};
 
 pub struct TestStudy {
     /// The study, as the app works on it.
@@ -54,10 +54,8 @@ impl TestStudy {
     /// seeded generator so that pool order is reproducible.
     pub async fn import(&self, kind: &Kind, text: &[u8], seed: u64) -> Result<Summary, StudyError> {
         let rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let reader = std::io::Cursor::new(text.to_vec());
-        (self.study)
-            .import(kind.clone(), reader, "test.csv".to_owned(), rng, || ())
-            .await
+        let file = ImportFile::new("test.csv", std::io::Cursor::new(text.to_vec()));
+        (self.study).import(kind.clone(), vec![file], rng, ()).await
     }
 
     pub async fn papers(&self, csv: &str) -> Summary {
@@ -91,6 +89,32 @@ pub fn recommendations(format: Format) -> Kind {
         format,
         model: None,
     })
+}
+
+/// The verdict's fixtures: study S of `paperjudge-synth` (its lists cut to the top 8 of each,
+/// and its ratings) and the demo rated by scripts/rate_demo.py.
+pub const VERDICT_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/verdict");
+
+/// Study S's papers, written to `dir/papers.csv`: every id its lists name, titled by it (the
+/// verdict reads no title).
+pub fn study_s_papers(dir: &std::path::Path) -> std::path::PathBuf {
+    let lists = std::fs::read_to_string(format!("{VERDICT_FIXTURES}/synth-s-recommendations.csv"))
+        .expect("the fixture reads");
+    let mut ids: Vec<&str> = (lists.lines().skip(1))
+        .flat_map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            [fields[1], fields[3]]
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let papers = dir.join("papers.csv");
+    let mut text = String::from("id,title\n");
+    for id in ids {
+        text.push_str(&format!("{id},Paper {id}\n"));
+    }
+    std::fs::write(&papers, text).expect("the papers are written");
+    papers
 }
 
 /// `n` papers with ids P1..Pn.

@@ -428,7 +428,7 @@ async fn a_margin_settles_for_equivalent_models() {
 /// Imports the demo study rated by scripts/rate_demo.py (or study S of paperjudge-synth, cut
 /// to the top 8 of every list) into `db`.
 fn import_fixture(db: &Path, dir: &Path, which: &str) {
-    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/verdict");
+    let fixtures = crate::common::VERDICT_FIXTURES;
     let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/src/demo");
     let (papers, recommendations, ratings) = match which {
         "demo" => (
@@ -436,32 +436,11 @@ fn import_fixture(db: &Path, dir: &Path, which: &str) {
             format!("{demo}/recommendations.csv"),
             format!("{fixtures}/demo-ratings.csv"),
         ),
-        _ => {
-            // Study S's papers are only ids here: the verdict reads no title.
-            let recommendations = format!("{fixtures}/synth-s-recommendations.csv");
-            let mut ids: Vec<String> = std::fs::read_to_string(&recommendations)
-                .unwrap()
-                .lines()
-                .skip(1)
-                .flat_map(|line| {
-                    let fields: Vec<&str> = line.split(',').collect();
-                    [fields[1].to_owned(), fields[3].to_owned()]
-                })
-                .collect();
-            ids.sort();
-            ids.dedup();
-            let papers = dir.join("papers.csv");
-            let mut text = String::from("id,title\n");
-            for id in ids {
-                text.push_str(&format!("{id},Paper {id}\n"));
-            }
-            std::fs::write(&papers, text).unwrap();
-            (
-                papers.display().to_string(),
-                recommendations,
-                format!("{fixtures}/synth-s-ratings.csv"),
-            )
-        }
+        _ => (
+            crate::common::study_s_papers(dir).display().to_string(),
+            format!("{fixtures}/synth-s-recommendations.csv"),
+            format!("{fixtures}/synth-s-ratings.csv"),
+        ),
     };
     import_all(db, &[papers, recommendations, ratings]);
 }

@@ -9,6 +9,7 @@ mod common;
 mod process_support;
 mod web_support;
 
+mod browser_import;
 mod browser_rating;
 mod browser_recheck;
 mod checks_cli;
@@ -41,6 +42,7 @@ mod targets_choice;
 mod trec_agreement;
 mod trec_agreement_study;
 mod web_blind;
+mod web_import;
 mod web_leaderboard;
 mod web_pages;
 mod web_rating;

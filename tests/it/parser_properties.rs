@@ -353,6 +353,9 @@ async fn import_into(study: &TestStudy, kind: Kind, bytes: Vec<u8>) -> Result<()
             Ok(())
         }
         Err(StudyError::Refused(Refusal::Invalid(invalid))) => {
+            let [invalid] = invalid.files() else {
+                return Err(TestCaseError::fail(format!("one file, not {invalid:?}")));
+            };
             prop_assert!(!invalid.problems.is_empty());
             for problem in &invalid.problems {
                 let line = problem.line.unwrap_or_default();

@@ -113,7 +113,33 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts `paperjudge --db DB serve ARGS...` and waits until it listens.
     pub fn start(db: &Path, args: &[&str], env: &[(&str, &str)]) -> ServerProcess {
-        let mut child = command(db, &[&["serve"], args].concat(), env)
+        ServerProcess::start_command(command(db, &[&["serve"], args].concat(), env))
+    }
+
+    /// [`ServerProcess::start`], with no file it writes allowed to grow past `kib` KiB (a
+    /// write past it fails as on a full disk: `ulimit -f`, with SIGXFSZ ignored).
+    pub fn start_with_file_size_limit(db: &Path, kib: u64, args: &[&str]) -> ServerProcess {
+        let serve = command(db, &[&["serve"], args].concat(), &[]);
+        let mut limited = Command::new("bash");
+        limited
+            .args([
+                "-c",
+                "trap '' XFSZ; ulimit -f \"$0\"; exec \"$@\"",
+                &kib.to_string(),
+            ])
+            .arg(serve.get_program())
+            .args(serve.get_args())
+            .envs(
+                serve
+                    .get_envs()
+                    .filter_map(|(key, value)| Some((key, value?))),
+            )
+            .env_remove("PAPERJUDGE_PASSWORD");
+        ServerProcess::start_command(limited)
+    }
+
+    fn start_command(mut command: Command) -> ServerProcess {
+        let mut child = command
             .stderr(Stdio::piped())
             .spawn()
             .expect("the server starts");

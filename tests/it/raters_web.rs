@@ -61,7 +61,7 @@ fn stars(rater: &str, t: u32, i: u32) -> u8 {
     let truth = ((i * 3 + t * 2) % 5 + 1) as u8;
     match rater {
         "Annika" => truth,
-        "Boris" if (i + t) % 4 == 0 => {
+        "Boris" if (i + t).is_multiple_of(4) => {
             if truth < 5 {
                 truth + 1
             } else {
@@ -479,7 +479,7 @@ async fn no_rater_reaches_another_ones_stars(app: &TestApp, browsers: &mut [Brow
     let target = app.paper_id("T1").await;
     let refused = annika.get(&format!("/leaderboard/targets/{target}")).await;
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
-    // Nor does she change the study for everyone: choosing targets, pruning.
+    // Nor does she change the study for everyone: choosing targets, pruning, importing.
     let token = annika.form_token("/logout").await;
     for (path, fields) in [
         ("/prune", [("prune", "on"), ("csrf_token", token.as_str())]),
@@ -487,10 +487,19 @@ async fn no_rater_reaches_another_ones_stars(app: &TestApp, browsers: &mut [Brow
             "/targets",
             [("paper", "T1-1"), ("csrf_token", token.as_str())],
         ),
+        (
+            "/import",
+            [("kind", "ratings"), ("csrf_token", token.as_str())],
+        ),
+        (
+            "/import/settings",
+            [("pool_depth", "5"), ("csrf_token", token.as_str())],
+        ),
     ] {
         let refused = annika.post(path, &fields, Answer::Redirect).await;
         assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{path}");
     }
+    assert_eq!(annika.get("/import").await.status(), StatusCode::FORBIDDEN);
     assert!(!app.study.study.pruning().await.unwrap().on);
     // The comparison itself she may see, by the study's judgments or her own stars, without
     // the others' leaders.

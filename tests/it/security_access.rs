@@ -39,8 +39,7 @@ async fn protected_app_trusting(behind_tls: bool, trusted_proxies: Vec<IpAddr>) 
         password: Password::new(PASSWORD).ok(),
         behind_tls,
         trusted_proxies,
-        hosts: Vec::new(),
-        beyond_loopback: false,
+        ..Access::default()
     };
     TestApp::spawn_with(small_study().await, access).await
 }
@@ -921,7 +920,7 @@ async fn app_behind_the_proxy(trusted_proxies: Vec<IpAddr>) -> TestApp {
         behind_tls: true,
         trusted_proxies,
         hosts: vec!["lab.example".parse().expect("a host name")],
-        beyond_loopback: false,
+        ..Access::default()
     };
     TestApp::spawn_with(small_study().await, access).await
 }

@@ -2,6 +2,7 @@
 
 use crate::common::TestStudy;
 use crate::web_support::{attr, location, selector, text, Page, TestApp};
+use paperjudge::study::ImportFile;
 use rand::SeedableRng;
 use reqwest::StatusCode;
 
@@ -145,9 +146,9 @@ async fn the_order_of_targets_is_random_per_study() {
         }
         let rng = rand::rngs::StdRng::from_os_rng();
         let kind = crate::common::recommendations(paperjudge::import::Format::Csv);
-        let reader = std::io::Cursor::new(csv.into_bytes());
+        let file = ImportFile::new("r.csv", std::io::Cursor::new(csv.into_bytes()));
         (study.study)
-            .import(kind, reader, "r.csv".to_owned(), rng, || ())
+            .import(kind, vec![file], rng, ())
             .await
             .unwrap();
         let app = TestApp::spawn(study).await;

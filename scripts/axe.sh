@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The accessibility audit: axe-core in headless Chromium, every page at 1280 px, at 390 px (a
+# phone) and in dark mode, also checking that no page is wider than the window. Exits 1 on any
+# finding.
+#
+#   scripts/axe.sh            # serves an empty study and the demo study (rated, with imports
+#                             # done, failed and running) and audits their pages
+#   scripts/axe.sh URL...     # these pages of a server you run
+#
+# Installs axe-core and puppeteer-core from npm into target/axe once, and Debian's Chromium
+# when it is missing (as scripts/test.sh does).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+tools=$root/target/axe
+if [ ! -d "$tools/node_modules/axe-core" ] || [ ! -d "$tools/node_modules/puppeteer-core" ]; then
+    mkdir -p "$tools"
+    (cd "$tools" && npm init -y >/dev/null &&
+        npm install --no-audit --no-fund --silent axe-core@4.14 puppeteer-core@24)
+fi
+if ! command -v chromium >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq chromium >/dev/null
+fi
+audit() { NODE_PATH=$tools/node_modules node "$root/scripts/axe.cjs" "$@"; }
+if [ $# -gt 0 ]; then
+    audit "$@"
+    exit
+fi
+
+# PAPERJUDGE_BIN: a binary built already (else the debug build, built now).
+if [ -z "${PAPERJUDGE_BIN:-}" ]; then
+    cargo build -q
+fi
+bin=${PAPERJUDGE_BIN:-$root/target/debug/paperjudge}
+work=$(mktemp -d)
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+# Starts `paperjudge serve` on a free port for the study $1; its address goes to $1.url.
+serve() {
+    "$bin" --db "$1" serve --addr 127.0.0.1:0 2>"$1.log" &
+    pids+=($!)
+    for _ in $(seq 200); do
+        grep -o 'http://127.0.0.1:[0-9]*' "$1.log" >"$1.url" 2>/dev/null && break
+        sleep 0.05
+    done
+}
+# Uploads the file $3 of kind $2 to the server at $1 as the import page's script does; prints
+# the job's address.
+upload() {
+    local page=$work/page.html cookies=$work/cookies token
+    curl -sf -c "$cookies" -o "$page" "$1/import"
+    token=$(grep -m1 -o 'name="csrf_token" value="[^"]*"' "$page" | sed 's/.*value="//; s/"$//')
+    curl -sf -b "$cookies" -H 'Accept: application/json' -F "csrf_token=$token" -F "kind=$2" \
+        -F "file=@$3" "$1/import" | python3 -c 'import json, sys; print(json.load(sys.stdin)["url"])'
+}
+
+empty=$work/empty.db
+serve "$empty"
+empty_url=$(cat "$empty.url")
+
+demo=$work/demo.db
+"$bin" --db "$demo" import papers src/demo/papers.csv 2>/dev/null
+"$bin" --db "$demo" import recommendations src/demo/recommendations.csv 2>/dev/null
+"$bin" --db "$demo" import ratings tests/fixtures/verdict/demo-ratings.csv 2>/dev/null
+serve "$demo"
+url=$(cat "$demo.url")
+done_job=$(upload "$url" papers src/demo/papers.csv)
+printf 'id,title\nA1,One\nA1,Twice\n' >"$work/broken.csv"
+failed_job=$(upload "$url" papers "$work/broken.csv")
+# Another process holds the write lock for a while, so that the next import waits, writing.
+python3 -c 'import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+time.sleep(20)' "$demo" &
+pids+=($!)
+sleep 0.5
+running_job=$(upload "$url" papers src/demo/papers.csv)
+first_target=$(curl -sf "$url/targets" | grep -m1 -o 'href="/targets/[0-9]*"' | sed 's/href="//; s/"$//')
+
+audit "$empty_url/" "$empty_url/import" \
+    "$url$running_job" "$url$done_job" "$url$failed_job" "$url/import" \
+    "$url/" "$url/targets" "$url$first_target" "$url/papers?q=topic" \
+    "$url/leaderboard" "$url/leaderboard/targets" "$url/checks" "$url/checks/recheck"
