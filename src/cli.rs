@@ -11,14 +11,15 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::{Rng, SeedableRng};
 
 use crate::decision::Order;
-use crate::domain::{ByteSize, PaperId, PoolDepth};
+use crate::domain::{ByteSize, PaperId, PoolDepth, RaterName};
 use crate::export;
 use crate::import::{self, Format, InvalidFiles, InvalidInput, Kind, Summary};
 use crate::leaderboard::{LeaderboardOptions, Partial};
-use crate::metrics::Relevance;
+use crate::metrics::{Judgments, Relevance};
 use crate::simulation;
 use crate::study::{
-    DropRule, ImportFile, ImportProgress, Refusal, Study, StudyError, TargetChoice, TargetSummary,
+    Added, DropRule, ImportFile, ImportProgress, Rater, Refusal, Study, StudyError, TargetChoice,
+    TargetSummary,
 };
 use crate::web::{self, HostName, Password};
 
@@ -79,11 +80,19 @@ pub enum Command {
         #[arg(value_enum)]
         state: Option<Switch>,
     },
-    /// The target to rate next (the one `/next` opens); nothing when every pair is rated.
+    /// The target to rate next (the one `/next` opens), which the rater then takes; nothing
+    /// when no target needs them.
     Next {
+        /// The rater [default: the owner].
+        #[arg(long, value_name = "NAME")]
+        rater: Option<String>,
         #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
         format: StatusFormat,
     },
+    /// The study's raters, who rate it blind to each other; without any, the study has one
+    /// rater, its owner.
+    #[command(subcommand)]
+    Raters(RatersCommand),
     /// Replay the study's fully rated targets (or a qrels file and runs) as if rated one by
     /// one, many times under each order: the ratings a decision needs, and how often it was
     /// wrong.
@@ -126,6 +135,36 @@ pub struct SimulateArgs {
     /// The TREC run files to replay with --qrels; the model is the run tag.
     #[arg(long = "run", value_name = "FILE", num_args = 1.., requires = "qrels")]
     pub runs: Vec<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RatersCommand {
+    /// Add a rater, who signs in to `serve` with NAME and a password (read from the terminal,
+    /// or the first line of --password-file); a rater removed before comes back.
+    Add {
+        name: String,
+        #[arg(long, value_name = "FILE")]
+        password_file: Option<PathBuf>,
+    },
+    /// Remove a rater: they can no longer sign in; their ratings stay, and the targets they
+    /// took and did not finish go to others.
+    Remove { name: String },
+    /// The raters with their progress, and how many rate each target.
+    List {
+        #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
+        format: StatusFormat,
+    },
+    /// How many raters rate each target, and the share of targets (drawn once, fixed by the
+    /// study) that one more rates, for their agreement.
+    Set {
+        /// Raters per target [default: 1].
+        #[arg(long, value_name = "R")]
+        per_target: Option<u32>,
+        /// The share of targets one more rater rates, from 0 to 1, or `default` (0.1 with two
+        /// raters or more and one per target, else 0).
+        #[arg(long, value_name = "SHARE")]
+        overlap: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -229,13 +268,18 @@ pub enum ImportCommand {
         #[arg(long)]
         model: Option<String>,
     },
-    /// Ratings CSV (target,paper,stars[,rated_at]); an exported file re-imports as is.
-    Ratings { file: PathBuf },
+    /// Ratings CSV (target,paper,stars[,rated_at][,rater]); an exported file re-imports as is.
+    Ratings {
+        file: PathBuf,
+        /// Whose ratings a file without a rater column holds [default: the owner's].
+        #[arg(long, value_name = "NAME")]
+        rater: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
 pub enum ExportCommand {
-    /// Ratings CSV: target,target_title,paper,paper_title,stars,rated_at.
+    /// Ratings CSV: target,target_title,paper,paper_title,stars,rated_at,rater.
     Ratings {
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -246,6 +290,10 @@ pub enum ExportCommand {
         output: Option<PathBuf>,
         #[arg(long, default_value = "stars-minus-one")]
         relevance: Relevance,
+        /// One judgment per pair from its raters' stars, as the leaderboard's: lower-median,
+        /// upper-median or rater:NAME (qrels hold whole grades: not mean).
+        #[arg(long, default_value = "lower-median", value_parser = |text: &str| text.parse::<Judgments>())]
+        judgments: Judgments,
     },
     /// The blind pool: target,paper,position,stars (no model information).
     Pool {
@@ -386,7 +434,8 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Backup { file } => backup(&study, &cli.db, &file).await,
         Command::Status { format } => status(&study, format).await,
         Command::Targets(command) => targets(&study, command).await,
-        Command::Next { format } => next(&study, format).await,
+        Command::Next { rater, format } => next(&study, rater.as_deref(), format).await,
+        Command::Raters(command) => raters(&study, command).await,
         Command::Prune { state } => prune(&study, state).await,
         Command::Simulate(args) => simulate(&study, args).await,
     };
@@ -418,24 +467,26 @@ async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
         .map_err(|error| CliError::Usage(format!("cannot listen on {addr}: {error}")))?
         .collect();
     let public = addresses.iter().find(|address| !address.ip().is_loopback());
-    match (public, &password) {
-        (Some(public), None) => {
+    // Raters sign in with passwords of their own: they protect the study as the owner's does.
+    let signs_in = password.is_some() || study.has_active_raters().await?;
+    match (public, signs_in) {
+        (Some(public), false) => {
             return Err(CliError::Usage(format!(
                 "refusing to serve on {public} without a password: other machines can reach \
-                 that address. Set {PASSWORD_VARIABLE} or pass --password-file FILE, or serve \
-                 on 127.0.0.1 (the default)"
+                 that address. Set {PASSWORD_VARIABLE} or pass --password-file FILE, add \
+                 raters (`paperjudge raters add`), or serve on 127.0.0.1 (the default)"
             )))
         }
-        (Some(_), Some(_)) if !args.behind_tls => tracing::warn!(
+        (Some(_), true) if !args.behind_tls => tracing::warn!(
             "the password and the session cookie cross the network unencrypted: serve \
              paperjudge behind a TLS proxy and pass --behind-tls"
         ),
         _ => {}
     }
     match (args.hosts.first(), public) {
-        (Some(host), _) if password.is_none() && !args.behind_tls => {
+        (Some(host), _) if !signs_in && !args.behind_tls => {
             return Err(CliError::Usage(format!(
-                "--host {host} needs a password or --behind-tls: without either, paperjudge \
+                "--host {host} needs a password (or raters) or --behind-tls: without either, paperjudge \
                  answers only loopback names (localhost, 127.0.0.1, [::1]), so that no other \
                  site can reach the study through DNS rebinding"
             )))
@@ -459,6 +510,7 @@ async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
         .map_err(|error| CliError::internal("cannot read the listening address", error))?;
     crate::tell!("paperjudge is serving the study on http://{address}/");
     let settings = web::Access {
+        beyond_loopback: public.is_some(),
         password,
         behind_tls: args.behind_tls,
         trusted_proxies: args.trusted_proxy,
@@ -489,16 +541,10 @@ fn password(file: Option<&Path>, variable: Option<OsString>) -> Result<Option<Pa
                 .map_err(|_| CliError::Usage(format!("{PASSWORD_VARIABLE} is not valid UTF-8")))?;
             (text, PASSWORD_VARIABLE.to_owned())
         }
-        (Some(file), None) => {
-            let text = std::fs::read_to_string(file).map_err(|error| {
-                CliError::Usage(format!(
-                    "cannot read the password file {}: {error}",
-                    file.display()
-                ))
-            })?;
-            let first_line = text.lines().next().unwrap_or_default().to_owned();
-            (first_line, format!("the password file {}", file.display()))
-        }
+        (Some(file), None) => (
+            first_line_of(file, "password file")?,
+            format!("the password file {}", file.display()),
+        ),
     };
     let password = Password::new(&text)
         .map_err(|weak| CliError::Usage(format!("the password in {source} {weak}")))?;
@@ -506,6 +552,17 @@ fn password(file: Option<&Path>, variable: Option<OsString>) -> Result<Option<Pa
         warn_if_others_can_read(file);
     }
     Ok(Some(password))
+}
+
+/// The first line of `file` (a password file).
+fn first_line_of(file: &Path, what: &str) -> Result<String, CliError> {
+    let text = std::fs::read_to_string(file).map_err(|error| {
+        CliError::Usage(format!(
+            "cannot read the {what} {}: {error}",
+            file.display()
+        ))
+    })?;
+    Ok(text.lines().next().unwrap_or_default().to_owned())
 }
 
 /// Warns when the password file can be read by other users of this machine.
@@ -554,7 +611,10 @@ async fn run_import(study: &Study, command: ImportCommand) -> Result<(), CliErro
             let options = import::recommendations::Options { format, model };
             (file, Kind::Recommendations(options))
         }
-        ImportCommand::Ratings { file } => (file, Kind::Ratings),
+        ImportCommand::Ratings { file, rater } => {
+            let rater = rater.as_deref().map(rater_name).transpose()?;
+            (file, Kind::Ratings(import::ratings::Options { rater }))
+        }
     };
     let lists = matches!(kind, Kind::Recommendations(_));
     let summary = import_file(study, &file, kind).await?;
@@ -630,15 +690,19 @@ impl ImportProgress for Bar {
 async fn run_export(study: &Study, command: ExportCommand) -> Result<(), CliError> {
     match command {
         ExportCommand::Ratings { output } => {
-            let rows = study.ratings().await?;
+            let rows = study.ratings(None).await?;
             write_output(output.as_deref(), |out| {
                 export::ratings_csv(&rows, out).map_err(io::Error::other)
             })
         }
-        ExportCommand::Qrels { output, relevance } => {
-            let rows = study.ratings().await?;
+        ExportCommand::Qrels {
+            output,
+            relevance,
+            judgments,
+        } => {
+            let judged = study.judged_pairs(&judgments).await?;
             write_output(output.as_deref(), |out| {
-                export::qrels(&rows, relevance, out)
+                export::qrels(&judged, relevance, out)
             })
         }
         ExportCommand::Pool { output } => {
@@ -747,7 +811,8 @@ async fn status(study: &Study, format: StatusFormat) -> Result<(), CliError> {
             serde_json::to_string(&status)
                 .map_err(|error| CliError::internal("cannot encode the status", error))?
         ),
-        StatusFormat::Text => format!(
+        StatusFormat::Text => {
+            format!(
             "papers           {}\nmodels           {}\ntargets          {} ({} fully rated, {} \
              partly rated; {})\nrecommendations  {}\npooled pairs     {}\nrated pairs      {}\n\
              pool depth       {}\nrating changes with provenance known  {}\npruning          \
@@ -774,7 +839,8 @@ async fn status(study: &Study, format: StatusFormat) -> Result<(), CliError> {
                 (true, []) => "on (no model ruled out yet)".to_owned(),
                 (true, pruned) => format!("on (left out of new pools: {})", pruned.join(", ")),
             },
-        ),
+        ) + &raters_status(&status.raters)
+        }
     };
     write_output(None, |out| out.write_all(text.as_bytes()))
 }
@@ -835,7 +901,7 @@ async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError>
         }
         TargetsCommand::List { format } => {
             let targets = study
-                .targets(crate::study::Listing::EVERY_TARGET)
+                .targets(crate::study::Listing::EVERY_TARGET, None)
                 .await?
                 .targets;
             let text = match format {
@@ -922,7 +988,7 @@ impl ListedTarget<'_> {
             title: &target.title,
             rated: target.rated,
             pooled: target.total,
-            finished: target.progress().is_finished(),
+            finished: target.finished,
         }
     }
 }
@@ -955,7 +1021,7 @@ fn targets_csv(targets: &[TargetSummary]) -> Result<String, csv::Error> {
             target.title.as_str(),
             &target.rated.to_string(),
             &target.total.to_string(),
-            &target.progress().is_finished().to_string(),
+            &target.finished.to_string(),
         ])?;
     }
     let bytes = writer
@@ -981,11 +1047,16 @@ async fn prune(study: &Study, state: Option<Switch>) -> Result<(), CliError> {
     write_output(None, |out| out.write_all(said.as_bytes()))
 }
 
-/// `paperjudge next`: the id of the target `/next` opens, nothing when every pair is rated.
-/// While pruning is on, the models the verdict rules out are pruned first, so that the pool of
-/// the target it names leaves them out (see `Study::next_target`).
-async fn next(study: &Study, format: StatusFormat) -> Result<(), CliError> {
-    let next = (study.next_target().await?).map(|next| (next.target, next.progress));
+/// `paperjudge next [--rater NAME]`: the id of the target `/next` opens for the rater (who
+/// takes it), nothing when no target needs them. While pruning is on, the models the verdict
+/// rules out are pruned first, so that the pool of the target it names leaves them out (see
+/// `Study::next_target`).
+async fn next(study: &Study, rater: Option<&str>, format: StatusFormat) -> Result<(), CliError> {
+    let rater = match rater {
+        None => Rater::owner(),
+        Some(name) => study.rater_named(&rater_name(name)?).await?,
+    };
+    let next = (study.next_target(&rater).await?).map(|next| (next.target, next.progress));
     let text = match (format, next) {
         (StatusFormat::Text, None) => String::new(),
         (StatusFormat::Text, Some((paper, _))) => format!("{}\n", paper.external_id),
@@ -1009,7 +1080,9 @@ async fn simulate(study: &Study, args: SimulateArgs) -> Result<(), CliError> {
     let set = (study.evaluation_set(args.options.list_depth()).await)
         .map_err(|error| CliError::of_study(error, "the study file cannot be read"))?;
     let settings = args.options.settings(set.collection.pool_depth);
-    let replay = simulation::Replay::of(&set.collection, settings)
+    let collection = (set.collection(&args.options.judgments()))
+        .map_err(|refusal| CliError::Usage(refusal.to_string()))?;
+    let replay = simulation::Replay::of(&collection, settings)
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
     report_simulation(&replay, args)
 }
@@ -1081,4 +1154,182 @@ fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<
         ),
     };
     write_output(None, |out| out.write_all(text.as_bytes()))
+}
+
+/// The raters' lines of `status`: each rater's ratings and targets; nothing without raters.
+fn raters_status(raters: &[crate::study::RaterRow]) -> String {
+    let lines: String = (raters.iter())
+        .map(|rater| {
+            let line = format!(
+                "rater {}  {} ratings, {} targets finished, {} in progress{}",
+                rater.name,
+                rater.ratings,
+                rater.targets_finished,
+                rater.targets_in_progress,
+                if rater.active { "" } else { " (removed)" }
+            );
+            format!("{}\n", crate::terminal::escape(&line))
+        })
+        .collect();
+    lines
+}
+
+/// A rater's name given on the command line.
+fn rater_name(text: &str) -> Result<RaterName, CliError> {
+    RaterName::new(text).map_err(|invalid| CliError::Usage(invalid.to_string()))
+}
+
+/// `paperjudge raters add|remove|list|set`.
+async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
+    match command {
+        RatersCommand::Add {
+            name,
+            password_file,
+        } => {
+            let name = rater_name(&name)?;
+            let password = match &password_file {
+                Some(file) => first_line_of(file, "password file")?,
+                None => read_password(&name)?,
+            };
+            let said = match study.add_rater(&name, &password).await? {
+                Added::New => format!("added the rater {name}"),
+                Added::Back => format!("{name} is a rater again, with their ratings"),
+            };
+            if let Some(file) = &password_file {
+                warn_if_others_can_read(file);
+            }
+            crate::tell!("{}", crate::terminal::escape(&said));
+        }
+        RatersCommand::Remove { name } => {
+            let name = rater_name(&name)?;
+            study.remove_rater(&name).await?;
+            crate::tell!(
+                "{}",
+                crate::terminal::escape(&format!(
+                    "removed the rater {name}: they can no longer sign in; their ratings stay"
+                ))
+            );
+        }
+        RatersCommand::List { format } => {
+            let raters = study.raters().await?;
+            let text = match format {
+                StatusFormat::Json => format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&raters)
+                        .map_err(|error| CliError::internal("cannot encode the raters", error))?
+                ),
+                StatusFormat::Text => raters_table(&raters),
+            };
+            return write_output(None, |out| out.write_all(text.as_bytes()));
+        }
+        RatersCommand::Set {
+            per_target,
+            overlap,
+        } => {
+            let overlap = match overlap.as_deref() {
+                None => None,
+                Some("default") => Some(None),
+                Some(text) => Some(Some(text.parse::<f64>().map_err(|_| {
+                    CliError::Usage(format!(
+                        "--overlap must be a share from 0 to 1, or default; got {text:?}"
+                    ))
+                })?)),
+            };
+            if per_target.is_none() && overlap.is_none() {
+                return Err(CliError::Usage(
+                    "give --per-target R, --overlap SHARE or both".to_owned(),
+                ));
+            }
+            let plan = study.set_rating_plan(per_target, overlap).await?;
+            crate::tell!("{}", plan_in_words(&plan));
+        }
+    }
+    Ok(())
+}
+
+/// The plan in words: "each target rated by 1 rater, and 10% of them by one more".
+fn plan_in_words(plan: &crate::study::Plan) -> String {
+    let per_target = match plan.per_target {
+        1 => "each target rated by 1 rater".to_owned(),
+        count => format!("each target rated by {count} raters"),
+    };
+    let overlap = match plan.overlap {
+        share if share > 0.0 => format!(
+            ", and {}% of them by one more{}",
+            share * 100.0,
+            if plan.overlap_by_default {
+                " (the default with two raters or more)"
+            } else {
+                ""
+            }
+        ),
+        _ => String::new(),
+    };
+    let capped = if plan.per_target > plan.raters.max(1) {
+        format!(
+            "; the study has {} raters, so no target needs more",
+            plan.raters.max(1)
+        )
+    } else {
+        String::new()
+    };
+    format!("{per_target}{overlap}{capped}")
+}
+
+fn raters_table(raters: &crate::study::Raters) -> String {
+    let mut text = format!("{}\n", plan_in_words(&raters.plan));
+    if raters.raters.is_empty() {
+        text.push_str("no raters: the owner rates alone (`paperjudge raters add NAME`)\n");
+        return text;
+    }
+    let width = (raters.raters.iter())
+        .map(|rater| rater.name.as_str().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("rater".len());
+    text.push_str(&format!(
+        "{:<width$}  ratings  targets finished  in progress\n",
+        "rater"
+    ));
+    for rater in &raters.raters {
+        let line = format!(
+            "{:<width$}  {:>7}  {:>16}  {:>11}{}",
+            rater.name.as_str(),
+            rater.ratings,
+            rater.targets_finished,
+            rater.targets_in_progress,
+            if rater.active { "" } else { "  (removed)" },
+        );
+        text.push_str(&crate::terminal::escape(&line));
+        text.push('\n');
+    }
+    text
+}
+
+/// A rater's password typed on the terminal, twice; refused without a terminal (a script gives
+/// --password-file).
+fn read_password(name: &RaterName) -> Result<String, CliError> {
+    use std::io::IsTerminal;
+    if !io::stdin().is_terminal() {
+        return Err(CliError::Usage(format!(
+            "give {name}'s password with --password-file FILE (its first line), or run this on \
+             a terminal to type it"
+        )));
+    }
+    let ask = |prompt: &str| -> Result<String, CliError> {
+        eprint!("{prompt}");
+        let mut line = String::new();
+        io::stdin()
+            .read_line(&mut line)
+            .map_err(|error| CliError::Usage(format!("cannot read the password: {error}")))?;
+        Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+    };
+    let first = ask(&format!("password for {name}: "))?;
+    let again = ask("the same again: ")?;
+    if first != again {
+        return Err(CliError::Usage(
+            "the two passwords differ; nothing changed".to_owned(),
+        ));
+    }
+    Ok(first)
 }

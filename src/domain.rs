@@ -305,6 +305,149 @@ impl fmt::Display for ByteSize {
     }
 }
 
+/// A rater's row key (`raters.id`); the study's owner is [`RaterId::OWNER`].
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type,
+)]
+#[sqlx(transparent)]
+pub struct RaterId(pub i64);
+
+impl RaterId {
+    /// The study's owner: the one rater of a study without raters, who signs in with the
+    /// password given to `serve`.
+    pub const OWNER: RaterId = RaterId(1);
+}
+
+impl rusqlite::types::FromSql for RaterId {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        value.as_i64().map(RaterId)
+    }
+}
+
+/// A rater's name as people see it: on the sign-in form, in `raters list`, in the ratings
+/// CSV's `rater` column, in `--judgments rater:NAME` and in the agreement among raters. One
+/// to [`RaterName::MAX_CHARACTERS`] characters, no control or format character, no white
+/// space at either end. The owner's name, `owner`, is the owner's alone.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type)]
+#[serde(transparent)]
+#[sqlx(transparent)]
+pub struct RaterName(String);
+
+impl RaterName {
+    pub const MAX_CHARACTERS: usize = 64;
+
+    /// The owner's name.
+    pub fn owner() -> RaterName {
+        RaterName("owner".to_owned())
+    }
+
+    /// A name as given; the message says what is wrong with it.
+    pub fn new(text: &str) -> Result<RaterName, InvalidRaterName> {
+        let characters = text.chars().count();
+        let problem = if text.trim().is_empty() {
+            "is empty".to_owned()
+        } else if let Some(invisible) = invisible_character(text) {
+            invisible
+        } else if text.trim() != text {
+            "starts or ends with white space".to_owned()
+        } else if characters > Self::MAX_CHARACTERS {
+            format!(
+                "has {characters} characters; a rater's name has at most {}",
+                Self::MAX_CHARACTERS
+            )
+        } else {
+            return Ok(RaterName(text.to_owned()));
+        };
+        Err(InvalidRaterName(format!(
+            "the rater's name {text:?} {problem}"
+        )))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_owner(&self) -> bool {
+        self.0 == "owner"
+    }
+}
+
+impl fmt::Display for RaterName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for RaterName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl rusqlite::types::FromSql for RaterName {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        value.as_str().map(|name| RaterName(name.to_owned()))
+    }
+}
+
+/// Why a text is no rater's name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidRaterName(String);
+
+/// A judgment's grade on the scale of stars: a number of stars, or with several raters and
+/// `--judgments mean` the mean of their stars, which may lie between two (docs/metrics.md,
+/// "Several raters"). Always within 1..=5.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Grade(f64);
+
+impl Grade {
+    /// The mean of `stars`; `None` for none.
+    pub fn mean(stars: &[Stars]) -> Option<Grade> {
+        let sum: u32 = stars.iter().map(|stars| u32::from(stars.get())).sum();
+        (!stars.is_empty()).then(|| Grade(f64::from(sum) / stars.len() as f64))
+    }
+
+    pub fn get(self) -> f64 {
+        self.0
+    }
+
+    /// What the grade means: the label of its stars, or for a mean between two whole numbers
+    /// of stars, that it is one.
+    pub fn label(self) -> String {
+        match self.as_stars() {
+            Some(stars) => stars.label().to_owned(),
+            None => "the mean of the raters' stars".to_owned(),
+        }
+    }
+
+    /// The whole number of stars this grade is, if it is one.
+    pub fn as_stars(self) -> Option<Stars> {
+        (self.0.fract() == 0.0)
+            .then(|| Stars::new(self.0 as i64))
+            .flatten()
+    }
+}
+
+impl From<Stars> for Grade {
+    fn from(stars: Stars) -> Grade {
+        Grade(f64::from(stars.get()))
+    }
+}
+
+impl fmt::Display for Grade {
+    /// Whole stars as a digit, a mean with two decimals at most: `4`, `3.5`, `3.67`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.as_stars() {
+            Some(stars) => write!(f, "{stars}"),
+            None => {
+                let text = format!("{:.2}", self.0);
+                f.write_str(text.trim_end_matches('0').trim_end_matches('.'))
+            }
+        }
+    }
+}
+
 /// Whether a character is a control character (Unicode category Cc: NUL, ESC, line breaks,
 /// ...) or a format character (Cf: zero-width space, byte order mark, bidi overrides, ...):
 /// invisible, or acting on the text around it. Paper ids and model names may hold none, so
@@ -334,6 +477,42 @@ mod tests {
         for loose in [" 3", "3 ", "+3", "03", "3.0", "-0"] {
             assert_eq!(loose.parse::<Stars>(), Err(InvalidStars(loose.to_owned())));
         }
+    }
+
+    #[test]
+    fn rater_names_are_visible_trimmed_and_short() {
+        assert_eq!(
+            RaterName::new("Ann Lee").map(|n| n.to_string()),
+            Ok("Ann Lee".into())
+        );
+        assert!(RaterName::new("").is_err());
+        assert!(RaterName::new("   ").is_err());
+        assert!(RaterName::new(" Ann").is_err());
+        assert!(RaterName::new("Ann\u{202e}").is_err());
+        assert!(RaterName::new("Ann\nBo").is_err());
+        assert!(RaterName::new(&"x".repeat(64)).is_ok());
+        let long = RaterName::new(&"x".repeat(65)).unwrap_err().to_string();
+        assert!(
+            long.ends_with("has 65 characters; a rater's name has at most 64"),
+            "{long}"
+        );
+        assert!(RaterName::owner().is_owner());
+    }
+
+    #[test]
+    fn grades_are_stars_or_their_mean() {
+        let stars = |values: &[i64]| -> Vec<Stars> {
+            values.iter().map(|&v| Stars::new(v).unwrap()).collect()
+        };
+        assert_eq!(Grade::mean(&stars(&[3, 4])).map(Grade::get), Some(3.5));
+        assert_eq!(
+            Grade::mean(&stars(&[4, 4])).and_then(Grade::as_stars),
+            Stars::new(4)
+        );
+        assert_eq!(Grade::mean(&[]), None);
+        assert_eq!(Grade::mean(&stars(&[3, 4, 4])).unwrap().to_string(), "3.67");
+        assert_eq!(Grade::mean(&stars(&[3, 4])).unwrap().to_string(), "3.5");
+        assert_eq!(Grade::from(Stars::new(2).unwrap()).to_string(), "2");
     }
 
     #[test]

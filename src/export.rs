@@ -4,17 +4,18 @@ use std::io::Write;
 
 use crate::db::blind_pool::BlindPoolRow;
 use crate::db::ratings::RatingRow;
-use crate::domain::Stars;
+use crate::domain::{PaperId, Stars};
 use crate::metrics::Relevance;
 
 /// The ratings CSV header; the importer reads the same file back.
-pub const RATINGS_HEADER: [&str; 6] = [
+pub const RATINGS_HEADER: [&str; 7] = [
     "target",
     "target_title",
     "paper",
     "paper_title",
     "stars",
     "rated_at",
+    "rater",
 ];
 
 /// Ratings as RFC 4180 CSV (fields with commas, quotes or line breaks are quoted).
@@ -31,24 +32,21 @@ pub fn ratings_csv(rows: &[RatingRow], out: impl Write) -> Result<(), csv::Error
             row.paper_title.as_str(),
             &row.stars.to_string(),
             row.rated_at.as_str(),
+            row.rater.as_str(),
         ])?;
     }
     writer.flush()?;
     Ok(())
 }
 
-/// TREC qrels: `target 0 paper rel`, one line per rated pair.
-pub fn qrels(rows: &[RatingRow], relevance: Relevance, mut out: impl Write) -> std::io::Result<()> {
-    for row in rows {
-        // Stored ratings are 1..=5 by the schema's CHECK constraint.
-        let stars = Stars::new(row.stars).unwrap_or(Stars::MIN);
-        writeln!(
-            out,
-            "{} 0 {} {}",
-            row.target,
-            row.paper,
-            relevance.of(stars)
-        )?;
+/// TREC qrels: `target 0 paper rel`, one line per judged pair (target, paper, stars).
+pub fn qrels(
+    judged: &[(PaperId, PaperId, Stars)],
+    relevance: Relevance,
+    mut out: impl Write,
+) -> std::io::Result<()> {
+    for (target, paper, stars) in judged {
+        writeln!(out, "{target} 0 {paper} {}", relevance.of(*stars))?;
     }
     out.flush()
 }

@@ -16,12 +16,14 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::decision::Margin;
-use crate::domain::{PoolDepth, Stars};
+use crate::domain::{Grade, PoolDepth, RaterName, Stars};
 
+mod agreement;
 mod confidence_sequence;
 mod resampling;
 mod study_checks;
 
+pub use agreement::{krippendorff_alpha, krippendorff_alpha_ci95, star_counts, Level, StarCounts};
 pub use confidence_sequence::{
     confidence_sequence, pairwise_alpha, Betting, Bounds, ConfidenceSequence, Interval, GRID_STEPS,
 };
@@ -187,6 +189,101 @@ metric_option! {
     }
 }
 
+/// One judgment per pair from the stars its raters gave it (docs/metrics.md, "Several
+/// raters"). With one rater every choice gives their stars.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub enum Judgments {
+    /// The median; of an even count, the lower of the two middle values (the cautious reading).
+    #[default]
+    LowerMedian,
+    /// The median; of an even count, the higher of the two middle values.
+    UpperMedian,
+    /// The mean: a fractional grade, whose gain is computed as usual.
+    Mean,
+    /// One rater's stars alone, over the targets they rated whole.
+    Rater(RaterName),
+}
+
+impl Judgments {
+    /// Every value's name, `rater:NAME` for any rater's name.
+    pub const NAMES: &'static [&'static str] =
+        &["lower-median", "upper-median", "mean", "rater:NAME"];
+
+    /// The judgment of a pair from the stars its raters gave it (one rater's alone for
+    /// [`Judgments::Rater`], whose caller picks them), which it sorts; `None` for no stars.
+    pub fn of(&self, sorted: &mut [Stars]) -> Option<Grade> {
+        sorted.sort_unstable();
+        match self {
+            Judgments::Mean => Grade::mean(sorted),
+            Judgments::UpperMedian => sorted.get(sorted.len() / 2).map(|&s| s.into()),
+            Judgments::LowerMedian | Judgments::Rater(_) => {
+                (sorted.len().checked_sub(1)).map(|last| sorted[last / 2].into())
+            }
+        }
+    }
+
+    /// Whether every judgment is a whole number of stars (as qrels hold them).
+    pub fn is_whole(&self) -> bool {
+        *self != Judgments::Mean
+    }
+
+    /// The judgments in words: "judgments: the lower median of the raters' stars".
+    pub fn describe(&self) -> String {
+        match self {
+            Judgments::LowerMedian => {
+                "judgments: the median of the raters' stars, the lower of two middle ones"
+                    .to_owned()
+            }
+            Judgments::UpperMedian => {
+                "judgments: the median of the raters' stars, the higher of two middle ones"
+                    .to_owned()
+            }
+            Judgments::Mean => "judgments: the mean of the raters' stars".to_owned(),
+            Judgments::Rater(name) => {
+                format!("judgments: {name}'s stars alone, over the targets {name} rated whole")
+            }
+        }
+    }
+}
+
+impl FromStr for Judgments {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "lower-median" => Ok(Judgments::LowerMedian),
+            "upper-median" => Ok(Judgments::UpperMedian),
+            "mean" => Ok(Judgments::Mean),
+            _ => match text.strip_prefix("rater:") {
+                Some(name) => RaterName::new(name)
+                    .map(Judgments::Rater)
+                    .map_err(|invalid| format!("judgments {text:?}: {invalid}")),
+                None => Err(format!(
+                    "judgments must be one of: {} (got {text:?})",
+                    Self::NAMES.join(", ")
+                )),
+            },
+        }
+    }
+}
+
+impl fmt::Display for Judgments {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Judgments::LowerMedian => f.write_str("lower-median"),
+            Judgments::UpperMedian => f.write_str("upper-median"),
+            Judgments::Mean => f.write_str("mean"),
+            Judgments::Rater(name) => write!(f, "rater:{name}"),
+        }
+    }
+}
+
+impl Serialize for Judgments {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 /// Every option of the metric contract. `Default` is the contract's default with k = 8.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Settings {
@@ -237,13 +334,34 @@ impl Settings {
         }
     }
 
-    /// The gain of a paper rated `stars`.
-    pub fn gain(&self, stars: Stars) -> f64 {
-        let rel = self.relevance.of(stars);
-        match self.gain {
-            Gain::Linear => f64::from(rel),
-            Gain::Exponential => f64::from((1u32 << rel) - 1),
+    /// The gain of a paper judged `grade`: a number of stars, or the mean of several raters'
+    /// (docs/metrics.md, "Several raters"), whose relevance lies between two whole grades.
+    pub fn gain(&self, grade: impl Into<Grade>) -> f64 {
+        let grade = grade.into();
+        match grade.as_stars() {
+            Some(stars) => {
+                let rel = self.relevance.of(stars);
+                match self.gain {
+                    Gain::Linear => f64::from(rel),
+                    Gain::Exponential => f64::from((1u32 << rel) - 1),
+                }
+            }
+            None => {
+                let rel = match self.relevance {
+                    Relevance::StarsMinusOne => grade.get() - 1.0,
+                    Relevance::Stars => grade.get(),
+                };
+                match self.gain {
+                    Gain::Linear => rel,
+                    Gain::Exponential => rel.exp2() - 1.0,
+                }
+            }
         }
+    }
+
+    /// Whether a paper judged `grade` counts as relevant for P, R, F1, AP and RR.
+    pub fn is_relevant(&self, grade: impl Into<Grade>) -> bool {
+        grade.into().get() >= f64::from(self.threshold.get())
     }
 
     /// The settings in plain words, for pages and terminal output.
@@ -333,18 +451,18 @@ pub struct TargetScores {
 ///   list scores 0, and so does a list whose own ideal is 0 under `ideal = list`.
 /// - With `unjudged = skip` every metric but Judged@k sees the condensed list.
 /// - Judged@k is undefined for an empty list.
-pub fn evaluate_target<K: Copy + Eq + Hash>(
+pub fn evaluate_target<K: Copy + Eq + Hash, G: Copy + Into<Grade>>(
     list: &[K],
-    judgments: &HashMap<K, Stars>,
+    judgments: &HashMap<K, G>,
     settings: &Settings,
 ) -> TargetScores {
     if judgments.is_empty() {
         return TargetScores::default();
     }
     let k = settings.k.get();
-    let top: Vec<Option<Stars>> = list
+    let top: Vec<Option<Grade>> = list
         .iter()
-        .map(|paper| judgments.get(paper).copied())
+        .map(|paper| judgments.get(paper).map(|&grade| grade.into()))
         .filter(|stars| settings.unjudged == Unjudged::Zero || stars.is_some())
         .take(k)
         .collect();
@@ -360,9 +478,9 @@ pub fn evaluate_target<K: Copy + Eq + Hash>(
     }
 }
 
-fn target_ndcg<K: Eq + Hash>(
-    top: &[Option<Stars>],
-    judgments: &HashMap<K, Stars>,
+fn target_ndcg<K: Eq + Hash, G: Copy + Into<Grade>>(
+    top: &[Option<Grade>],
+    judgments: &HashMap<K, G>,
     settings: &Settings,
 ) -> Option<f64> {
     let k = settings.k.get();
@@ -387,7 +505,7 @@ fn target_ndcg<K: Eq + Hash>(
     })
 }
 
-fn judged_at_k<K: Eq + Hash>(list: &[K], judgments: &HashMap<K, Stars>, k: usize) -> Option<f64> {
+fn judged_at_k<K: Eq + Hash, G>(list: &[K], judgments: &HashMap<K, G>, k: usize) -> Option<f64> {
     let top = &list[..list.len().min(k)];
     let judged = top.iter().filter(|p| judgments.contains_key(p)).count();
     (!top.is_empty()).then(|| judged as f64 / top.len() as f64)
@@ -402,13 +520,14 @@ struct BinaryScores {
     rr: f64,
 }
 
-fn binary_scores<K: Eq + Hash>(
-    top: &[Option<Stars>],
-    judgments: &HashMap<K, Stars>,
+fn binary_scores<K: Eq + Hash, G: Copy + Into<Grade>>(
+    top: &[Option<Grade>],
+    judgments: &HashMap<K, G>,
     settings: &Settings,
 ) -> Option<BinaryScores> {
-    let is_relevant = |stars: Stars| stars >= settings.threshold;
-    let relevant = judgments.values().filter(|&&s| is_relevant(s)).count();
+    let relevant = (judgments.values())
+        .filter(|&&grade| settings.is_relevant(grade))
+        .count();
     if relevant == 0 {
         return settings.score_when_empty().map(|zero| BinaryScores {
             precision: zero,
@@ -422,7 +541,7 @@ fn binary_scores<K: Eq + Hash>(
     let mut precision_sum = 0.0;
     let mut first_hit = None;
     for (index, stars) in top.iter().enumerate() {
-        if stars.is_some_and(is_relevant) {
+        if stars.is_some_and(|grade| settings.is_relevant(grade)) {
             hits += 1;
             precision_sum += hits as f64 / (index + 1) as f64;
             first_hit.get_or_insert(index + 1);
@@ -508,6 +627,57 @@ mod tests {
             r#"relevance must be one of: stars-minus-one, stars (got "Stars")"#
         );
         assert!("min_k_relevant".parse::<ApDenominator>().is_err());
+    }
+
+    #[test]
+    fn judgments_combine_the_raters_stars() {
+        let stars = |values: &[i64]| -> Vec<Stars> {
+            values.iter().map(|&v| Stars::new(v).unwrap()).collect()
+        };
+        let grade =
+            |judgments: Judgments, values: &[i64]| judgments.of(&mut stars(values)).map(Grade::get);
+        assert_eq!(grade(Judgments::LowerMedian, &[4, 2]), Some(2.0));
+        assert_eq!(grade(Judgments::UpperMedian, &[4, 2]), Some(4.0));
+        assert_eq!(grade(Judgments::Mean, &[4, 2, 5]), Some(11.0 / 3.0));
+        assert_eq!(grade(Judgments::LowerMedian, &[5, 1, 3]), Some(3.0));
+        assert_eq!(grade(Judgments::UpperMedian, &[5, 1, 3]), Some(3.0));
+        assert_eq!(grade(Judgments::LowerMedian, &[1, 5, 4, 2]), Some(2.0));
+        assert_eq!(grade(Judgments::UpperMedian, &[1, 5, 4, 2]), Some(4.0));
+        for judgments in [
+            Judgments::LowerMedian,
+            Judgments::UpperMedian,
+            Judgments::Mean,
+        ] {
+            assert_eq!(grade(judgments.clone(), &[3]), Some(3.0));
+            assert_eq!(grade(judgments, &[]), None);
+        }
+        for text in ["lower-median", "upper-median", "mean", "rater:Ann Lee"] {
+            assert_eq!(text.parse::<Judgments>().unwrap().to_string(), text);
+        }
+        assert_eq!(
+            "median".parse::<Judgments>().unwrap_err(),
+            r#"judgments must be one of: lower-median, upper-median, mean, rater:NAME (got "median")"#
+        );
+        assert!("rater:"
+            .parse::<Judgments>()
+            .unwrap_err()
+            .contains("is empty"));
+    }
+
+    #[test]
+    fn a_mean_grade_gains_between_its_neighbours() {
+        let settings = Settings::default();
+        let three_and_a_half = Judgments::Mean
+            .of(&mut [Stars::new(3).unwrap(), Stars::new(4).unwrap()])
+            .unwrap();
+        assert_eq!(settings.gain(three_and_a_half), 2.5);
+        let exponential = Settings {
+            gain: Gain::Exponential,
+            ..Settings::default()
+        };
+        assert!((exponential.gain(three_and_a_half) - (2f64.powf(2.5) - 1.0)).abs() < 1e-12);
+        assert!(!settings.is_relevant(three_and_a_half));
+        assert!(settings.is_relevant(Stars::new(4).unwrap()));
     }
 
     #[test]

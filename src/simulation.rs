@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::decision::{adaptive_probabilities, list_disagreement, Monitor, Order, State};
-use crate::domain::Stars;
+use crate::domain::Grade;
 use crate::leaderboard::{self, Collection, Partial};
 use crate::metrics::{self, Settings};
 
@@ -39,7 +39,7 @@ struct Replayed {
     pooled: Vec<Vec<u32>>,
     /// Each model's list as the scoring reads it (empty without a list).
     lists: Vec<Vec<u32>>,
-    judgments: HashMap<u32, Stars>,
+    judgments: HashMap<u32, Grade>,
     /// disagreement[a * M + b]: how differently models a and b rank its top k.
     disagreement: Vec<f64>,
 }
@@ -61,7 +61,7 @@ impl Replayed {
         if pooled.iter().all(|&in_pool| in_pool) {
             return (self.ndcg.clone(), pool.len());
         }
-        let judgments: HashMap<u32, Stars> = (self.judgments.iter())
+        let judgments: HashMap<u32, Grade> = (self.judgments.iter())
             .filter(|(paper, _)| pool.contains(paper))
             .map(|(&paper, &stars)| (paper, stars))
             .collect();
@@ -476,7 +476,7 @@ pub fn table(replay: &Replay, targets: usize, summaries: &[Summary]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::PoolDepth;
+    use crate::domain::{PoolDepth, Stars};
     use crate::leaderboard::TargetInput;
 
     /// 40 targets; model a finds the relevant paper 1 at the top, b at the second place, c
@@ -489,7 +489,7 @@ mod tests {
                 fully_rated: true,
                 judgments: [(1, 5), (2, 1), (3, 1), (4, 2), (5, 1)]
                     .into_iter()
-                    .map(|(paper, stars)| (paper, Stars::new(stars).unwrap()))
+                    .map(|(paper, stars)| (paper, Stars::new(stars).unwrap().into()))
                     .collect(),
                 lists: vec![
                     Some(vec![1, 2]),

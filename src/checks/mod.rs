@@ -8,7 +8,8 @@
 //! `paperjudge checks` and `/checks` alike.
 
 mod pool_bias;
-mod ranking;
+pub mod ranking;
+mod raters;
 mod sensitivity;
 mod text;
 mod timing;
@@ -17,13 +18,14 @@ use serde::Serialize;
 
 use crate::domain::{PaperKey, PoolDepth, Stars};
 use crate::leaderboard::{Collection, Partial, TargetInput};
-use crate::metrics::{self, Settings};
+use crate::metrics::{self, Judgments, Settings};
 
 pub use pool_bias::{ModelBias, PoolBias};
+pub use raters::{RaterKappa, RaterRanking, RaterReport, RatersInput, RatersReport};
 pub use sensitivity::{Placed, Sensitivity, Variant};
 pub use timing::{
-    Bin, Day, Drift, PositionAgreement, RatingsPerSitting, SecondsPerJudgment, TimedRecheck,
-    Timing, LONG_SITTING, SITTING_GAP_SECONDS,
+    Bin, Day, Drift, PositionAgreement, RatingsPerSitting, SecondsPerJudgment, TimedJudgment,
+    TimedRecheck, Timing, LONG_SITTING, SITTING_GAP_SECONDS,
 };
 
 /// The share of the rated pairs that the dashboard suggests re-checking.
@@ -45,6 +47,8 @@ pub struct Checks {
     pub consistency: ConsistencyReport,
     pub sensitivity: Sensitivity,
     pub timing: Timing,
+    /// Agreement among the raters, in a study with raters; `null` with one rater, the owner.
+    pub raters: Option<RatersReport>,
 }
 
 /// A model that some evaluated targets' pools left out.
@@ -58,12 +62,15 @@ pub struct PrunedModel {
 }
 
 /// The settings the checks were computed with, as the leaderboard's JSON states them.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SettingsJson {
     #[serde(flatten)]
     pub metrics: Settings,
     pub pool_depth: u32,
     pub partial: Partial,
+    /// With raters only: how one judgment per pair came from their stars.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judgments: Option<Judgments>,
 }
 
 /// The rater's consistency over the re-checked pairs.
@@ -90,8 +97,8 @@ pub struct ConsistencyReport {
 /// What the checks need of a study beyond the evaluation input.
 #[derive(Debug, Clone, Default)]
 pub struct History {
-    /// Ratings set in the browser: seconds since 1970 and stars, in the order made.
-    pub judgments: Vec<(i64, Stars)>,
+    /// Ratings set in the browser: who, seconds since 1970 and stars, in the order made.
+    pub judgments: Vec<TimedJudgment>,
     pub rechecks: Vec<TimedRecheck>,
     /// Rated pairs of finished targets.
     pub rated_pairs: i64,
@@ -103,12 +110,13 @@ pub const LIST_DEPTH: usize = usize::MAX;
 
 impl Checks {
     /// The checks of the targets of `collection` that `partial` evaluates, and of `history`,
-    /// under `settings`.
+    /// under `settings`; with `raters` (a study with raters, its judgments), their agreement.
     pub fn of(
         collection: &Collection<PaperKey>,
         history: &History,
         settings: Settings,
         partial: Partial,
+        raters: Option<(Judgments, RatersInput)>,
     ) -> Checks {
         let pool_depth: PoolDepth = collection.pool_depth;
         let depth = usize::try_from(pool_depth.get()).unwrap_or(usize::MAX);
@@ -123,6 +131,7 @@ impl Checks {
                 metrics: settings,
                 pool_depth: pool_depth.get(),
                 partial,
+                judgments: raters.as_ref().map(|(judgments, _)| judgments.clone()),
             },
             targets_evaluated: targets.len(),
             pruned: (collection.models.iter().enumerate())
@@ -139,6 +148,7 @@ impl Checks {
             consistency: consistency(&pairs, history.rated_pairs),
             sensitivity: sensitivity::sensitivity(&collection.models, &targets, &settings, depth),
             timing: timing::timing(&history.judgments, &history.rechecks),
+            raters: raters.map(|(_, input)| raters::agreement(&input, &settings)),
         }
     }
 }

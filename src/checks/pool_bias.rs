@@ -8,7 +8,7 @@ use std::hash::Hash;
 use serde::Serialize;
 
 use super::ranking::{mean_ndcg, mean_ndcg_against, rank_of};
-use crate::domain::Stars;
+use crate::domain::Grade;
 use crate::leaderboard::TargetInput;
 use crate::metrics::Settings;
 
@@ -70,10 +70,10 @@ pub fn pool_bias<K: Copy + Eq + Hash>(
                 .flat_map(|(index, target)| {
                     (unique(index).iter()).filter_map(|paper| target.judgments.get(paper))
                 })
-                .filter(|stars| **stars >= settings.threshold)
+                .filter(|&&grade| settings.is_relevant(grade))
                 .count();
             // What a model that was not pooled faces: its unique pairs unrated.
-            let reduced: Vec<HashMap<K, Stars>> = (targets.iter().enumerate())
+            let reduced: Vec<HashMap<K, Grade>> = (targets.iter().enumerate())
                 .map(|(index, target)| {
                     (target.judgments.iter())
                         .filter(|(paper, _)| !unique(index).contains(paper))

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
-use crate::domain::Stars;
+use crate::domain::Grade;
 use crate::leaderboard::TargetInput;
-use crate::metrics::{self, Settings};
+use crate::metrics::{self, kendall_tau_b, Settings};
 
 /// The mean NDCG@k of the model at position `model` over `targets`, as the leaderboard has it.
 pub fn mean_ndcg<K: Copy + Eq + Hash>(
@@ -23,7 +23,7 @@ pub fn mean_ndcg<K: Copy + Eq + Hash>(
 /// judgments paired with it. A target without judgments is not evaluated, as on the
 /// leaderboard.
 pub fn mean_ndcg_against<'a, K: Copy + Eq + Hash + 'a>(
-    scored: impl Iterator<Item = (&'a TargetInput<K>, &'a HashMap<K, Stars>)>,
+    scored: impl Iterator<Item = (&'a TargetInput<K>, &'a HashMap<K, Grade>)>,
     model: usize,
     settings: &Settings,
 ) -> Option<f64> {
@@ -52,4 +52,21 @@ pub fn rank_of(models: &[String], scores: &[Option<f64>], model: usize) -> usize
     1 + (order(models, scores).iter())
         .position(|&m| m == model)
         .expect("every model has a rank")
+}
+
+/// Kendall's tau-b between two score vectors, an undefined score below every value.
+pub fn tau(first: &[Option<f64>], second: &[Option<f64>]) -> Option<f64> {
+    let values = |scores: &[Option<f64>]| -> Vec<f64> {
+        (scores.iter())
+            .map(|score| score.unwrap_or(f64::NEG_INFINITY))
+            .collect()
+    };
+    kendall_tau_b(&values(first), &values(second))
+}
+
+/// The model that leads under `scores` (by position in `models`); `None` without a defined
+/// score.
+pub fn leader(models: &[String], scores: &[Option<f64>]) -> Option<String> {
+    let first = *order(models, scores).first()?;
+    scores[first].map(|_| models[first].clone())
 }

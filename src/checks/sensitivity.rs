@@ -7,9 +7,9 @@ use std::num::NonZeroUsize;
 
 use serde::Serialize;
 
-use super::ranking::{mean_ndcg, order};
+use super::ranking::{mean_ndcg, order, tau};
 use crate::leaderboard::TargetInput;
-use crate::metrics::{kendall_tau_b, Gain, Ideal, Settings, Unjudged};
+use crate::metrics::{Gain, Ideal, Settings, Unjudged};
 
 /// A model's place under one variant.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -154,16 +154,6 @@ pub fn sensitivity<K: Copy + Eq + Hash>(
     }
 }
 
-/// Kendall's tau-b between two score vectors, an undefined score below every value.
-fn tau(first: &[Option<f64>], second: &[Option<f64>]) -> Option<f64> {
-    let values = |scores: &[Option<f64>]| -> Vec<f64> {
-        (scores.iter())
-            .map(|score| score.unwrap_or(f64::NEG_INFINITY))
-            .collect()
-    };
-    kendall_tau_b(&values(first), &values(second))
-}
-
 /// What `variant` changes of `asked`, in words.
 fn name(asked: &Settings, variant: &Settings) -> String {
     let mut parts = Vec::new();
@@ -191,12 +181,12 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::domain::Stars;
+    use crate::domain::{Grade, Stars};
 
     /// One target: model a lists the 5-star paper first, b lists nothing of value.
     #[test]
     fn a_clear_leader_leads_under_every_variant() {
-        let stars = |value| Stars::new(value).unwrap();
+        let stars = |value| Grade::from(Stars::new(value).unwrap());
         let target = TargetInput {
             target: "T".to_owned(),
             fully_rated: true,

@@ -1,17 +1,19 @@
 //! The checks as `paperjudge checks` prints them: each check's sentence, then its numbers in
 //! aligned columns, numbers with 4 decimals and `-` where undefined.
 
-use super::Checks;
+use super::{Checks, RatersReport};
 use crate::terminal::escape;
 
 pub fn render(checks: &Checks) -> String {
     let k = checks.settings.metrics.k;
-    let mut out = format!(
-        "{}\n{} targets evaluated; pool depth {}\n",
-        checks.settings.metrics.describe(),
-        checks.targets_evaluated,
-        checks.settings.pool_depth
-    );
+    let mut out = format!("{}\n", checks.settings.metrics.describe());
+    if let Some(judgments) = &checks.settings.judgments {
+        out.push_str(&escape(&format!("{}\n", judgments.describe())));
+    }
+    out.push_str(&format!(
+        "{} targets evaluated; pool depth {}\n",
+        checks.targets_evaluated, checks.settings.pool_depth
+    ));
     for pruned in &checks.pruned {
         out.push_str(&escape(&format!(
             "{} was pruned: left out of the pools of {} of them, checked over the other {}\n",
@@ -158,7 +160,69 @@ pub fn render(checks: &Checks) -> String {
         "re-check exact agreement by the rating's place in its sitting: {}\n",
         parts.join(", ")
     ));
+    if let Some(raters) = &checks.raters {
+        render_raters(&mut out, raters);
+    }
     out
+}
+
+/// The agreement among raters: its sentence, alpha, then a row per rater and per two raters.
+fn render_raters(out: &mut String, raters: &RatersReport) {
+    out.push_str(&escape(&format!(
+        "\nAgreement among raters\n{}\n",
+        raters.sentence
+    )));
+    let interval = raters
+        .alpha_ordinal_ci95
+        .map_or("-".to_owned(), |[low, high]| {
+            format!("[{low:.4}, {high:.4}]")
+        });
+    out.push_str(&format!(
+        "pairs rated twice or more: {}; alpha (ordinal) {} {interval}; alpha (interval) {}\n",
+        raters.pairs_rated_twice,
+        number(raters.alpha_ordinal),
+        number(raters.alpha_interval)
+    ));
+    let mut rows = vec![[
+        "rater".to_owned(),
+        "ratings".to_owned(),
+        "mean stars".to_owned(),
+        "share relevant".to_owned(),
+        "alpha without".to_owned(),
+        "tau-b".to_owned(),
+        "targets".to_owned(),
+        "leader".to_owned(),
+    ]];
+    for rater in &raters.raters {
+        rows.push([
+            escape(rater.name.as_str()).into_owned(),
+            rater.ratings.to_string(),
+            number(rater.mean_stars),
+            number(rater.share_relevant),
+            number(rater.alpha_without),
+            number(rater.tau_b),
+            rater.targets.to_string(),
+            escape(rater.leader.as_deref().unwrap_or("-")).into_owned(),
+        ]);
+    }
+    push_table(out, &rows);
+    let mut rows = vec![[
+        "rater".to_owned(),
+        "and rater".to_owned(),
+        "pairs".to_owned(),
+        "kappa".to_owned(),
+    ]];
+    for kappa in &raters.kappa {
+        rows.push([
+            escape(kappa.a.as_str()).into_owned(),
+            escape(kappa.b.as_str()).into_owned(),
+            kappa.pairs.to_string(),
+            number(kappa.kappa),
+        ]);
+    }
+    if rows.len() > 1 {
+        push_table(out, &rows);
+    }
 }
 
 fn number(value: Option<f64>) -> String {

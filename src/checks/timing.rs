@@ -2,15 +2,18 @@
 //! sitting and per day, whether the stars drift over a long sitting, and whether re-checks
 //! agree less with ratings made late in a sitting.
 //!
-//! A sitting is a run of judgments with no gap over [`SITTING_GAP_SECONDS`]; the seconds of a
-//! judgment are the time since the previous judgment of its sitting (the first judgment of a
-//! sitting has none).
+//! A sitting is a run of one rater's judgments with no gap over [`SITTING_GAP_SECONDS`]; the
+//! seconds of a judgment are the time since the previous judgment of its sitting (the first
+//! judgment of a sitting has none). Raters rating at the same time sit apart.
 
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::domain::Stars;
+use crate::domain::{RaterId, Stars};
 use crate::metrics::ConfusionMatrix;
+
+/// A judgment as timing reads it: who made it, when (seconds since 1970), and its stars.
+pub type TimedJudgment = (RaterId, i64, Stars);
 
 /// A gap longer than this (10 minutes) starts a new sitting.
 pub const SITTING_GAP_SECONDS: i64 = 600;
@@ -22,10 +25,11 @@ pub const LONG_SITTING: usize = 30;
 /// the next starts; the last is open (it holds at most the 600 s of a sitting gap).
 const BINS: [i64; 8] = [0, 5, 10, 20, 40, 80, 160, 320];
 
-/// A re-check as timing needs it: the stars then and now, and when the rating re-checked was
-/// made (seconds since 1970; `None` when unreadable).
+/// A re-check as timing needs it: whose, the stars then and now, and when the rating
+/// re-checked was made (seconds since 1970; `None` when unreadable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimedRecheck {
+    pub rater: RaterId,
     pub then: Stars,
     pub now: Stars,
     pub rated_at: Option<i64>,
@@ -103,17 +107,16 @@ pub struct PositionAgreement {
 
 const PARTS: [&str; 3] = ["first third", "middle third", "last third"];
 
-/// The timing of `judgments` (seconds since 1970 and stars, in the order they were made) and
-/// of `rechecks`.
-pub fn timing(judgments: &[(i64, Stars)], rechecks: &[TimedRecheck]) -> Timing {
+/// The timing of `judgments` (in the order they were made) and of `rechecks`.
+pub fn timing(judgments: &[TimedJudgment], rechecks: &[TimedRecheck]) -> Timing {
     let mut judgments = judgments.to_vec();
-    judgments.sort_by_key(|(at, _)| *at);
+    judgments.sort_by_key(|&(rater, at, _)| (rater, at));
     let sittings = sittings(&judgments);
     let mut seconds: Vec<f64> = (sittings.iter())
         .flat_map(|sitting| {
             sitting
                 .windows(2)
-                .map(|pair| (pair[1].0 - pair[0].0) as f64)
+                .map(|pair| (pair[1].1 - pair[0].1) as f64)
         })
         .collect();
     seconds.sort_unstable_by(f64::total_cmp);
@@ -159,12 +162,14 @@ pub fn timing(judgments: &[(i64, Stars)], rechecks: &[TimedRecheck]) -> Timing {
     }
 }
 
-fn sittings(judgments: &[(i64, Stars)]) -> Vec<&[(i64, Stars)]> {
+/// The sittings of `judgments`, sorted by rater and time.
+fn sittings(judgments: &[TimedJudgment]) -> Vec<&[TimedJudgment]> {
     let mut sittings = Vec::new();
     let mut start = 0;
     for index in 1..=judgments.len() {
         let ends = index == judgments.len()
-            || judgments[index].0 - judgments[index - 1].0 > SITTING_GAP_SECONDS;
+            || judgments[index].0 != judgments[index - 1].0
+            || judgments[index].1 - judgments[index - 1].1 > SITTING_GAP_SECONDS;
         if ends {
             sittings.push(&judgments[start..index]);
             start = index;
@@ -178,8 +183,8 @@ fn third(index: usize, size: usize) -> usize {
     (3 * index / size).min(2)
 }
 
-fn drift(sittings: &[&[(i64, Stars)]]) -> Drift {
-    let long: Vec<&&[(i64, Stars)]> = (sittings.iter())
+fn drift(sittings: &[&[TimedJudgment]]) -> Drift {
+    let long: Vec<&&[TimedJudgment]> = (sittings.iter())
         .filter(|sitting| sitting.len() >= LONG_SITTING)
         .collect();
     let mean_of_third = |wanted: usize| {
@@ -187,7 +192,7 @@ fn drift(sittings: &[&[(i64, Stars)]]) -> Drift {
             .flat_map(|sitting| {
                 (sitting.iter().enumerate())
                     .filter(move |(index, _)| third(*index, sitting.len()) == wanted)
-                    .map(|(_, (_, stars))| f64::from(stars.get()))
+                    .map(|(_, (_, _, stars))| f64::from(stars.get()))
             })
             .collect();
         (!stars.is_empty()).then(|| stars.iter().sum::<f64>() / stars.len() as f64)
@@ -202,9 +207,11 @@ fn drift(sittings: &[&[(i64, Stars)]]) -> Drift {
     }
 }
 
-fn per_day(judgments: &[(i64, Stars)]) -> Vec<Day> {
+fn per_day(judgments: &[TimedJudgment]) -> Vec<Day> {
+    let mut times: Vec<i64> = judgments.iter().map(|&(_, at, _)| at).collect();
+    times.sort_unstable();
     let mut days: Vec<Day> = Vec::new();
-    for (at, _) in judgments {
+    for at in &times {
         let day = OffsetDateTime::from_unix_timestamp(*at)
             .map(|time| time.date().to_string())
             .unwrap_or_else(|_| "unknown".to_owned());
@@ -217,19 +224,22 @@ fn per_day(judgments: &[(i64, Stars)]) -> Vec<Day> {
 }
 
 /// Agreement of the re-checks by where in its sitting the rating re-checked was made: the
-/// sitting whose span holds its time, and its place among the judgments made by then.
-fn by_position(sittings: &[&[(i64, Stars)]], rechecks: &[TimedRecheck]) -> Vec<PositionAgreement> {
+/// sitting of its rater whose span holds its time, and its place among the judgments made by
+/// then.
+fn by_position(sittings: &[&[TimedJudgment]], rechecks: &[TimedRecheck]) -> Vec<PositionAgreement> {
     let mut pairs: [Vec<(Stars, Stars)>; 3] = Default::default();
     for recheck in rechecks {
         let Some(at) = recheck.rated_at else { continue };
         let sitting = (sittings.iter()).find(|sitting| {
-            sitting.first().is_some_and(|first| first.0 <= at)
-                && sitting.last().is_some_and(|last| at <= last.0)
+            sitting
+                .first()
+                .is_some_and(|first| first.0 == recheck.rater && first.1 <= at)
+                && sitting.last().is_some_and(|last| at <= last.1)
         });
         if let Some(sitting) = sitting {
             let index = sitting
                 .iter()
-                .rposition(|(time, _)| *time <= at)
+                .rposition(|(_, time, _)| *time <= at)
                 .unwrap_or(0);
             pairs[third(index, sitting.len())].push((recheck.then, recheck.now));
         }
@@ -258,7 +268,7 @@ fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
 
 fn sentence(
     seconds: &SecondsPerJudgment,
-    sittings: &[&[(i64, Stars)]],
+    sittings: &[&[TimedJudgment]],
     judgments: usize,
     drift: &Drift,
 ) -> String {
@@ -297,6 +307,13 @@ mod tests {
         Stars::new(value).unwrap()
     }
 
+    /// The owner's judgments at these times.
+    fn owner(judgments: &[(i64, Stars)]) -> Vec<TimedJudgment> {
+        (judgments.iter())
+            .map(|&(at, stars)| (RaterId::OWNER, at, stars))
+            .collect()
+    }
+
     /// Two sittings: 0, 10, 40 s (gaps 10 and 30), then after 11 minutes 700 and 705 s (gap 5).
     #[test]
     fn sittings_split_at_gaps_over_ten_minutes() {
@@ -307,7 +324,7 @@ mod tests {
             (740, stars(4)),
             (745, stars(5)),
         ];
-        let timing = timing(&judgments, &[]);
+        let timing = timing(&owner(&judgments), &[]);
         assert_eq!(timing.sittings, 2);
         assert_eq!(timing.ratings_per_sitting.sittings, vec![3, 2]);
         assert_eq!(timing.seconds_per_judgment.timed, 3);
@@ -331,7 +348,7 @@ mod tests {
     /// A gap of exactly 600 s stays in the sitting.
     #[test]
     fn a_gap_of_ten_minutes_exactly_continues_the_sitting() {
-        let timing = timing(&[(0, stars(1)), (600, stars(1))], &[]);
+        let timing = timing(&owner(&[(0, stars(1)), (600, stars(1))]), &[]);
         assert_eq!(timing.sittings, 1);
         assert_eq!(timing.seconds_per_judgment.median, Some(600.0));
     }
@@ -356,22 +373,25 @@ mod tests {
         let rechecks = [
             // Made at 0 s (first third), 400 s (index 20, last third), and before any sitting.
             TimedRecheck {
+                rater: RaterId::OWNER,
                 then: stars(4),
                 now: stars(4),
                 rated_at: Some(0),
             },
             TimedRecheck {
+                rater: RaterId::OWNER,
                 then: stars(2),
                 now: stars(4),
                 rated_at: Some(400),
             },
             TimedRecheck {
+                rater: RaterId::OWNER,
                 then: stars(2),
                 now: stars(2),
                 rated_at: Some(-5),
             },
         ];
-        let timing = timing(&judgments, &rechecks);
+        let timing = timing(&owner(&judgments), &rechecks);
         assert_eq!(timing.drift.long_sittings, 1);
         assert_eq!(timing.drift.first_third_mean_stars, Some(4.0));
         assert_eq!(timing.drift.last_third_mean_stars, Some(2.0));
@@ -380,6 +400,23 @@ mod tests {
             .map(|part| (part.rechecked, part.exact_agreement))
             .collect();
         assert_eq!(by_part, vec![(1, Some(1.0)), (0, None), (1, Some(0.0))]);
+    }
+
+    /// Two raters at the same time sit apart: each one's gaps are timed, never the time
+    /// between one's judgment and the other's.
+    #[test]
+    fn raters_rating_at_once_sit_apart() {
+        let ann = RaterId(2);
+        let judgments = [
+            (RaterId::OWNER, 0, stars(1)),
+            (ann, 3, stars(2)),
+            (RaterId::OWNER, 20, stars(3)),
+            (ann, 33, stars(4)),
+        ];
+        let timing = timing(&judgments, &[]);
+        assert_eq!(timing.sittings, 2);
+        assert_eq!(timing.seconds_per_judgment.median, Some(25.0));
+        assert_eq!(timing.ratings_per_day[0].ratings, 4);
     }
 
     #[test]

@@ -198,7 +198,8 @@ pub struct BlindPoolRow {
     pub stars: Option<i64>,
 }
 
-/// The blind pool of every target being rated, by target id and display position.
+/// The blind pool of every target being rated, by target id and display position, with the
+/// owner's stars (with raters, each rates blind in the app; the file is for another rater).
 pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
     executor: E,
 ) -> Result<Vec<BlindPoolRow>, sqlx::Error> {
@@ -212,6 +213,7 @@ pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
          JOIN papers t ON t.id = pool.target_id
          JOIN papers p ON p.id = pool.paper_id
          LEFT JOIN ratings r ON r.target_id = pool.target_id AND r.paper_id = pool.paper_id
+                            AND r.rater_id = 1
          WHERE s.active = 1
          ORDER BY t.external_id, position",
     )

@@ -4,11 +4,12 @@
 
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperKey, Stars};
+use crate::domain::{PaperKey, RaterId, Stars};
 
-/// A rating the rater set or changed in the browser, with its time (RFC 3339), oldest first.
+/// A rating a rater set or changed in the browser, with its time (RFC 3339), oldest first.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Judgment {
+    pub rater_id: RaterId,
     pub changed_at: String,
     pub stars: i64,
 }
@@ -20,7 +21,7 @@ pub async fn judgments<'e, E: SqliteExecutor<'e>>(
     executor: E,
 ) -> Result<Vec<Judgment>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT changed_at, stars FROM rating_history
+        "SELECT rater_id, changed_at, stars FROM rating_history
          WHERE source = 'web' AND stars IS NOT NULL ORDER BY id",
     )
     .fetch_all(executor)
@@ -30,6 +31,7 @@ pub async fn judgments<'e, E: SqliteExecutor<'e>>(
 /// A stored re-check.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Recheck {
+    pub rater_id: RaterId,
     pub stars_then: i64,
     pub stars: i64,
     /// When the rating re-checked was made.
@@ -39,7 +41,7 @@ pub struct Recheck {
 /// Every re-check of a pair of a target being rated, in the order they were made.
 pub async fn rechecks<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<Recheck>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT c.stars_then, c.stars, c.rated_at FROM rechecks c
+        "SELECT c.rater_id, c.stars_then, c.stars, c.rated_at FROM rechecks c
          JOIN targets t ON t.target_id = c.target_id AND t.active = 1
          ORDER BY c.rechecked_at, c.target_id, c.paper_id",
     )
@@ -47,8 +49,8 @@ pub async fn rechecks<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<Rech
     .await
 }
 
-/// How far the re-checking is: pairs re-checked, and the rated pairs of finished targets
-/// (the pairs a re-check draws from).
+/// How far the re-checking is: pairs re-checked, and the ratings of finished targets (the
+/// pairs a re-check draws from); of one rater, or of all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RecheckProgress {
     pub rechecked: i64,
@@ -56,15 +58,24 @@ pub struct RecheckProgress {
     pub finished_targets: i64,
 }
 
+/// `rater` `None`: every rater's re-checks and ratings.
 pub async fn recheck_progress<'e, E: SqliteExecutor<'e>>(
     executor: E,
+    rater: Option<RaterId>,
 ) -> Result<RecheckProgress, sqlx::Error> {
     let (rechecked, rated_in_finished, finished_targets): (i64, i64, i64) = sqlx::query_as(
         "SELECT (SELECT COUNT(*) FROM rechecks c
-                 JOIN targets t ON t.target_id = c.target_id AND t.active = 1),
-                COALESCE(SUM(rated), 0), COUNT(*)
-         FROM targets WHERE active = 1 AND pooled > 0 AND rated = pooled",
+                 JOIN targets t ON t.target_id = c.target_id AND t.active = 1
+                 WHERE ?1 IS NULL OR c.rater_id = ?1),
+                (SELECT COUNT(*) FROM ratings r JOIN targets t ON t.target_id = r.target_id
+                 WHERE t.active = 1 AND t.fully_rated AND (?1 IS NULL OR r.rater_id = ?1)),
+                (SELECT COUNT(*) FROM targets t
+                 WHERE t.active = 1 AND t.fully_rated
+                   AND (?1 IS NULL OR EXISTS (SELECT 1 FROM assignments a
+                                              WHERE a.target_id = t.target_id
+                                                AND a.rater_id = ?1)))",
     )
+    .bind(rater)
     .fetch_one(executor)
     .await?;
     Ok(RecheckProgress {
@@ -74,39 +85,44 @@ pub async fn recheck_progress<'e, E: SqliteExecutor<'e>>(
     })
 }
 
-/// A rated pair of a finished target that has not been re-checked yet, drawn at random; `None`
-/// when there is none.
+/// A pair of a finished target that `rater` rated and has not re-checked yet, drawn at
+/// random; `None` when there is none.
 pub async fn recheck_candidate(
     conn: &mut SqliteConnection,
+    rater: RaterId,
 ) -> Result<Option<(PaperKey, PaperKey)>, sqlx::Error> {
     let pair: Option<(i64, i64)> = sqlx::query_as(
         "SELECT r.target_id, r.paper_id FROM ratings r
          JOIN targets t ON t.target_id = r.target_id
-         WHERE t.active = 1 AND t.pooled > 0 AND t.rated = t.pooled
+         WHERE r.rater_id = ?1 AND t.active = 1 AND t.fully_rated
            AND NOT EXISTS (SELECT 1 FROM rechecks c
-                           WHERE c.target_id = r.target_id AND c.paper_id = r.paper_id)
+                           WHERE c.target_id = r.target_id AND c.paper_id = r.paper_id
+                             AND c.rater_id = ?1)
          ORDER BY random() LIMIT 1",
     )
+    .bind(rater)
     .fetch_optional(conn)
     .await?;
     Ok(pair.map(|(target, paper)| (PaperKey(target), PaperKey(paper))))
 }
 
-/// The rating of a pair of a finished target, as a re-check compares with it: its stars and
-/// when it was made. `None` when the pair is unrated or its target is not finished.
+/// `rater`'s rating of a pair of a finished target, as a re-check compares with it: its stars
+/// and when it was made. `None` when they did not rate the pair or its target is not finished.
 pub async fn rating_to_recheck(
     conn: &mut SqliteConnection,
     target: PaperKey,
     paper: PaperKey,
+    rater: RaterId,
 ) -> Result<Option<(Stars, String)>, sqlx::Error> {
     let rating: Option<(i64, String)> = sqlx::query_as(
         "SELECT r.stars, r.rated_at FROM ratings r
          JOIN targets t ON t.target_id = r.target_id
-         WHERE r.target_id = ? AND r.paper_id = ?
-           AND t.active = 1 AND t.pooled > 0 AND t.rated = t.pooled",
+         WHERE r.target_id = ? AND r.paper_id = ? AND r.rater_id = ?
+           AND t.active = 1 AND t.fully_rated",
     )
     .bind(target.0)
     .bind(paper.0)
+    .bind(rater)
     .fetch_optional(conn)
     .await?;
     Ok(rating.and_then(|(stars, rated_at)| Some((Stars::new(stars)?, rated_at))))
@@ -122,19 +138,21 @@ pub struct NewRecheck<'a> {
     pub stars: Stars,
     pub rechecked_at: &'a str,
     pub browser: &'a str,
+    pub rater: RaterId,
 }
 
-/// Stores a re-check; a pair re-checked before keeps its first answer. Answers whether this
-/// one was stored.
+/// Stores a re-check; a pair the rater re-checked before keeps its first answer. Answers
+/// whether this one was stored.
 pub async fn record_recheck(
     conn: &mut SqliteConnection,
     recheck: NewRecheck<'_>,
 ) -> Result<bool, sqlx::Error> {
     let done = sqlx::query(
         "INSERT INTO rechecks
-            (target_id, paper_id, stars_then, rated_at, stars, rechecked_at, browser_session)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (target_id, paper_id) DO NOTHING",
+            (target_id, paper_id, stars_then, rated_at, stars, rechecked_at, browser_session,
+             rater_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (target_id, paper_id, rater_id) DO NOTHING",
     )
     .bind(recheck.target.0)
     .bind(recheck.paper.0)
@@ -143,6 +161,7 @@ pub async fn record_recheck(
     .bind(i64::from(recheck.stars.get()))
     .bind(recheck.rechecked_at)
     .bind(recheck.browser)
+    .bind(recheck.rater)
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)

@@ -15,7 +15,7 @@ use sqlx::{FromRow, SqliteExecutor};
 
 use super::direct::open_reader;
 use super::targets::{self, Overview};
-use crate::domain::{ModelId, PaperKey, PoolDepth, Stars};
+use crate::domain::{ModelId, PaperKey, PoolDepth, RaterId, RaterName, Stars};
 
 /// A revision of everything the evaluation reads: the last id of the rating history (every
 /// change of a rating adds a row to it) and the study's revision counter (bumped by every
@@ -41,21 +41,24 @@ pub struct RatedTarget {
     pub id: PaperKey,
     pub external_id: String,
     pub title: String,
-    /// Every pooled pair of it is rated.
+    /// Every pooled pair of it is rated by every rater it needs.
     pub fully_rated: bool,
+    /// The raters who rated every pooled pair of it.
+    pub finished_by: Vec<RaterId>,
 }
 
-/// A target's ratings: each rated paper with its stars.
-pub type Judgments = Vec<(PaperKey, Stars)>;
+/// A target's ratings: each rated paper with its rater and stars, by paper and rater.
+pub type Ratings = Vec<(PaperKey, RaterId, Stars)>;
 
 /// The ratings of a target with at least one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetRatings {
     pub target: PaperKey,
-    pub judgments: Judgments,
-    /// The latest of its rated pairs' first ratings (a `rating_history` id). For a fully rated
-    /// target, whose rated pairs are its pool, the moment it was completed: the order the
-    /// verdict watches targets in (see [`crate::decision`]).
+    pub ratings: Ratings,
+    /// The latest of its ratings' first ratings (a `rating_history` id). For a fully rated
+    /// target, whose ratings are those of every pooled pair by every rater it needs, the
+    /// moment it was completed: the order the verdict watches targets in (see
+    /// [`crate::decision`]).
     pub last_first_rating: i64,
 }
 
@@ -71,6 +74,10 @@ pub struct Snapshot {
     pub overview: Overview,
     /// Every model, by name.
     pub models: Vec<(ModelId, String)>,
+    /// Every rater who ever rated or was added, the owner too, by name.
+    pub raters: Vec<(RaterId, RaterName)>,
+    /// Whether the study has raters beyond its owner (removed ones too).
+    pub has_raters: bool,
     /// The targets being rated that have a rating, by external id.
     pub targets: Vec<RatedTarget>,
     /// Their ratings: each target with its rated papers and their stars.
@@ -164,6 +171,7 @@ struct Head {
     pool_depth: PoolDepth,
     overview: Overview,
     models: Vec<(ModelId, String)>,
+    raters: Vec<(RaterId, RaterName)>,
     targets: Vec<RatedTarget>,
     left_out: Vec<(PaperKey, ModelId)>,
 }
@@ -180,6 +188,8 @@ impl Head {
             pool_depth: self.pool_depth,
             overview: self.overview,
             models: self.models,
+            has_raters: self.raters.iter().any(|(id, _)| *id != RaterId::OWNER),
+            raters: self.raters,
             targets: self.targets,
             ratings,
             lists,
@@ -205,18 +215,35 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
     let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
+    let raters = (tx.prepare("SELECT id, name FROM raters ORDER BY name")?)
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut finished: Vec<(PaperKey, RaterId)> = (tx.prepare(&format!(
+        "SELECT a.target_id, a.rater_id FROM assignments a JOIN targets t USING (target_id)
+         WHERE a.target_id IN ({RATED_TARGETS}) AND t.pooled > 0 AND a.rated = t.pooled"
+    ))?)
+    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .collect::<rusqlite::Result<_>>()?;
+    finished.sort_unstable();
     let targets = (tx.prepare(
-        "SELECT s.target_id, p.external_id, p.title, s.rated = s.pooled
+        "SELECT s.target_id, p.external_id, p.title, s.fully_rated
          FROM targets s JOIN papers p ON p.id = s.target_id
          WHERE s.active = 1 AND s.rated > 0
          ORDER BY p.external_id",
     )?)
     .query_map([], |row| {
+        let id: PaperKey = row.get(0)?;
+        let start = finished.partition_point(|(target, _)| *target < id);
+        let finished_by = (finished[start..].iter())
+            .take_while(|(target, _)| *target == id)
+            .map(|(_, rater)| *rater)
+            .collect();
         Ok(RatedTarget {
-            id: row.get(0)?,
+            id,
             external_id: row.get(1)?,
             title: row.get(2)?,
             fully_rated: row.get(3)?,
+            finished_by,
         })
     })?
     .collect::<rusqlite::Result<_>>()?;
@@ -230,33 +257,41 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
         pool_depth: super::study::pool_depth_directly(tx)?,
         overview,
         models,
+        raters,
         targets,
         left_out,
     })
 }
 
-/// The ratings of the targets evaluated: each target's rated papers with their stars, and
-/// when its last pair was first rated (every rating has its first in the history: see the
-/// migration `first_ratings`).
+/// The ratings of the targets evaluated: each target's rated papers with their raters and
+/// stars, and when its last rating was first made (every rating has its first in the
+/// history: see the migrations `first_ratings` and `raters`).
 fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRatings>> {
     let mut statement = tx.prepare(&format!(
-        "SELECT target_id, paper_id, stars, first_rated
+        "SELECT target_id, paper_id, rater_id, stars, first_rated
          FROM ratings WHERE target_id IN ({RATED_TARGETS})"
     ))?;
-    let mut rows: Vec<(PaperKey, PaperKey, Stars, i64)> = (statement.query_map([], |row| {
-        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-    })?)
-    .collect::<rusqlite::Result<_>>()?;
-    // They come in the table's order, by target and paper; a stable sort only checks it.
-    rows.sort_by_key(|&(target, paper, _, _)| (target, paper));
+    let mut rows: Vec<(PaperKey, PaperKey, RaterId, Stars, i64)> =
+        (statement.query_map([], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+            ))
+        })?)
+        .collect::<rusqlite::Result<_>>()?;
+    // They come in the table's order, by target, paper and rater; a stable sort only checks it.
+    rows.sort_by_key(|&(target, paper, rater, _, _)| (target, paper, rater));
     Ok((rows.chunk_by(|a, b| a.0 == b.0))
         .map(|rows| TargetRatings {
             target: rows[0].0,
-            judgments: rows
+            ratings: rows
                 .iter()
-                .map(|&(_, paper, stars, _)| (paper, stars))
+                .map(|&(_, paper, rater, stars, _)| (paper, rater, stars))
                 .collect(),
-            last_first_rating: rows.iter().map(|row| row.3).max().unwrap_or_default(),
+            last_first_rating: rows.iter().map(|row| row.4).max().unwrap_or_default(),
         })
         .collect())
 }

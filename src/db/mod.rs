@@ -6,6 +6,7 @@ pub mod direct;
 pub mod evaluation;
 pub mod papers;
 pub mod pruning;
+pub mod raters;
 pub mod ratings;
 pub mod recommendations;
 pub mod study;

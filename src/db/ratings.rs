@@ -2,7 +2,7 @@
 
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperId, PaperKey, Stars};
+use crate::domain::{PaperId, PaperKey, RaterId, RaterName, Stars};
 
 /// Where a change of a rating came from. Web changes and undos name the browser session that
 /// made them (as the web layer tags it), so that undo reverts only that session's changes.
@@ -47,7 +47,8 @@ fn stars_from_db(value: Option<i64>) -> Option<Stars> {
     value.and_then(Stars::new)
 }
 
-/// Sets (`Some`) or clears (`None`) the rating of a pair and records the change in the history.
+/// Sets (`Some`) or clears (`None`) `rater`'s rating of a pair and records the change in the
+/// history.
 ///
 /// A rating set to the value it already has changes nothing and records nothing. A change on
 /// a target that had been fully rated before is marked as made with its provenance known,
@@ -56,23 +57,30 @@ fn stars_from_db(value: Option<i64>) -> Option<Stars> {
 /// timeout instead of failing on a stale read.
 pub async fn set(
     conn: &mut SqliteConnection,
-    target: PaperKey,
-    paper: PaperKey,
+    pair: Pair,
     stars: Option<Stars>,
     rated_at: &str,
     source: Source<'_>,
 ) -> Result<Change, sqlx::Error> {
     let change = Change {
-        previous: current(&mut *conn, target, paper).await?,
+        previous: current(&mut *conn, pair).await?,
         current: stars,
     };
     if !change.changed() {
         return Ok(change);
     }
-    let provenance_known = super::targets::is_unblinded(&mut *conn, target).await?;
-    write(&mut *conn, target, paper, stars, rated_at).await?;
-    append_history(conn, target, paper, change, source, provenance_known).await?;
+    let provenance_known = super::targets::is_unblinded(&mut *conn, pair.target).await?;
+    write(&mut *conn, pair, stars, rated_at).await?;
+    append_history(conn, pair, change, source, provenance_known).await?;
     Ok(change)
+}
+
+/// A pair as one rater rates it: the target, the paper and the rater.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pair {
+    pub target: PaperKey,
+    pub paper: PaperKey,
+    pub rater: RaterId,
 }
 
 /// A change of one pair's rating.
@@ -95,31 +103,34 @@ pub enum Undone {
     },
 }
 
-/// Reverts the last change that the browser session `browser` made on `target` through the
-/// web and that no undo has reverted yet: the pair gets its previous rating back, and the
+/// Reverts the last change that `rater`, in the browser session `browser`, made on `target`
+/// through the web and that no undo has reverted yet: the pair gets its previous rating back, and the
 /// undo is recorded with source `undo`. `None` when the session has nothing left to undo.
 ///
 /// Undos pair with web changes like closing with opening brackets: reading the session's
 /// history newest first, each undo cancels the nearest earlier web change not cancelled yet.
 /// So repeated undos walk back through the session's changes, and the state survives reloads
-/// and restarts. Changes of other sessions are never reverted: if one of them (or an import)
-/// changed the pair since, its rating stays ([`Undone::Superseded`]); the undo is recorded all
+/// and restarts. Changes of other sessions or raters are never reverted: if another session of
+/// the rater (or an import) changed their rating of the pair since, its rating stays ([`Undone::Superseded`]); the undo is recorded all
 /// the same, so that it cancels its web change and the next undo goes further back.
 ///
 /// Call inside a transaction begun with `BEGIN IMMEDIATE`.
 pub async fn undo_last_web_change(
     conn: &mut SqliteConnection,
     target: PaperKey,
+    rater: RaterId,
     browser: &str,
     rated_at: &str,
 ) -> Result<Option<Undone>, sqlx::Error> {
     let newest_first: Vec<(i64, Option<i64>, Option<i64>, String)> = sqlx::query_as(
         "SELECT paper_id, previous_stars, stars, source FROM rating_history
-         WHERE target_id = ? AND browser_session = ? AND source IN ('web', 'undo')
+         WHERE target_id = ? AND browser_session = ? AND rater_id = ?
+           AND source IN ('web', 'undo')
          ORDER BY id DESC",
     )
     .bind(target.0)
     .bind(browser)
+    .bind(rater)
     .fetch_all(&mut *conn)
     .await?;
     let undo = Source::Undo { browser };
@@ -138,71 +149,83 @@ pub async fn undo_last_web_change(
     let Some((paper, previous, set_to, _)) = last_web_change else {
         return Ok(None);
     };
-    let paper = PaperKey(paper);
+    let pair = Pair {
+        target,
+        paper: PaperKey(paper),
+        rater,
+    };
     let (previous, set_to) = (stars_from_db(previous), stars_from_db(set_to));
-    let now = current(&mut *conn, target, paper).await?;
+    let now = current(&mut *conn, pair).await?;
     if now != set_to && now != previous {
         let kept = Change {
             previous: now,
             current: now,
         };
         // No rating changes, so none is made with its provenance known.
-        append_history(conn, target, paper, kept, undo, false).await?;
-        return Ok(Some(Undone::Superseded { paper, kept: now }));
+        append_history(conn, pair, kept, undo, false).await?;
+        return Ok(Some(Undone::Superseded {
+            paper: pair.paper,
+            kept: now,
+        }));
     }
     let change = Change {
         previous: now,
         current: previous,
     };
     let provenance_known = super::targets::is_unblinded(&mut *conn, target).await?;
-    write(&mut *conn, target, paper, change.current, rated_at).await?;
-    append_history(conn, target, paper, change, undo, provenance_known).await?;
-    Ok(Some(Undone::Reverted(PairChange { paper, change })))
+    write(&mut *conn, pair, change.current, rated_at).await?;
+    append_history(conn, pair, change, undo, provenance_known).await?;
+    Ok(Some(Undone::Reverted(PairChange {
+        paper: pair.paper,
+        change,
+    })))
 }
 
-/// The current rating of a pair.
-async fn current(
-    conn: &mut SqliteConnection,
-    target: PaperKey,
-    paper: PaperKey,
-) -> Result<Option<Stars>, sqlx::Error> {
-    let stars: Option<i64> =
-        sqlx::query_scalar("SELECT stars FROM ratings WHERE target_id = ? AND paper_id = ?")
-            .bind(target.0)
-            .bind(paper.0)
-            .fetch_optional(conn)
-            .await?;
+/// The rater's current rating of a pair.
+async fn current(conn: &mut SqliteConnection, pair: Pair) -> Result<Option<Stars>, sqlx::Error> {
+    let stars: Option<i64> = sqlx::query_scalar(
+        "SELECT stars FROM ratings WHERE target_id = ? AND paper_id = ? AND rater_id = ?",
+    )
+    .bind(pair.target.0)
+    .bind(pair.paper.0)
+    .bind(pair.rater)
+    .fetch_optional(conn)
+    .await?;
     Ok(stars_from_db(stars))
 }
 
-/// Stores (`Some`) or deletes (`None`) the rating of a pair, without history.
+/// Stores (`Some`) or deletes (`None`) the rater's rating of a pair, without history.
 async fn write(
     conn: &mut SqliteConnection,
-    target: PaperKey,
-    paper: PaperKey,
+    pair: Pair,
     stars: Option<Stars>,
     rated_at: &str,
 ) -> Result<(), sqlx::Error> {
     match stars {
         Some(stars) => {
             sqlx::query(
-                "INSERT INTO ratings (target_id, paper_id, stars, rated_at) VALUES (?, ?, ?, ?)
-                 ON CONFLICT (target_id, paper_id)
+                "INSERT INTO ratings (target_id, paper_id, rater_id, stars, rated_at)
+                 VALUES (?, ?, ?, ?, ?)
+                 ON CONFLICT (target_id, paper_id, rater_id)
                  DO UPDATE SET stars = excluded.stars, rated_at = excluded.rated_at",
             )
-            .bind(target.0)
-            .bind(paper.0)
+            .bind(pair.target.0)
+            .bind(pair.paper.0)
+            .bind(pair.rater)
             .bind(i64::from(stars.get()))
             .bind(rated_at)
             .execute(conn)
             .await?;
         }
         None => {
-            sqlx::query("DELETE FROM ratings WHERE target_id = ? AND paper_id = ?")
-                .bind(target.0)
-                .bind(paper.0)
-                .execute(conn)
-                .await?;
+            sqlx::query(
+                "DELETE FROM ratings WHERE target_id = ? AND paper_id = ? AND rater_id = ?",
+            )
+            .bind(pair.target.0)
+            .bind(pair.paper.0)
+            .bind(pair.rater)
+            .execute(conn)
+            .await?;
         }
     }
     Ok(())
@@ -213,8 +236,7 @@ async fn write(
 /// the paper. The change that completes a target is made before they are.
 async fn append_history(
     conn: &mut SqliteConnection,
-    target: PaperKey,
-    paper: PaperKey,
+    pair: Pair,
     change: Change,
     source: Source<'_>,
     provenance_known: bool,
@@ -222,17 +244,18 @@ async fn append_history(
     sqlx::query(
         "INSERT INTO rating_history
             (target_id, paper_id, stars, previous_stars, source, changed_at, browser_session,
-             provenance_known)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+             provenance_known, rater_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
-    .bind(target.0)
-    .bind(paper.0)
+    .bind(pair.target.0)
+    .bind(pair.paper.0)
     .bind(change.current.map(|s| i64::from(s.get())))
     .bind(change.previous.map(|s| i64::from(s.get())))
     .bind(source.as_str())
     .bind(super::now_rfc3339())
     .bind(source.browser())
     .bind(provenance_known)
+    .bind(pair.rater)
     .execute(conn)
     .await?;
     Ok(())
@@ -245,23 +268,28 @@ pub struct RatingRow {
     pub target_title: String,
     pub paper: PaperId,
     pub paper_title: String,
-    pub stars: i64,
+    pub stars: Stars,
     pub rated_at: String,
+    pub rater: RaterName,
 }
 
-/// Every rating, by target id and paper id (byte order).
+/// Every rating, or only `rater`'s, by target id, paper id (byte order) and rater's name.
 pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
     executor: E,
+    rater: Option<RaterId>,
 ) -> Result<Vec<RatingRow>, sqlx::Error> {
     sqlx::query_as(
         "SELECT t.external_id AS target, t.title AS target_title,
                 p.external_id AS paper, p.title AS paper_title,
-                r.stars, r.rated_at
+                r.stars, r.rated_at, w.name AS rater
          FROM ratings r
          JOIN papers t ON t.id = r.target_id
          JOIN papers p ON p.id = r.paper_id
-         ORDER BY t.external_id, p.external_id",
+         JOIN raters w ON w.id = r.rater_id
+         WHERE ?1 IS NULL OR r.rater_id = ?1
+         ORDER BY t.external_id, p.external_id, w.name",
     )
+    .bind(rater)
     .fetch_all(executor)
     .await
 }

@@ -122,6 +122,8 @@ pub struct StudyStatus {
     pub pruning: bool,
     /// The models pruned, by name.
     pub pruned_models: Vec<String>,
+    /// The raters besides the owner, by name, with their progress (removed ones too).
+    pub raters: Vec<super::raters::RaterRow>,
 }
 
 pub async fn status(connections: &SqlitePool) -> Result<StudyStatus, sqlx::Error> {
@@ -143,6 +145,7 @@ pub async fn status(connections: &SqlitePool) -> Result<StudyStatus, sqlx::Error
         .into_iter()
         .map(|(_, name)| name)
         .collect();
+    let raters = super::raters::list(&mut *tx).await?;
     tx.commit().await?;
     Ok(StudyStatus {
         papers,
@@ -160,5 +163,6 @@ pub async fn status(connections: &SqlitePool) -> Result<StudyStatus, sqlx::Error
         judgments_with_provenance_known,
         pruning,
         pruned_models,
+        raters,
     })
 }

@@ -18,7 +18,7 @@ use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
 use super::papers::Paper;
-use crate::domain::{PaperId, PaperKey};
+use crate::domain::{PaperId, PaperKey, RaterId};
 
 /// How the study decides which targets it rates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -104,9 +104,9 @@ pub struct Overview {
     pub candidates: i64,
     /// Pooled and rated pairs of the active targets.
     pub pairs: Progress,
-    /// Active targets with every pooled pair rated.
+    /// Active targets fully rated: every pooled pair rated by every rater it needs.
     pub finished: i64,
-    /// Active targets with some but not all pooled pairs rated.
+    /// Active targets with a rating, not fully rated.
     pub partly_rated: i64,
     /// Active targets without a pool: chosen before any model recommended for them.
     pub without_pool: i64,
@@ -198,15 +198,16 @@ pub(super) const OVERVIEW: &str = "SELECT (SELECT target_choice FROM study WHERE
         (SELECT COUNT(*) FROM targets WHERE listed = 1),
         COALESCE(SUM(pooled), 0),
         COALESCE(SUM(rated), 0),
-        COALESCE(SUM(pooled > 0 AND rated = pooled), 0),
-        COALESCE(SUM(rated > 0 AND rated < pooled), 0),
+        COALESCE(SUM(fully_rated), 0),
+        COALESCE(SUM(rated > 0 AND NOT fully_rated), 0),
         COALESCE(SUM(pooled = 0), 0)
  FROM targets WHERE active = 1";
 
 /// The columns of [`OVERVIEW`], in order.
 pub(super) type OverviewRow = (String, i64, i64, i64, i64, i64, i64, i64);
 
-/// One target with the progress of its pool.
+/// One target with the progress of its pool: of the study (pairs with a rating, and whether
+/// it is fully rated), or of one rater (their ratings, and whether they rated every pair).
 #[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
 pub struct TargetSummary {
     pub id: i64,
@@ -214,6 +215,7 @@ pub struct TargetSummary {
     pub title: String,
     pub rated: i64,
     pub total: i64,
+    pub finished: bool,
 }
 
 impl TargetSummary {
@@ -242,26 +244,42 @@ impl Listing {
     };
 }
 
-/// The active targets, in import order.
+/// The active targets, in import order, with the study's progress (`rater` `None`), or those a
+/// rater has taken or may take with their own progress.
 pub async fn list<'e, E: SqliteExecutor<'e>>(
     executor: E,
     listing: Listing,
+    rater: Option<RaterId>,
 ) -> Result<Vec<TargetSummary>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT p.id, p.external_id, p.title, t.rated, t.pooled AS total
-         FROM targets t JOIN papers p ON p.id = t.target_id
-         WHERE t.active = 1 AND NOT (?1 AND t.pooled > 0 AND t.rated = t.pooled)
-         ORDER BY t.target_id
-         LIMIT ?2 OFFSET ?3",
-    )
+    match rater {
+        None => sqlx::query_as(
+            "SELECT p.id, p.external_id, p.title, t.rated, t.pooled AS total,
+                    t.fully_rated AS finished
+             FROM targets t JOIN papers p ON p.id = t.target_id
+             WHERE t.active = 1 AND NOT (?1 AND t.fully_rated)
+             ORDER BY t.target_id
+             LIMIT ?2 OFFSET ?3",
+        ),
+        Some(_) => sqlx::query_as(
+            "SELECT p.id, p.external_id, p.title, COALESCE(a.rated, 0) AS rated,
+                    t.pooled AS total, t.pooled > 0 AND COALESCE(a.rated, 0) = t.pooled AS finished
+             FROM targets t JOIN papers p ON p.id = t.target_id
+             LEFT JOIN assignments a ON a.target_id = t.target_id AND a.rater_id = ?4
+             WHERE t.active = 1 AND (a.rater_id IS NOT NULL OR t.raters < t.needed)
+               AND NOT (?1 AND t.pooled > 0 AND COALESCE(a.rated, 0) = t.pooled)
+             ORDER BY t.target_id
+             LIMIT ?2 OFFSET ?3",
+        ),
+    }
     .bind(listing.only_unfinished)
     .bind(listing.limit)
     .bind(listing.offset)
+    .bind(rater)
     .fetch_all(executor)
     .await
 }
 
-/// The progress of one target; `None` when the paper is no target being rated.
+/// The study's progress of one target; `None` when the paper is no target being rated.
 pub async fn progress<'e, E: SqliteExecutor<'e>>(
     executor: E,
     target: PaperKey,
@@ -274,7 +292,69 @@ pub async fn progress<'e, E: SqliteExecutor<'e>>(
     Ok(row.map(|(rated, total)| Progress { rated, total }))
 }
 
-/// A pooled paper with its current rating, as the rating page lists it.
+/// `rater`'s progress of one target: their ratings of its pool; `None` when the paper is no
+/// target being rated.
+pub async fn rater_progress<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    target: PaperKey,
+    rater: RaterId,
+) -> Result<Option<Progress>, sqlx::Error> {
+    let row: Option<(i64, i64)> = sqlx::query_as(
+        "SELECT COALESCE(a.rated, 0), t.pooled FROM targets t
+         LEFT JOIN assignments a ON a.target_id = t.target_id AND a.rater_id = ?2
+         WHERE t.target_id = ?1 AND t.active = 1",
+    )
+    .bind(target.0)
+    .bind(rater)
+    .fetch_optional(executor)
+    .await?;
+    Ok(row.map(|(rated, total)| Progress { rated, total }))
+}
+
+/// Whether every pooled pair of `target` is rated by every rater it needs.
+pub async fn is_fully_rated<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    target: PaperKey,
+) -> Result<bool, sqlx::Error> {
+    let fully_rated: Option<bool> =
+        sqlx::query_scalar("SELECT fully_rated FROM targets WHERE target_id = ? AND active = 1")
+            .bind(target.0)
+            .fetch_optional(executor)
+            .await?;
+    Ok(fully_rated.unwrap_or(false))
+}
+
+/// A rater's part of the study: the targets they took or may take (see [`list`]), their
+/// ratings of them against the pairs pooled, and how many of them they rated whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RaterOverview {
+    pub pairs: Progress,
+    pub finished: i64,
+    pub targets: i64,
+}
+
+pub async fn rater_overview<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    rater: RaterId,
+) -> Result<RaterOverview, sqlx::Error> {
+    let (rated, total, finished, targets): (i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT COALESCE(SUM(COALESCE(a.rated, 0)), 0), COALESCE(SUM(t.pooled), 0),
+                COALESCE(SUM(t.pooled > 0 AND COALESCE(a.rated, 0) = t.pooled), 0), COUNT(*)
+         FROM targets t
+         LEFT JOIN assignments a ON a.target_id = t.target_id AND a.rater_id = ?
+         WHERE t.active = 1 AND (a.rater_id IS NOT NULL OR t.raters < t.needed)",
+    )
+    .bind(rater)
+    .fetch_one(executor)
+    .await?;
+    Ok(RaterOverview {
+        pairs: Progress { rated, total },
+        finished,
+        targets,
+    })
+}
+
+/// A pooled paper with the rater's current rating of it, as the rating page lists it.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub struct PooledPaper {
     #[sqlx(flatten)]
@@ -282,67 +362,84 @@ pub struct PooledPaper {
     pub stars: Option<i64>,
 }
 
-/// The pool of `target` in the blind display order; empty when it has none.
+/// The pool of `target` in the blind display order with `rater`'s stars; empty when it has
+/// none.
 pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     executor: E,
     target: PaperKey,
+    rater: RaterId,
 ) -> Result<Vec<PooledPaper>, sqlx::Error> {
     sqlx::query_as(
         "SELECT p.id, p.external_id, p.title, p.abstract, p.authors, p.year, p.url, r.stars
          FROM pool
          JOIN papers p ON p.id = pool.paper_id
          LEFT JOIN ratings r ON r.target_id = pool.target_id AND r.paper_id = pool.paper_id
-         WHERE pool.target_id = ?
+                            AND r.rater_id = ?2
+         WHERE pool.target_id = ?1
          ORDER BY pool.sort_key, pool.paper_id",
     )
     .bind(target.0)
+    .bind(rater)
     .fetch_all(executor)
     .await
 }
 
-/// The first target to rate: the first active target with unrated pairs in the study's
-/// random order.
+/// The targets that still need `rater` (`?1`), as a condition on the row `t` of a target:
+/// being rated, with a pool, and either taken by them and not rated whole by them, or not
+/// taken by as many raters as it needs.
+const NEEDS_RATER: &str = "t.active = 1 AND t.pooled > 0
+    AND COALESCE((SELECT a.rated < t.pooled FROM assignments a
+                  WHERE a.target_id = t.target_id AND a.rater_id = ?1),
+                 t.raters < t.needed)";
+
+/// The first target `rater` is to rate: the first in the study's random order that still
+/// needs them.
 pub async fn first_to_rate<'e, E: SqliteExecutor<'e>>(
     executor: E,
+    rater: RaterId,
 ) -> Result<Option<PaperKey>, sqlx::Error> {
-    let target: Option<i64> = sqlx::query_scalar(
-        "SELECT target_id FROM targets
-         WHERE active = 1 AND rated < pooled
-         ORDER BY order_key, target_id
-         LIMIT 1",
-    )
+    let target: Option<i64> = sqlx::query_scalar(&format!(
+        "SELECT t.target_id FROM targets t
+         WHERE {NEEDS_RATER}
+         ORDER BY t.order_key, t.target_id
+         LIMIT 1"
+    ))
+    .bind(rater)
     .fetch_optional(executor)
     .await?;
     Ok(target.map(PaperKey))
 }
 
-/// The target to rate after `current` in the study's random order, wrapping around to the
+/// The target for `rater` after `current` in the study's random order, wrapping around to the
 /// first; never `current` itself.
 pub async fn next_to_rate(
     conn: &mut SqliteConnection,
     current: PaperKey,
+    rater: RaterId,
 ) -> Result<Option<PaperKey>, sqlx::Error> {
-    // Two walks along the index in key order, each stopping at the first target with unrated
-    // pairs: one ORDER BY that put later targets first would sort them all on every page view.
-    let after: Option<i64> = sqlx::query_scalar(
+    // Two walks along the index in key order, each stopping at the first target that needs
+    // the rater: one ORDER BY that put later targets first would sort them all on every view.
+    let after: Option<i64> = sqlx::query_scalar(&format!(
         "SELECT t.target_id FROM targets t, targets c
-         WHERE c.target_id = ?1 AND t.active = 1 AND t.rated < t.pooled
+         WHERE c.target_id = ?2 AND {NEEDS_RATER}
            AND (t.order_key, t.target_id) > (c.order_key, c.target_id)
          ORDER BY t.order_key, t.target_id
-         LIMIT 1",
-    )
+         LIMIT 1"
+    ))
+    .bind(rater)
     .bind(current.0)
     .fetch_optional(&mut *conn)
     .await?;
     if let Some(target) = after {
         return Ok(Some(PaperKey(target)));
     }
-    let first: Option<i64> = sqlx::query_scalar(
-        "SELECT target_id FROM targets
-         WHERE active = 1 AND rated < pooled AND target_id <> ?
-         ORDER BY order_key, target_id
-         LIMIT 1",
-    )
+    let first: Option<i64> = sqlx::query_scalar(&format!(
+        "SELECT t.target_id FROM targets t
+         WHERE {NEEDS_RATER} AND t.target_id <> ?2
+         ORDER BY t.order_key, t.target_id
+         LIMIT 1"
+    ))
+    .bind(rater)
     .bind(current.0)
     .fetch_optional(conn)
     .await?;

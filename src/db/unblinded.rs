@@ -1,28 +1,30 @@
-//! The one read that joins the models' lists with the ratings of a single target, for the
-//! per-target view of the leaderboard.
+//! The one read of the models' lists of a single target, for the per-target view of the
+//! leaderboard, which shows each paper with its judgment.
 //!
 //! Seeing which model ranked which paper, and how a paper was rated, unblinds the target. Once
-//! every pooled paper of it is rated that can no longer bias a rating of it, so the read
-//! refuses any target before then.
+//! it is fully rated that can no longer bias a rating of it, so the read refuses any target
+//! before then.
 
 use sqlx::{FromRow, SqlitePool};
 
 use super::targets;
-use crate::domain::{PaperId, PaperKey, Stars};
+use crate::domain::{Grade, PaperId, PaperKey};
 
-/// A paper at its place in one model's list, with its stars (`None` when unrated: a paper
-/// below the pool depth may be).
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+/// A paper at its place in one model's list, with its judgment (`None` when unrated: a paper
+/// below the pool depth may be), which the evaluation fills in.
+#[derive(Debug, Clone, PartialEq, FromRow)]
 pub struct ListedPaper {
     pub model: String,
     pub position: i64,
+    pub key: PaperKey,
     pub paper: PaperId,
     pub title: String,
-    pub stars: Option<Stars>,
+    #[sqlx(skip)]
+    pub judgment: Option<Grade>,
 }
 
 /// Every model's top `k` for `target`, by model name and position; `None` unless the target
-/// has a pool and every pair of it is rated.
+/// is fully rated.
 pub async fn top_lists(
     connections: &SqlitePool,
     target: PaperKey,
@@ -30,18 +32,14 @@ pub async fn top_lists(
 ) -> Result<Option<Vec<ListedPaper>>, sqlx::Error> {
     // One read transaction: the lists are read from the same snapshot the check saw.
     let mut tx = connections.begin().await?;
-    let finished = targets::progress(&mut *tx, target)
-        .await?
-        .is_some_and(|progress| progress.is_finished());
-    if !finished {
+    if !targets::is_fully_rated(&mut *tx, target).await? {
         return Ok(None);
     }
     let papers = sqlx::query_as(
-        "SELECT m.name AS model, r.position, p.external_id AS paper, p.title, ra.stars
+        "SELECT m.name AS model, r.position, p.id AS key, p.external_id AS paper, p.title
          FROM recommendations r
          JOIN models m ON m.id = r.model_id
          JOIN papers p ON p.id = r.paper_id
-         LEFT JOIN ratings ra ON ra.target_id = r.target_id AND ra.paper_id = r.paper_id
          WHERE r.model_id IN (SELECT id FROM models) AND r.target_id = ? AND r.position <= ?
          ORDER BY m.name, r.position",
     )

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use rand::Rng;
 
 use crate::db::papers::PaperIndex;
+pub use crate::db::raters::KnownRater;
 use crate::domain::PaperId;
 
 /// What a file holds, and how to read it.
@@ -33,7 +34,7 @@ use crate::domain::PaperId;
 pub enum Kind {
     Papers(Format),
     Recommendations(recommendations::Options),
-    Ratings,
+    Ratings(ratings::Options),
 }
 
 impl Kind {
@@ -42,16 +43,17 @@ impl Kind {
         match self {
             Kind::Papers(_) => "papers",
             Kind::Recommendations(_) => "recommendations",
-            Kind::Ratings => "ratings",
+            Kind::Ratings(_) => "ratings",
         }
     }
 
-    /// Papers or lists, written directly; `None` for ratings, written as the raters' are.
-    pub fn into_bulk(self) -> Option<BulkKind> {
+    /// Papers or lists, written directly; or ratings, written as the raters' are, with how to
+    /// read them.
+    pub fn into_bulk(self) -> Result<BulkKind, ratings::Options> {
         match self {
-            Kind::Papers(format) => Some(BulkKind::Papers(format)),
-            Kind::Recommendations(options) => Some(BulkKind::Recommendations(options)),
-            Kind::Ratings => None,
+            Kind::Papers(format) => Ok(BulkKind::Papers(format)),
+            Kind::Recommendations(options) => Ok(BulkKind::Recommendations(options)),
+            Kind::Ratings(options) => Err(options),
         }
     }
 }

@@ -1,5 +1,7 @@
 //! Ratings CSV: `target,paper,stars` are required; `rated_at` (RFC 3339) is kept when given;
-//! other columns (the exported titles) are ignored, so an exported file re-imports as is.
+//! `rater` names whose rating it is (without the column, every rating is the rater of
+//! `--rater`, by default the owner's); other columns (the exported titles) are ignored, so an
+//! exported file re-imports as is.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -11,10 +13,18 @@ use time::OffsetDateTime;
 
 use super::input::{self, Header};
 use super::records::{Parse, Records};
-use super::{Format, InvalidInput, Problem, Problems, RowsRead, Summary};
+use super::{Format, InvalidInput, KnownRater, Problem, Problems, RowsRead, Summary};
 use crate::db::papers::PaperIndex;
+use crate::db::ratings::Pair;
 use crate::db::{self, blind_pool, ratings};
-use crate::domain::{PaperKey, Stars};
+use crate::domain::{PaperKey, RaterId, RaterName, Stars};
+
+/// How to read a ratings file.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Whose ratings a file without a `rater` column holds; `None`: the owner's.
+    pub rater: Option<RaterName>,
+}
 
 /// A ratings file, read and checked.
 pub struct Staged {
@@ -22,22 +32,37 @@ pub struct Staged {
     read: u64,
 }
 
-/// Reads and checks a whole ratings file, resolving its ids against `papers` and counting its
-/// rows in `rows`.
+/// Reads and checks a whole ratings file, resolving its ids against `papers` and its raters
+/// against `raters`, and counting its rows in `rows`.
 pub fn stage<R: Read>(
     reader: R,
     papers: &PaperIndex,
+    raters: &[KnownRater],
+    options: &Options,
     source: &str,
     rows: &RowsRead,
 ) -> Result<Staged, InvalidInput> {
     let mut problems = Problems::new(source);
-    let parser = RatingParser { papers };
+    let default_rater = match &options.rater {
+        None => RaterId::OWNER,
+        Some(name) => match resolve_rater(raters, name) {
+            Ok(id) => id,
+            Err(message) => {
+                return Err(problems.fail(Problem::whole_file(format!("--rater: {message}"))))
+            }
+        },
+    };
+    let parser = RatingParser {
+        papers,
+        raters,
+        default_rater,
+    };
     let mut records = match Records::open(reader, Format::Csv, parser, rows) {
         Ok(records) => records,
         Err(problem) => return Err(problems.fail(problem)),
     };
     let mut ratings = Vec::new();
-    let mut first_line_of_pair: HashMap<(PaperKey, PaperKey), u64> = HashMap::new();
+    let mut first_line_of_pair: HashMap<(PaperKey, PaperKey, RaterId), u64> = HashMap::new();
     while let Some(record) = records.next() {
         let (line, rating) = match record {
             Ok(record) => record,
@@ -46,7 +71,8 @@ pub fn stage<R: Read>(
                 continue;
             }
         };
-        if let Some(first) = first_line_of_pair.insert((rating.target, rating.paper), line) {
+        let pair = (rating.target, rating.paper, rating.rater);
+        if let Some(first) = first_line_of_pair.insert(pair, line) {
             problems.push(Problem::at(
                 line,
                 None,
@@ -79,10 +105,14 @@ impl Staged {
             if blind_pool::ensure_pair(conn, rating.target, rating.paper, rng).await? {
                 summary.pool_added += 1;
             }
+            let pair = Pair {
+                target: rating.target,
+                paper: rating.paper,
+                rater: rating.rater,
+            };
             let change = ratings::set(
                 conn,
-                rating.target,
-                rating.paper,
+                pair,
                 Some(rating.stars),
                 rating.rated_at.as_deref().unwrap_or(&now),
                 ratings::Source::Import,
@@ -102,13 +132,17 @@ impl Staged {
 struct Rating {
     target: PaperKey,
     paper: PaperKey,
+    rater: RaterId,
     stars: Stars,
     rated_at: Option<String>,
 }
 
-/// Reads ratings from CSV, resolving ids against the study's papers.
+/// Reads ratings from CSV, resolving ids against the study's papers and raters.
 struct RatingParser<'a> {
     papers: &'a PaperIndex,
+    raters: &'a [KnownRater],
+    /// Whose ratings the rows are without a `rater` column.
+    default_rater: RaterId,
 }
 
 struct CsvColumns {
@@ -116,7 +150,21 @@ struct CsvColumns {
     paper: usize,
     stars: usize,
     rated_at: Option<usize>,
+    rater: Option<usize>,
     count: usize,
+}
+
+/// The rater of a name, unless the study has no such rater or they were removed.
+fn resolve_rater(raters: &[KnownRater], name: &RaterName) -> Result<RaterId, String> {
+    match raters.iter().find(|(_, known, _)| known == name) {
+        Some((_, _, true)) => Err(format!(
+            "the rater {name:?} was removed; `paperjudge raters add` brings them back"
+        )),
+        Some((id, _, false)) => Ok(*id),
+        None => Err(format!(
+            "there is no rater {name:?} in this study (`paperjudge raters list` lists them)"
+        )),
+    }
 }
 
 impl Parse for RatingParser<'_> {
@@ -126,7 +174,7 @@ impl Parse for RatingParser<'_> {
         Self: 'r;
     const ITEMS: &'static str = "ratings";
     const FORMATS: &'static [Format] = &[Format::Csv];
-    const CSV_HEADER: &'static str = "target,paper,stars[,rated_at]";
+    const CSV_HEADER: &'static str = "target,paper,stars[,rated_at][,rater]";
     type Columns = CsvColumns;
 
     fn locate(&self, header: &Header) -> Result<CsvColumns, Problem> {
@@ -135,6 +183,7 @@ impl Parse for RatingParser<'_> {
             paper: header.require("paper", Self::CSV_HEADER)?,
             stars: header.require("stars", Self::CSV_HEADER)?,
             rated_at: header.optional("rated_at"),
+            rater: header.optional("rater"),
             count: header.len(),
         })
     }
@@ -166,6 +215,15 @@ impl Parse for RatingParser<'_> {
             Some(index) => parse_rated_at(text(index, "rated_at")?, line)?,
             None => None,
         };
+        let rater = match columns.rater {
+            Some(index) => {
+                let name = RaterName::new(text(index, "rater")?)
+                    .map_err(|invalid| Problem::at(line, Some("rater"), invalid.to_string()))?;
+                resolve_rater(self.raters, &name)
+                    .map_err(|message| Problem::at(line, Some("rater"), message))?
+            }
+            None => self.default_rater,
+        };
         if target == paper {
             return Err(Problem::at(
                 line,
@@ -176,6 +234,7 @@ impl Parse for RatingParser<'_> {
         Ok(Rating {
             target,
             paper,
+            rater,
             stars,
             rated_at,
         })

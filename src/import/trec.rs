@@ -7,7 +7,7 @@ use std::io::Read;
 
 use super::input::{self, Lines};
 use super::{check_paper_id, InvalidInput, Problem, Problems};
-use crate::domain::{PoolDepth, Stars};
+use crate::domain::{Grade, PoolDepth, Stars};
 use crate::leaderboard::{Collection, TargetInput};
 
 /// One line of a TREC run: `target Q0 paper rank score model`.
@@ -188,8 +188,8 @@ impl Runs {
         let depth = pool_depth.get() as usize;
         let inputs = (targets.iter())
             .map(|&target| {
-                let judgments: HashMap<u32, Stars> = (qrels.get(target).into_iter().flatten())
-                    .map(|(paper, &stars)| (number[paper.as_str()], stars))
+                let judgments: HashMap<u32, Grade> = (qrels.get(target).into_iter().flatten())
+                    .map(|(paper, &stars)| (number[paper.as_str()], stars.into()))
                     .collect();
                 let lists: Vec<Option<Vec<u32>>> = (self.lists.values())
                     .map(|lists| {

@@ -65,6 +65,9 @@ impl Leaderboard {
             self.pool_depth.to_string(),
             self.partial.as_str().to_owned(),
         ]
+        .into_iter()
+        .chain(self.judgments.as_ref().map(ToString::to_string))
+        .collect()
     }
 }
 
@@ -78,7 +81,12 @@ fn write(
         .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());
     let header = header.iter().map(String::as_str);
-    let mut written = csv.write_record(header.chain(SETTINGS_COLUMNS.iter().copied()));
+    // With raters, the settings end with the judgments.
+    let settings_header = SETTINGS_COLUMNS
+        .iter()
+        .copied()
+        .chain((settings.len() > SETTINGS_COLUMNS.len()).then_some("judgments"));
+    let mut written = csv.write_record(header.chain(settings_header));
     for row in rows {
         written = written.and_then(|()| csv.write_record(row.iter().chain(settings)));
     }

@@ -6,9 +6,9 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::columns::{self, Value, COLUMNS};
-use super::{Leaderboard, ModelRow, Partial, TargetCounts, TargetRow};
+use super::{Leaderboard, ModelRow, Partial, RaterLeader, TargetCounts, TargetRow};
 use crate::decision::Decision;
-use crate::metrics::Settings;
+use crate::metrics::{Judgments, Settings};
 
 impl Leaderboard {
     /// The leaderboard as pretty-printed JSON, ending in a newline; with `per_target`, every
@@ -19,9 +19,11 @@ impl Leaderboard {
                 metrics: &self.settings,
                 pool_depth: self.pool_depth.get(),
                 partial: self.partial,
+                judgments: self.judgments.as_ref(),
             },
             targets: &self.targets,
             decision: self.decision.as_ref(),
+            leader_by_rater: self.by_rater.as_deref(),
             models: ModelsJson(&self.models),
             per_target: per_target.then_some(PerTargetJson(self)),
         };
@@ -37,6 +39,9 @@ struct LeaderboardJson<'a> {
     targets: &'a TargetCounts,
     /// `null` where there is no verdict (fewer than two models).
     decision: Option<&'a Decision>,
+    /// With raters only: the leader on each rater's stars alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leader_by_rater: Option<&'a [RaterLeader]>,
     models: ModelsJson<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     per_target: Option<PerTargetJson<'a>>,
@@ -48,6 +53,9 @@ struct SettingsJson<'a> {
     metrics: &'a Settings,
     pool_depth: u32,
     partial: Partial,
+    /// With raters only: how one judgment per pair came from their stars.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judgments: Option<&'a Judgments>,
 }
 
 /// Each row as an object: the model's name and rank, then a key per column.

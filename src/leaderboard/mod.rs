@@ -23,8 +23,8 @@ use std::hash::Hash;
 use serde::Serialize;
 
 use crate::decision::Decision;
-use crate::domain::{PoolDepth, Stars};
-use crate::metrics::{Settings, TargetScores};
+use crate::domain::{Grade, PoolDepth, RaterName};
+use crate::metrics::{Judgments, Settings, TargetScores};
 use columns::{Column, Value};
 
 pub use options::{LeaderboardOption, LeaderboardOptions, OPTIONS};
@@ -40,10 +40,10 @@ pub const SIGNIFICANCE_LEVEL: f64 = 0.05;
 pub struct TargetInput<K> {
     /// The target's external paper id.
     pub target: String,
-    /// Every pooled pair of the target is rated.
+    /// Every pooled pair of the target is rated (by every rater it needs).
     pub fully_rated: bool,
-    /// Every rated paper of the target, whichever model retrieved it.
-    pub judgments: HashMap<K, Stars>,
+    /// Every rated paper of the target, whichever model retrieved it, with its judgment.
+    pub judgments: HashMap<K, Grade>,
     /// Each model's ranked list, best first, in the order of [`Collection::models`]; `None` when
     /// the model has no list for this target.
     pub lists: Vec<Option<Vec<K>>>,
@@ -251,6 +251,67 @@ impl ModelRow {
     }
 }
 
+/// The leader on one rater's stars alone (`judgments=rater:NAME`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RaterLeader {
+    pub rater: RaterName,
+    /// `None` before they rated a fully rated target whole.
+    pub leader: Option<String>,
+    /// The targets their stars rank the models over.
+    pub targets: usize,
+}
+
+/// Whether `leader` leads on each rater's stars alone too, as a clause: "with either one's
+/// stars alone LDA 300 still leads", or "the leader depends on who rated: with Cy's stars
+/// alone (9 targets) LSA 200 leads instead of LDA 300", and who has rated no fully rated target
+/// whole yet.
+pub fn who_rated(leader: &str, by_rater: &[RaterLeader]) -> String {
+    let differ: Vec<String> = (by_rater.iter())
+        .filter_map(|rater| {
+            let own = rater.leader.as_deref().filter(|own| *own != leader)?;
+            Some(format!(
+                "with {}'s stars alone ({} targets) {own} leads",
+                rater.rater, rater.targets
+            ))
+        })
+        .collect();
+    let unfinished: Vec<&str> = (by_rater.iter())
+        .filter(|rater| rater.leader.is_none())
+        .map(|rater| rater.rater.as_str())
+        .collect();
+    if unfinished.len() == by_rater.len() {
+        return "no rater has rated a fully rated target whole yet".to_owned();
+    }
+    let mut said = if !differ.is_empty() {
+        format!(
+            "the leader depends on who rated: {} instead of {leader}",
+            differ.join("; ")
+        )
+    } else if !unfinished.is_empty() {
+        format!("on the stars alone of each rater who rated a target whole, {leader} still leads")
+    } else if by_rater.len() == 2 {
+        format!("with either one's stars alone {leader} still leads")
+    } else {
+        format!("with any one's stars alone {leader} still leads")
+    };
+    if !unfinished.is_empty() {
+        said.push_str(&format!(
+            "; {} rated no fully rated target whole yet",
+            listed(&unfinished)
+        ));
+    }
+    said
+}
+
+/// Names as a sentence lists them: "Ann", "Ann and Bo", "Ann, Bo and Cy".
+pub fn listed(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// Every model on one evaluated target.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetRow {
@@ -300,6 +361,12 @@ pub struct Leaderboard {
     pub pool_depth: PoolDepth,
     /// Whether partly rated targets were evaluated.
     pub partial: Partial,
+    /// How one judgment per pair came from its raters' stars, in a study with raters; `None`
+    /// with one rater, whose stars they are.
+    pub judgments: Option<Judgments>,
+    /// In a study with raters, the leader on each rater's stars alone: whether the verdict
+    /// depends on who rated. `None` with one rater.
+    pub by_rater: Option<Vec<RaterLeader>>,
     pub targets: TargetCounts,
     /// Sorted by NDCG descending (undefined last), then by model name; the first is the
     /// leader.
@@ -312,6 +379,19 @@ pub struct Leaderboard {
 }
 
 impl Leaderboard {
+    /// In a study with raters, whether the verdict depends on who rated, in words: the leader
+    /// on each rater's stars alone against the leader here. `None` with one rater.
+    pub fn who_rated_in_words(&self) -> Option<String> {
+        let by_rater = self.by_rater.as_ref()?;
+        let leader = (self.models.first())
+            .filter(|row| row.ndcg().is_some())
+            .map(|row| row.model.as_str());
+        Some(match leader {
+            Some(leader) => format!("Who rated: {}.", who_rated(leader, by_rater)),
+            None => "Who rated: no model leads yet.".to_owned(),
+        })
+    }
+
     /// Scores and compares the models of `collection` under `settings`: [`score`], then
     /// [`resample`].
     pub fn of<K: Copy + Eq + Hash + Sync>(

@@ -10,7 +10,7 @@ use clap::{Arg, ArgMatches, Args, FromArgMatches};
 
 use crate::decision::Margin;
 use crate::domain::{PoolDepth, Stars};
-use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Judgments, Relevance, Settings, Unjudged};
 
 /// The leaderboard's options; each one left out takes its default.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -24,6 +24,7 @@ pub struct LeaderboardOptions {
     pub threshold: Option<Stars>,
     pub ap_denominator: Option<ApDenominator>,
     pub margin: Option<Margin>,
+    pub judgments: Option<Judgments>,
 }
 
 /// One option: its name (`--name` on the command line, `name=` in an address), what the
@@ -51,13 +52,13 @@ macro_rules! option {
                 options.$field = Some($parse(text)?);
                 Ok(())
             },
-            written: |options| options.$field.map(|value| value.to_string()),
+            written: |options| options.$field.as_ref().map(|value| value.to_string()),
         }
     };
 }
 
 /// Every option, in the order the help lists them and links write them.
-pub static OPTIONS: [LeaderboardOption; 9] = [
+pub static OPTIONS: [LeaderboardOption; 10] = [
     option!(
         k,
         "k",
@@ -130,6 +131,14 @@ pub static OPTIONS: [LeaderboardOption; 9] = [
          NDCG, at the verdict's confidence) as equivalent to it [default: none]",
         |text: &str| text.parse::<Margin>()
     ),
+    option!(
+        judgments,
+        "judgments",
+        "JUDGMENTS",
+        "One judgment per pair from its raters' stars: lower-median, upper-median, mean or \
+         rater:NAME (that rater's stars alone) [default: lower-median]",
+        |text: &str| text.parse::<Judgments>()
+    ),
 ];
 
 /// A value of one of the metric options' names (`gain`'s `linear`, ...).
@@ -166,6 +175,11 @@ impl LeaderboardOptions {
             ap_denominator: self.ap_denominator.unwrap_or(defaults.ap_denominator),
             margin: self.margin.unwrap_or(defaults.margin),
         }
+    }
+
+    /// The judgments these options ask for.
+    pub fn judgments(&self) -> Judgments {
+        self.judgments.clone().unwrap_or_default()
     }
 
     /// How much of each list these options read: the top k (the pool depth when k is left
@@ -238,6 +252,7 @@ mod tests {
             ("threshold", "3"),
             ("ap_denominator", "hits"),
             ("margin", "0.02"),
+            ("judgments", "rater:Ann"),
         ] {
             assert_eq!(options.read(name, value), Some(Ok(())), "{name}");
         }

@@ -38,6 +38,8 @@ pub fn resample<K: Sync>(collection: &Collection<K>, scores: Scores) -> Leaderbo
         settings: scores.settings,
         pool_depth: collection.pool_depth,
         partial: scores.partial,
+        judgments: None,
+        by_rater: None,
         targets: scores.targets,
         models,
         per_target,

@@ -22,12 +22,16 @@ impl Leaderboard {
                     .unwrap_or(0)
             })
             .collect();
-        let mut table = format!(
-            "{}\n{}; pool depth {}\n",
-            self.settings.describe(),
+        let mut table = format!("{}\n", self.settings.describe());
+        if let Some(judgments) = &self.judgments {
+            table.push_str(&crate::terminal::escape(&judgments.describe()));
+            table.push('\n');
+        }
+        table.push_str(&format!(
+            "{}; pool depth {}\n",
             self.targets_in_words(),
             self.pool_depth,
-        );
+        ));
         for line in &lines {
             let cells: Vec<String> = (line.iter().zip(&widths).enumerate())
                 .map(|(column, (cell, &width))| {
@@ -51,6 +55,10 @@ impl Leaderboard {
         }
         if let Some(decision) = &self.decision {
             table.push_str(&crate::terminal::escape(&decision.in_words()));
+            table.push('\n');
+        }
+        if let Some(who_rated) = self.who_rated_in_words() {
+            table.push_str(&crate::terminal::escape(&who_rated));
             table.push('\n');
         }
         table.push_str(&format!(

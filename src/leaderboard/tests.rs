@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 use super::columns;
 
 use super::*;
+use crate::domain::Stars;
 
 /// Three models, four targets, k = 3, the contract's defaults otherwise:
 /// - T1: a 5★, b 3★, c 1★ (gains 4, 2, 0; one relevant paper)
@@ -18,7 +19,7 @@ fn study() -> (Vec<String>, Vec<TargetInput<&'static str>>) {
             target: id.to_owned(),
             fully_rated: true,
             judgments: (rated.iter())
-                .map(|&(paper, stars)| (paper, Stars::new(stars).unwrap()))
+                .map(|&(paper, stars)| (paper, Stars::new(stars).unwrap().into()))
                 .collect(),
             lists: lists.map(|list| list.map(<[_]>::to_vec)).to_vec(),
             left_out: Vec::new(),

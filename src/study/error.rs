@@ -9,8 +9,9 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::domain::{PaperId, PaperKey, PoolDepth};
+use crate::domain::{PaperId, PaperKey, PoolDepth, RaterName};
 use crate::import::{InvalidFiles, InvalidInput};
+use crate::password::WeakPassword;
 
 /// What failed underneath, for the log.
 pub type Cause = Box<dyn std::error::Error + Send + Sync>;
@@ -85,9 +86,49 @@ pub enum Refusal {
     ImportRunning,
     #[error("{} exists already; choose a new file for the backup", .0.display())]
     BackupExists(PathBuf),
+    #[error("there is no rater {0:?} in this study (`paperjudge raters list` lists them)")]
+    UnknownRater(RaterName),
+    #[error("the rater {0:?} was removed; `paperjudge raters add` brings them back")]
+    RemovedRater(RaterName),
+    #[error("there is a rater {0:?} already")]
+    RaterExists(RaterName),
+    #[error(
+        "\"owner\" is the study's owner, who signs in with the password given to `serve`; \
+         choose another name"
+    )]
+    OwnerName,
+    #[error("the password for {rater:?} {weak}")]
+    WeakPassword {
+        rater: RaterName,
+        weak: WeakPassword,
+    },
+    #[error("--overlap must be a share from 0 to 1, got {0}")]
+    OverlapOutOfRange(f64),
+    #[error(
+        "--per-target must be from 1 to the raters the study has ({raters}), got {asked}; add \
+         raters first (`paperjudge raters add`)"
+    )]
+    PerTarget { asked: u32, raters: i64 },
+    /// 403 on the web: the target has every rater it needs, and this rater is not one of them.
+    #[error(
+        "target {} has the raters it needs and you are not one of them: `/next` opens the next \
+         target that needs you",
+        .0 .0
+    )]
+    TargetTaken(PaperKey),
+    #[error(
+        "qrels hold whole grades, and --judgments mean gives fractional ones: export qrels with \
+         lower-median, upper-median or rater:NAME"
+    )]
+    FractionalQrels,
 }
 
 impl Refusal {
+    /// A refusal of a change that is not the rater's to make (403 on the web).
+    pub fn is_forbidden(&self) -> bool {
+        matches!(self, Refusal::TargetTaken(_))
+    }
+
     /// A refusal of a choice of targets (choose, sample, drop).
     pub fn of_choice(&self) -> bool {
         matches!(

@@ -81,10 +81,10 @@ impl Study {
         let first = files.next().ok_or(Refusal::NoFile)?;
         let progress = Arc::new(progress);
         match kind.into_bulk() {
-            Some(kind) => self.import_bulk(kind, first, files, rng, progress).await,
-            None => {
+            Ok(kind) => self.import_bulk(kind, first, files, rng, progress).await,
+            Err(options) => {
                 let files = std::iter::once(first).chain(files).collect();
-                self.import_ratings(files, rng, progress).await
+                self.import_ratings(files, options, rng, progress).await
             }
         }
     }
@@ -149,10 +149,12 @@ impl Study {
         .await
     }
 
-    /// Ratings: every file read first, then all written as the raters' ratings are.
+    /// Ratings: every file read first (each rating's rater resolved against the study's),
+    /// then all written as the raters' ratings are.
     async fn import_ratings(
         &self,
         files: Vec<ImportFile>,
+        options: ratings::Options,
         mut rng: impl Rng + Send + 'static,
         progress: Arc<impl ImportProgress>,
     ) -> Result<Summary, StudyError> {
@@ -161,11 +163,13 @@ impl Study {
         let staged = blocking::run(move || -> Result<_, StudyError> {
             let conn = direct::open_writer(&path, Writer::Import)?;
             let papers = db::papers::index(&conn)?;
+            let raters = db::raters::known_directly(&conn)?;
             let rows = reading.rows();
             let (mut staged, mut invalid) = (Vec::new(), Vec::new());
             for (index, file) in files.into_iter().enumerate() {
                 reading.reading(index);
-                match ratings::stage(file.reader, &papers, &file.source, &rows) {
+                let (reader, source) = (file.reader, &file.source);
+                match ratings::stage(reader, &papers, &raters, &options, source, &rows) {
                     Ok(file) => staged.push(file),
                     Err(problems) => invalid.push(problems),
                 }

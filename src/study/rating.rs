@@ -2,21 +2,23 @@
 //! own way, a whole file in one transaction.
 //!
 //! The rules: only a paper in the blind pool of a target being rated can be rated (or one that
-//! pruning took out of it while its page was open, which comes back), and each change is one
-//! command, committed durably before it answers, so that "saved" means saved.
-//! Every change is recorded in the rating history with the browser session that made it,
-//! which is what undo goes by.
+//! pruning took out of it while its page was open, which comes back); a rater rates a target
+//! they took or one that still needs a rater (taking it), the owner any; each rater changes
+//! and undoes only their own ratings; and each change is one command, committed durably before
+//! it answers, so that "saved" means saved. Every change is recorded in the rating history
+//! with the rater and the browser session that made it, which is what undo goes by.
 
 use sqlx::SqliteConnection;
 
-use super::{Progress, Refusal, Study, StudyError};
+use super::{Progress, Rater, Refusal, Study, StudyError};
 use crate::db;
-use crate::db::ratings::{Source, Undone};
-use crate::domain::{PaperId, PaperKey, Stars};
+use crate::db::ratings::{Pair, Source, Undone};
+use crate::domain::{PaperId, PaperKey, RaterId, Stars};
 
 /// What an undo did: the paper whose rating went back, and to which stars. `undone` is false
-/// with a `paper` when another rater (or an import) changed that paper after this browser's
-/// change: their rating stays, and `stars` is it. Neither, when there was nothing to undo.
+/// with a `paper` when another browser of the rater (or an import) changed that rating after
+/// this browser's change: that rating stays, and `stars` is it. Neither, when there was
+/// nothing to undo.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Undo {
     pub undone: bool,
@@ -26,21 +28,27 @@ pub struct Undo {
 }
 
 impl Study {
-    /// Sets (`Some`) or clears (`None`) the rating of `paper` for `target`, as the browser
-    /// session tagged `browser` asks; answers the target's progress after it.
+    /// Sets (`Some`) or clears (`None`) `rater`'s rating of `paper` for `target`, as the
+    /// browser session tagged `browser` asks; answers the rater's progress of the target
+    /// after it. Refused when the target has the raters it needs and `rater` is not one of
+    /// them.
     pub async fn rate(
         &self,
         target: PaperKey,
         paper: &PaperId,
         stars: Option<Stars>,
         browser: &str,
+        rater: &Rater,
     ) -> Result<Progress, StudyError> {
         self.write(async |conn| {
-            progress(conn, target).await?;
+            progress(conn, target, rater.id).await?;
             let not_in_pool = || Refusal::NotInPool(paper.to_owned());
             let paper = db::papers::id_of(&mut *conn, paper)
                 .await?
                 .ok_or_else(not_in_pool)?;
+            if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
+                return Err(Refusal::TargetTaken(target).into());
+            }
             if !db::blind_pool::contains(&mut *conn, target, paper).await? {
                 // A page opened before pruning shrank the target's pool still shows the paper:
                 // its rating is kept, and the pair comes back into the pool.
@@ -50,21 +58,32 @@ impl Study {
                 }
                 db::blind_pool::ensure_pair(&mut *conn, target, paper, &mut rand::rng()).await?;
             }
+            let pair = Pair {
+                target,
+                paper,
+                rater: rater.id,
+            };
             let source = Source::Web { browser };
-            db::ratings::set(conn, target, paper, stars, &db::now_rfc3339(), source).await?;
-            progress(conn, target).await
+            db::ratings::set(conn, pair, stars, &db::now_rfc3339(), source).await?;
+            progress(conn, target, rater.id).await
         })
         .await
     }
 
-    /// Reverts the last change the browser session tagged `browser` made on `target`; see
-    /// [`db::ratings::undo_last_web_change`] for how undos walk back through the history.
-    pub async fn undo(&self, target: PaperKey, browser: &str) -> Result<Undo, StudyError> {
+    /// Reverts the last change `rater` made on `target` in the browser session tagged
+    /// `browser`; see [`db::ratings::undo_last_web_change`] for how undos walk back through
+    /// the history.
+    pub async fn undo(
+        &self,
+        target: PaperKey,
+        browser: &str,
+        rater: &Rater,
+    ) -> Result<Undo, StudyError> {
         self.write(async |conn| {
-            progress(conn, target).await?;
+            progress(conn, target, rater.id).await?;
+            let now = db::now_rfc3339();
             let undone =
-                db::ratings::undo_last_web_change(conn, target, browser, &db::now_rfc3339())
-                    .await?;
+                db::ratings::undo_last_web_change(conn, target, rater.id, browser, &now).await?;
             let (undone, paper, stars) = match undone {
                 None => (false, None, None),
                 Some(Undone::Reverted(reverted)) => {
@@ -82,16 +101,20 @@ impl Study {
                 undone,
                 paper,
                 stars,
-                progress: progress(conn, target).await?,
+                progress: progress(conn, target, rater.id).await?,
             })
         })
         .await
     }
 }
 
-/// The target's progress; refused when the paper is no target being rated.
-async fn progress(conn: &mut SqliteConnection, target: PaperKey) -> Result<Progress, StudyError> {
-    db::targets::progress(conn, target)
+/// The rater's progress of the target; refused when the paper is no target being rated.
+async fn progress(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    rater: RaterId,
+) -> Result<Progress, StudyError> {
+    db::targets::rater_progress(conn, target, rater)
         .await?
         .ok_or_else(|| Refusal::NoSuchTarget(target).into())
 }

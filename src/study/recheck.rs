@@ -1,11 +1,12 @@
-//! Re-checking: an already rated pair of a finished target, shown again blind and without its
-//! rating, and the new answer stored apart from the ratings. A re-check never changes a
-//! rating, and a pair is re-checked once: the first answer counts.
+//! Re-checking: a pair of a finished target the rater rated, shown to them again blind and
+//! without their rating, and the new answer stored apart from the ratings. A re-check never
+//! changes a rating, and a rater re-checks a pair once: the first answer counts. Each rater
+//! re-checks their own ratings only.
 
-use super::{Paper, RecheckProgress, Refusal, Study, StudyError};
+use super::{Paper, Rater, RecheckProgress, Refusal, Study, StudyError};
 use crate::db;
 use crate::db::checks::NewRecheck;
-use crate::domain::{PaperId, Stars};
+use crate::domain::{PaperId, RaterId, Stars};
 
 /// What the re-check page shows: how far the re-checking is, and a pair to re-check (the
 /// target and the paper), drawn at random among the rated pairs of finished targets not
@@ -17,15 +18,16 @@ pub struct Recheck {
 }
 
 impl Study {
-    /// Stores the re-check of `paper` for `target` with `stars`, as the browser session tagged
-    /// `browser` gives it. Answers whether it was stored: false when the pair had been
-    /// re-checked before (its first answer stays).
+    /// Stores `rater`'s re-check of `paper` for `target` with `stars`, as the browser session
+    /// tagged `browser` gives it. Answers whether it was stored: false when they had re-checked
+    /// the pair before (their first answer stays).
     pub async fn recheck(
         &self,
         target: &PaperId,
         paper: &PaperId,
         stars: Stars,
         browser: &str,
+        rater: &Rater,
     ) -> Result<bool, StudyError> {
         let refused = || Refusal::NotRechecked {
             target: target.to_owned(),
@@ -38,9 +40,10 @@ impl Study {
             let paper = db::papers::id_of(&mut *conn, paper)
                 .await?
                 .ok_or_else(refused)?;
-            let (stars_then, rated_at) = db::checks::rating_to_recheck(&mut *conn, target, paper)
-                .await?
-                .ok_or_else(refused)?;
+            let (stars_then, rated_at) =
+                db::checks::rating_to_recheck(&mut *conn, target, paper, rater.id)
+                    .await?
+                    .ok_or_else(refused)?;
             let now = db::now_rfc3339();
             let recheck = NewRecheck {
                 target,
@@ -50,17 +53,18 @@ impl Study {
                 stars,
                 rechecked_at: &now,
                 browser,
+                rater: rater.id,
             };
             Ok(db::checks::record_recheck(conn, recheck).await?)
         })
         .await
     }
 
-    /// The re-check page: the progress, and a pair to re-check.
-    pub async fn recheck_page(&self) -> Result<Recheck, StudyError> {
+    /// `rater`'s re-check page: their progress, and a pair of theirs to re-check.
+    pub async fn recheck_page(&self, rater: &Rater) -> Result<Recheck, StudyError> {
         self.read(async |conn| {
-            let progress = db::checks::recheck_progress(&mut *conn).await?;
-            let pair = match db::checks::recheck_candidate(&mut *conn).await? {
+            let progress = db::checks::recheck_progress(&mut *conn, Some(rater.id)).await?;
+            let pair = match db::checks::recheck_candidate(&mut *conn, rater.id).await? {
                 Some((target, paper)) => {
                     let target = db::papers::get(&mut *conn, target).await?;
                     let paper = db::papers::get(&mut *conn, paper).await?;
@@ -73,8 +77,11 @@ impl Study {
         .await
     }
 
-    /// How far the re-checking is.
-    pub async fn recheck_progress(&self) -> Result<RecheckProgress, StudyError> {
-        Ok(db::checks::recheck_progress(&self.connections).await?)
+    /// How far the re-checking is: of `rater`, or of every rater (`None`).
+    pub async fn recheck_progress(
+        &self,
+        rater: Option<RaterId>,
+    ) -> Result<RecheckProgress, StudyError> {
+        Ok(db::checks::recheck_progress(&self.connections, rater).await?)
     }
 }

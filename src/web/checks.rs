@@ -14,6 +14,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::answer::see_other;
+use super::auth::{Owner, Signed};
 use super::csrf::{self, CsrfToken};
 use super::leaderboard::LeaderboardQuery;
 use super::rating_page::{scale, ScaleStep};
@@ -40,7 +41,12 @@ async fn asked(study: &Study, query: LeaderboardQuery) -> Result<Checks, WebErro
     Ok(study.checks(&query.options, query.partial).await?)
 }
 
-async fn json(query: LeaderboardQuery, study: web::Data<Study>) -> Result<HttpResponse, WebError> {
+/// The checks read every rater's stars and times: the owner's alone in a study with raters.
+async fn json(
+    query: LeaderboardQuery,
+    study: web::Data<Study>,
+    _: Owner,
+) -> Result<HttpResponse, WebError> {
     let checks = asked(&study, query).await?;
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())
@@ -104,9 +110,10 @@ async fn show(
     request: HttpRequest,
     query: LeaderboardQuery,
     study: web::Data<Study>,
+    _: Owner,
 ) -> Result<HttpResponse, WebError> {
     let checks = asked(&study, query).await?;
-    let progress = study.recheck_progress().await?;
+    let progress = study.recheck_progress(None).await?;
     let query = request.query_string();
     let mut variant_ks: Vec<usize> = (checks.sensitivity.variants.iter())
         .map(|variant| variant.k)
@@ -147,9 +154,14 @@ struct RecheckPage {
 }
 
 /// Blind: the page shows the target and the paper as the rating page does, and never their
-/// stored rating; it reads no model, list, rank or score.
-async fn show_recheck(study: web::Data<Study>, csrf: CsrfToken) -> Result<HttpResponse, WebError> {
-    let Recheck { progress, pair } = study.recheck_page().await?;
+/// stored rating; it reads no model, list, rank or score. Each rater re-checks their own
+/// ratings.
+async fn show_recheck(
+    study: web::Data<Study>,
+    Signed(rater): Signed,
+    csrf: CsrfToken,
+) -> Result<HttpResponse, WebError> {
+    let Recheck { progress, pair } = study.recheck_page(&rater).await?;
     let page = RecheckPage {
         pair: pair.map(|(target, paper)| (target.into(), paper.into())),
         progress,
@@ -176,6 +188,7 @@ pub struct RecheckForm {
 async fn record_recheck(
     request: HttpRequest,
     study: web::Data<Study>,
+    Signed(rater): Signed,
     form: web::Form<RecheckForm>,
 ) -> Result<HttpResponse, WebError> {
     let RecheckForm {
@@ -198,7 +211,7 @@ async fn record_recheck(
         .map_err(|_| WebError::BadRequest(format!("stars must be 1 to 5; got {stars:?}")))?;
     let (target, paper) = (PaperId::given(&target), PaperId::given(&paper));
     (study
-        .recheck(&target, &paper, stars, &browser.history_tag())
+        .recheck(&target, &paper, stars, &browser.history_tag(), &rater)
         .await)
         .map_err(WebError::of_change)?;
     Ok(see_other(RECHECK_PATH))

@@ -4,6 +4,7 @@
 use actix_web::{web, HttpResponse};
 use askama::Template;
 
+use super::auth::Signed;
 use super::csrf::CsrfToken;
 use super::leaderboard::{self, LeaderboardQuery, RowView};
 use super::pruning::PruningView;
@@ -44,6 +45,10 @@ struct DashboardPage {
     choose_more: Option<usize>,
     pruning: Option<PruningView>,
     csrf_token: String,
+    /// A rater's name, in a study with raters: the progress is theirs.
+    rater: Option<String>,
+    /// With raters: how one judgment per pair came from their stars.
+    judgments: Option<String>,
 }
 
 /// How many models the dashboard shows of the leaderboard.
@@ -54,11 +59,24 @@ pub fn routes(config: &mut web::ServiceConfig) {
     config.route("/", web::get().to(show));
 }
 
-pub async fn show(study: web::Data<Study>, csrf: CsrfToken) -> Result<HttpResponse, WebError> {
+pub async fn show(
+    study: web::Data<Study>,
+    signed: Signed,
+    csrf: CsrfToken,
+) -> Result<HttpResponse, WebError> {
     // The counts come with the leaderboard, from the same revision of the study.
     let evaluated = leaderboard::asked(&study, &LeaderboardQuery::default()).await?;
     let (overview, board) = (&evaluated.set.overview, &evaluated.board);
-    let rechecks = study.recheck_progress().await?;
+    let rater = signed.rater_only();
+    // A rater's progress is their own, of the targets they took or may take.
+    let (pairs, finished, targets) = match rater {
+        None => (overview.pairs, overview.finished, overview.active),
+        Some(rater) => {
+            let own = study.rater_overview(rater).await?;
+            (own.pairs, own.finished, own.targets)
+        }
+    };
+    let rechecks = study.recheck_progress(rater).await?;
     let recheck = (rechecks.finished_targets >= checks::RECHECK_FROM_FINISHED_TARGETS).then(|| {
         (
             rechecks.rechecked,
@@ -79,11 +97,18 @@ pub async fn show(study: web::Data<Study>, csrf: CsrfToken) -> Result<HttpRespon
         .and_then(|decision| decision.targets_to_choose())
         .map(|wanted| wanted.min(overview.choosable()))
         .filter(|&count| count > 0);
-    let pruning = PruningView::new(&study.pruning().await?, board.decision.as_ref());
+    // Choosing targets and pruning change the study for everyone: the owner's.
+    let (choose_more, pruning) = match rater {
+        None => (
+            choose_more,
+            PruningView::new(&study.pruning().await?, board.decision.as_ref()),
+        ),
+        Some(_) => (None, None),
+    };
     let mut response = view::html(&DashboardPage {
-        pairs: overview.pairs,
-        finished: overview.finished,
-        targets: overview.active,
+        pairs,
+        finished,
+        targets,
         choice_in_words: overview.in_words(),
         many_candidates: overview.candidates > MANY_CANDIDATES,
         rates_all: overview.choice == TargetChoice::All,
@@ -96,6 +121,11 @@ pub async fn show(study: web::Data<Study>, csrf: CsrfToken) -> Result<HttpRespon
         choose_more,
         pruning,
         csrf_token: csrf.value().to_owned(),
+        rater: rater.map(|_| signed.0.name.to_string()),
+        judgments: board
+            .judgments
+            .as_ref()
+            .map(|judgments| judgments.describe()),
     })?;
     csrf.set_cookie_on(&mut response)?;
     Ok(response)

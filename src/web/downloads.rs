@@ -1,15 +1,17 @@
 //! Downloads: the leaderboard as CSV and JSON for the options in the address, byte for byte
 //! what `paperjudge leaderboard --format csv|json` prints, and the ratings CSV and qrels of
-//! `paperjudge export`.
+//! `paperjudge export`. In a study with raters, a rater downloads their own ratings only, and
+//! the qrels (everyone's judgments) are the owner's.
 
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
 
+use super::auth::{Owner, Signed};
 use super::leaderboard::{self, LeaderboardQuery};
 use super::WebError;
 use crate::export;
-use crate::metrics::Relevance;
+use crate::metrics::{Judgments, Relevance};
 use crate::study::Study;
 
 /// The leaderboard's CSV and JSON, the ratings CSV and the qrels.
@@ -26,7 +28,9 @@ pub fn routes(config: &mut web::ServiceConfig) {
 pub async fn leaderboard_csv(
     query: LeaderboardQuery,
     study: web::Data<Study>,
+    signed: Signed,
 ) -> Result<HttpResponse, WebError> {
+    query.allowed_for(&signed)?;
     let board = leaderboard::asked(&study, &query).await?.board;
     let csv = if query.per_target {
         board.per_target_csv()
@@ -40,8 +44,14 @@ pub async fn leaderboard_csv(
 pub async fn leaderboard_json(
     query: LeaderboardQuery,
     study: web::Data<Study>,
+    signed: Signed,
 ) -> Result<HttpResponse, WebError> {
-    let board = leaderboard::asked(&study, &query).await?.board;
+    query.allowed_for(&signed)?;
+    let mut board = leaderboard::asked(&study, &query).await?.board;
+    if signed.rater_only().is_some() {
+        // Each other rater's leader speaks of their stars: the owner's to see.
+        std::sync::Arc::make_mut(&mut board).by_rater = None;
+    }
     Ok(download(
         "application/json",
         "leaderboard.json",
@@ -49,9 +59,13 @@ pub async fn leaderboard_json(
     ))
 }
 
-/// `GET /export/ratings.csv`: the ratings CSV of `paperjudge export ratings`.
-pub async fn ratings_csv(study: web::Data<Study>) -> Result<HttpResponse, WebError> {
-    let rows = study.ratings().await?;
+/// `GET /export/ratings.csv`: the ratings CSV of `paperjudge export ratings`; a rater's own
+/// ratings in a study with raters.
+pub async fn ratings_csv(
+    study: web::Data<Study>,
+    signed: Signed,
+) -> Result<HttpResponse, WebError> {
+    let rows = study.ratings(signed.rater_only()).await?;
     let mut csv = Vec::new();
     export::ratings_csv(&rows, &mut csv).map_err(|error| WebError::Internal(Box::new(error)))?;
     Ok(download("text/csv; charset=utf-8", "ratings.csv", csv))
@@ -62,16 +76,24 @@ pub async fn ratings_csv(study: web::Data<Study>) -> Result<HttpResponse, WebErr
 pub struct QrelsQuery {
     #[serde(default)]
     relevance: Relevance,
+    /// As the leaderboard's `judgments`.
+    judgments: Option<String>,
 }
 
-/// `GET /export/qrels.txt[?relevance=stars]`: the qrels of `paperjudge export qrels`.
+/// `GET /export/qrels.txt[?relevance=stars][&judgments=...]`: the qrels of `paperjudge export
+/// qrels`.
 pub async fn qrels(
     study: web::Data<Study>,
+    _: Owner,
     query: web::Query<QrelsQuery>,
 ) -> Result<HttpResponse, WebError> {
-    let rows = study.ratings().await?;
+    let judgments = match query.judgments.as_deref().filter(|text| !text.is_empty()) {
+        Some(text) => text.parse::<Judgments>().map_err(WebError::BadRequest)?,
+        None => Judgments::default(),
+    };
+    let judged = study.judged_pairs(&judgments).await?;
     let mut qrels = Vec::new();
-    export::qrels(&rows, query.relevance, &mut qrels)
+    export::qrels(&judged, query.relevance, &mut qrels)
         .map_err(|error| WebError::Internal(Box::new(error)))?;
     Ok(download("text/plain; charset=utf-8", "qrels.txt", qrels))
 }

@@ -34,6 +34,17 @@ pub enum WebError {
     /// 403: the form's CSRF token is missing or does not match the browser's cookie.
     #[error("the form's security token is missing or out of date: reload the page and try again")]
     Forbidden,
+    /// 403: a rater asks for what is the owner's alone in a study with raters (every rater's
+    /// stars, the study checks, the per-target views, managing the study).
+    #[error(
+        "you are signed in as the rater {0:?}: this is for the study's owner only, since it \
+         would show other raters' stars or change the study for everyone"
+    )]
+    OwnerOnly(String),
+    /// 403: a rater's change the study refuses (a target that has its raters), or one that is
+    /// not the signed-in rater's own; the message says which.
+    #[error("{0}")]
+    Refused(String),
     /// 403: the browser says the request comes from another site (the detail says how).
     #[error(
         "refused: this request comes from another site ({0}); paperjudge takes changes only \
@@ -96,7 +107,7 @@ pub enum WebError {
 const RETRY_AFTER_SECONDS: u32 = 2;
 
 /// A study's error as the answer says it: a refusal with its reason (404 for a target that
-/// is none, 400 otherwise), 503 while another process holds the write lock, 507 for a full
+/// is none, 403 for a change that is not the rater's, 400 otherwise), 503 while another process holds the write lock, 507 for a full
 /// disk, 500 for the rest.
 impl From<StudyError> for WebError {
     fn from(error: StudyError) -> WebError {
@@ -106,6 +117,9 @@ impl From<StudyError> for WebError {
             }
             StudyError::Refused(refusal @ Refusal::ImportRunning) => {
                 WebError::Conflict(refusal.to_string())
+            }
+            StudyError::Refused(refusal) if refusal.is_forbidden() => {
+                WebError::Refused(refusal.to_string())
             }
             StudyError::Refused(refusal) => WebError::BadRequest(refusal.to_string()),
             StudyError::DiskFull(cause) => {
@@ -185,7 +199,10 @@ impl ResponseError for WebError {
         match self {
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::NotLoggedIn => StatusCode::UNAUTHORIZED,
-            WebError::Forbidden | WebError::CrossSite(_) => StatusCode::FORBIDDEN,
+            WebError::Forbidden
+            | WebError::CrossSite(_)
+            | WebError::OwnerOnly(_)
+            | WebError::Refused(_) => StatusCode::FORBIDDEN,
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::Misdirected { .. } => StatusCode::MISDIRECTED_REQUEST,
             WebError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,

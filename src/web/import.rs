@@ -2,13 +2,15 @@
 //! (papers, recommendations, ratings) and, while the study has no recommendations, its pool
 //! depth; an upload (`POST /import`, see [`super::upload`]) becomes a job whose page
 //! (`/import/{job}`, and `/import/{job}.json` for its script) follows it to its summary line,
-//! or to every problem of the files with its file, line and column.
+//! or to every problem of the files with its file, line and column. Importing is the owner's
+//! alone in a study with raters (a rater gets 403), as every change of the study for everyone.
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::{Deserialize, Serialize};
 
 use super::answer::see_other;
+use super::auth::Owner;
 use super::csrf::{self, CsrfToken};
 use super::upload::{self, job_path, UploadLimit};
 use super::{view, WebError};
@@ -50,6 +52,7 @@ struct ImportPage {
 
 async fn page(
     study: web::Data<Study>,
+    _: Owner,
     limit: web::Data<UploadLimit>,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
@@ -93,6 +96,7 @@ pub struct SettingsForm {
 async fn settings(
     request: HttpRequest,
     study: web::Data<Study>,
+    _: Owner,
     form: web::Form<SettingsForm>,
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();
@@ -239,6 +243,7 @@ fn job_of(study: &Study, id: &str) -> Result<JobView, WebError> {
 
 async fn job_page(
     study: web::Data<Study>,
+    _: Owner,
     id: web::Path<String>,
 ) -> Result<HttpResponse, WebError> {
     let job = job_of(&study, &id)?;
@@ -255,6 +260,7 @@ async fn job_page(
 
 async fn job_json(
     study: web::Data<Study>,
+    _: Owner,
     id: web::Path<String>,
 ) -> Result<HttpResponse, WebError> {
     Ok(HttpResponse::Ok().json(job_of(&study, &id)?))

@@ -12,12 +12,13 @@ mod query;
 use actix_web::{web, HttpResponse};
 use askama::Template;
 
+use super::auth::Signed;
 use super::csrf::CsrfToken;
 use super::pruning::PruningView;
 use super::{view, WebError};
 use crate::leaderboard::columns::{self, Value, COLUMNS};
 use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
-use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Relevance, Settings, Unjudged};
+use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Judgments, Relevance, Settings, Unjudged};
 use crate::study::{Evaluated, Study};
 use chart::Chart;
 use query::{Sort, SortBy};
@@ -49,6 +50,10 @@ pub async fn asked(study: &Study, query: &LeaderboardQuery) -> Result<Evaluated,
 struct LeaderboardPage {
     k: usize,
     settings_in_words: String,
+    /// With raters: how one judgment per pair came from their stars.
+    judgments: Option<String>,
+    /// With raters, for the owner: whether the verdict depends on who rated.
+    who_rated: Option<String>,
     targets_in_words: String,
     /// With `partial=include`: what including partly rated targets gives away.
     unblinding: Option<String>,
@@ -73,19 +78,32 @@ struct LeaderboardPage {
 pub async fn show(
     query: LeaderboardQuery,
     study: web::Data<Study>,
+    signed: Signed,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: false,
         ..query
     };
+    query.allowed_for(&signed)?;
     let board = asked(&study, &query).await?.board;
     let mut sorted = board.models.clone();
     query.sort.apply(&mut sorted);
-    let pruning = PruningView::new(&study.pruning().await?, board.decision.as_ref());
+    // Pruning changes the study for everyone: the owner's to offer.
+    let pruning = match signed.rater_only() {
+        None => PruningView::new(&study.pruning().await?, board.decision.as_ref()),
+        Some(_) => None,
+    };
     let mut response = view::html(&LeaderboardPage {
         k: board.settings.k.get(),
         settings_in_words: board.settings.describe(),
+        judgments: board
+            .judgments
+            .as_ref()
+            .map(|judgments| judgments.describe()),
+        who_rated: board
+            .who_rated_in_words()
+            .filter(|_| signed.rater_only().is_none()),
         targets_in_words: targets_in_words(&board),
         unblinding: unblinding(&board),
         warnings: warnings(&board),
@@ -99,7 +117,7 @@ pub async fn show(
         pruning,
         csrf_token: csrf.value().to_owned(),
         chart: Chart::new(&board.models),
-        form: OptionsForm::new(&board, query.sort),
+        form: OptionsForm::new(&board, query.sort, &signed),
         links: Links::new(&query, &board.settings),
     })?;
     csrf.set_cookie_on(&mut response)?;
@@ -422,55 +440,76 @@ impl Choice {
 }
 
 impl OptionsForm {
-    fn new(board: &Leaderboard, sort: Sort) -> OptionsForm {
+    /// The form for `board`; with raters, a choice of judgments too: the combinations, and for
+    /// the owner each rater's stars alone (for a rater, their own).
+    fn new(board: &Leaderboard, sort: Sort, signed: &Signed) -> OptionsForm {
         let s: &Settings = &board.settings;
+        let judgments = board.judgments.as_ref().map(|current| {
+            let raters = (board.by_rater.iter().flatten())
+                .map(|own| own.rater.clone())
+                .filter(|name| signed.0.is_owner() || *name == signed.0.name);
+            let values = ["lower-median", "upper-median", "mean"]
+                .map(str::to_owned)
+                .into_iter()
+                .chain(raters.map(|name| Judgments::Rater(name).to_string()));
+            Choice::new(
+                "judgments",
+                "one judgment per pair from its raters' stars: their median (the lower or the \
+                 higher of two middle ones), their mean, or one rater's stars alone",
+                values,
+                current.to_string(),
+            )
+        });
         OptionsForm {
             k: s.k.get(),
             pool_depth: board.pool_depth.get(),
-            choices: vec![
-                Choice::of(
-                    "gain",
-                    "linear: gain = rel; exponential: 2^rel − 1",
-                    Gain::NAMES,
-                    s.gain.as_str(),
-                ),
-                Choice::of(
-                    "relevance",
-                    "rel = stars − 1 (1 star is worth nothing), or rel = stars",
-                    Relevance::NAMES,
-                    s.relevance.as_str(),
-                ),
-                Choice::of(
-                    "ideal",
-                    "judged: all judged papers of the target; list: the list's own top k",
-                    Ideal::NAMES,
-                    s.ideal.as_str(),
-                ),
-                Choice::of(
-                    "unjudged",
-                    "zero: unrated papers count 0; skip: removed before the cutoff",
-                    Unjudged::NAMES,
-                    s.unjudged.as_str(),
-                ),
-                Choice::of(
-                    "empty",
-                    "a target with nothing relevant: left out (skip) or 0 (zero)",
-                    Empty::NAMES,
-                    s.empty.as_str(),
-                ),
-                Choice::new(
-                    "threshold",
-                    "least stars that count as relevant for P, R, F1, AP and RR",
-                    (1..=5).map(|stars: u8| stars.to_string()),
-                    s.threshold.to_string(),
-                ),
-                Choice::of(
-                    "ap-denominator",
-                    "AP over all relevant papers, the hits in the top k, or min(k, relevant)",
-                    ApDenominator::NAMES,
-                    s.ap_denominator.as_str(),
-                ),
-            ],
+            choices: judgments
+                .into_iter()
+                .chain([
+                    Choice::of(
+                        "gain",
+                        "linear: gain = rel; exponential: 2^rel − 1",
+                        Gain::NAMES,
+                        s.gain.as_str(),
+                    ),
+                    Choice::of(
+                        "relevance",
+                        "rel = stars − 1 (1 star is worth nothing), or rel = stars",
+                        Relevance::NAMES,
+                        s.relevance.as_str(),
+                    ),
+                    Choice::of(
+                        "ideal",
+                        "judged: all judged papers of the target; list: the list's own top k",
+                        Ideal::NAMES,
+                        s.ideal.as_str(),
+                    ),
+                    Choice::of(
+                        "unjudged",
+                        "zero: unrated papers count 0; skip: removed before the cutoff",
+                        Unjudged::NAMES,
+                        s.unjudged.as_str(),
+                    ),
+                    Choice::of(
+                        "empty",
+                        "a target with nothing relevant: left out (skip) or 0 (zero)",
+                        Empty::NAMES,
+                        s.empty.as_str(),
+                    ),
+                    Choice::new(
+                        "threshold",
+                        "least stars that count as relevant for P, R, F1, AP and RR",
+                        (1..=5).map(|stars: u8| stars.to_string()),
+                        s.threshold.to_string(),
+                    ),
+                    Choice::of(
+                        "ap-denominator",
+                        "AP over all relevant papers, the hits in the top k, or min(k, relevant)",
+                        ApDenominator::NAMES,
+                        s.ap_denominator.as_str(),
+                    ),
+                ])
+                .collect(),
             include_partial: board.partial == Partial::Include,
             sort: sort.by.as_str(),
             order: sort.order().as_str(),
@@ -504,7 +543,14 @@ impl Links {
             per_target_csv: query.link("/leaderboard.csv", &[("per_target", "1")]),
             json: query.link("/leaderboard.json", &[]),
             per_target_json: query.link("/leaderboard.json", &[("per_target", "1")]),
-            qrels: format!("/export/qrels.txt?relevance={}", settings.relevance),
+            qrels: match query.options.judgments.as_ref().filter(|j| j.is_whole()) {
+                Some(judgments) => format!(
+                    "/export/qrels.txt?relevance={}&judgments={}",
+                    settings.relevance,
+                    super::papers::encode_query_value(&judgments.to_string())
+                ),
+                None => format!("/export/qrels.txt?relevance={}", settings.relevance),
+            },
         }
     }
 }

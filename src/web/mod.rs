@@ -50,9 +50,13 @@ const FORM_LIMIT_BYTES: usize = 4 * 1024;
 /// Who may use the app, and how it is reached.
 #[derive(Debug, Clone, Default)]
 pub struct Access {
-    /// Every visitor must log in with this password; `None` lets everyone in, which the
-    /// command line allows only on a loopback address.
+    /// The owner signs in with this password; `None`: the owner does not sign in, and while
+    /// the study has no raters everyone is let in, which the command line allows only on a
+    /// loopback address.
     pub password: Option<Password>,
+    /// The app is served beyond loopback: every visitor signs in (as the owner or a rater),
+    /// whatever the study's raters.
+    pub beyond_loopback: bool,
     /// A proxy serves the app over HTTPS: the cookies are marked `Secure`, and the proxy's
     /// `X-Forwarded-For` names the client (for slowing down password guessing).
     pub behind_tls: bool,
@@ -81,9 +85,11 @@ pub fn run(listener: TcpListener, study: Study, access: Access) -> std::io::Resu
     let clients = auth::Clients::new(proxy.clone());
     let proxy = web::Data::new(proxy);
     // One for all workers: sessions and login attempts are shared.
-    let auth = access
-        .password
-        .map(|password| web::Data::new(auth::Auth::new(password, clients)));
+    let auth = web::Data::new(auth::Auth::new(
+        access.password,
+        access.beyond_loopback,
+        clients,
+    ));
     let server = HttpServer::new(move || {
         App::new()
             .app_data(study.clone())

@@ -4,6 +4,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
 use super::answer::see_other;
+use super::auth::Owner;
 use super::{csrf, WebError};
 use crate::decision::Decision;
 use crate::study::{Pruning, Study};
@@ -64,6 +65,7 @@ pub struct PruneForm {
 async fn set(
     request: HttpRequest,
     study: web::Data<Study>,
+    _: Owner,
     form: web::Form<PruneForm>,
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();

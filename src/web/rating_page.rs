@@ -7,6 +7,7 @@
 use actix_web::{web, HttpResponse};
 use askama::Template;
 
+use super::auth::Signed;
 use super::csrf::CsrfToken;
 use super::view::{self, PaperView};
 use super::WebError;
@@ -97,10 +98,14 @@ struct RatingPage {
     next_target: Option<i64>,
     scale: Vec<ScaleStep>,
     csrf_token: String,
+    /// In a study with raters, the rater whose page this is (their own stars only): the forms
+    /// name them, so that a change from a page of someone else's session is refused.
+    rater: Option<String>,
 }
 
 async fn show(
     study: web::Data<Study>,
+    Signed(rater): Signed,
     target: web::Path<i64>,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
@@ -110,7 +115,8 @@ async fn show(
         papers,
         progress,
         next_target,
-    } = study.rating_page(key).await?;
+        with_raters,
+    } = study.rating_page(key, &rater).await?;
     let page = RatingPage {
         target_id: key.0,
         target: target.into(),
@@ -121,6 +127,7 @@ async fn show(
         next_target: next_target.map(|next| next.0),
         scale: scale(),
         csrf_token: csrf.value().to_owned(),
+        rater: with_raters.then(|| rater.name.to_string()),
     };
     let mut response = view::html(&page)?;
     csrf.set_cookie_on(&mut response)?;

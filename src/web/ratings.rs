@@ -11,9 +11,10 @@ use actix_web::{web, HttpRequest};
 use serde::{Deserialize, Serialize};
 
 use super::answer::{see_other, ByAccept};
+use super::auth::Signed;
 use super::{csrf, view, WebError};
 use crate::domain::{PaperId, PaperKey, Stars};
-use crate::study::{Progress, Study};
+use crate::study::{Progress, Rater, Study};
 
 /// `POST /targets/{target}/ratings` and `POST /targets/{target}/undo`.
 pub fn routes(config: &mut web::ServiceConfig) {
@@ -29,6 +30,21 @@ pub struct RatingForm {
     paper: Option<String>,
     stars: Option<String>,
     csrf_token: Option<String>,
+    /// Whose rating page the form is on (a study with raters writes it): a page a rater opened
+    /// before another signed in on the same browser changes nothing.
+    rater: Option<String>,
+}
+
+/// Refuses (403) a form from the page of another rater than the one signed in.
+fn own_page(page: Option<&str>, signed: &Rater) -> Result<(), WebError> {
+    match page {
+        Some(page) if page != signed.name.as_str() => Err(WebError::Refused(format!(
+            "you are signed in as {:?}, and a rater changes and undoes only their own ratings; \
+             this page was {page:?}'s: reload it",
+            signed.name.as_str()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// A valid rating request: which paper, and its new stars (`None` clears the rating).
@@ -71,6 +87,7 @@ struct SavedAnswer {
 async fn rate(
     request: HttpRequest,
     study: web::Data<Study>,
+    Signed(rater): Signed,
     target: web::Path<i64>,
     form: web::Form<RatingForm>,
 ) -> Result<ByAccept<SavedAnswer>, WebError> {
@@ -79,11 +96,15 @@ async fn rate(
         paper,
         stars,
         csrf_token,
+        rater: page,
     } = form.into_inner();
     let browser = csrf::verify(&request, csrf_token.as_deref()).map_err(WebError::of_change)?;
+    own_page(page.as_deref(), &rater)?;
     let change = RatingChange::parse(paper, stars)?;
     let tag = browser.history_tag();
-    let progress = (study.rate(target, &change.paper, change.stars, &tag).await)
+    let progress = (study
+        .rate(target, &change.paper, change.stars, &tag, &rater)
+        .await)
         .map_err(WebError::of_change)?;
     Ok(ByAccept {
         html: back_to_paper(target, Some(&change.paper)),
@@ -99,6 +120,8 @@ async fn rate(
 #[derive(Debug, Deserialize)]
 pub struct UndoForm {
     csrf_token: Option<String>,
+    /// Whose rating page the form is on, as in [`RatingForm`].
+    rater: Option<String>,
 }
 
 /// What an undo did, as the rating script reads it; see [`crate::study::Undo`].
@@ -110,17 +133,20 @@ struct UndoAnswer {
     target_progress: Progress,
 }
 
-/// Reverts the last change this browser session made on this target.
+/// Reverts the last change the rater signed in made on this target in this browser session.
 async fn undo(
     request: HttpRequest,
     study: web::Data<Study>,
+    Signed(rater): Signed,
     target: web::Path<i64>,
     form: web::Form<UndoForm>,
 ) -> Result<ByAccept<UndoAnswer>, WebError> {
     let target = PaperKey(target.into_inner());
     let browser =
         csrf::verify(&request, form.csrf_token.as_deref()).map_err(WebError::of_change)?;
-    let undo = (study.undo(target, &browser.history_tag()).await).map_err(WebError::of_change)?;
+    own_page(form.rater.as_deref(), &rater)?;
+    let undo =
+        (study.undo(target, &browser.history_tag(), &rater).await).map_err(WebError::of_change)?;
     Ok(ByAccept {
         html: back_to_paper(target, undo.paper.as_ref()),
         json: UndoAnswer {

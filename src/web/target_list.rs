@@ -7,6 +7,7 @@ use rand::{Rng, SeedableRng};
 use serde::Deserialize;
 
 use super::answer::see_other;
+use super::auth::{Owner, Signed};
 use super::{csrf, view, WebError};
 use crate::domain::PaperId;
 use crate::study::{DropRule, Listing, Study, TargetSummary};
@@ -58,8 +59,11 @@ struct TargetsPage {
     next_page: Option<String>,
 }
 
+/// The study's targets with its progress for the owner; for a rater, the targets they took or
+/// may take, with their own progress only.
 async fn show(
     study: web::Data<Study>,
+    signed: Signed,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, WebError> {
     let page = i64::from(query.page.unwrap_or(1));
@@ -76,7 +80,7 @@ async fn show(
         offset,
         limit: TARGETS_PER_PAGE + 1,
     };
-    let list = study.targets(listing).await?;
+    let list = study.targets(listing, signed.rater_only()).await?;
     let (overview, mut targets) = (list.overview, list.targets);
     let has_next = targets.len() as i64 > TARGETS_PER_PAGE;
     targets.truncate(TARGETS_PER_PAGE as usize);
@@ -101,10 +105,10 @@ async fn show(
     })
 }
 
-/// 303 to the next target to rate, in the study's random order, or to the dashboard when
-/// every pair is rated.
-async fn next(study: web::Data<Study>) -> Result<HttpResponse, WebError> {
-    let location = match study.next_target().await? {
+/// 303 to the next target that needs the rater signed in, in the study's random order (which
+/// they then take), or to the dashboard when none does.
+async fn next(study: web::Data<Study>, Signed(rater): Signed) -> Result<HttpResponse, WebError> {
+    let location = match study.next_target(&rater).await? {
         Some(next) => format!("/targets/{}", next.target.id),
         None => "/".to_owned(),
     };
@@ -173,6 +177,7 @@ impl ChoiceForm {
 async fn choose(
     request: HttpRequest,
     study: web::Data<Study>,
+    _: Owner,
     form: web::Form<ChoiceForm>,
 ) -> Result<HttpResponse, WebError> {
     let form = form.into_inner();

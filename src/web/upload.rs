@@ -23,6 +23,7 @@ use futures_util::{StreamExt, TryStreamExt};
 use serde::Serialize;
 
 use super::answer::{accepts_json, see_other};
+use super::auth::Owner;
 use super::{csrf, WebError};
 use crate::domain::ByteSize;
 use crate::import::{self, Format, Kind};
@@ -46,8 +47,11 @@ pub fn job_path(job: &JobId) -> String {
     format!("/import/{job}")
 }
 
+/// `POST /import`: the owner's alone in a study with raters (a rater gets 403 before anything
+/// of the upload is read).
 pub async fn upload(
     request: HttpRequest,
+    _: Owner,
     payload: web::Payload,
     study: web::Data<Study>,
     limit: web::Data<UploadLimit>,
@@ -234,7 +238,7 @@ impl TextFields {
                 format: format()?,
                 model,
             })),
-            "ratings" => Ok(Kind::Ratings),
+            "ratings" => Ok(Kind::Ratings(Default::default())),
             other => bad(format!(
                 "kind must be papers, recommendations or ratings; got {other:?}"
             )),

@@ -203,7 +203,7 @@ fn status_and_exports_report_the_study() {
                "pooled_pairs": 9, "rated_pairs": 6, "targets_finished": 1, "pool_depth": 8,
                "candidate_targets": 3, "target_choice": "all", "targets_partly_rated": 1,
                "targets_without_recommendations": 0, "judgments_with_provenance_known": 0,
-               "pruning": false, "pruned_models": []})
+               "pruning": false, "pruned_models": [], "raters": []})
     );
     let qrels = succeeded(&run(&db, &["export", "qrels", "--relevance", "stars"]));
     assert_eq!(

@@ -71,7 +71,7 @@ impl TestStudy {
     }
 
     pub async fn ratings(&self, csv: &str) -> Summary {
-        self.import(&Kind::Ratings, csv.as_bytes(), 2)
+        self.import(&Kind::Ratings(Default::default()), csv.as_bytes(), 2)
             .await
             .expect("ratings import")
     }

@@ -11,7 +11,7 @@ use crate::common;
 use crate::process_support::{paperjudge, stderr};
 use crate::web_support::{fixture_study, Answer, TestApp, MODELS};
 use paperjudge::db::{self, evaluation::Revision};
-use paperjudge::domain::{PaperId, PaperKey, Stars};
+use paperjudge::domain::{PaperId, PaperKey, RaterId, Stars};
 use paperjudge::import::{Format, Kind};
 use paperjudge::leaderboard::{LeaderboardOptions, Partial};
 use paperjudge::study::{DropRule, EvaluationSet};
@@ -107,9 +107,12 @@ async fn the_reads_at_once_equal_the_read_in_one_transaction() {
     assert_eq!(targets, [("T1", true), ("T2", false)]);
     let t2_ratings = (snapshot.ratings.iter())
         .find(|rated| rated.target == t2)
-        .map(|rated| rated.judgments.clone());
+        .map(|rated| rated.ratings.clone());
     let p7 = key("P7").await;
-    assert_eq!(t2_ratings, Some(vec![(p7, Stars::new(5).unwrap())]));
+    assert_eq!(
+        t2_ratings,
+        Some(vec![(p7, RaterId::OWNER, Stars::new(5).unwrap())])
+    );
     // Lists in ranked order, whatever order SQLite aggregated them in.
     let alpha = (snapshot.models.iter())
         .find(|(_, name)| name == MODELS[0])
@@ -191,7 +194,7 @@ async fn every_import_and_every_choice_bumps_the_revision_once() {
     );
     let rejected = study
         .import(
-            &paperjudge::import::Kind::Ratings,
+            &paperjudge::import::Kind::Ratings(Default::default()),
             b"target,paper,stars\nT1,P1,9\n",
             4,
         )
@@ -235,7 +238,7 @@ async fn an_import_that_changes_nothing_keeps_the_revision() {
             "model,target,rank,paper",
         ),
         (
-            Kind::Ratings,
+            Kind::Ratings(Default::default()),
             "target,target_title,paper,paper_title,stars,rated_at",
         ),
     ];

@@ -1,9 +1,9 @@
 use crate::common::TestStudy;
-use paperjudge::db::{self, ratings::Source};
-use paperjudge::domain::{PaperId, Stars};
+use paperjudge::db::{self, ratings::Pair, ratings::Source};
+use paperjudge::domain::{PaperId, RaterId, Stars};
 use paperjudge::export;
 use paperjudge::import::Kind;
-use paperjudge::metrics::Relevance;
+use paperjudge::metrics::{Judgments, Relevance};
 
 async fn study_with_pool() -> TestStudy {
     let study = TestStudy::new().await;
@@ -35,7 +35,9 @@ async fn ratings_upsert_into_the_history_and_join_the_pool() {
     assert_eq!((summary.updated, summary.unchanged), (1, 1));
     assert_eq!(stars_of(&study, "P1", "P2").await, [Some(4), Some(2)]);
     assert_eq!(stars_of(&study, "P1", "P3").await, [Some(1)]);
-    let rows = db::ratings::all_rows(&study.connections).await.unwrap();
+    let rows = db::ratings::all_rows(&study.connections, None)
+        .await
+        .unwrap();
     assert_eq!(rows[0].rated_at, "2026-01-02T02:04:05Z");
     assert_eq!(study.count("rating_history").await, 4);
 }
@@ -45,11 +47,13 @@ async fn bad_ratings_are_rejected_whole_with_their_lines_named() {
     let study = study_with_pool().await;
     study.ratings("target,paper,stars\nP1,P2,3\n").await;
 
-    let message = study.rejected(&Kind::Ratings, b"").await;
+    let message = study
+        .rejected(&Kind::Ratings(Default::default()), b"")
+        .await;
     assert!(message.contains("the file is empty"), "{message}");
     // A header without rows imports nothing, and is no error (`evaluation.rs`).
     let message = study
-        .rejected(&Kind::Ratings, b"target,paper\nP1,P2\n")
+        .rejected(&Kind::Ratings(Default::default()), b"target,paper\nP1,P2\n")
         .await;
     assert!(
         message.contains("test.csv:1: `stars`: required column is missing from the header"),
@@ -58,7 +62,7 @@ async fn bad_ratings_are_rejected_whole_with_their_lines_named() {
 
     let message = study
         .rejected(
-            &Kind::Ratings,
+            &Kind::Ratings(Default::default()),
             b"target,paper,stars\nP1,P2,0\nP1,P3,6\nP1,P9,3\nP1,P4,4\nP1,P4,5\nP1,P1,5\nP1,P3,2.5\nP\xff,P2,1\n",
         )
         .await;
@@ -78,7 +82,7 @@ async fn bad_ratings_are_rejected_whole_with_their_lines_named() {
 
     let message = study
         .rejected(
-            &Kind::Ratings,
+            &Kind::Ratings(Default::default()),
             b"target,paper,stars,rated_at\nP1,P2,3,yesterday\n",
         )
         .await;
@@ -89,7 +93,9 @@ async fn bad_ratings_are_rejected_whole_with_their_lines_named() {
 
     let mut huge = b"target,paper,stars\nP1,P2,3\n".to_vec();
     huge.extend(std::iter::repeat_n(b'1', 10 << 20));
-    let message = study.rejected(&Kind::Ratings, &huge).await;
+    let message = study
+        .rejected(&Kind::Ratings(Default::default()), &huge)
+        .await;
     assert!(
         message.contains("test.csv:3: line is longer than"),
         "{message}"
@@ -115,7 +121,9 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
         .await;
     let mut exported = Vec::new();
     export::ratings_csv(
-        &db::ratings::all_rows(&study.connections).await.unwrap(),
+        &db::ratings::all_rows(&study.connections, None)
+            .await
+            .unwrap(),
         &mut exported,
     )
     .unwrap();
@@ -126,7 +134,9 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
     assert_eq!((summary.read, summary.added), (3, 3));
     let mut again = Vec::new();
     export::ratings_csv(
-        &db::ratings::all_rows(&fresh.connections).await.unwrap(),
+        &db::ratings::all_rows(&fresh.connections, None)
+            .await
+            .unwrap(),
         &mut again,
     )
     .unwrap();
@@ -135,16 +145,16 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
         String::from_utf8(exported.clone()).unwrap()
     );
     let text = String::from_utf8(exported).unwrap();
-    assert!(text.starts_with("target,target_title,paper,paper_title,stars,rated_at\r\n"));
+    assert!(text.starts_with("target,target_title,paper,paper_title,stars,rated_at,rater\r\n"));
     assert!(text.contains("T1,\"Target, with \"\"quotes\"\" and a\r\nline break\",R1,"));
 
     let mut qrels = Vec::new();
-    export::qrels(
-        &db::ratings::all_rows(&fresh.connections).await.unwrap(),
-        Relevance::StarsMinusOne,
-        &mut qrels,
-    )
-    .unwrap();
+    let judged = fresh
+        .study
+        .judged_pairs(&Judgments::default())
+        .await
+        .unwrap();
+    export::qrels(&judged, Relevance::StarsMinusOne, &mut qrels).unwrap();
     assert_eq!(
         String::from_utf8(qrels).unwrap(),
         "T1 0 R1 4\nT1 0 R2 0\nT1 0 R3 2\n"
@@ -169,10 +179,14 @@ async fn a_cleared_rating_is_recorded_in_the_history() {
         .begin_with("BEGIN IMMEDIATE")
         .await
         .unwrap();
-    let change = db::ratings::set(
-        &mut tx,
+    let pair = Pair {
         target,
         paper,
+        rater: RaterId::OWNER,
+    };
+    let change = db::ratings::set(
+        &mut tx,
+        pair,
         None,
         "2026-11-22T00:00:00Z",
         Source::Web { browser: "tab" },
@@ -192,7 +206,7 @@ async fn ratings_files_keep_the_field_limit_and_name_each_column_once() {
 
     let message = study
         .rejected(
-            &Kind::Ratings,
+            &Kind::Ratings(Default::default()),
             format!("target,paper,stars\nP1,{long},3\n").as_bytes(),
         )
         .await;
@@ -202,7 +216,10 @@ async fn ratings_files_keep_the_field_limit_and_name_each_column_once() {
          may hold"
     );
     let message = study
-        .rejected(&Kind::Ratings, b"target,paper,stars,Stars\nP1,P2,3,4\n")
+        .rejected(
+            &Kind::Ratings(Default::default()),
+            b"target,paper,stars,Stars\nP1,P2,3,4\n",
+        )
         .await;
     assert_eq!(
         message,
@@ -226,7 +243,9 @@ async fn problems_name_the_line_a_row_is_on_whatever_the_line_endings() {
         ]
         .join(ending);
         assert_eq!(
-            study.rejected(&Kind::Ratings, file.as_bytes()).await,
+            study
+                .rejected(&Kind::Ratings(Default::default()), file.as_bytes())
+                .await,
             "test.csv:3: `stars`: stars must be an integer from 1 to 5, got \"7\"\n\
              test.csv:5: `stars`: stars must be an integer from 1 to 5, got \"0\"",
             "{ending:?}"

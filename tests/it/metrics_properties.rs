@@ -193,7 +193,7 @@ proptest! {
             .map(|(n, (judgments, list))| TargetInput {
                 target: format!("T{n}"),
                 fully_rated: true,
-                judgments,
+                judgments: judgments.into_iter().map(|(paper, stars)| (paper, stars.into())).collect(),
                 lists: vec![Some(list.clone()), Some(list)],
                 left_out: Vec::new(),
             })

@@ -276,7 +276,8 @@ fn importer_input() -> impl Strategy<Value = (Kind, Vec<u8>)> {
             .prop_map(|text| (recommendations(Format::Trec, None), text)),
         delimited(&["T2\tQ0\tP2\t1\t1\trun"], "\t", 6)
             .prop_map(|text| (recommendations(Format::Trec, Some("forced")), text)),
-        delimited(RATING_HEADERS, ",", 4).prop_map(|text| (Kind::Ratings, text)),
+        delimited(RATING_HEADERS, ",", 4)
+            .prop_map(|text| (Kind::Ratings(Default::default()), text)),
     ];
     let every_kind = vec![
         Kind::Papers(Format::Csv),
@@ -285,7 +286,7 @@ fn importer_input() -> impl Strategy<Value = (Kind, Vec<u8>)> {
         recommendations(Format::Csv, None),
         recommendations(Format::Jsonl, None),
         recommendations(Format::Trec, None),
-        Kind::Ratings,
+        Kind::Ratings(Default::default()),
     ];
     let arbitrary = (
         prop::sample::select(every_kind),
@@ -342,7 +343,7 @@ async fn import_into(study: &TestStudy, kind: Kind, bytes: Vec<u8>) -> Result<()
                     );
                     prop_assert_eq!(&after[4..], &before[4..], "ratings stay");
                 }
-                Kind::Ratings => {
+                Kind::Ratings(_) => {
                     prop_assert_eq!(counted, summary.read, "{:?}", summary);
                     prop_assert_eq!(grown(4), summary.added as i64);
                     prop_assert_eq!(grown(5), (summary.added + summary.updated) as i64);

@@ -486,7 +486,7 @@ async fn serve_refuses_a_public_address_without_a_password() {
             format!(
                 "paperjudge: refusing to serve on {address} without a password: other machines \
                  can reach that address. Set PAPERJUDGE_PASSWORD or pass --password-file FILE, \
-                 or serve on 127.0.0.1 (the default)\n"
+                 add raters (`paperjudge raters add`), or serve on 127.0.0.1 (the default)\n"
             ),
             "{address}"
         );
@@ -877,7 +877,7 @@ async fn serve_refuses_a_host_name_without_a_password_or_with_a_port() {
         serve(&["--host", "lab.example"], &[]),
         (
             Some(2),
-            "paperjudge: --host lab.example needs a password or --behind-tls: without either, \
+            "paperjudge: --host lab.example needs a password (or raters) or --behind-tls: without either, \
              paperjudge answers only loopback names (localhost, 127.0.0.1, [::1]), so that no \
              other site can reach the study through DNS rebinding\n"
                 .to_owned()

@@ -117,7 +117,7 @@ async fn targets_chosen_before_the_lists_arrive_are_the_only_ones_pooled() {
                "pooled_pairs": 10, "rated_pairs": 0, "targets_finished": 0, "pool_depth": 8,
                "candidate_targets": 5, "target_choice": "chosen", "targets_partly_rated": 0,
                "targets_without_recommendations": 0, "judgments_with_provenance_known": 0,
-               "pruning": false, "pruned_models": []})
+               "pruning": false, "pruned_models": [], "raters": []})
     );
     assert_eq!(count(&db, "SELECT COUNT(*) FROM pool").await, 10);
     assert_eq!(count(&db, "SELECT COUNT(*) FROM recommendations").await, 30);

@@ -910,3 +910,92 @@ async fn a_full_disk_during_an_upload_answers_507_and_leaves_nothing() {
     assert_eq!(answer.status(), StatusCode::SEE_OTHER);
     assert_eq!(study.count("papers").await, 5);
 }
+
+/// With raters, a ratings file from the browser is read as `paperjudge import ratings` reads
+/// it: a `rater` column names whose rating each row is, a file without one holds the owner's,
+/// and a name the study does not know fails the upload at its line and column with nothing
+/// written.
+#[tokio::test]
+async fn a_ratings_file_from_the_browser_names_its_raters_as_the_command_lines_does() {
+    let study = TestStudy::new().await;
+    for rater in ["Ann", "Bo"] {
+        let name = paperjudge::domain::RaterName::new(rater).unwrap();
+        (study.study.add_rater(&name, &format!("{rater}'s password")))
+            .await
+            .expect("added");
+    }
+    let access = Access {
+        password: Password::new("the owner's password").ok(),
+        ..Access::default()
+    };
+    let app = TestApp::spawn_with(study, access).await;
+    let mut owner = Browser::new(&app);
+    let signed = owner.log_in("the owner's password").await;
+    assert_eq!(signed.status(), StatusCode::SEE_OTHER);
+    let session = Session {
+        token: owner.form_token("/import").await,
+        cookie: owner.cookie_header(),
+    };
+    let (papers, runs) = papers_and_runs(8, &["alpha", "bravo"]);
+    let job = started(&app, &session, "papers", &[("p.csv", papers.as_bytes())]).await;
+    assert_eq!(ended_as(&app, Some(&session), &job).await["state"], "done");
+    let files: [File; 2] = [
+        ("alpha.run", runs[0].as_bytes()),
+        ("bravo.run", runs[1].as_bytes()),
+    ];
+    let job = started(&app, &session, "recommendations", &files).await;
+    assert_eq!(ended_as(&app, Some(&session), &job).await["state"], "done");
+
+    let by_raters = "target,paper,stars,rater\nP1,P2,4,Ann\nP1,P2,2,Bo\nP1,P3,5,Bo\n";
+    let job = started(
+        &app,
+        &session,
+        "ratings",
+        &[("r.csv", by_raters.as_bytes())],
+    )
+    .await;
+    assert_eq!(ended_as(&app, Some(&session), &job).await["state"], "done");
+    let the_owners = "target,paper,stars\nP1,P4,3\n";
+    let job = started(
+        &app,
+        &session,
+        "ratings",
+        &[("o.csv", the_owners.as_bytes())],
+    )
+    .await;
+    assert_eq!(ended_as(&app, Some(&session), &job).await["state"], "done");
+    let stored = || async {
+        let rows: Vec<(String, String, String, i64)> = sqlx::query_as(
+            "SELECT t.external_id, p.external_id, w.name, r.stars FROM ratings r
+             JOIN papers t ON t.id = r.target_id JOIN papers p ON p.id = r.paper_id
+             JOIN raters w ON w.id = r.rater_id ORDER BY 1, 2, 3",
+        )
+        .fetch_all(&app.study.connections)
+        .await
+        .unwrap();
+        rows
+    };
+    let row = |paper: &str, rater: &str, stars| {
+        ("P1".to_owned(), paper.to_owned(), rater.to_owned(), stars)
+    };
+    let expected = vec![
+        row("P2", "Ann", 4),
+        row("P2", "Bo", 2),
+        row("P3", "Bo", 5),
+        row("P4", "owner", 3),
+    ];
+    assert_eq!(stored().await, expected);
+
+    let before = app.study.snapshot().await;
+    let unknown = "target,paper,stars,rater\nP2,P3,4,Ann\nP2,P4,4,Cy\n";
+    let job = started(&app, &session, "ratings", &[("u.csv", unknown.as_bytes())]).await;
+    let job = ended_as(&app, Some(&session), &job).await;
+    assert_eq!(job["state"], "failed", "{job}");
+    assert_eq!(
+        job["problems"],
+        json!([{"file": "u.csv", "line": 3, "column": "rater",
+                "message": "there is no rater \"Cy\" in this study (`paperjudge raters list` lists them)"}])
+    );
+    assert_eq!(app.study.snapshot().await, before);
+    assert_eq!(stored().await, expected);
+}

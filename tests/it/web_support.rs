@@ -454,6 +454,17 @@ impl Browser {
         let fields = [("password", password), ("csrf_token", &token)];
         self.post("/login", &fields, Answer::Redirect).await
     }
+
+    /// Signs in as the rater `name` through the login form.
+    pub async fn log_in_as(&mut self, name: &str, password: &str) -> Response {
+        let token = self.form_token("/login").await;
+        let fields = [
+            ("rater", name),
+            ("password", password),
+            ("csrf_token", &token),
+        ];
+        self.post("/login", &fields, Answer::Redirect).await
+    }
 }
 
 /// `paperjudge_browser=<id>` (the browser session the CSRF token is bound to) from a response's `Set-Cookie`.

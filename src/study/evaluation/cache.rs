@@ -14,7 +14,7 @@ use super::{evaluate, Evaluated, EvaluationSet};
 use crate::db;
 use crate::db::evaluation::Revision;
 use crate::leaderboard::{Leaderboard, LeaderboardOptions, Partial};
-use crate::metrics::Settings;
+use crate::metrics::{Judgments, Settings};
 use crate::study::{Study, StudyError};
 
 /// Leaderboards kept for the current revision: the default view, the page under a few other
@@ -45,10 +45,11 @@ struct SetEntry {
     set: Arc<OnceCell<Arc<EvaluationSet>>>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct BoardKey {
     revision: Revision,
     settings: Settings,
+    judgments: Judgments,
     partial: Partial,
 }
 
@@ -64,12 +65,13 @@ impl Evaluations {
         let key = BoardKey {
             revision: set.revision,
             settings: options.settings(set.collection.pool_depth),
+            judgments: options.judgments(),
             partial,
         };
         let board = self.board_cell(key);
         let board = (board
-            .get_or_init(|| async { Arc::new(evaluate(&set, options, partial).await) }))
-        .await
+            .get_or_try_init(|| async { evaluate(&set, options, partial).await.map(Arc::new) }))
+        .await?
         .clone();
         Ok(Evaluated { set, board })
     }

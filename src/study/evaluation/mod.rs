@@ -27,10 +27,13 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use super::{Study, StudyError};
-use crate::checks::{self, Checks, History, TimedRecheck};
+use crate::checks::{self, ranking, Checks, History, RaterRanking, RatersInput, TimedRecheck};
 use crate::db;
-use crate::domain::Stars;
-use crate::leaderboard::{self, Collection, Leaderboard, LeaderboardOptions, Partial};
+use crate::domain::{PaperKey, RaterId, Stars};
+use crate::leaderboard::{
+    self, Collection, Leaderboard, LeaderboardOptions, Partial, RaterLeader, TargetInput,
+};
+use crate::metrics::{Judgments, Settings};
 
 pub use cache::Evaluations;
 pub use set::EvaluationSet;
@@ -76,19 +79,21 @@ impl Study {
                 Ok((
                     db::checks::judgments(&mut *conn).await?,
                     db::checks::rechecks(&mut *conn).await?,
-                    db::checks::recheck_progress(&mut *conn).await?,
+                    db::checks::recheck_progress(&mut *conn, None).await?,
                 ))
             })
             .await?;
         let history = History {
             judgments: (judgments.iter())
                 .filter_map(|judgment| {
-                    Some((seconds(&judgment.changed_at)?, Stars::new(judgment.stars)?))
+                    let at = seconds(&judgment.changed_at)?;
+                    Some((judgment.rater_id, at, Stars::new(judgment.stars)?))
                 })
                 .collect(),
             rechecks: (rechecks.iter())
                 .filter_map(|recheck| {
                     Some(TimedRecheck {
+                        rater: recheck.rater_id,
                         then: Stars::new(recheck.stars_then)?,
                         now: Stars::new(recheck.stars)?,
                         rated_at: seconds(&recheck.rated_at),
@@ -97,42 +102,107 @@ impl Study {
                 .collect(),
             rated_pairs: progress.rated_in_finished,
         };
-        // The kappa interval's resamples keep the cores busy for a moment: off the async
-        // workers, with the targets in a thread of their own.
-        let collection = Collection {
-            models: set.collection.models.clone(),
-            targets: (set.collection.targets.iter())
-                .filter(|target| partial.evaluates(target))
-                .cloned()
-                .collect(),
-            total: set.collection.total,
-            pool_depth: set.collection.pool_depth,
-            // The checks read no verdict, and the filtered targets no longer match the order.
-            completion: None,
-        };
-        Ok(
-            crate::blocking::run(move || Checks::of(&collection, &history, settings, partial))
-                .await,
-        )
+        // The kappa and alpha intervals' resamples keep the cores busy for a moment: off the
+        // async workers, with the targets in a thread of their own.
+        let judgments = options.judgments();
+        crate::blocking::run(move || {
+            let asked = set.collection(&judgments)?;
+            let evaluated: Vec<usize> = (asked.targets.iter().enumerate())
+                .filter(|(_, target)| partial.evaluates(target))
+                .map(|(position, _)| position)
+                .collect();
+            let collection = Collection {
+                models: asked.models.clone(),
+                targets: (evaluated.iter())
+                    .map(|&position| asked.targets[position].clone())
+                    .collect(),
+                total: asked.total,
+                pool_depth: asked.pool_depth,
+                // The checks read no verdict, and the filtered targets no longer match the
+                // order.
+                completion: None,
+            };
+            let raters = set.has_raters.then(|| {
+                let targets: Vec<&TargetInput<PaperKey>> = collection.targets.iter().collect();
+                let input = RatersInput {
+                    names: set.raters.clone(),
+                    ratings: (evaluated.iter())
+                        .map(|&position| set.ratings[position].clone())
+                        .collect(),
+                    consensus: (0..collection.models.len())
+                        .map(|model| ranking::mean_ndcg(&targets, model, &settings))
+                        .collect(),
+                    models: collection.models.clone(),
+                    rankings: rater_rankings(&set, &settings, partial),
+                };
+                (judgments.clone(), input)
+            });
+            Ok(Checks::of(&collection, &history, settings, partial, raters))
+        })
+        .await
     }
 }
 
+/// Each rater's own ranking of the models: their stars alone (`rater:NAME`), over the targets
+/// they rated whole (with `partial`, every target they rated), for every rater with a rating.
+fn rater_rankings(set: &EvaluationSet, settings: &Settings, partial: Partial) -> Vec<RaterRanking> {
+    let rated: Vec<RaterId> = {
+        let mut rated: Vec<RaterId> = (set.ratings.iter().flatten())
+            .map(|&(_, rater, _)| rater)
+            .collect();
+        rated.sort_unstable();
+        rated.dedup();
+        rated
+    };
+    (set.raters.iter())
+        .filter(|(id, _)| rated.contains(id))
+        .filter_map(|(_, name)| {
+            let collection = set.collection(&Judgments::Rater(name.clone())).ok()?;
+            let targets: Vec<&TargetInput<PaperKey>> = (collection.targets.iter())
+                .filter(|target| partial.evaluates(target))
+                .collect();
+            Some(RaterRanking {
+                rater: name.clone(),
+                targets: targets.len(),
+                ndcg: (0..collection.models.len())
+                    .map(|model| ranking::mean_ndcg(&targets, model, settings))
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
 /// Scores and resamples in a blocking thread: the work keeps the cores busy for a while, and
-/// the async workers go on serving the rating pages meanwhile.
+/// the async workers go on serving the rating pages meanwhile. With raters, the board says
+/// which judgments it used; refused for a rater the study has not.
 async fn evaluate(
     set: &Arc<EvaluationSet>,
     options: &LeaderboardOptions,
     partial: Partial,
-) -> Leaderboard {
+) -> Result<Leaderboard, StudyError> {
     let set = set.clone();
     let settings = options.settings(set.collection.pool_depth);
+    let judgments = options.judgments();
     crate::blocking::run(move || {
         let started = Instant::now();
-        let scores = leaderboard::score(&set.collection, settings, partial);
+        let collection = set.collection(&judgments)?;
+        let scores = leaderboard::score(&collection, settings, partial);
         tracing::debug!(elapsed = ?started.elapsed(), "scored");
-        let board = leaderboard::resample(&set.collection, scores);
+        let mut board = leaderboard::resample(&collection, scores);
         tracing::debug!(elapsed = ?started.elapsed(), "resampled");
-        board
+        if set.has_raters {
+            board.by_rater = Some(
+                (rater_rankings(&set, &settings, partial).into_iter())
+                    .map(|own| RaterLeader {
+                        leader: ranking::leader(&collection.models, &own.ndcg),
+                        rater: own.rater,
+                        targets: own.targets,
+                    })
+                    .collect(),
+            );
+            board.judgments = Some(judgments);
+        }
+        Ok(board)
     })
     .await
 }

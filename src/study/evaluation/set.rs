@@ -1,15 +1,17 @@
 //! The evaluation set: one revision of the study as the scoring reads it, built from the rows
 //! of [`db::evaluation::load`].
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
 use crate::db;
-use crate::db::evaluation::{Revision, Snapshot};
+use crate::db::evaluation::{Ratings, Revision, Snapshot};
 use crate::db::targets::Overview;
-use crate::domain::{ModelId, PaperKey};
+use crate::domain::{Grade, ModelId, PaperKey, RaterId, RaterName};
 use crate::leaderboard::{Collection, Completion, TargetInput};
-use crate::study::StudyError;
+use crate::metrics::Judgments;
+use crate::study::{Refusal, StudyError};
 
 /// The study's targets with ratings, their judgments and lists, in memory.
 #[derive(Debug)]
@@ -19,9 +21,19 @@ pub struct EvaluationSet {
     pub overview: Overview,
     /// Where the lists are cut: at least the pool depth; `usize::MAX` for whole lists.
     pub depth: usize,
+    /// The targets with their judgments by default (the lower median of their raters' stars:
+    /// with one rater, their stars); [`EvaluationSet::collection`] gives the others.
     pub collection: Collection<PaperKey>,
     /// The key and title of each target of `collection.targets`, in the same order.
     pub targets: Vec<(PaperKey, String)>,
+    /// Each target's ratings by paper and rater, in the same order.
+    pub ratings: Vec<Ratings>,
+    /// The raters who rated each target whole, in the same order.
+    pub finished_by: Vec<Vec<RaterId>>,
+    /// Every rater, the owner too, by name.
+    pub raters: Vec<(RaterId, RaterName)>,
+    /// Whether the study has raters beyond its owner: its views say which judgments they used.
+    pub has_raters: bool,
 }
 
 impl EvaluationSet {
@@ -44,6 +56,8 @@ impl EvaluationSet {
             pool_depth,
             overview,
             models,
+            raters,
+            has_raters,
             targets,
             ratings,
             lists,
@@ -71,9 +85,11 @@ impl EvaluationSet {
             })
             .collect();
         let mut completed_at = Vec::new();
+        let mut by_target = vec![Vec::new(); targets.len()];
         for rated in ratings {
             let position = target_position(rated.target)?;
-            inputs[position].judgments = rated.judgments.into_iter().collect();
+            inputs[position].judgments = judged(&rated.ratings, &Judgments::LowerMedian, None);
+            by_target[position] = rated.ratings;
             if inputs[position].fully_rated {
                 completed_at.push((rated.last_first_rating, position));
             }
@@ -122,10 +138,56 @@ impl EvaluationSet {
                 completion: Some(completion),
             },
             overview,
+            finished_by: (targets.iter())
+                .map(|target| target.finished_by.clone())
+                .collect(),
             targets: (targets.into_iter())
                 .map(|target| (target.id, target.title))
                 .collect(),
+            ratings: by_target,
+            raters,
+            has_raters,
         })
+    }
+
+    /// The rater named `name`; refused when the study has none of that name.
+    pub fn rater(&self, name: &RaterName) -> Result<RaterId, Refusal> {
+        (self.raters.iter())
+            .find(|(_, known)| known == name)
+            .map(|(id, _)| *id)
+            .ok_or_else(|| Refusal::UnknownRater(name.clone()))
+    }
+
+    /// The targets with one judgment per pair as `judgments` asks: the set's own collection
+    /// for the default, else one made from the ratings. With `rater:NAME` a target counts as
+    /// fully rated when the study rated it whole and so did that rater; the verdict reads
+    /// those in the order the study completed them.
+    pub fn collection(
+        &self,
+        judgments: &Judgments,
+    ) -> Result<Cow<'_, Collection<PaperKey>>, Refusal> {
+        let rater = match judgments {
+            Judgments::LowerMedian => return Ok(Cow::Borrowed(&self.collection)),
+            Judgments::Rater(name) => Some(self.rater(name)?),
+            Judgments::UpperMedian | Judgments::Mean => None,
+        };
+        let mut collection = self.collection.clone();
+        for ((target, ratings), finished_by) in (collection.targets.iter_mut())
+            .zip(&self.ratings)
+            .zip(&self.finished_by)
+        {
+            target.judgments = judged(ratings, judgments, rater);
+            if let Some(rater) = rater {
+                target.fully_rated &= finished_by.contains(&rater);
+            }
+        }
+        if let Some(completion) = &mut collection.completion {
+            let targets = &collection.targets;
+            completion
+                .order
+                .retain(|&position| targets[position].fully_rated);
+        }
+        Ok(Cow::Owned(collection))
     }
 
     /// The position of the target `key` among the set's targets; `None` when it has no
@@ -133,4 +195,27 @@ impl EvaluationSet {
     pub fn position_of(&self, key: PaperKey) -> Option<usize> {
         self.targets.iter().position(|(target, _)| *target == key)
     }
+}
+
+/// One judgment per rated paper of a target from its `ratings` (by paper), as `judgments`
+/// asks; with `rater`, of that rater's stars alone.
+fn judged(
+    ratings: &Ratings,
+    judgments: &Judgments,
+    rater: Option<RaterId>,
+) -> HashMap<PaperKey, Grade> {
+    let mut judged = HashMap::with_capacity(ratings.len());
+    let mut stars = Vec::new();
+    for of_paper in ratings.chunk_by(|a, b| a.0 == b.0) {
+        stars.clear();
+        stars.extend(
+            (of_paper.iter())
+                .filter(|(_, by, _)| rater.is_none_or(|rater| *by == rater))
+                .map(|&(_, _, given)| given),
+        );
+        if let Some(grade) = judgments.of(&mut stars) {
+            judged.insert(of_paper[0].0, grade);
+        }
+    }
+    judged
 }

@@ -13,7 +13,7 @@ use crate::db;
 use crate::db::unblinded::ListedPaper;
 use crate::domain::PaperKey;
 use crate::leaderboard::{self, LeaderboardOptions, Partial};
-use crate::metrics::{Settings, TargetScores};
+use crate::metrics::{Judgments, Settings, TargetScores};
 use crate::study::{Paper, Progress, Refusal, Study, StudyError};
 
 /// One target under the leaderboard's options.
@@ -22,6 +22,8 @@ pub struct TargetView {
     pub target: Paper,
     pub progress: Progress,
     pub settings: Settings,
+    /// In a study with raters, how one judgment per pair came from their stars.
+    pub judgments: Option<Judgments>,
     /// Every model on the target, in the leaderboard's order; `None` while the target is not
     /// fully rated.
     pub models: Option<Vec<ModelOnTarget>>,
@@ -52,14 +54,13 @@ impl Study {
             })
             .await?
             .ok_or(Refusal::NoSuchTarget(target))?;
-        let pool_depth = (self.evaluation_set(options.list_depth()).await?)
-            .collection
-            .pool_depth;
-        let settings = options.settings(pool_depth);
+        let set = self.evaluation_set(options.list_depth()).await?;
+        let settings = options.settings(set.collection.pool_depth);
         let mut view = TargetView {
             target: paper,
             progress,
             settings,
+            judgments: set.has_raters.then(|| options.judgments()),
             models: None,
         };
         let Some(listed) =
@@ -69,19 +70,21 @@ impl Study {
         };
         let evaluated = self.leaderboard(options, Partial::Exclude).await?;
         let (set, board) = (&evaluated.set, &evaluated.board);
+        let collection = set.collection(&options.judgments())?;
         // This target alone is scored; the board gives the models' order and ranks.
-        let scores: HashMap<&str, TargetScores> = match set.position_of(target) {
-            Some(position) => {
-                let scores =
-                    leaderboard::score_target(&set.collection.targets[position], &board.settings);
-                (set.collection.models.iter().map(String::as_str))
+        let on_target = set.position_of(target).map(|p| &collection.targets[p]);
+        let scores: HashMap<&str, TargetScores> = match on_target {
+            Some(input) => {
+                let scores = leaderboard::score_target(input, &board.settings);
+                (collection.models.iter().map(String::as_str))
                     .zip(scores)
                     .collect()
             }
             None => HashMap::new(),
         };
         let mut papers_by_model: HashMap<String, Vec<ListedPaper>> = HashMap::new();
-        for paper in listed {
+        for mut paper in listed {
+            paper.judgment = on_target.and_then(|input| input.judgments.get(&paper.key).copied());
             papers_by_model
                 .entry(paper.model.clone())
                 .or_default()

@@ -1,6 +1,6 @@
 //! Login sessions: a random token in a cookie that names an entry of the server's session
-//! table. The cookie carries no claim a client could forge, only a token the server made and
-//! still keeps.
+//! table, with who signed in (the owner or a rater). The cookie carries no claim a client
+//! could forge, only a token the server made and still keeps.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use actix_web::cookie::Cookie;
 use actix_web::HttpRequest;
 
+use crate::domain::RaterId;
 use crate::web::tokens;
 
 pub const SESSION_COOKIE: &str = "paperjudge_session";
@@ -21,32 +22,36 @@ pub fn session_cookie(request: &HttpRequest, token: String) -> Cookie<'static> {
     tokens::cookie(request, SESSION_COOKIE, token, SESSION_LIFETIME)
 }
 
-/// Open sessions by the SHA-256 digest of their token, with when each expires. Keeping the
-/// digest, not the token, means the table's lookup time depends on nothing a client controls.
+/// Open sessions by the SHA-256 digest of their token, with who signed in and when each
+/// expires. Keeping the digest, not the token, means the table's lookup time depends on
+/// nothing a client controls.
 #[derive(Default)]
 pub struct LoginSessions {
-    expiry_by_digest: HashMap<[u8; 32], Instant>,
+    by_digest: HashMap<[u8; 32], (RaterId, Instant)>,
 }
 
 impl LoginSessions {
-    /// Opens a session and answers its new token.
-    pub fn open(&mut self, now: Instant) -> String {
-        self.expiry_by_digest.retain(|_, expires| *expires > now);
+    /// Opens a session of `rater` and answers its new token.
+    pub fn open(&mut self, rater: RaterId, now: Instant) -> String {
+        self.by_digest.retain(|_, (_, expires)| *expires > now);
         let token = tokens::random::<SESSION_TOKEN_BYTES>();
-        self.expiry_by_digest
-            .insert(tokens::sha256(token.as_bytes()), now + SESSION_LIFETIME);
+        self.by_digest.insert(
+            tokens::sha256(token.as_bytes()),
+            (rater, now + SESSION_LIFETIME),
+        );
         token
     }
 
-    pub fn is_open(&self, token: &str, now: Instant) -> bool {
-        self.expiry_by_digest
+    /// Who signed in with the session of `token`, while it is open.
+    pub fn rater(&self, token: &str, now: Instant) -> Option<RaterId> {
+        self.by_digest
             .get(&tokens::sha256(token.as_bytes()))
-            .is_some_and(|expires| *expires > now)
+            .filter(|(_, expires)| *expires > now)
+            .map(|(rater, _)| *rater)
     }
 
     pub fn close(&mut self, token: &str) {
-        self.expiry_by_digest
-            .remove(&tokens::sha256(token.as_bytes()));
+        self.by_digest.remove(&tokens::sha256(token.as_bytes()));
     }
 }
 
@@ -58,16 +63,17 @@ mod tests {
     fn sessions_open_until_closed_or_expired() {
         let mut sessions = LoginSessions::default();
         let start = Instant::now();
-        let first = sessions.open(start);
-        let second = sessions.open(start);
+        let first = sessions.open(RaterId::OWNER, start);
+        let second = sessions.open(RaterId(2), start);
         assert_eq!(first.len(), 2 * SESSION_TOKEN_BYTES);
         assert_ne!(first, second);
-        assert!(sessions.is_open(&first, start));
-        assert!(!sessions.is_open(&first.to_uppercase(), start));
-        assert!(!sessions.is_open("", start));
+        assert_eq!(sessions.rater(&first, start), Some(RaterId::OWNER));
+        assert_eq!(sessions.rater(&first.to_uppercase(), start), None);
+        assert_eq!(sessions.rater("", start), None);
         sessions.close(&first);
-        assert!(!sessions.is_open(&first, start));
-        assert!(sessions.is_open(&second, start + SESSION_LIFETIME - Duration::from_secs(1)));
-        assert!(!sessions.is_open(&second, start + SESSION_LIFETIME));
+        assert_eq!(sessions.rater(&first, start), None);
+        let almost = start + SESSION_LIFETIME - Duration::from_secs(1);
+        assert_eq!(sessions.rater(&second, almost), Some(RaterId(2)));
+        assert_eq!(sessions.rater(&second, start + SESSION_LIFETIME), None);
     }
 }

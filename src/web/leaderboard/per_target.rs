@@ -15,15 +15,18 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 
 use super::LeaderboardQuery;
-use crate::domain::{PaperId, PaperKey, Stars};
+use crate::domain::{Grade, PaperId, PaperKey};
 use crate::leaderboard::{columns, Partial};
 use crate::study::{Evaluated, ListedPaper, ModelOnTarget, Progress, Study, TargetView};
+use crate::web::auth::Owner;
 use crate::web::{view, WebError};
 
 #[derive(Template)]
 #[template(path = "leaderboard_targets.html")]
 struct TargetMatrixPage {
     settings_in_words: String,
+    /// With raters: how one judgment per pair came from their stars.
+    judgments: Option<String>,
     models: Vec<String>,
     rows: Vec<MatrixRow>,
     /// Targets left out because their pools are not fully rated.
@@ -60,9 +63,12 @@ impl MatrixCell {
     }
 }
 
+/// The owner's alone in a study with raters: a target's judgments would tell a rater the
+/// others' stars.
 pub async fn matrix(
     query: LeaderboardQuery,
     study: web::Data<Study>,
+    _: Owner,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
         per_target: true,
@@ -88,6 +94,10 @@ pub async fn matrix(
         .collect();
     view::html(&TargetMatrixPage {
         settings_in_words: board.settings.describe(),
+        judgments: board
+            .judgments
+            .as_ref()
+            .map(|judgments| judgments.describe()),
         models: board.models.iter().map(|row| row.model.clone()).collect(),
         rows,
         unfinished: set.overview.active - set.overview.finished,
@@ -103,6 +113,8 @@ struct TargetBreakdownPage {
     title: String,
     progress: Progress,
     settings_in_words: String,
+    /// With raters: how one judgment per pair came from their stars.
+    judgments: Option<String>,
     k: usize,
     /// `None` while the target is not fully rated.
     lists: Option<Vec<ModelList>>,
@@ -122,7 +134,9 @@ struct PaperInList {
     position: i64,
     external_id: PaperId,
     title: String,
-    stars: Option<Stars>,
+    /// The paper's judgment on the target: whole stars, or with `judgments=mean` the mean of
+    /// its raters' stars.
+    stars: Option<Grade>,
 }
 
 impl ModelList {
@@ -145,13 +159,13 @@ impl PaperInList {
             position: listed.position,
             external_id: listed.paper.clone(),
             title: listed.title.clone(),
-            stars: listed.stars,
+            stars: listed.judgment,
         }
     }
 
-    /// Filled and empty stars, e.g. `★★★☆☆`.
+    /// Filled and empty stars, e.g. `★★★☆☆` (a mean between two: the whole stars below it).
     fn glyphs(&self) -> String {
-        let filled = self.stars.map_or(0, |stars| usize::from(stars.get()));
+        let filled = self.stars.map_or(0, |grade| grade.get().floor() as usize);
         format!("{}{}", "★".repeat(filled), "☆".repeat(5 - filled))
     }
 }
@@ -159,6 +173,7 @@ impl PaperInList {
 pub async fn target(
     query: LeaderboardQuery,
     study: web::Data<Study>,
+    _: Owner,
     path: web::Path<i64>,
 ) -> Result<HttpResponse, WebError> {
     let query = LeaderboardQuery {
@@ -171,6 +186,7 @@ pub async fn target(
         target,
         progress,
         settings,
+        judgments,
         models,
     } = study.target_view(key, &query.options).await?;
     let page = TargetBreakdownPage {
@@ -179,6 +195,7 @@ pub async fn target(
         title: target.title,
         progress,
         settings_in_words: settings.describe(),
+        judgments: judgments.map(|judgments| judgments.describe()),
         k: settings.k.get(),
         lists: (models.as_ref()).map(|models| models.iter().map(ModelList::new).collect()),
         back: query.link("/leaderboard/targets", &[]),

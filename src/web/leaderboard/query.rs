@@ -13,6 +13,8 @@ use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpRequest};
 
 use crate::leaderboard::{columns, LeaderboardOptions, ModelRow, Partial, OPTIONS};
+use crate::metrics::Judgments;
+use crate::web::auth::Signed;
 use crate::web::WebError;
 
 /// The parameters of the leaderboard's addresses beyond the metric options ([`OPTIONS`]).
@@ -64,14 +66,33 @@ impl LeaderboardQuery {
         Ok(query)
     }
 
+    /// Refuses (403) what only the owner may see in a study with raters: per-target rows, partly
+    /// rated targets, and another rater's judgments. A rater sees the comparison over fully
+    /// rated targets, by the study's judgments or their own stars.
+    pub fn allowed_for(&self, Signed(rater): &Signed) -> Result<(), WebError> {
+        if rater.is_owner() {
+            return Ok(());
+        }
+        let others = match &self.options.judgments {
+            Some(Judgments::Rater(name)) => name != &rater.name,
+            _ => false,
+        };
+        if self.per_target || self.partial == Partial::Include || others {
+            return Err(WebError::OwnerOnly(rater.name.to_string()));
+        }
+        Ok(())
+    }
+
     /// The metric options given and `partial=include`, as a query string
     /// (`k=5&gain=exponential`), for links that keep them. Every value is a number or a name
-    /// from a fixed list, so none needs encoding.
+    /// from a fixed list, but for a rater's name in `judgments=rater:NAME`, which is encoded.
     pub fn options_query(&self) -> String {
         let partial = (self.partial == Partial::Include)
             .then(|| ("partial", Partial::Include.as_str().to_owned()));
         let pairs: Vec<String> = (self.options.given().chain(partial))
-            .map(|(name, value)| format!("{name}={value}"))
+            .map(|(name, value)| {
+                format!("{name}={}", crate::web::papers::encode_query_value(&value))
+            })
             .collect();
         pairs.join("&")
     }

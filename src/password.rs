@@ -1,0 +1,100 @@
+//! Passwords: what makes one too easily guessed (the owner's given to `serve` and every
+//! rater's alike), and the hash a rater's is stored as.
+//!
+//! A rater's password is kept in the study file, which people copy and mail: only its Argon2id
+//! hash is stored (the `argon2` crate's defaults, OWASP's recommended parameters: 19 MiB,
+//! two passes), with a salt of its own, as a PHC string that names the parameters it was made
+//! with. Checking a password costs tens of milliseconds of one core on purpose; the web runs
+//! it off the async workers.
+
+use argon2::password_hash::rand_core::OsRng;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+
+/// The fewest characters a password may have.
+pub const MIN_CHARACTERS: usize = 8;
+
+/// Why a password is refused, said of it ("the password in FILE is empty").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum WeakPassword {
+    #[error("is empty")]
+    Empty,
+    #[error(
+        "is only white space; a password needs {MIN_CHARACTERS} characters or more, not all of \
+         them white space"
+    )]
+    Blank,
+    #[error(
+        "has {0} character{plural}; a password needs {MIN_CHARACTERS} or more",
+        plural = if *.0 == 1 { "" } else { "s" }
+    )]
+    Short(usize),
+}
+
+/// Refuses a password too easily guessed: shorter than [`MIN_CHARACTERS`] or nothing but white
+/// space.
+pub fn check_strength(text: &str) -> Result<(), WeakPassword> {
+    let characters = text.chars().count();
+    if text.is_empty() {
+        Err(WeakPassword::Empty)
+    } else if text.chars().all(char::is_whitespace) {
+        Err(WeakPassword::Blank)
+    } else if characters < MIN_CHARACTERS {
+        Err(WeakPassword::Short(characters))
+    } else {
+        Ok(())
+    }
+}
+
+/// The PHC string of `text` hashed with Argon2id and a new random salt.
+pub fn hash(text: &str) -> Result<String, argon2::password_hash::Error> {
+    let salt = SaltString::generate(&mut OsRng);
+    Ok(Argon2::default()
+        .hash_password(text.as_bytes(), &salt)?
+        .to_string())
+}
+
+/// Whether `guess` is the password whose PHC string is `stored` (false for a string that is
+/// no hash).
+pub fn verify(guess: &str, stored: &str) -> bool {
+    PasswordHash::new(stored).is_ok_and(|hash| {
+        Argon2::default()
+            .verify_password(guess.as_bytes(), &hash)
+            .is_ok()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_has_8_characters_or_more_not_all_white_space() {
+        assert_eq!(check_strength(""), Err(WeakPassword::Empty));
+        assert_eq!(check_strength("        "), Err(WeakPassword::Blank));
+        assert_eq!(check_strength("\t\u{a0}\n"), Err(WeakPassword::Blank));
+        assert_eq!(check_strength("x"), Err(WeakPassword::Short(1)));
+        assert_eq!(check_strength("ééééééé"), Err(WeakPassword::Short(7)));
+        assert_eq!(check_strength("12345678"), Ok(()));
+        assert_eq!(check_strength("   x    "), Ok(()));
+        assert_eq!(
+            WeakPassword::Short(1).to_string(),
+            "has 1 character; a password needs 8 or more"
+        );
+    }
+
+    #[test]
+    fn only_the_password_itself_verifies_against_its_salted_hash() {
+        let stored = hash("correct horse").unwrap();
+        assert!(stored.starts_with("$argon2id$"), "{stored}");
+        assert_ne!(
+            stored,
+            hash("correct horse").unwrap(),
+            "each hash has its own salt"
+        );
+        assert!(verify("correct horse", &stored));
+        assert!(!verify("correct hors", &stored));
+        assert!(!verify("", &stored));
+        assert!(!verify("correct horse", "not a hash"));
+    }
+}
