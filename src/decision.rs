@@ -731,10 +731,10 @@ impl Decision {
         widths.sort_by(f64::total_cmp);
         let typical = widths[widths.len() / 2];
         Some(format!(
-            "The table's p-values test these {} once, each model against the leader (Holm). The \
-             verdict answers for the library they stand for, for all {} pairs of models at once, \
-             however often you look, so it asks more of the data: after {} its intervals are \
-             about ±{} wide, and smaller differences are not told apart yet.",
+            "The table's p-values test these {} once, each model against the leader (Holm over \
+             all {} pairs). The verdict answers for the library they stand for, however often you \
+             look, so it asks more of the data: after {} its intervals are about ±{} wide, and \
+             smaller differences are not told apart yet.",
             targets_in_words(self.targets_rated),
             self.pairs(),
             targets_in_words(self.targets_rated),

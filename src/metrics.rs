@@ -28,8 +28,8 @@ pub use confidence_sequence::{
     confidence_sequence, pairwise_alpha, Betting, Bounds, ConfidenceSequence, Interval, GRID_STEPS,
 };
 pub use resampling::{
-    bootstrap_ci95, bootstrap_ci95_each, holm, sign_flip_p_value, sign_flip_p_values_each,
-    RESAMPLES,
+    bootstrap_ci95, bootstrap_ci95_each, compare_with_first, holm, sign_flip_p_value,
+    sign_flip_p_values_each, Comparison, RESAMPLES,
 };
 pub use study_checks::{
     consistency, kendall_tau_b, quadratic_weighted_kappa, ConfusionMatrix, Consistency,

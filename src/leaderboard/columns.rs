@@ -139,8 +139,8 @@ pub const COLUMNS: &[Column] = &[
         value: Value::PValueHolm,
         table_heading: Heading::plain("p (Holm)"),
         page_heading: Some(Heading::plain("p (Holm)")),
-        description: "Paired sign-flip test against the leader, Holm-adjusted over the \
-                      comparisons",
+        description: "Paired sign-flip test against the leader, Holm-adjusted over every pair \
+                      of models",
     },
     Column {
         key: "precision",

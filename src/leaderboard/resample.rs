@@ -1,7 +1,8 @@
 //! The step after scoring: the models compared on their scores. Their order by mean NDCG,
 //! every column's mean, and what resampling tells of the differences: bootstrap intervals of
-//! the NDCG means, sign-flip tests of each model against the leader, Holm's adjustment; and
-//! the verdict ([`super::verdict`]) from the same scores.
+//! the NDCG means, sign-flip tests of every pair of models and Holm's adjustment over them all
+//! (the table shows each model against the leader); and the verdict ([`super::verdict`]) from
+//! the same scores.
 
 use super::columns;
 use super::{verdict, Collection, Leaderboard, ModelRow, Scores, TargetRow};
@@ -71,43 +72,27 @@ fn leaderboard_order(models: &[String], scores: &[Vec<TargetScores>]) -> Vec<usi
     order
 }
 
-/// The rows in leaderboard `order`, each compared with the first (the leader); `left_out[m]`
-/// counts the evaluated targets whose pool left model m out.
+/// The rows in leaderboard `order`, each compared with the first (the leader, see
+/// [`metrics::compare_with_first`]); `left_out[m]` counts the evaluated targets whose pool left
+/// model m out.
 fn model_rows(
     models: &[String],
     scores: &[Vec<TargetScores>],
     order: &[usize],
     left_out: &[usize],
 ) -> Vec<ModelRow> {
-    let defined_ndcg: Vec<Vec<f64>> = (order.iter())
-        .map(|&model| ranking_values(&scores[model]).flatten().collect())
+    let values: Vec<Vec<Option<f64>>> = (order.iter())
+        .map(|&model| ranking_values(&scores[model]).collect())
         .collect();
-    let samples: Vec<&[f64]> = defined_ndcg.iter().map(Vec::as_slice).collect();
-    let leader = order.first().map(|&model| &scores[model]);
-    // Paired: only the targets where both a model and the leader are defined.
-    let differences: Vec<Vec<f64>> = (order.iter())
-        .map(|&model| {
-            (leader.into_iter())
-                .flat_map(|leader| ranking_values(leader).zip(ranking_values(&scores[model])))
-                .filter_map(|(leader, this)| Some(this? - leader?))
-                .collect()
-        })
+    let samples: Vec<Vec<f64>> = (values.iter())
+        .map(|values| values.iter().flatten().copied().collect())
         .collect();
+    let samples: Vec<&[f64]> = samples.iter().map(Vec::as_slice).collect();
     // Each spreads its resamples over the cores.
     let intervals = metrics::bootstrap_ci95_each(&samples);
-    // The leader (position 0) is not tested against itself.
-    let compared_with_leader: Vec<&[f64]> = (differences.iter().enumerate())
-        .map(|(position, differences)| {
-            if position > 0 {
-                differences.as_slice()
-            } else {
-                &[]
-            }
-        })
-        .collect();
-    let p_values = metrics::sign_flip_p_values_each(&compared_with_leader);
-    let mut rows: Vec<ModelRow> = (order.iter().enumerate())
-        .map(|(position, &model)| {
+    let comparisons = metrics::compare_with_first(&values);
+    (order.iter().zip(comparisons).enumerate())
+        .map(|(position, (&model, comparison))| {
             let scores = &scores[model];
             ModelRow {
                 model: models[model].clone(),
@@ -117,23 +102,11 @@ fn model_rows(
                     .collect(),
                 ci95: intervals[position],
                 targets: samples[position].len(),
-                mean_diff_vs_leader: metrics::mean(differences[position].iter().map(|&d| Some(d)))
-                    .value,
-                p_value_vs_leader: p_values[position],
-                p_value_holm: None,
+                mean_diff_vs_leader: comparison.mean_difference,
+                p_value_vs_leader: comparison.p_value,
+                p_value_holm: comparison.p_value_holm,
                 left_out_of: left_out[model],
             }
         })
-        .collect();
-
-    let compared: Vec<usize> = (0..rows.len())
-        .filter(|&row| rows[row].p_value_vs_leader.is_some())
-        .collect();
-    let p_values: Vec<f64> = (compared.iter())
-        .filter_map(|&row| rows[row].p_value_vs_leader)
-        .collect();
-    for (&row, adjusted) in compared.iter().zip(metrics::holm(&p_values)) {
-        rows[row].p_value_holm = Some(adjusted);
-    }
-    rows
+        .collect()
 }

@@ -63,7 +63,7 @@ impl Leaderboard {
         }
         table.push_str(&format!(
             "diff and p: paired against the leader; p from a two-sided sign-flip test with \
-             {RESAMPLES} permutations, Holm-adjusted over the comparisons; 95% CI from \
+             {RESAMPLES} permutations, Holm-adjusted over every pair of models; 95% CI from \
              {RESAMPLES} bootstrap resamples\n"
         ));
         if let Some(beside) = (self.decision.as_ref()).and_then(|d| d.beside_the_table()) {

@@ -1,5 +1,6 @@
 //! The statistics that resample: the percentile-bootstrap interval of a mean and the paired
-//! sign-flip randomization test, plus Holm's adjustment of the test's p-values.
+//! sign-flip randomization test, plus Holm's adjustment of the test's p-values and the
+//! comparison of models with their leader that uses both.
 //!
 //! Both run one loop. The samples of one size are the columns of a table; resample r picks
 //! rows of that table, and each sample's statistic comes from the sum of its column over the
@@ -319,6 +320,67 @@ pub(super) fn quantile(sorted: &[f64], p: f64) -> f64 {
     let below = position.floor() as usize;
     let above = (below + 1).min(sorted.len() - 1);
     sorted[below] + (position - below as f64) * (sorted[above] - sorted[below])
+}
+
+/// A model compared with the first of [`compare_with_first`]'s models (the leader).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Comparison {
+    /// The mean of the model's value less the leader's, over the targets where both are
+    /// defined; 0 for the leader itself.
+    pub mean_difference: Option<f64>,
+    /// The paired sign-flip test of those differences ([`sign_flip_p_value`]).
+    pub p_value: Option<f64>,
+    /// `p_value` adjusted by Holm's method over every pair of the models.
+    pub p_value_holm: Option<f64>,
+}
+
+/// Each model of `values[model][target]` (`None` where undefined) compared with the first:
+/// the leader, picked by the same data.
+///
+/// Every pair of models is tested, and Holm's adjustment runs over all of them, although only
+/// the comparisons with the leader are answered: the leader is the model that did best on
+/// these targets, so a family of only its comparisons would hold its level for fixed
+/// hypotheses, not for these. Among 8 equally good models on 40 targets, the comparisons with
+/// the leader alone, Holm-adjusted among themselves, separate some model from it in about 10%
+/// of studies at 0.05; over all pairs, in under 5% (`tests/it/metrics_resampling.rs`).
+pub fn compare_with_first(values: &[Vec<Option<f64>>]) -> Vec<Comparison> {
+    let models = values.len();
+    // Every pair (a, b), a before b, the leader's pairs first: the leader's with b is b − 1.
+    let pairs: Vec<(usize, usize)> = (0..models)
+        .flat_map(|a| (a + 1..models).map(move |b| (a, b)))
+        .collect();
+    // Paired: only the targets where both are defined; b's value less a's.
+    let differences: Vec<Vec<f64>> = (pairs.iter())
+        .map(|&(a, b)| {
+            (values[a].iter().zip(&values[b]))
+                .filter_map(|(&a, &b)| Some(b? - a?))
+                .collect()
+        })
+        .collect();
+    let sets: Vec<&[f64]> = differences.iter().map(Vec::as_slice).collect();
+    let p_values = sign_flip_p_values_each(&sets);
+    let tested: Vec<usize> = (0..pairs.len())
+        .filter(|&pair| p_values[pair].is_some())
+        .collect();
+    let tested_p_values: Vec<f64> = tested.iter().filter_map(|&pair| p_values[pair]).collect();
+    let mut p_values_holm = vec![None; pairs.len()];
+    for (&pair, adjusted) in tested.iter().zip(holm(&tested_p_values)) {
+        p_values_holm[pair] = Some(adjusted);
+    }
+    (0..models)
+        .map(|model| match model.checked_sub(1) {
+            None => Comparison {
+                mean_difference: values[0].iter().any(Option::is_some).then_some(0.0),
+                p_value: None,
+                p_value_holm: None,
+            },
+            Some(pair) => Comparison {
+                mean_difference: super::mean(differences[pair].iter().map(|&d| Some(d))).value,
+                p_value: p_values[pair],
+                p_value_holm: p_values_holm[pair],
+            },
+        })
+        .collect()
 }
 
 /// Holm's step-down adjustment of `p_values` (one family), returned in the same order;

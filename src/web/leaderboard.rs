@@ -369,7 +369,8 @@ fn warnings(board: &Leaderboard) -> Vec<String> {
     if evaluated > 0 && evaluated < FEW_TARGETS {
         warnings.push(format!(
             "Only {evaluated} {} evaluated: with fewer than {FEW_TARGETS}, the intervals are \
-             wide and the order may change with the next target.",
+             wide, yet cover the mean less often than their 95% says (about 88% with 8 targets), \
+             and the order may change with the next target.",
             if evaluated == 1 {
                 "target is"
             } else {
