@@ -1,0 +1,119 @@
+//! Attacks on the blindness between raters and on the raters' names, each found by trying: a
+//! rater's pages must not move when another rater rates (no count that tells "someone else
+//! rated"), and a rater's name must not be one that a person takes for another's.
+
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::common::TestStudy;
+use crate::web_support::{hidden_token, location, Answer, Browser, Page, TestApp};
+use paperjudge::domain::RaterName;
+use paperjudge::web::{Access, Password};
+
+const OWNER_PASSWORD: &str = "the owner's password";
+
+fn password_of(rater: &str) -> String {
+    format!("{rater}'s own password")
+}
+
+/// T1..T3, each with four papers of its own, one model listing them all.
+async fn study_of_two_raters() -> TestStudy {
+    let study = TestStudy::new().await;
+    let mut papers = "id,title\n".to_owned();
+    let mut lists = "model,target,rank,paper\n".to_owned();
+    for t in 1..=3 {
+        papers.push_str(&format!("T{t},Target number {t}\n"));
+        for i in 1..=4 {
+            papers.push_str(&format!("T{t}-{i},Candidate {i} for target {t}\n"));
+            lists.push_str(&format!("m,T{t},{i},T{t}-{i}\n"));
+        }
+    }
+    study.papers(&papers).await;
+    study.recommendations(&lists).await;
+    for rater in ["Ann", "Bo"] {
+        let name = RaterName::new(rater).unwrap();
+        study
+            .study
+            .add_rater(&name, &password_of(rater))
+            .await
+            .unwrap();
+    }
+    // Both raters rate every target.
+    study
+        .study
+        .set_rating_plan(Some(2), Some(Some(0.0)))
+        .await
+        .unwrap();
+    study
+}
+
+async fn signed_in(app: &TestApp, rater: &str) -> Browser {
+    let mut browser = Browser::new(app);
+    let signed = browser.log_in_as(rater, &password_of(rater)).await;
+    assert_eq!(signed.status(), StatusCode::SEE_OTHER, "{rater} signs in");
+    browser
+}
+
+/// Rates `paper` of the target at `path` with 3 stars, as the rating script does.
+async fn rate(browser: &mut Browser, path: &str, paper: &str) {
+    let page = browser.get(path).await.text().await.unwrap();
+    let token = hidden_token(&page).expect("a token");
+    let fields = [("paper", paper), ("stars", "3"), ("csrf_token", &token)];
+    let saved = browser
+        .post(&format!("{path}/ratings"), &fields, Answer::Json)
+        .await;
+    assert_eq!(saved.status(), StatusCode::OK, "{path} {paper}");
+}
+
+/// What a rater reads of the study's progress on the pages they reach: each search hit's
+/// status, the leaderboard JSON, the leaderboard page's count of targets and the dashboard.
+async fn what_a_rater_reads(browser: &mut Browser) -> Vec<String> {
+    let search = browser.get("/papers?q=target").await;
+    assert_eq!(search.status(), StatusCode::OK);
+    let search = Page::parse(&search.text().await.unwrap());
+    let board: Value = browser.get("/leaderboard.json").await.json().await.unwrap();
+    let page = Page::parse(&browser.get("/leaderboard").await.text().await.unwrap());
+    let dashboard = Page::parse(&browser.get("/").await.text().await.unwrap());
+    let mut read = search.texts(".hit-status");
+    read.push(board.to_string());
+    read.push(page.text(".board-targets"));
+    read.push(dashboard.text("main"));
+    read
+}
+
+/// Ann has rated a paper of her target; Bo then rates another paper of it, and the first paper
+/// of a target nobody had rated. Nothing Ann reads may change: a count that moves exactly
+/// when someone else rates says that they rated (the search's "N of M pooled papers rated",
+/// the leaderboard's partly rated and unrated targets).
+#[tokio::test]
+async fn nothing_a_rater_reads_moves_when_another_rater_rates() {
+    let access = Access {
+        password: Password::new(OWNER_PASSWORD).ok(),
+        ..Access::default()
+    };
+    let app = TestApp::spawn_with(study_of_two_raters().await, access).await;
+    let mut ann = signed_in(&app, "Ann").await;
+    let mut bo = signed_in(&app, "Bo").await;
+    let next = ann.get("/next").await;
+    let ann_target = location(&next);
+    let first = Page::parse(&ann.get(&ann_target).await.text().await.unwrap())
+        .attrs("article.paper", "data-paper");
+    rate(&mut ann, &ann_target, &first[0]).await;
+    let before = what_a_rater_reads(&mut ann).await;
+
+    rate(&mut bo, &ann_target, &first[1]).await;
+    let other = ["T1", "T2", "T3"]
+        .into_iter()
+        .find(|t| !first[0].starts_with(&format!("{t}-")))
+        .unwrap();
+    let other_path = format!("/targets/{}", app.paper_id(other).await);
+    rate(&mut bo, &other_path, &format!("{other}-1")).await;
+
+    let after = what_a_rater_reads(&mut ann).await;
+    assert_eq!(before, after, "Ann reads that Bo rated");
+    // Her own ratings still show as hers.
+    assert!(
+        (after.iter()).any(|read| read.contains("1 of 4")),
+        "her own progress in the search: {after:?}"
+    );
+}
