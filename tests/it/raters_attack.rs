@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::common::TestStudy;
 use crate::web_support::{hidden_token, location, Answer, Browser, Page, TestApp};
 use paperjudge::domain::RaterName;
+use paperjudge::study::{Refusal, StudyError};
 use paperjudge::web::{Access, Password};
 
 const OWNER_PASSWORD: &str = "the owner's password";
@@ -116,4 +117,54 @@ async fn nothing_a_rater_reads_moves_when_another_rater_rates() {
         (after.iter()).any(|read| read.contains("1 of 4")),
         "her own progress in the search: {after:?}"
     );
+}
+
+/// A rater's name that differs from another's, or from the owner's, only in case is taken
+/// for theirs (in the lists, the agreement, `judgments=rater:NAME`, a ratings file's `rater`
+/// column): refused, naming the name it would be confused with; nothing is added.
+#[tokio::test]
+async fn a_name_differing_only_in_case_is_refused() {
+    let study = study_of_two_raters().await;
+    for (name, taken) in [
+        ("ann", "Ann"),
+        ("BO", "Bo"),
+        ("Owner", "owner"),
+        ("OWNER", "owner"),
+    ] {
+        let name = RaterName::new(name).unwrap();
+        let refused = study.study.add_rater(&name, &password_of("x")).await;
+        match refused {
+            Err(StudyError::Refused(refusal @ Refusal::RaterNameTaken { .. })) => {
+                let message = refusal.to_string();
+                assert!(
+                    message.contains(&format!("{:?}", name.as_str()))
+                        && message.contains(&format!("{taken:?}")),
+                    "{message}"
+                );
+            }
+            other => panic!("{name:?}: {other:?}"),
+        }
+    }
+    let raters = study.study.raters().await.unwrap().raters;
+    let names: Vec<&str> = raters.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["Ann", "Bo"]);
+    // A rater removed comes back under their own name only.
+    study
+        .study
+        .remove_rater(&RaterName::new("Bo").unwrap())
+        .await
+        .unwrap();
+    let bo = study
+        .study
+        .add_rater(&RaterName::new("bo").unwrap(), &password_of("x"))
+        .await;
+    assert!(
+        matches!(bo, Err(StudyError::Refused(Refusal::RaterNameTaken { .. }))),
+        "{bo:?}"
+    );
+    let back = study
+        .study
+        .add_rater(&RaterName::new("Bo").unwrap(), &password_of("Bo"))
+        .await;
+    assert!(back.is_ok(), "{back:?}");
 }
