@@ -168,3 +168,43 @@ async fn a_name_differing_only_in_case_is_refused() {
         .await;
     assert!(back.is_ok(), "{back:?}");
 }
+
+/// A password `raters add` takes must sign the rater in: the login form is limited in size, so
+/// a longer one than it carries is refused when given (naming the limit), and the longest one
+/// taken signs in even with the longest name, each character percent-encoded.
+#[tokio::test]
+async fn a_password_taken_for_a_rater_signs_them_in() {
+    let study = study_of_two_raters().await;
+    let too_long = "é".repeat(2_000);
+    let refused = study
+        .study
+        .add_rater(&RaterName::new("Cleo").unwrap(), &too_long)
+        .await;
+    match refused {
+        Err(StudyError::Refused(refusal @ Refusal::WeakPassword { .. })) => {
+            let message = refusal.to_string();
+            assert!(
+                message.contains("4000 bytes") && message.contains("at most 1024"),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let longest_name = "𝒜".repeat(RaterName::MAX_CHARACTERS);
+    let longest_password = "é".repeat(512);
+    let name = RaterName::new(&longest_name).unwrap();
+    study
+        .study
+        .add_rater(&name, &longest_password)
+        .await
+        .unwrap();
+    let access = Access {
+        password: Password::new(OWNER_PASSWORD).ok(),
+        ..Access::default()
+    };
+    let app = TestApp::spawn_with(study, access).await;
+    let mut browser = Browser::new(&app);
+    let signed = browser.log_in_as(&longest_name, &longest_password).await;
+    assert_eq!(signed.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&signed), "/");
+}
