@@ -208,3 +208,54 @@ async fn a_password_taken_for_a_rater_signs_them_in() {
     assert_eq!(signed.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&signed), "/");
 }
+
+/// A re-check is the rater's own, as a rating is: on a shared browser, the re-check page Ann
+/// opened, posted after she logged out and Bo signed in, is refused (403) and stores nothing,
+/// rather than storing her answer as Bo's re-check of the same pair.
+#[tokio::test]
+async fn a_recheck_from_another_raters_page_is_refused() {
+    let access = Access {
+        password: Password::new(OWNER_PASSWORD).ok(),
+        ..Access::default()
+    };
+    let app = TestApp::spawn_with(study_of_two_raters().await, access).await;
+    let t1 = format!("/targets/{}", app.paper_id("T1").await);
+    for rater in ["Ann", "Bo"] {
+        let mut browser = signed_in(&app, rater).await;
+        for i in 1..=4 {
+            rate(&mut browser, &t1, &format!("T1-{i}")).await;
+        }
+    }
+    let mut shared = signed_in(&app, "Ann").await;
+    let page = shared.get("/checks/recheck").await.text().await.unwrap();
+    let form = Page::parse(&page);
+    let mut fields: Vec<(String, String)> = form
+        .select("form#recheck-form input[type=hidden]")
+        .into_iter()
+        .map(|input| {
+            let value = |name| input.value().attr(name).unwrap_or_default().to_owned();
+            (value("name"), value("value"))
+        })
+        .collect();
+    assert!(fields.iter().any(|(name, _)| name == "paper"), "{page}");
+    fields.push(("stars".to_owned(), "5".to_owned()));
+    let token = shared.form_token("/logout").await;
+    let out = shared
+        .post("/logout", &[("csrf_token", &token)], Answer::Redirect)
+        .await;
+    assert_eq!(out.status(), StatusCode::SEE_OTHER);
+    let signed = shared.log_in_as("Bo", &password_of("Bo")).await;
+    assert_eq!(signed.status(), StatusCode::SEE_OTHER);
+    let fields: Vec<(&str, &str)> = (fields.iter())
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .collect();
+    let posted = shared
+        .post("/checks/recheck", &fields, Answer::Redirect)
+        .await;
+    assert_eq!(posted.status(), StatusCode::FORBIDDEN);
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM rechecks")
+        .fetch_one(&app.study.connections)
+        .await
+        .unwrap();
+    assert_eq!(stored, 0, "nothing stored as Bo's");
+}
