@@ -14,6 +14,10 @@ use argon2::Argon2;
 /// The fewest characters a password may have.
 pub const MIN_CHARACTERS: usize = 8;
 
+/// The most bytes (UTF-8) a password may have: the login form (4 KiB) carries it
+/// percent-encoded, up to three times as long, beside the longest rater's name.
+pub const MAX_BYTES: usize = 1024;
+
 /// Why a password is refused, said of it ("the password in FILE is empty").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum WeakPassword {
@@ -29,13 +33,19 @@ pub enum WeakPassword {
         plural = if *.0 == 1 { "" } else { "s" }
     )]
     Short(usize),
+    #[error(
+        "has {0} bytes; a password may have at most {MAX_BYTES} (the login form carries no more)"
+    )]
+    Long(usize),
 }
 
 /// Refuses a password too easily guessed: shorter than [`MIN_CHARACTERS`] or nothing but white
-/// space.
+/// space; or one that no login form can carry (over [`MAX_BYTES`]).
 pub fn check_strength(text: &str) -> Result<(), WeakPassword> {
     let characters = text.chars().count();
-    if text.is_empty() {
+    if text.len() > MAX_BYTES {
+        Err(WeakPassword::Long(text.len()))
+    } else if text.is_empty() {
         Err(WeakPassword::Empty)
     } else if text.chars().all(char::is_whitespace) {
         Err(WeakPassword::Blank)
@@ -76,6 +86,11 @@ mod tests {
         assert_eq!(check_strength("x"), Err(WeakPassword::Short(1)));
         assert_eq!(check_strength("ééééééé"), Err(WeakPassword::Short(7)));
         assert_eq!(check_strength("12345678"), Ok(()));
+        assert_eq!(check_strength(&"é".repeat(512)), Ok(()));
+        assert_eq!(
+            check_strength(&"x".repeat(MAX_BYTES + 1)),
+            Err(WeakPassword::Long(MAX_BYTES + 1))
+        );
         assert_eq!(check_strength("   x    "), Ok(()));
         assert_eq!(
             WeakPassword::Short(1).to_string(),

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperId, PaperKey};
+use crate::domain::{PaperId, PaperKey, RaterId};
 
 /// A paper as imported; `None` in an optional field means the file had no such column, so
 /// the stored value is kept on update.
@@ -250,12 +250,14 @@ pub const MARK_END: char = '\u{3}';
 
 /// The papers matching `expression` (see [`search_expression`]), ranked by bm25 (a match in
 /// the id weighs most, then the title, the authors, the abstract), a page of them, and how
-/// many match in all.
+/// many match in all. Each target's pairs rated are the study's (`rater` `None`), or those
+/// `rater` rated: a rater is blind to whether another rated.
 pub async fn search(
     conn: &mut SqliteConnection,
     expression: &str,
     offset: i64,
     limit: i64,
+    rater: Option<RaterId>,
 ) -> Result<(Vec<Hit>, i64), sqlx::Error> {
     // `ORDER BY rank` lets FTS5 rank the matches itself, so the passage is cut only for the
     // papers of the page.
@@ -263,17 +265,22 @@ pub async fn search(
         "SELECT p.id, p.external_id, p.title, p.authors, p.year,
                 snippet(papers_search, 3, char(2), char(3), '…', 40) AS passage,
                 COALESCE(t.listed, 0) AS listed, COALESCE(t.active, 0) AS active,
-                COALESCE(t.rated, 0) AS rated, COALESCE(t.pooled, 0) AS pooled
+                COALESCE(CASE WHEN ?4 IS NULL THEN t.rated
+                              ELSE (SELECT a.rated FROM assignments a
+                                    WHERE a.target_id = p.id AND a.rater_id = ?4) END,
+                         0) AS rated,
+                COALESCE(t.pooled, 0) AS pooled
          FROM papers_search
          JOIN papers p ON p.id = papers_search.rowid
          LEFT JOIN targets t ON t.target_id = p.id
-         WHERE papers_search MATCH ?
+         WHERE papers_search MATCH ?1
          ORDER BY rank
-         LIMIT ? OFFSET ?",
+         LIMIT ?2 OFFSET ?3",
     )
     .bind(expression)
     .bind(limit)
     .bind(offset)
+    .bind(rater)
     .fetch_all(&mut *conn)
     .await?;
     let count: i64 =

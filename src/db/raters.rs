@@ -69,6 +69,13 @@ pub fn known_directly(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<Known
         .collect()
 }
 
+/// Every rater's name, the owner's and removed raters' too.
+pub async fn names<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<RaterName>, sqlx::Error> {
+    sqlx::query_scalar("SELECT name FROM raters")
+        .fetch_all(executor)
+        .await
+}
+
 /// A rater found by name: their id, their password's hash (`None` for the owner) and whether
 /// they were removed.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]

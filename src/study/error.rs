@@ -92,6 +92,13 @@ pub enum Refusal {
     RemovedRater(RaterName),
     #[error("there is a rater {0:?} already")]
     RaterExists(RaterName),
+    /// A name that differs from a rater's (or the owner's) only in case: a person takes it for
+    /// theirs.
+    #[error(
+        "the rater's name {name:?} differs from {taken:?} only in case, so it would be taken \
+         for theirs; choose another name"
+    )]
+    RaterNameTaken { name: RaterName, taken: RaterName },
     #[error(
         "\"owner\" is the study's owner, who signs in with the password given to `serve`; \
          choose another name"

@@ -139,14 +139,21 @@ impl Study {
     }
 
     /// The papers whose id, title, authors or abstract hold every word of `text` (see
-    /// [`db::papers::search_expression`]), `limit` of them from `offset`.
-    pub async fn search(&self, text: &str, offset: i64, limit: i64) -> Result<Search, StudyError> {
+    /// [`db::papers::search_expression`]), `limit` of them from `offset`; each target with the
+    /// pairs rated of the study (`rater` `None`: the owner's view) or of `rater` alone.
+    pub async fn search(
+        &self,
+        text: &str,
+        offset: i64,
+        limit: i64,
+        rater: Option<RaterId>,
+    ) -> Result<Search, StudyError> {
         let expression = db::papers::search_expression(text);
         self.read(async |conn| {
             let overview = db::targets::overview(&mut *conn).await?;
             let found = match &expression {
                 Some(expression) => {
-                    Some(db::papers::search(conn, expression, offset, limit).await?)
+                    Some(db::papers::search(conn, expression, offset, limit, rater).await?)
                 }
                 None => None,
             };

@@ -53,10 +53,18 @@ pub enum Added {
 impl Study {
     /// Adds a rater who signs in as `name` with `password` (refused when too easily guessed,
     /// see [`password::check_strength`]), or brings back a rater removed before, with their
-    /// ratings, under the new password.
+    /// ratings, under the new password. A name that differs from a rater's or the owner's
+    /// only in case is refused: a person would take it for theirs.
     pub async fn add_rater(&self, name: &RaterName, password: &str) -> Result<Added, StudyError> {
         if name.is_owner() {
             return Err(Refusal::OwnerName.into());
+        }
+        if name.as_str().to_lowercase() == RaterName::owner().as_str() {
+            return Err(Refusal::RaterNameTaken {
+                name: name.clone(),
+                taken: RaterName::owner(),
+            }
+            .into());
         }
         password::check_strength(password).map_err(|weak| Refusal::WeakPassword {
             rater: name.clone(),
@@ -67,6 +75,16 @@ impl Study {
             .await
             .map_err(|error| StudyError::Internal(error.to_string().into()))?;
         self.write(async |conn| {
+            let lower = name.as_str().to_lowercase();
+            let alike = (db::raters::names(&mut *conn).await?.into_iter())
+                .find(|known| known != name && known.as_str().to_lowercase() == lower);
+            if let Some(taken) = alike {
+                return Err(Refusal::RaterNameTaken {
+                    name: name.clone(),
+                    taken,
+                }
+                .into());
+            }
             let added = match db::raters::find(&mut *conn, name).await? {
                 Some(found) if !found.removed => {
                     return Err(Refusal::RaterExists(name.clone()).into())

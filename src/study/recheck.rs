@@ -15,6 +15,8 @@ use crate::domain::{PaperId, RaterId, Stars};
 pub struct Recheck {
     pub progress: RecheckProgress,
     pub pair: Option<(Paper, Paper)>,
+    /// The study has raters besides its owner.
+    pub with_raters: bool,
 }
 
 impl Study {
@@ -72,7 +74,11 @@ impl Study {
                 }
                 None => None,
             };
-            Ok(Recheck { progress, pair })
+            Ok(Recheck {
+                progress,
+                pair,
+                with_raters: db::raters::has_raters(conn).await?,
+            })
         })
         .await
     }

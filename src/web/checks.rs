@@ -151,6 +151,9 @@ struct RecheckPage {
     suggested: i64,
     scale: Vec<ScaleStep>,
     csrf_token: String,
+    /// In a study with raters, the rater whose page this is: the form says so, so that it
+    /// changes nothing once another rater signed in on the same browser.
+    rater: Option<String>,
 }
 
 /// Blind: the page shows the target and the paper as the rating page does, and never their
@@ -161,13 +164,18 @@ async fn show_recheck(
     Signed(rater): Signed,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
-    let Recheck { progress, pair } = study.recheck_page(&rater).await?;
+    let Recheck {
+        progress,
+        pair,
+        with_raters,
+    } = study.recheck_page(&rater).await?;
     let page = RecheckPage {
         pair: pair.map(|(target, paper)| (target.into(), paper.into())),
         progress,
         suggested: checks::suggested_rechecks(progress.rated_in_finished),
         scale: scale(),
         csrf_token: csrf.value().to_owned(),
+        rater: with_raters.then(|| rater.name.to_string()),
     };
     let mut response = view::html(&page)?;
     csrf.set_cookie_on(&mut response)?;
@@ -182,6 +190,8 @@ pub struct RecheckForm {
     paper: Option<String>,
     stars: Option<String>,
     csrf_token: Option<String>,
+    /// Whose re-check page the form is on (a study with raters writes it).
+    rater: Option<String>,
 }
 
 /// Stores the answer apart from the ratings, durably, then shows the next pair.
@@ -196,8 +206,10 @@ async fn record_recheck(
         paper,
         stars,
         csrf_token,
+        rater: page,
     } = form.into_inner();
     let browser = csrf::verify(&request, csrf_token.as_deref()).map_err(WebError::of_change)?;
+    super::ratings::own_page(page.as_deref(), &rater)?;
     let field = |value: Option<String>, name: &str| {
         value
             .filter(|value| !value.is_empty())

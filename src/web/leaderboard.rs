@@ -86,7 +86,7 @@ pub async fn show(
         ..query
     };
     query.allowed_for(&signed)?;
-    let board = asked(&study, &query).await?.board;
+    let board = asked(&study, &query).await?.seen_by(signed.rater_only());
     let mut sorted = board.models.clone();
     query.sort.apply(&mut sorted);
     // Pruning changes the study for everyone: the owner's to offer.
@@ -104,7 +104,7 @@ pub async fn show(
         who_rated: board
             .who_rated_in_words()
             .filter(|_| signed.rater_only().is_none()),
-        targets_in_words: targets_in_words(&board),
+        targets_in_words: targets_in_words(&board, signed.rater_only().is_some()),
         unblinding: unblinding(&board),
         warnings: warnings(&board),
         has_results: board.targets.evaluated > 0 && !board.models.is_empty(),
@@ -288,7 +288,9 @@ fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
     headers
 }
 
-fn targets_in_words(board: &Leaderboard) -> String {
+/// The targets the board counts, in words; for a rater (`rater`), the targets not evaluated
+/// are counted by their own ratings (see [`crate::study::Evaluated::seen_by`]).
+fn targets_in_words(board: &Leaderboard, rater: bool) -> String {
     let TargetCounts {
         evaluated,
         skipped_empty,
@@ -296,23 +298,27 @@ fn targets_in_words(board: &Leaderboard) -> String {
         skipped_no_relevant,
         partly_rated,
     } = board.targets;
+    let yours = if rater { " you rated" } else { "" };
     let partly_rated = match board.partial {
         Partial::Exclude => format!(
-            "{partly_rated} partly rated {} left out until every pooled paper of {} is rated",
+            "{partly_rated} partly rated {}{yours} {} left out until every pooled paper of {} \
+             is rated",
             if partly_rated == 1 {
-                "target is"
+                "target"
             } else {
-                "targets are"
+                "targets"
             },
+            if partly_rated == 1 { "is" } else { "are" },
             if partly_rated == 1 { "it" } else { "them" },
         ),
         Partial::Include => format!("{partly_rated} of them partly rated"),
     };
     format!(
-        "{evaluated} {} evaluated ({partly_rated}), {unrated} without ratings. Left out for \
+        "{evaluated} {} evaluated ({partly_rated}), {unrated} without {}ratings. Left out for \
          having nothing relevant: {skipped_empty} from NDCG, {skipped_no_relevant} from P, R, \
          F1, AP and RR.",
         if evaluated == 1 { "target" } else { "targets" },
+        if rater { "your " } else { "" },
     )
 }
 

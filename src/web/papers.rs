@@ -1,12 +1,14 @@
 //! `GET /papers?q=...`: the library searched by id, title, authors and abstract, a page of
 //! ranked hits at a time; each says whether the paper is a target being rated and offers to
-//! choose it (or to drop a chosen target not rated yet) with `POST /targets`.
+//! choose it (or to drop a chosen target not rated yet) with `POST /targets`. A rater sees
+//! their own ratings of each target, and no form to choose or drop one (the owner's to do).
 
 use actix_web::{web, HttpResponse};
 use askama::Template;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::Deserialize;
 
+use super::auth::Signed;
 use super::csrf::CsrfToken;
 use super::{view, WebError};
 use crate::domain::PaperId;
@@ -38,6 +40,8 @@ struct SearchPage {
     results: Option<Results>,
     choice_in_words: String,
     rates_all: bool,
+    /// A rater asks: each target's pairs rated are theirs, and choosing is not theirs to do.
+    rater: bool,
     csrf_token: String,
 }
 
@@ -148,6 +152,7 @@ fn passage(text: &str) -> Vec<(String, bool)> {
 async fn search(
     study: web::Data<Study>,
     query: web::Query<SearchQuery>,
+    signed: Signed,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
     let query = query.into_inner();
@@ -170,7 +175,8 @@ async fn search(
             })?,
     };
     let offset = (page - 1) * HITS_PER_PAGE;
-    let search = study.search(&q, offset, HITS_PER_PAGE).await?;
+    let rater = signed.rater_only();
+    let search = study.search(&q, offset, HITS_PER_PAGE, rater).await?;
     let overview = search.overview;
     let results = search.found.map(|(hits, count)| {
         let link = |page: i64| format!("/papers?q={}&page={page}", encode_query_value(&q));
@@ -188,6 +194,7 @@ async fn search(
         results,
         choice_in_words: overview.in_words(),
         rates_all: overview.choice == TargetChoice::All,
+        rater: rater.is_some(),
         csrf_token: csrf.value().to_owned(),
     })?;
     csrf.set_cookie_on(&mut response)?;

@@ -36,7 +36,7 @@ pub struct RatingForm {
 }
 
 /// Refuses (403) a form from the page of another rater than the one signed in.
-fn own_page(page: Option<&str>, signed: &Rater) -> Result<(), WebError> {
+pub(super) fn own_page(page: Option<&str>, signed: &Rater) -> Result<(), WebError> {
     match page {
         Some(page) if page != signed.name.as_str() => Err(WebError::Refused(format!(
             "you are signed in as {:?}, and a rater changes and undoes only their own ratings; \

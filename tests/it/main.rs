@@ -33,6 +33,7 @@ mod metrics_study_checks;
 mod parser_properties;
 mod pooling;
 mod pruning;
+mod raters_attack;
 mod raters_cli;
 mod raters_migration;
 mod raters_web;

@@ -46,6 +46,44 @@ pub struct Evaluated {
     pub board: Arc<Leaderboard>,
 }
 
+impl Evaluated {
+    /// The leaderboard as `rater` may read it (`None`: the owner, who reads it whole). A rater
+    /// is blind to whether another rated: the targets left out as partly rated are those they
+    /// rated a part of and the others are without ratings for them, so that no count moves
+    /// when someone else rates (the evaluated targets, fully rated, are everyone's to see);
+    /// and each rater's own leader is the owner's to see.
+    pub fn seen_by(&self, rater: Option<RaterId>) -> Arc<Leaderboard> {
+        let Some(rater) = rater else {
+            return self.board.clone();
+        };
+        let mut board = self.board.clone();
+        let seen = Arc::make_mut(&mut board);
+        seen.by_rater = None;
+        if seen.partial == Partial::Exclude {
+            // Fully rated as the judgments asked for count it: with `rater:NAME`, once that
+            // rater rated it whole too.
+            let finished_by_asked = |finished_by: &[RaterId]| match &seen.judgments {
+                Some(Judgments::Rater(name)) => {
+                    (self.set.rater(name)).is_ok_and(|asked| finished_by.contains(&asked))
+                }
+                _ => true,
+            };
+            let partly_rated = (self.set.collection.targets.iter())
+                .zip(&self.set.ratings)
+                .zip(&self.set.finished_by)
+                .filter(|((target, ratings), finished_by)| {
+                    !(target.fully_rated && finished_by_asked(finished_by))
+                        && ratings.iter().any(|(_, by, _)| *by == rater)
+                })
+                .count();
+            let not_evaluated = seen.targets.unrated + seen.targets.partly_rated;
+            seen.targets.partly_rated = partly_rated;
+            seen.targets.unrated = not_evaluated.saturating_sub(partly_rated);
+        }
+        board
+    }
+}
+
 impl Study {
     /// Compares every model on the targets rated now (with `partial`, also those partly
     /// rated), as the options ask: load, score, resample (or what is kept of them, while the
