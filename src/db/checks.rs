@@ -49,8 +49,8 @@ pub async fn rechecks<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<Rech
     .await
 }
 
-/// How far the re-checking is: pairs re-checked, and the ratings of finished targets (the
-/// pairs a re-check draws from); of one rater, or of all.
+/// How far the re-checking is: pairs re-checked, and the pairs rated in finished targets (a
+/// re-check draws from them); of one rater, or of all (a pair rated by several counted once).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RecheckProgress {
     pub rechecked: i64,
@@ -67,10 +67,16 @@ pub async fn recheck_progress<'e, E: SqliteExecutor<'e>>(
         "SELECT (SELECT COUNT(*) FROM rechecks c
                  JOIN targets t ON t.target_id = c.target_id AND t.active = 1
                  WHERE ?1 IS NULL OR c.rater_id = ?1),
-                (SELECT COUNT(*) FROM ratings r JOIN targets t ON t.target_id = r.target_id
-                 WHERE t.active = 1 AND t.fully_rated AND (?1 IS NULL OR r.rater_id = ?1)),
+                -- Pairs rated: kept per target, and per rater on their assignments (counting
+                -- the ratings themselves read every one of them on every dashboard).
+                CASE WHEN ?1 IS NULL
+                     THEN (SELECT COALESCE(SUM(t.rated), 0) FROM targets t
+                           WHERE t.active = 1 AND t.fully_rated = 1)
+                     ELSE (SELECT COALESCE(SUM(a.rated), 0) FROM assignments a
+                           JOIN targets t ON t.target_id = a.target_id
+                           WHERE a.rater_id = ?1 AND t.active = 1 AND t.fully_rated = 1) END,
                 (SELECT COUNT(*) FROM targets t
-                 WHERE t.active = 1 AND t.fully_rated
+                 WHERE t.active = 1 AND t.fully_rated = 1
                    AND (?1 IS NULL OR EXISTS (SELECT 1 FROM assignments a
                                               WHERE a.target_id = t.target_id
                                                 AND a.rater_id = ?1)))",
