@@ -15,7 +15,6 @@ pub mod domain;
 pub mod export;
 pub mod import;
 pub mod leaderboard;
-pub mod memory;
 pub mod metrics;
 pub mod password;
 pub mod simulation;

@@ -240,8 +240,6 @@ async fn evaluate(
             );
             board.judgments = Some(judgments);
         }
-        // What the load, the scores and the resamples freed, on their many threads.
-        crate::memory::give_back_freed();
         Ok(board)
     })
     .await
