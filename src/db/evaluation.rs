@@ -266,23 +266,78 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
 /// The ratings of the targets evaluated: each target's rated papers with their raters and
 /// stars, and when its last rating was first made (every rating has its first in the
 /// history: see the migrations `first_ratings` and `raters`).
+///
+/// The rows come in the table's order, by target, paper and rater, and are grouped as they
+/// come: nothing holds all of them at once but the targets' own ratings (an evaluation's
+/// reads used to collect the 100,000 rows of study L and sort them, about 10 MB freed again
+/// at once, which the allocator kept). Should they ever come in another order, they are read
+/// again, collected and sorted ([`read_ratings_sorting`]).
 fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRatings>> {
-    let mut statement = tx.prepare(&format!(
+    let mut statement = tx.prepare(&ratings_query())?;
+    let mut rows = statement.query([])?;
+    let mut targets: Vec<TargetRatings> = Vec::new();
+    // The ratings of the target being read, copied into a vector of their size at its end.
+    let mut current: Ratings = Vec::new();
+    let mut last: Option<(PaperKey, PaperKey, RaterId)> = None;
+    while let Some(row) = rows.next()? {
+        let (target, paper, rater, stars, first_rated) = rating_row(row)?;
+        match last {
+            Some(key) if key > (target, paper, rater) => {
+                drop(rows);
+                return read_ratings_sorting(tx);
+            }
+            Some((open, _, _)) if open == target => {}
+            _ => {
+                close_target(&mut targets, &mut current);
+                targets.push(TargetRatings {
+                    target,
+                    ratings: Vec::new(),
+                    last_first_rating: first_rated,
+                });
+            }
+        }
+        let open = targets.last_mut().expect("a target was pushed");
+        open.last_first_rating = open.last_first_rating.max(first_rated);
+        current.push((paper, rater, stars));
+        last = Some((target, paper, rater));
+    }
+    close_target(&mut targets, &mut current);
+    Ok(targets)
+}
+
+/// Gives the last target read the ratings read for it.
+fn close_target(targets: &mut [TargetRatings], current: &mut Ratings) {
+    if let Some(open) = targets.last_mut() {
+        open.ratings = current.as_slice().to_vec();
+    }
+    current.clear();
+}
+
+fn ratings_query() -> String {
+    format!(
         "SELECT target_id, paper_id, rater_id, stars, first_rated
          FROM ratings WHERE target_id IN ({RATED_TARGETS})"
-    ))?;
-    let mut rows: Vec<(PaperKey, PaperKey, RaterId, Stars, i64)> =
-        (statement.query_map([], |row| {
-            Ok((
-                row.get(0)?,
-                row.get(1)?,
-                row.get(2)?,
-                row.get(3)?,
-                row.get(4)?,
-            ))
-        })?)
-        .collect::<rusqlite::Result<_>>()?;
-    // They come in the table's order, by target, paper and rater; a stable sort only checks it.
+    )
+}
+
+type RatingRow = (PaperKey, PaperKey, RaterId, Stars, i64);
+
+fn rating_row(row: &rusqlite::Row) -> rusqlite::Result<RatingRow> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+    ))
+}
+
+/// What [`read_ratings`] reads, from every row collected and sorted by target, paper and
+/// rater.
+fn read_ratings_sorting(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRatings>> {
+    let mut statement = tx.prepare(&ratings_query())?;
+    let mut rows: Vec<RatingRow> =
+        (statement.query_map([], rating_row)?).collect::<rusqlite::Result<_>>()?;
     rows.sort_by_key(|&(target, paper, rater, _, _)| (target, paper, rater));
     Ok((rows.chunk_by(|a, b| a.0 == b.0))
         .map(|rows| TargetRatings {
@@ -305,27 +360,86 @@ enum Half {
 
 /// The lists of the targets evaluated (or of `half` of them), cut at `depth` or the pool
 /// depth, whichever is larger, with that depth; by target and model.
+///
+/// The entries come list by list (the table's order: by model, target and position), and each
+/// list is made as it comes: nothing holds every entry at once (the lists of study L's 3,600
+/// targets are 288,000 entries, which an evaluation collected and sorted, some 16 MB freed
+/// again at once, which the allocator kept). Should an entry ever come out of its list's
+/// order, or a list in two runs, they are read again, collected and sorted
+/// ([`read_lists_sorting`]).
 fn read_lists(
     tx: &rusqlite::Transaction,
     depth: usize,
     half: Option<Half>,
 ) -> rusqlite::Result<(usize, Vec<List>)> {
     let depth = depth.max(super::study::pool_depth_directly(tx)?.get() as usize);
+    let mut statement = tx.prepare(&lists_query())?;
+    let mut rows = statement.query(lists_params(depth, half))?;
+    let mut lists: Vec<List> = Vec::new();
+    // The papers of the list being read, copied into a vector of their size at its end.
+    let mut current: Vec<PaperKey> = Vec::new();
+    let mut last: Option<(PaperKey, ModelId, i64)> = None;
+    while let Some(row) = rows.next()? {
+        let (target, model, position, paper) = list_row(row)?;
+        match last {
+            // Out of its list's order: read again and sorted.
+            Some((t, m, p)) if (t, m) == (target, model) && p >= position => {
+                drop(rows);
+                return read_lists_sorting(tx, depth, half);
+            }
+            Some((t, m, _)) if (t, m) != (target, model) => {
+                lists.push((t, m, current.as_slice().to_vec()));
+                current.clear();
+            }
+            _ => {}
+        }
+        current.push(paper);
+        last = Some((target, model, position));
+    }
+    if let Some((target, model, _)) = last {
+        lists.push((target, model, current.as_slice().to_vec()));
+    }
+    lists.sort_unstable_by_key(|&(target, model, _)| (target, model));
+    if (lists.windows(2)).any(|pair| (pair[0].0, pair[0].1) == (pair[1].0, pair[1].1)) {
+        drop(rows);
+        return read_lists_sorting(tx, depth, half);
+    }
+    Ok((depth, lists))
+}
+
+fn lists_query() -> String {
     // Naming every model lets SQLite seek straight to the top of each list.
-    let mut statement = tx.prepare(&format!(
+    format!(
         "SELECT target_id, model_id, position, paper_id
          FROM recommendations
          WHERE target_id IN ({RATED_TARGETS} AND (?1 IS NULL OR target_id % 2 = ?1))
            AND model_id IN (SELECT id FROM models) AND position <= ?2"
-    ))?;
-    let half = half.map(|half| half as i64);
-    let limit = i64::try_from(depth).unwrap_or(i64::MAX);
-    let mut entries: Vec<(PaperKey, ModelId, i64, PaperKey)> = (statement
-        .query_map(rusqlite::params![half, limit], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-        })?)
-    .collect::<rusqlite::Result<_>>()?;
-    // They come model by model (the table's order); a stable sort merges those runs.
+    )
+}
+
+fn lists_params(depth: usize, half: Option<Half>) -> (Option<i64>, i64) {
+    (
+        half.map(|half| half as i64),
+        i64::try_from(depth).unwrap_or(i64::MAX),
+    )
+}
+
+type ListRow = (PaperKey, ModelId, i64, PaperKey);
+
+fn list_row(row: &rusqlite::Row) -> rusqlite::Result<ListRow> {
+    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+}
+
+/// What [`read_lists`] reads (`depth` already the larger of the two), from every entry
+/// collected and sorted by target, model and position.
+fn read_lists_sorting(
+    tx: &rusqlite::Transaction,
+    depth: usize,
+    half: Option<Half>,
+) -> rusqlite::Result<(usize, Vec<List>)> {
+    let mut statement = tx.prepare(&lists_query())?;
+    let mut entries: Vec<ListRow> = (statement.query_map(lists_params(depth, half), list_row)?)
+        .collect::<rusqlite::Result<_>>()?;
     entries.sort_by_key(|&(target, model, position, _)| (target, model, position));
     let lists = (entries.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)))
         .map(|list| {
@@ -337,4 +451,96 @@ fn read_lists(
         })
         .collect();
     Ok((depth, lists))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A study of the tables these reads touch, its rows in the order the real tables keep
+    /// them (`in_order`) or in another (ratings by rater first, lists by paper): 3 targets of
+    /// which 2 are rated, 2 models, 2 raters.
+    fn study(in_order: bool) -> rusqlite::Connection {
+        let (ratings_key, lists_key) = if in_order {
+            (
+                "target_id, paper_id, rater_id",
+                "model_id, target_id, position",
+            )
+        } else {
+            (
+                "rater_id, paper_id, target_id",
+                "paper_id, model_id, target_id",
+            )
+        };
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(&format!(
+            "CREATE TABLE study (id INTEGER PRIMARY KEY, pool_depth INTEGER);
+             INSERT INTO study VALUES (1, 2);
+             CREATE TABLE models (id INTEGER PRIMARY KEY);
+             INSERT INTO models VALUES (1), (2);
+             CREATE TABLE targets (target_id INTEGER PRIMARY KEY, active, rated);
+             INSERT INTO targets VALUES (10, 1, 3), (11, 1, 1), (12, 1, 0);
+             CREATE TABLE ratings (target_id, paper_id, rater_id, stars, first_rated,
+                                   PRIMARY KEY ({ratings_key})) WITHOUT ROWID;
+             INSERT INTO ratings VALUES (10, 22, 1, 3, 5), (10, 21, 2, 1, 7), (10, 21, 1, 2, 6),
+                                        (11, 20, 2, 5, 4), (12, 20, 1, 4, 9);
+             CREATE TABLE recommendations (target_id, model_id, position, paper_id,
+                                           PRIMARY KEY ({lists_key})) WITHOUT ROWID;
+             INSERT INTO recommendations VALUES
+                 (10, 1, 1, 23), (10, 1, 2, 21), (10, 1, 3, 22), (10, 2, 1, 21), (10, 2, 2, 20),
+                 (11, 2, 2, 21), (11, 2, 1, 22), (11, 1, 1, 20), (12, 1, 1, 21);"
+        ))
+        .unwrap();
+        conn
+    }
+
+    #[test]
+    fn rows_read_as_they_come_equal_rows_collected_and_sorted() {
+        let rated = |ratings: &[(i64, i64, i64)]| -> Ratings {
+            (ratings.iter())
+                .map(|&(paper, rater, stars)| {
+                    (PaperKey(paper), RaterId(rater), Stars::new(stars).unwrap())
+                })
+                .collect()
+        };
+        let expected_ratings = vec![
+            TargetRatings {
+                target: PaperKey(10),
+                ratings: rated(&[(21, 1, 2), (21, 2, 1), (22, 1, 3)]),
+                last_first_rating: 7,
+            },
+            TargetRatings {
+                target: PaperKey(11),
+                ratings: rated(&[(20, 2, 5)]),
+                last_first_rating: 4,
+            },
+        ];
+        let list = |target, model, papers: &[i64]| -> List {
+            (
+                PaperKey(target),
+                ModelId(model),
+                papers.iter().map(|&paper| PaperKey(paper)).collect(),
+            )
+        };
+        for in_order in [true, false] {
+            let mut conn = study(in_order);
+            let tx = conn.transaction().unwrap();
+            let ratings = read_ratings(&tx).unwrap();
+            assert_eq!(ratings, read_ratings_sorting(&tx).unwrap(), "{in_order}");
+            assert_eq!(ratings, expected_ratings, "{in_order}");
+            for (depth, half) in [(0, None), (3, None), (0, Some(Half::Even))] {
+                let lists = read_lists(&tx, depth, half).unwrap();
+                let depth = depth.max(2);
+                assert_eq!(lists, read_lists_sorting(&tx, depth, half).unwrap());
+                let mut expected = vec![
+                    list(10, 1, if depth == 2 { &[23, 21] } else { &[23, 21, 22] }),
+                    list(10, 2, &[21, 20]),
+                ];
+                if half.is_none() {
+                    expected.extend([list(11, 1, &[20]), list(11, 2, &[22, 21])]);
+                }
+                assert_eq!(lists, (depth, expected), "{in_order} {depth} {half:?}");
+            }
+        }
+    }
 }
