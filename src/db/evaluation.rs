@@ -267,39 +267,39 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
 /// stars, and when its last rating was first made (every rating has its first in the
 /// history: see the migrations `first_ratings` and `raters`).
 ///
-/// The rows come in the table's order, by target, paper and rater, and are grouped as they
-/// come: nothing holds all of them at once but the targets' own ratings (an evaluation's
-/// reads used to collect the 100,000 rows of study L and sort them, about 10 MB freed again
-/// at once, which the allocator kept). Should they ever come in another order, they are read
-/// again, collected and sorted ([`read_ratings_sorting`]).
+/// The rows come by target, paper and rater (the table's key, so SQLite sorts nothing) and
+/// are grouped as they come: nothing holds all of them at once but the targets' own ratings
+/// (collecting study L's 100,000 rows and sorting them freed about 10 MB at once on every
+/// evaluation, which the allocator kept).
 fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRatings>> {
-    let mut statement = tx.prepare(&ratings_query())?;
+    let mut statement = tx.prepare(&format!(
+        "SELECT target_id, paper_id, rater_id, stars, first_rated
+         FROM ratings WHERE target_id IN ({RATED_TARGETS})
+         ORDER BY target_id, paper_id, rater_id"
+    ))?;
     let mut rows = statement.query([])?;
     let mut targets: Vec<TargetRatings> = Vec::new();
     // The ratings of the target being read, copied into a vector of their size at its end.
     let mut current: Ratings = Vec::new();
-    let mut last: Option<(PaperKey, PaperKey, RaterId)> = None;
     while let Some(row) = rows.next()? {
-        let (target, paper, rater, stars, first_rated) = rating_row(row)?;
-        match last {
-            Some(key) if key > (target, paper, rater) => {
-                drop(rows);
-                return read_ratings_sorting(tx);
-            }
-            Some((open, _, _)) if open == target => {}
-            _ => {
-                close_target(&mut targets, &mut current);
-                targets.push(TargetRatings {
-                    target,
-                    ratings: Vec::new(),
-                    last_first_rating: first_rated,
-                });
-            }
+        let (target, paper, rater, stars, first_rated): (PaperKey, PaperKey, RaterId, Stars, i64) = (
+            row.get(0)?,
+            row.get(1)?,
+            row.get(2)?,
+            row.get(3)?,
+            row.get(4)?,
+        );
+        if targets.last().is_none_or(|open| open.target != target) {
+            close_target(&mut targets, &mut current);
+            targets.push(TargetRatings {
+                target,
+                ratings: Vec::new(),
+                last_first_rating: first_rated,
+            });
         }
         let open = targets.last_mut().expect("a target was pushed");
         open.last_first_rating = open.last_first_rating.max(first_rated);
         current.push((paper, rater, stars));
-        last = Some((target, paper, rater));
     }
     close_target(&mut targets, &mut current);
     Ok(targets)
@@ -313,44 +313,6 @@ fn close_target(targets: &mut [TargetRatings], current: &mut Ratings) {
     current.clear();
 }
 
-fn ratings_query() -> String {
-    format!(
-        "SELECT target_id, paper_id, rater_id, stars, first_rated
-         FROM ratings WHERE target_id IN ({RATED_TARGETS})"
-    )
-}
-
-type RatingRow = (PaperKey, PaperKey, RaterId, Stars, i64);
-
-fn rating_row(row: &rusqlite::Row) -> rusqlite::Result<RatingRow> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-    ))
-}
-
-/// What [`read_ratings`] reads, from every row collected and sorted by target, paper and
-/// rater.
-fn read_ratings_sorting(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRatings>> {
-    let mut statement = tx.prepare(&ratings_query())?;
-    let mut rows: Vec<RatingRow> =
-        (statement.query_map([], rating_row)?).collect::<rusqlite::Result<_>>()?;
-    rows.sort_by_key(|&(target, paper, rater, _, _)| (target, paper, rater));
-    Ok((rows.chunk_by(|a, b| a.0 == b.0))
-        .map(|rows| TargetRatings {
-            target: rows[0].0,
-            ratings: rows
-                .iter()
-                .map(|&(_, paper, rater, stars, _)| (paper, rater, stars))
-                .collect(),
-            last_first_rating: rows.iter().map(|row| row.4).max().unwrap_or_default(),
-        })
-        .collect())
-}
-
 /// Half of the targets, by the parity of their keys.
 #[derive(Debug, Clone, Copy)]
 enum Half {
@@ -361,95 +323,48 @@ enum Half {
 /// The lists of the targets evaluated (or of `half` of them), cut at `depth` or the pool
 /// depth, whichever is larger, with that depth; by target and model.
 ///
-/// The entries come list by list (the table's order: by model, target and position), and each
-/// list is made as it comes: nothing holds every entry at once (the lists of study L's 3,600
-/// targets are 288,000 entries, which an evaluation collected and sorted, some 16 MB freed
-/// again at once, which the allocator kept). Should an entry ever come out of its list's
-/// order, or a list in two runs, they are read again, collected and sorted
-/// ([`read_lists_sorting`]).
+/// The entries come list by list, by model, target and position (the table's key, so SQLite
+/// sorts nothing), and each list is made as it comes: nothing holds every entry at once
+/// (collecting study L's 288,000 entries and sorting them freed some 16 MB at once on every
+/// evaluation, which the allocator kept).
 fn read_lists(
     tx: &rusqlite::Transaction,
     depth: usize,
     half: Option<Half>,
 ) -> rusqlite::Result<(usize, Vec<List>)> {
     let depth = depth.max(super::study::pool_depth_directly(tx)?.get() as usize);
-    let mut statement = tx.prepare(&lists_query())?;
-    let mut rows = statement.query(lists_params(depth, half))?;
-    let mut lists: Vec<List> = Vec::new();
-    // The papers of the list being read, copied into a vector of their size at its end.
-    let mut current: Vec<PaperKey> = Vec::new();
-    let mut last: Option<(PaperKey, ModelId, i64)> = None;
-    while let Some(row) = rows.next()? {
-        let (target, model, position, paper) = list_row(row)?;
-        match last {
-            // Out of its list's order: read again and sorted.
-            Some((t, m, p)) if (t, m) == (target, model) && p >= position => {
-                drop(rows);
-                return read_lists_sorting(tx, depth, half);
-            }
-            Some((t, m, _)) if (t, m) != (target, model) => {
-                lists.push((t, m, current.as_slice().to_vec()));
-                current.clear();
-            }
-            _ => {}
-        }
-        current.push(paper);
-        last = Some((target, model, position));
-    }
-    if let Some((target, model, _)) = last {
-        lists.push((target, model, current.as_slice().to_vec()));
-    }
-    lists.sort_unstable_by_key(|&(target, model, _)| (target, model));
-    if (lists.windows(2)).any(|pair| (pair[0].0, pair[0].1) == (pair[1].0, pair[1].1)) {
-        drop(rows);
-        return read_lists_sorting(tx, depth, half);
-    }
-    Ok((depth, lists))
-}
-
-fn lists_query() -> String {
-    // Naming every model lets SQLite seek straight to the top of each list.
-    format!(
+    // Naming every model lets SQLite seek straight to the top of each list. `position` is
+    // selected though only its order counts, so that a damaged row is named by the same column
+    // numbers as ever.
+    let mut statement = tx.prepare(&format!(
         "SELECT target_id, model_id, position, paper_id
          FROM recommendations
          WHERE target_id IN ({RATED_TARGETS} AND (?1 IS NULL OR target_id % 2 = ?1))
-           AND model_id IN (SELECT id FROM models) AND position <= ?2"
-    )
-}
-
-fn lists_params(depth: usize, half: Option<Half>) -> (Option<i64>, i64) {
-    (
+           AND model_id IN (SELECT id FROM models) AND position <= ?2
+         ORDER BY model_id, target_id, position"
+    ))?;
+    let mut rows = statement.query((
         half.map(|half| half as i64),
         i64::try_from(depth).unwrap_or(i64::MAX),
-    )
-}
-
-type ListRow = (PaperKey, ModelId, i64, PaperKey);
-
-fn list_row(row: &rusqlite::Row) -> rusqlite::Result<ListRow> {
-    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-}
-
-/// What [`read_lists`] reads (`depth` already the larger of the two), from every entry
-/// collected and sorted by target, model and position.
-fn read_lists_sorting(
-    tx: &rusqlite::Transaction,
-    depth: usize,
-    half: Option<Half>,
-) -> rusqlite::Result<(usize, Vec<List>)> {
-    let mut statement = tx.prepare(&lists_query())?;
-    let mut entries: Vec<ListRow> = (statement.query_map(lists_params(depth, half), list_row)?)
-        .collect::<rusqlite::Result<_>>()?;
-    entries.sort_by_key(|&(target, model, position, _)| (target, model, position));
-    let lists = (entries.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)))
-        .map(|list| {
-            (
-                list[0].0,
-                list[0].1,
-                list.iter().map(|entry| entry.3).collect(),
-            )
-        })
-        .collect();
+    ))?;
+    let mut lists: Vec<List> = Vec::new();
+    // The papers of the list being read, copied into a vector of their size at its end.
+    let mut current: Vec<PaperKey> = Vec::new();
+    let mut open: Option<(PaperKey, ModelId)> = None;
+    while let Some(row) = rows.next()? {
+        let (target, model, paper): (PaperKey, ModelId, PaperKey) =
+            (row.get(0)?, row.get(1)?, row.get(3)?);
+        if let Some((t, m)) = open.filter(|&list| list != (target, model)) {
+            lists.push((t, m, current.as_slice().to_vec()));
+            current.clear();
+        }
+        current.push(paper);
+        open = Some((target, model));
+    }
+    if let Some((target, model)) = open {
+        lists.push((target, model, current.as_slice().to_vec()));
+    }
+    lists.sort_unstable_by_key(|&(target, model, _)| (target, model));
     Ok((depth, lists))
 }
 
@@ -494,8 +409,10 @@ mod tests {
         conn
     }
 
+    /// Grouped by target (ratings) and by target and model (lists), in order, whatever order
+    /// the tables keep their rows in.
     #[test]
-    fn rows_read_as_they_come_equal_rows_collected_and_sorted() {
+    fn rows_are_grouped_in_order_however_the_tables_keep_them() {
         let rated = |ratings: &[(i64, i64, i64)]| -> Ratings {
             (ratings.iter())
                 .map(|&(paper, rater, stars)| {
@@ -526,12 +443,10 @@ mod tests {
             let mut conn = study(in_order);
             let tx = conn.transaction().unwrap();
             let ratings = read_ratings(&tx).unwrap();
-            assert_eq!(ratings, read_ratings_sorting(&tx).unwrap(), "{in_order}");
             assert_eq!(ratings, expected_ratings, "{in_order}");
             for (depth, half) in [(0, None), (3, None), (0, Some(Half::Even))] {
                 let lists = read_lists(&tx, depth, half).unwrap();
                 let depth = depth.max(2);
-                assert_eq!(lists, read_lists_sorting(&tx, depth, half).unwrap());
                 let mut expected = vec![
                     list(10, 1, if depth == 2 { &[23, 21] } else { &[23, 21, 22] }),
                     list(10, 2, &[21, 20]),

@@ -353,14 +353,6 @@ pub fn compare_with_first(values: &[Vec<Option<f64>>]) -> Vec<Comparison> {
     let pairs: Vec<(usize, usize)> = (0..models)
         .flat_map(|a| (a + 1..models).map(move |b| (a, b)))
         .collect();
-    // Paired: only the targets where both are defined; b's value less a's.
-    let differences: Vec<Vec<f64>> = (pairs.iter())
-        .map(|&(a, b)| {
-            (values[a].iter().zip(&values[b]))
-                .filter_map(|(&a, &b)| Some(b? - a?))
-                .collect()
-        })
-        .collect();
     let p_values = pair_p_values(values, &pairs);
     let tested: Vec<usize> = (0..pairs.len())
         .filter(|&pair| p_values[pair].is_some())
@@ -378,7 +370,12 @@ pub fn compare_with_first(values: &[Vec<Option<f64>>]) -> Vec<Comparison> {
                 p_value_holm: None,
             },
             Some(pair) => Comparison {
-                mean_difference: super::mean(differences[pair].iter().map(|&d| Some(d))).value,
+                // Paired: the targets where both are defined.
+                mean_difference: super::mean(
+                    (values[0].iter().zip(&values[model]))
+                        .map(|(&leader, &this)| Some(this? - leader?)),
+                )
+                .value,
                 p_value: p_values[pair],
                 p_value_holm: p_values_holm[pair],
             },
