@@ -372,8 +372,10 @@ pub struct Leaderboard {
     /// Sorted by NDCG descending (undefined last), then by model name; the first is the
     /// leader.
     pub models: Vec<ModelRow>,
-    /// Every evaluated target, in input order, with the models in row order.
-    pub per_target: Vec<TargetRow>,
+    /// Every evaluated target, in input order, with the models in row order. Shared: a board
+    /// adjusted for one reader (a rater's counts) is a copy of the kept one, and these rows,
+    /// the bulk of it, are never what is adjusted.
+    pub per_target: std::sync::Arc<[TargetRow]>,
     /// The anytime-valid verdict (see [`verdict`]); `None` with fewer than two models or
     /// where the order the targets were completed in is not known.
     pub decision: Option<Decision>,
