@@ -11,6 +11,8 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq chromium chromium-driver >/dev/null
+    # The downloaded packages (about 100 MB) are not needed once installed.
+    apt-get clean
 fi
 
 cargo test "$@" -- --include-ignored

@@ -72,7 +72,8 @@ impl Study {
 
     /// Reverts the last change `rater` made on `target` in the browser session tagged
     /// `browser`; see [`db::ratings::undo_last_web_change`] for how undos walk back through
-    /// the history.
+    /// the history. Refused as [`Study::rate`] is when `rater` may not rate the target (they
+    /// have no change there to undo, and would learn the size of its pool).
     pub async fn undo(
         &self,
         target: PaperKey,
@@ -81,6 +82,9 @@ impl Study {
     ) -> Result<Undo, StudyError> {
         self.write(async |conn| {
             progress(conn, target, rater.id).await?;
+            if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
+                return Err(Refusal::TargetTaken(target).into());
+            }
             let now = db::now_rfc3339();
             let undone =
                 db::ratings::undo_last_web_change(conn, target, rater.id, browser, &now).await?;

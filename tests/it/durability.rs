@@ -116,7 +116,9 @@ struct Burst {
 
 impl Burst {
     async fn fire(address: &str, pairs: &[Pair], passes: usize) -> Burst {
-        let http = reqwest::Client::new();
+        let http = crate::web_support::http_client()
+            .build()
+            .expect("an HTTP client");
         let page = http
             .get(format!("{address}/targets/{}", pairs[0].target_id))
             .send()

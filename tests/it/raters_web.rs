@@ -525,8 +525,8 @@ async fn no_rater_reaches_another_ones_stars(app: &TestApp, browsers: &mut [Brow
 }
 
 /// A rater changes and undoes only their own ratings: a change from another rater's page, or of
-/// a target that has its raters, is refused with 403 and changes nothing; an undo reverts the
-/// rater's own change, never another's.
+/// a target that has its raters, is refused with 403 and changes nothing (an undo there too); an
+/// undo reverts the rater's own change, never another's.
 async fn no_rater_changes_another_ones_rating(
     app: &TestApp,
     browsers: &mut [Browser],
@@ -561,7 +561,13 @@ async fn no_rater_changes_another_ones_rating(
     ];
     let refused = dora.post(&path, &fields, Answer::Json).await;
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    let taken: Value = refused.json().await.unwrap();
     assert_eq!(stored(app).await, *ratings, "nothing changed");
+    // Her undo there is refused alike (it answered the pool's size before).
+    let undo_fields = [("csrf_token", dora_token.as_str())];
+    let refused = (dora.post(&format!("/targets/{key}/undo"), &undo_fields, Answer::Json)).await;
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    assert_eq!(refused.json::<Value>().await.unwrap(), taken);
     // Annika changes her rating of the pair; Boris's undo reverts his own last change there.
     let (_, annika_token, _) = rating_page(&mut browsers[0], &format!("/targets/{key}")).await;
     let (t, i) = pair_of(&paper);

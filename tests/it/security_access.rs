@@ -602,8 +602,7 @@ async fn with_a_password_serve_binds_a_public_address_behind_the_login() {
         &[],
     );
 
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
+    let http = crate::web_support::http_client()
         .build()
         .expect("an HTTP client");
     let health = http.get(server.url("/healthz")).send().await.expect("GET");

@@ -4,6 +4,7 @@
 //! a browser parses them (`scraper`) to check them by selector.
 
 use std::net::{IpAddr, Ipv4Addr, TcpListener};
+use std::time::Duration;
 
 use paperjudge::db;
 use paperjudge::domain::PaperId;
@@ -81,6 +82,16 @@ pub async fn fixture_study() -> TestStudy {
     study
 }
 
+/// A client for the app that follows no redirect (the tests check them) and drops a connection
+/// idle for 2 s, before the server's keep-alive of 5 s closes it: a request sent on a connection
+/// the server is closing at that moment fails ("connection closed before message completed"),
+/// as an upload did after its test spent 5 s on raw sockets.
+pub fn http_client() -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_idle_timeout(Duration::from_secs(2))
+}
+
 /// The running app and a client for it.
 pub struct TestApp {
     pub study: TestStudy,
@@ -118,10 +129,7 @@ impl TestApp {
         let server =
             paperjudge::web::run(listener, study.study.clone(), access).expect("the app starts");
         tokio::spawn(server);
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .expect("an HTTP client");
+        let http = http_client().build().expect("an HTTP client");
         TestApp {
             study,
             address,
@@ -361,8 +369,7 @@ impl Browser {
     }
 
     fn connecting_from(address: &str, local_address: Ipv4Addr) -> Browser {
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
+        let http = http_client()
             .local_address(IpAddr::V4(local_address))
             .build()
             .expect("an HTTP client");
