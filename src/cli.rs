@@ -1316,13 +1316,11 @@ fn read_password(name: &RaterName) -> Result<String, CliError> {
              a terminal to type it"
         )));
     }
+    // Typed without echo, as `passwd` and `ssh` take one: a password shown on the screen stays
+    // in the terminal's scrollback and in any recording of the session.
     let ask = |prompt: &str| -> Result<String, CliError> {
-        eprint!("{prompt}");
-        let mut line = String::new();
-        io::stdin()
-            .read_line(&mut line)
-            .map_err(|error| CliError::Usage(format!("cannot read the password: {error}")))?;
-        Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+        rpassword::prompt_password(prompt)
+            .map_err(|error| CliError::Usage(format!("cannot read the password: {error}")))
     };
     let first = ask(&format!("password for {name}: "))?;
     let again = ask("the same again: ")?;

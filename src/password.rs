@@ -34,21 +34,49 @@ pub enum WeakPassword {
     )]
     Short(usize),
     #[error(
+        "holds a control character ({0}); a password is typed into the login form, where a \
+         tab moves on and a line break sends it: choose one of letters, digits, punctuation \
+         and spaces"
+    )]
+    Control(ControlCharacter),
+    #[error(
         "has {0} bytes; a password may have at most {MAX_BYTES} (the login form carries no more)"
     )]
     Long(usize),
 }
 
+/// A control character as a person can read it: `U+0000` and where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ControlCharacter {
+    character: char,
+    /// 1-based, in characters.
+    position: usize,
+}
+
+impl std::fmt::Display for ControlCharacter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let code = u32::from(self.character);
+        write!(f, "U+{code:04X} at character {}", self.position)
+    }
+}
+
 /// Refuses a password too easily guessed: shorter than [`MIN_CHARACTERS`] or nothing but white
-/// space; or one that no login form can carry (over [`MAX_BYTES`]).
+/// space; or one that the login form cannot carry (over [`MAX_BYTES`]) or a person cannot type
+/// into it (a control character: NUL, a tab, a line break, an escape).
 pub fn check_strength(text: &str) -> Result<(), WeakPassword> {
     let characters = text.chars().count();
+    let control = (text.chars().enumerate()).find(|(_, character)| character.is_control());
     if text.len() > MAX_BYTES {
         Err(WeakPassword::Long(text.len()))
     } else if text.is_empty() {
         Err(WeakPassword::Empty)
     } else if text.chars().all(char::is_whitespace) {
         Err(WeakPassword::Blank)
+    } else if let Some((index, character)) = control {
+        Err(WeakPassword::Control(ControlCharacter {
+            character,
+            position: index + 1,
+        }))
     } else if characters < MIN_CHARACTERS {
         Err(WeakPassword::Short(characters))
     } else {
@@ -92,6 +120,22 @@ mod tests {
             Err(WeakPassword::Long(MAX_BYTES + 1))
         );
         assert_eq!(check_strength("   x    "), Ok(()));
+        let control = |character, position| {
+            Err(WeakPassword::Control(ControlCharacter {
+                character,
+                position,
+            }))
+        };
+        assert_eq!(check_strength("pass\0word"), control('\0', 5));
+        assert_eq!(check_strength("tab\there!"), control('\t', 4));
+        assert_eq!(check_strength("password\r"), control('\r', 9));
+        assert_eq!(check_strength("\u{1b}[31mred"), control('\u{1b}', 1));
+        assert_eq!(
+            check_strength("pass\0word").unwrap_err().to_string(),
+            "holds a control character (U+0000 at character 5); a password is typed into the \
+             login form, where a tab moves on and a line break sends it: choose one of letters, \
+             digits, punctuation and spaces"
+        );
         assert_eq!(
             WeakPassword::Short(1).to_string(),
             "has 1 character; a password needs 8 or more"

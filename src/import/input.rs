@@ -62,6 +62,10 @@ pub struct InputReader<R> {
     /// The last byte handed out was a line break (`\n`, or `\r`, which ends a CSV row), or
     /// none was handed out yet: the next byte that is none starts a line.
     after_line_break: bool,
+    /// CSV only: the last byte handed out was a `\r`, counted as a line break of its own (as
+    /// the CSV parser ends a row there, and classic Mac files end every line so); a `\n` right
+    /// after it is the same break.
+    after_carriage_return: bool,
     /// Bytes handed out so far.
     read: u64,
     /// CSV only: the row being parsed.
@@ -91,6 +95,7 @@ impl<R: Read> InputReader<R> {
             line: 1,
             line_bytes: 0,
             after_line_break: true,
+            after_carriage_return: false,
             read: 0,
             row: None,
         }
@@ -153,11 +158,21 @@ impl<R: Read> Read for InputReader<R> {
             read = self.drop_byte_order_mark(buf, read)?;
         }
         for (index, &byte) in buf[..read].iter().enumerate() {
+            let after_carriage_return = std::mem::take(&mut self.after_carriage_return);
             match byte {
                 b'\n' => {
+                    if !after_carriage_return {
+                        self.line += 1;
+                    }
+                    self.line_bytes = 0;
+                    self.after_line_break = true;
+                    continue;
+                }
+                b'\r' if self.row.is_some() => {
                     self.line += 1;
                     self.line_bytes = 0;
                     self.after_line_break = true;
+                    self.after_carriage_return = true;
                     continue;
                 }
                 b'\r' => self.after_line_break = true,
@@ -539,7 +554,7 @@ mod tests {
     #[test]
     fn a_row_is_on_the_line_of_its_first_byte_whatever_the_line_breaks() {
         for chunk in [1, 2, 3, 7, 1 << 16] {
-            for ending in ["\n", "\r\n"] {
+            for ending in ["\n", "\r\n", "\r"] {
                 let text =
                     ["id,title", "", "A,x", "B,\"two", "lines\"", "", "", "C,y"].join(ending);
                 assert_eq!(
@@ -551,9 +566,13 @@ mod tests {
         }
         // Rows enough that the parser reads far ahead of the row it parses.
         let rows = 50_000;
-        let text: String = (1..=rows).map(|row| format!("P{row},title\r\n")).collect();
-        let lines: Vec<u64> = (1..=rows).collect();
-        assert_eq!(row_lines(&text, 4096), lines);
+        for ending in ["\r\n", "\r"] {
+            let text: String = (1..=rows)
+                .map(|row| format!("P{row},title{ending}"))
+                .collect();
+            let lines: Vec<u64> = (1..=rows).collect();
+            assert_eq!(row_lines(&text, 4096), lines, "{ending:?}");
+        }
     }
 
     #[test]

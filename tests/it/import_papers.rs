@@ -261,8 +261,8 @@ async fn problems_name_the_line_a_row_is_on_whatever_the_line_endings() {
     let problem =
         |line: u64| format!("test.csv:{line}: `year`: expected a year such as 2019, got \"abc\"");
 
-    // Excel and Python's csv module end lines with CRLF.
-    for ending in ["\n", "\r\n"] {
+    // Excel and Python's csv module end lines with CRLF, classic Mac files with CR alone.
+    for ending in ["\n", "\r\n", "\r"] {
         let file = ["id,title,year", "A1,ok,2019", "A2,bad,abc", ""].join(ending);
         assert_eq!(
             study.rejected(&CSV, file.as_bytes()).await,
@@ -290,4 +290,24 @@ async fn problems_name_the_line_a_row_is_on_whatever_the_line_endings() {
             "{ending:?}"
         );
     }
+}
+
+/// A file whose lines end with CR alone (classic Mac, old Excel for Mac) is read line by line:
+/// one of 2 MiB imports whole, where it was once refused as a single line over 1 MiB.
+#[tokio::test]
+async fn a_large_file_with_carriage_returns_alone_imports_whole() {
+    let study = TestStudy::new().await;
+    let abstract_text = "An abstract of some length. ".repeat(25);
+    let rows: String = (1..=3000)
+        .map(|row| format!("P{row},Paper {row},{abstract_text},Ann Lee,2019\r"))
+        .collect();
+    let file = format!("id,title,abstract,authors,year\r{rows}");
+    assert!(file.len() > 2 << 20, "{}", file.len());
+    let summary = study
+        .import(&CSV, file.as_bytes(), 0)
+        .await
+        .expect("imported");
+    assert_eq!(summary.added, 3000);
+    assert_eq!(study.count("papers").await, 3000);
+    assert_eq!(paper(&study, "P3000").await.title, "Paper 3000");
 }

@@ -89,6 +89,13 @@ fn raters_are_managed_from_the_command_line_with_clear_refusals() {
         &run(&db, &["raters", "add", "Bo", "--password-file", &short]),
         "the password for \"Bo\" has 5 characters; a password needs 8 or more",
     );
+    let tabbed = write(dir.path(), "tabbed", "long\tenough password\n");
+    refused(
+        &run(&db, &["raters", "add", "Bo", "--password-file", &tabbed]),
+        "the password for \"Bo\" holds a control character (U+0009 at character 5); a password \
+         is typed into the login form, where a tab moves on and a line break sends it: choose \
+         one of letters, digits, punctuation and spaces",
+    );
     refused(
         &run(&db, &["raters", "add", "Bo"]),
         "give Bo's password with --password-file FILE (its first line), or run this on a \
