@@ -295,10 +295,23 @@ fn importer_input() -> impl Strategy<Value = (Kind, Vec<u8>)> {
     prop_oneof![1 => arbitrary, 4 => shaped]
 }
 
-/// The lines of a file, counted as the importers count them (one more for a last line
-/// without a line break).
-fn line_count(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&byte| byte == b'\n').count() as u64 + 1
+/// The lines of a file, counted as the importers count them: at every `\n`, and in a CSV file
+/// at a `\r` alone too (one more for a last line without a line break).
+fn line_count(kind: &Kind, bytes: &[u8]) -> u64 {
+    let csv = match kind {
+        Kind::Papers(format) => *format == Format::Csv,
+        Kind::Recommendations(options) => options.format == Format::Csv,
+        Kind::Ratings(_) => true,
+    };
+    let line_break = |(index, &byte): (usize, &u8)| {
+        byte == b'\n' || (csv && byte == b'\r' && bytes.get(index + 1) != Some(&b'\n'))
+    };
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|&pair| line_break(pair))
+        .count() as u64
+        + 1
 }
 
 /// An import succeeds and writes what its summary says, or fails with problems that name real
@@ -319,7 +332,7 @@ async fn import_into(study: &TestStudy, kind: Kind, bytes: Vec<u8>) -> Result<()
     match study.import(&kind, &bytes, 5).await {
         Ok(summary) => {
             let after = study.snapshot().await;
-            prop_assert!(summary.read <= line_count(&bytes), "{summary:?}");
+            prop_assert!(summary.read <= line_count(&kind, &bytes), "{summary:?}");
             let broken_references: Vec<(String, i64)> =
                 sqlx::query_as("SELECT \"table\", rowid FROM pragma_foreign_key_check")
                     .fetch_all(&study.connections)
@@ -359,7 +372,7 @@ async fn import_into(study: &TestStudy, kind: Kind, bytes: Vec<u8>) -> Result<()
             prop_assert!(!invalid.problems.is_empty());
             for problem in &invalid.problems {
                 let line = problem.line.unwrap_or_default();
-                prop_assert!(line <= line_count(&bytes), "{problem:?}");
+                prop_assert!(line <= line_count(&kind, &bytes), "{problem:?}");
             }
             prop_assert!(invalid.to_string().starts_with("test.csv"));
             prop_assert_eq!(study.snapshot().await, before, "a failed import wrote");
@@ -379,6 +392,26 @@ fn importers_report_problems_in_any_input_and_never_crash() {
         importer_input(),
         import_is_all_or_nothing,
     );
+}
+
+/// Found by the property above once CSV rows ended by CR alone were counted as lines: its own
+/// count of lines still went by `\n` only, so the problem's true line 4 was past the end.
+#[tokio::test]
+async fn a_problem_after_rows_ended_by_carriage_returns_names_its_line() {
+    let seeded = seeded_study().await;
+    let bytes = b"id,title,abstract,authors,year,url\nT1,T1,T1,T1,T1,T1\rT1,T1,T1,T1,T1,T1\r\
+                  T1,T1,T1,T1,NaN,T1\n";
+    let kind = Kind::Papers(Format::Csv);
+    assert_eq!(line_count(&kind, bytes), 5);
+    assert_eq!(
+        seeded.rejected(&kind, bytes).await,
+        "test.csv:2: `year`: expected a year such as 2019, got \"T1\"\n\
+         test.csv:3: `year`: expected a year such as 2019, got \"T1\"\n\
+         test.csv:4: `year`: expected a year such as 2019, got \"NaN\""
+    );
+    import_is_all_or_nothing(&seeded, (kind, bytes.to_vec()))
+        .await
+        .expect("the property holds");
 }
 
 // ---------------------------------------------------------------------------------------------
