@@ -18,7 +18,7 @@ use super::auth::{Owner, Signed};
 use super::csrf::{self, CsrfToken};
 use super::leaderboard::LeaderboardQuery;
 use super::rating_page::{scale, ScaleStep};
-use super::view::{self, PaperView};
+use super::view::{self, Nav, PaperView};
 use super::WebError;
 use crate::checks::{self, Checks, ModelBias, Variant};
 use crate::domain::{PaperId, Stars};
@@ -56,6 +56,7 @@ async fn json(
 #[derive(Template)]
 #[template(path = "checks.html")]
 struct ChecksPage {
+    nav: Nav,
     checks: Checks,
     k: usize,
     settings_in_words: String,
@@ -126,6 +127,7 @@ async fn show(
         .map(<[Variant]>::to_vec)
         .collect();
     view::html(&ChecksPage {
+        nav: Nav::OWNER,
         k: checks.settings.metrics.k.get(),
         settings_in_words: checks.settings.metrics.describe(),
         json_link: if query.is_empty() {
@@ -145,6 +147,7 @@ async fn show(
 #[derive(Template)]
 #[template(path = "recheck.html")]
 struct RecheckPage {
+    nav: Nav,
     /// The pair to re-check: none when every rated pair of the finished targets is done.
     pair: Option<(PaperView, PaperView)>,
     progress: RecheckProgress,
@@ -170,6 +173,7 @@ async fn show_recheck(
         with_raters,
     } = study.recheck_page(&rater).await?;
     let page = RecheckPage {
+        nav: Nav::of(&rater),
         pair: pair.map(|(target, paper)| (target.into(), paper.into())),
         progress,
         suggested: checks::suggested_rechecks(progress.rated_in_finished),

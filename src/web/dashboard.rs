@@ -8,7 +8,8 @@ use super::auth::Signed;
 use super::csrf::CsrfToken;
 use super::leaderboard::{self, LeaderboardQuery, RowView};
 use super::pruning::PruningView;
-use super::{view, WebError};
+use super::view::{self, Nav};
+use super::WebError;
 use crate::checks;
 use crate::study::{Progress, Study, TargetChoice};
 
@@ -19,6 +20,7 @@ const MANY_CANDIDATES: i64 = 300;
 #[derive(Template)]
 #[template(path = "dashboard.html")]
 struct DashboardPage {
+    nav: Nav,
     pairs: Progress,
     /// Targets with every pooled pair rated, of the targets being rated.
     finished: i64,
@@ -106,6 +108,7 @@ pub async fn show(
         Some(_) => (None, None),
     };
     let mut response = view::html(&DashboardPage {
+        nav: Nav::of(&signed.0),
         pairs,
         finished,
         targets,

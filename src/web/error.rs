@@ -18,6 +18,7 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use askama::Template;
 
 use super::answer::accepts_json;
+use super::view::Nav;
 use crate::domain::ByteSize;
 use crate::study::{Refusal, StudyError};
 
@@ -190,6 +191,7 @@ impl WebError {
 #[derive(Template)]
 #[template(path = "error.html")]
 struct ErrorPage<'a> {
+    nav: Nav,
     status: StatusCode,
     message: &'a str,
 }
@@ -219,7 +221,10 @@ impl ResponseError for WebError {
     fn error_response(&self) -> HttpResponse {
         self.log_internal_cause();
         let message = self.to_string();
+        // `error_response` is not told who asks: an error page offers every page, as every
+        // page did before raters.
         let page = ErrorPage {
+            nav: Nav::OWNER,
             status: self.status_code(),
             message: &message,
         };

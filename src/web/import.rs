@@ -13,7 +13,8 @@ use super::answer::see_other;
 use super::auth::Owner;
 use super::csrf::{self, CsrfToken};
 use super::upload::{self, job_path, UploadLimit};
-use super::{view, WebError};
+use super::view::{self, Nav};
+use super::WebError;
 use crate::domain::PoolDepth;
 use crate::study::{thousands, JobFailure, JobId, JobReport, JobState, Outcome, Study, JOBS_KEPT};
 
@@ -36,6 +37,7 @@ pub fn routes(limit: UploadLimit) -> impl FnOnce(&mut web::ServiceConfig) {
 #[derive(Template)]
 #[template(path = "import.html")]
 struct ImportPage {
+    nav: Nav,
     csrf_token: String,
     /// The largest upload, in words.
     max_upload: String,
@@ -71,6 +73,7 @@ async fn page(
         count(status.models, "model", "models"),
     );
     let mut response = view::html(&ImportPage {
+        nav: Nav::OWNER,
         csrf_token: csrf.value().to_owned(),
         max_upload: limit.0.to_string(),
         max_upload_bytes: limit.0.bytes(),
@@ -222,6 +225,7 @@ fn thousands_u64(count: u64) -> String {
 #[derive(Template)]
 #[template(path = "import_job.html")]
 struct JobPage {
+    nav: Nav,
     job: JobView,
     progress: String,
     /// After a list import, what the study rates now.
@@ -252,6 +256,7 @@ async fn job_page(
         _ => None,
     };
     view::html(&JobPage {
+        nav: Nav::OWNER,
         progress: job.progress_in_words(),
         job,
         study_in_words,

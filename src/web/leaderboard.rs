@@ -15,7 +15,8 @@ use askama::Template;
 use super::auth::Signed;
 use super::csrf::CsrfToken;
 use super::pruning::PruningView;
-use super::{view, WebError};
+use super::view::{self, Nav};
+use super::WebError;
 use crate::leaderboard::columns::{self, Value, COLUMNS};
 use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Judgments, Relevance, Settings, Unjudged};
@@ -48,6 +49,7 @@ pub async fn asked(study: &Study, query: &LeaderboardQuery) -> Result<Evaluated,
 #[derive(Template)]
 #[template(path = "leaderboard.html")]
 struct LeaderboardPage {
+    nav: Nav,
     k: usize,
     settings_in_words: String,
     /// With raters: how one judgment per pair came from their stars.
@@ -95,6 +97,7 @@ pub async fn show(
         Some(_) => None,
     };
     let mut response = view::html(&LeaderboardPage {
+        nav: Nav::of(&signed.0),
         k: board.settings.k.get(),
         settings_in_words: board.settings.describe(),
         judgments: board

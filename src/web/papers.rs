@@ -10,7 +10,8 @@ use serde::Deserialize;
 
 use super::auth::Signed;
 use super::csrf::CsrfToken;
-use super::{view, WebError};
+use super::view::{self, Nav};
+use super::WebError;
 use crate::domain::PaperId;
 use crate::study::{thousands, Hit, Study, TargetChoice, MARK_END, MARK_START};
 
@@ -35,6 +36,7 @@ pub struct SearchQuery {
 #[derive(Template)]
 #[template(path = "papers.html")]
 struct SearchPage {
+    nav: Nav,
     q: String,
     /// What the search found, when there was a word to search for.
     results: Option<Results>,
@@ -190,6 +192,7 @@ async fn search(
         }
     });
     let mut response = view::html(&SearchPage {
+        nav: Nav::of(&signed.0),
         q,
         results,
         choice_in_words: overview.in_words(),

@@ -9,7 +9,7 @@ use askama::Template;
 
 use super::auth::Signed;
 use super::csrf::CsrfToken;
-use super::view::{self, PaperView};
+use super::view::{self, Nav, PaperView};
 use super::WebError;
 use crate::domain::{PaperKey, Stars};
 use crate::study::{PooledPaper, Progress, RatingPage as Page, Study};
@@ -91,6 +91,7 @@ impl PooledPaperView {
 #[derive(Template)]
 #[template(path = "rating.html")]
 struct RatingPage {
+    nav: Nav,
     target_id: i64,
     target: PaperView,
     papers: Vec<PooledPaperView>,
@@ -118,6 +119,7 @@ async fn show(
         with_raters,
     } = study.rating_page(key, &rater).await?;
     let page = RatingPage {
+        nav: Nav::of(&rater),
         target_id: key.0,
         target: target.into(),
         papers: (papers.into_iter().enumerate())

@@ -8,7 +8,8 @@ use serde::Deserialize;
 
 use super::answer::see_other;
 use super::auth::{Owner, Signed};
-use super::{csrf, view, WebError};
+use super::view::{self, Nav};
+use super::{csrf, WebError};
 use crate::domain::PaperId;
 use crate::study::{DropRule, Listing, Study, TargetSummary};
 
@@ -47,6 +48,7 @@ pub struct ListQuery {
 #[derive(Template)]
 #[template(path = "targets.html")]
 struct TargetsPage {
+    nav: Nav,
     targets: Vec<TargetSummary>,
     only_unfinished: bool,
     finished: i64,
@@ -93,6 +95,7 @@ async fn show(
         format!("/targets?{show}page={page}")
     };
     view::html(&TargetsPage {
+        nav: Nav::of(&signed.0),
         first_shown: offset + 1,
         last_shown: offset + targets.len() as i64,
         previous_page: (page > 1).then(|| link(page - 1)),

@@ -9,7 +9,7 @@ use askama::Template;
 
 use super::WebError;
 use crate::domain::PaperId;
-use crate::study::Paper;
+use crate::study::{Paper, Rater};
 
 /// Abstracts longer than this are folded to their first lines, unfoldable in place.
 const FOLD_ABSTRACTS_LONGER_THAN: usize = 600;
@@ -25,6 +25,26 @@ pub fn html(page: &impl Template) -> Result<HttpResponse, WebError> {
     Ok(HttpResponse::Ok()
         .content_type(ContentType::html())
         .body(body))
+}
+
+/// What the site's navigation and a page's text offer: the owner's pages (the study checks,
+/// the import, the per-target views and the qrels of every rater's stars) to the owner alone,
+/// so that a rater is never offered a link that answers 403.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Nav {
+    pub owner_pages: bool,
+}
+
+impl Nav {
+    /// The owner's, and the pages only the owner sees (or anyone before signing in).
+    pub const OWNER: Nav = Nav { owner_pages: true };
+
+    /// For `rater`, the owner or a rater signed in.
+    pub fn of(rater: &Rater) -> Nav {
+        Nav {
+            owner_pages: rater.is_owner(),
+        }
+    }
 }
 
 /// A paper as the pages show it.

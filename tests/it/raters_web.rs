@@ -699,3 +699,83 @@ async fn raters_added_while_serving_are_asked_for_from_the_next_request() {
         .text(".signed-in")
         .starts_with("Signed in as Annika"));
 }
+
+/// The pages `browser` reaches from `/` by following links (GET, at most `limit`), with the
+/// status of each; log-out links are left alone.
+async fn crawl(browser: &mut Browser, limit: usize) -> BTreeMap<String, (StatusCode, String)> {
+    let mut reached = BTreeMap::new();
+    let mut queue = std::collections::VecDeque::from(["/".to_owned()]);
+    while let Some(path) = queue.pop_front() {
+        if reached.contains_key(&path) || reached.len() == limit {
+            continue;
+        }
+        let answer = browser.get(&path).await;
+        let status = answer.status();
+        let html = answer.text().await.unwrap();
+        for link in Page::parse(&html).attrs("a[href^='/']", "href") {
+            let link = link.split('#').next().unwrap_or_default().to_owned();
+            if !link.is_empty() && link != "/logout" && !reached.contains_key(&link) {
+                queue.push_back(link);
+            }
+        }
+        reached.insert(path, (status, html));
+    }
+    reached
+}
+
+/// A rater is offered no link they may not follow: the owner's pages (the study checks, the
+/// import, the views of every rater's stars) are in neither their navigation nor their pages'
+/// text, while the owner's pages link to them.
+#[tokio::test]
+async fn a_rater_is_offered_no_link_to_the_owners_pages() {
+    let app = served(study_with_three_raters().await).await;
+    let mut browsers = Vec::new();
+    for rater in RATERS {
+        browsers.push(signed_in(&app, rater).await);
+    }
+    // Halfway, and at the end: finished targets bring the suggestion to re-check.
+    for round in 0..2 {
+        if round == 1 {
+            rate_in_turn(&app, &mut browsers).await;
+        }
+        for (rater, browser) in RATERS.iter().zip(browsers.iter_mut()) {
+            let reached = crawl(browser, 300).await;
+            let refused: Vec<&String> = (reached.iter())
+                .filter(|(_, (status, _))| {
+                    *status == StatusCode::FORBIDDEN || status.is_server_error()
+                })
+                .map(|(path, _)| path)
+                .collect();
+            assert!(refused.is_empty(), "{rater} is offered {refused:?}");
+            assert!(reached.len() > 5, "{rater} reached {:?}", reached.keys());
+            assert_eq!(
+                Page::parse(&reached["/"].1).attrs("nav a", "href"),
+                ["/", "/targets", "/papers", "/next", "/leaderboard"]
+            );
+        }
+    }
+    let mut owner = Browser::new(&app);
+    let signed = owner.log_in(OWNER_PASSWORD).await;
+    assert_eq!(signed.status(), StatusCode::SEE_OTHER);
+    let reached = crawl(&mut owner, 300).await;
+    for page in ["/checks", "/import", "/leaderboard/targets"] {
+        assert_eq!(
+            reached[page].0,
+            StatusCode::OK,
+            "the owner is offered {page}"
+        );
+    }
+    let (_, home) = &reached["/"];
+    assert_eq!(
+        Page::parse(home).attrs("nav a", "href"),
+        [
+            "/",
+            "/targets",
+            "/papers",
+            "/next",
+            "/leaderboard",
+            "/checks",
+            "/import"
+        ]
+    );
+}

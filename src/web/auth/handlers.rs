@@ -13,11 +13,13 @@ use crate::domain::{RaterId, RaterName};
 use crate::study::Study;
 use crate::web::answer::see_other;
 use crate::web::csrf::{self, CsrfToken};
+use crate::web::view::Nav;
 use crate::web::{tokens, WebError};
 
 #[derive(Template)]
 #[template(path = "login.html")]
 struct LoginPage<'a> {
+    nav: Nav,
     csrf_token: &'a str,
     /// Logged in: the page offers to log out instead.
     logged_in: bool,
@@ -53,6 +55,7 @@ fn page(
     problem: Option<&str>,
 ) -> Result<HttpResponse, WebError> {
     let html = LoginPage {
+        nav: Nav::OWNER,
         csrf_token: csrf.value(),
         logged_in: form.logged_in,
         raters: form.raters,

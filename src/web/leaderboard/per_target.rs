@@ -19,11 +19,13 @@ use crate::domain::{Grade, PaperId, PaperKey};
 use crate::leaderboard::{columns, Partial};
 use crate::study::{Evaluated, ListedPaper, ModelOnTarget, Progress, Study, TargetView};
 use crate::web::auth::Owner;
-use crate::web::{view, WebError};
+use crate::web::view::{self, Nav};
+use crate::web::WebError;
 
 #[derive(Template)]
 #[template(path = "leaderboard_targets.html")]
 struct TargetMatrixPage {
+    nav: Nav,
     settings_in_words: String,
     /// With raters: how one judgment per pair came from their stars.
     judgments: Option<String>,
@@ -93,6 +95,7 @@ pub async fn matrix(
         })
         .collect();
     view::html(&TargetMatrixPage {
+        nav: Nav::OWNER,
         settings_in_words: board.settings.describe(),
         judgments: board
             .judgments
@@ -108,6 +111,7 @@ pub async fn matrix(
 #[derive(Template)]
 #[template(path = "leaderboard_target.html")]
 struct TargetBreakdownPage {
+    nav: Nav,
     target_id: i64,
     external_id: PaperId,
     title: String,
@@ -190,6 +194,7 @@ pub async fn target(
         models,
     } = study.target_view(key, &query.options).await?;
     let page = TargetBreakdownPage {
+        nav: Nav::OWNER,
         target_id: key.0,
         external_id: target.external_id,
         title: target.title,
