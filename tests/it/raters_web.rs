@@ -120,6 +120,15 @@ async fn signed_in(app: &TestApp, rater: &str) -> Browser {
     browser
 }
 
+/// A browser for each of [`RATERS`], signed in.
+async fn every_rater_signed_in(app: &TestApp) -> Vec<Browser> {
+    let mut browsers = Vec::new();
+    for rater in RATERS {
+        browsers.push(signed_in(app, rater).await);
+    }
+    browsers
+}
+
 /// Who rated which pair, with which stars, as stored: (target, paper) → rater → stars.
 async fn stored(app: &TestApp) -> BTreeMap<(String, String), BTreeMap<String, u8>> {
     let rows: Vec<(String, String, String, i64)> = sqlx::query_as(
@@ -221,10 +230,7 @@ async fn rate_in_turn(app: &TestApp, browsers: &mut [Browser]) -> (usize, Vec<St
 #[tokio::test]
 async fn three_raters_rate_blind_and_each_target_gets_the_raters_it_needs() {
     let app = served(study_with_three_raters().await).await;
-    let mut browsers = Vec::new();
-    for rater in RATERS {
-        browsers.push(signed_in(&app, rater).await);
-    }
+    let mut browsers = every_rater_signed_in(&app).await;
     // Before signing in, a visitor on loopback is asked to.
     let stranger = Browser::new(&app).get("/targets").await;
     assert_eq!(stranger.status(), StatusCode::SEE_OTHER);
@@ -729,10 +735,7 @@ async fn crawl(browser: &mut Browser, limit: usize) -> BTreeMap<String, (StatusC
 #[tokio::test]
 async fn a_rater_is_offered_no_link_to_the_owners_pages() {
     let app = served(study_with_three_raters().await).await;
-    let mut browsers = Vec::new();
-    for rater in RATERS {
-        browsers.push(signed_in(&app, rater).await);
-    }
+    let mut browsers = every_rater_signed_in(&app).await;
     // Halfway, and at the end: finished targets bring the suggestion to re-check.
     for round in 0..2 {
         if round == 1 {
