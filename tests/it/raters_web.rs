@@ -755,6 +755,9 @@ async fn a_rater_is_offered_no_link_to_the_owners_pages() {
                 Page::parse(&reached["/"].1).attrs("nav a", "href"),
                 ["/", "/targets", "/papers", "/next", "/leaderboard"]
             );
+            // Nor is choosing targets, the owner's, offered in words.
+            let papers = Page::parse(&reached["/papers"].1).text(".study-choice");
+            assert!(!papers.contains("Choosing"), "{papers}");
         }
     }
     let mut owner = Browser::new(&app);
