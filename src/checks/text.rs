@@ -173,10 +173,11 @@ pub fn render(checks: &Checks) -> String {
 /// A machine judge against the raters: its sentence, the agreement, then each model's NDCG
 /// on its grades and on the raters'.
 fn render_judge(out: &mut String, judge: &JudgeAudit) {
-    out.push_str(&escape(&format!(
+    out.push_str(&format!(
         "\nMachine judge {}\n{}\n",
-        judge.name, judge.sentence
-    )));
+        escape(judge.name.as_str()),
+        escape(&judge.sentence)
+    ));
     let interval = judge
         .alpha_ordinal_ci95
         .map_or("-".to_owned(), |[low, high]| {
@@ -214,10 +215,10 @@ fn render_judge(out: &mut String, judge: &JudgeAudit) {
 
 /// The agreement among raters: its sentence, alpha, then a row per rater and per two raters.
 fn render_raters(out: &mut String, raters: &RatersReport) {
-    out.push_str(&escape(&format!(
+    out.push_str(&format!(
         "\nAgreement among raters\n{}\n",
-        raters.sentence
-    )));
+        escape(&raters.sentence)
+    ));
     let interval = raters
         .alpha_ordinal_ci95
         .map_or("-".to_owned(), |[low, high]| {

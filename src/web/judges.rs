@@ -45,11 +45,17 @@ fn run_path(job: &JobId) -> String {
     format!("/judges/runs/{job}")
 }
 
-/// The address of a judge's disagreements: its name percent-encoded (a model's name may hold
-/// a `/`).
+/// What a judge's name keeps as it is in an address: letters, digits and `-._~` (RFC 3986's
+/// unreserved characters); a `/` of a model's name, and everything else, is percent-encoded.
+const NAME_IN_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// The address of a judge's disagreements.
 fn disagreements_path(name: &JudgeName) -> String {
-    let encoded =
-        percent_encoding::utf8_percent_encode(name.as_str(), percent_encoding::NON_ALPHANUMERIC);
+    let encoded = percent_encoding::utf8_percent_encode(name.as_str(), NAME_IN_PATH);
     format!("/judges/{encoded}/disagreements")
 }
 

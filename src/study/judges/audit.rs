@@ -197,7 +197,7 @@ impl Study {
                 targets[at].left_out.push(model);
             }
         }
-        let settings = settings.clone();
+        let settings = *settings;
         let finished: Vec<&TargetInput<PaperKey>> = (set.collection.targets.iter())
             .filter(|target| Partial::Exclude.evaluates(target))
             .collect();

@@ -153,7 +153,10 @@ impl Study {
     /// runs in this process: the job that follows it.
     pub async fn start_judge_run(&self, request: RunRequest) -> Result<JobId, StudyError> {
         let slot = claim(&self.judge_runs)?;
+        // Refused before it starts, as the command line refuses it: the form is answered.
+        let prepared = self.prepare_run(&request).await?;
         let job = Arc::new(RunJob::new());
+        job.started(&prepared.name, prepared.pairs.len() as u64);
         {
             let mut runs = self.judge_runs.lock();
             runs.running_job = Some(job.id.clone());
@@ -164,7 +167,8 @@ impl Study {
         }
         let (study, followed) = (self.clone(), job.clone());
         tokio::spawn(async move {
-            let ended = study.run_judge_in(slot, request, followed.clone()).await;
+            let ended =
+                (study.run_prepared(slot, prepared, request.concurrency, followed.clone())).await;
             let (state, summary) = match ended {
                 Ok(report) => ended_report(&report),
                 Err(error) => {

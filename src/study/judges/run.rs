@@ -172,17 +172,17 @@ impl Study {
         progress: impl RunProgress,
     ) -> Result<RunReport, StudyError> {
         let slot = super::jobs::claim(&self.judge_runs)?;
-        self.run_judge_in(slot, request, progress).await
+        let prepared = self.prepare_run(&request).await?;
+        self.run_prepared(slot, prepared, request.concurrency, progress)
+            .await
     }
 
-    /// [`Study::run_judge`] in the slot of the process's one run, held until it ends.
-    pub(super) async fn run_judge_in(
+    /// Checks what a run asks (refused: nothing asked of the endpoint) and finds the pairs it
+    /// grades.
+    pub(super) async fn prepare_run(
         &self,
-        _slot: super::jobs::RunSlot,
-        request: RunRequest,
-        progress: impl RunProgress,
-    ) -> Result<RunReport, StudyError> {
-        let started = Instant::now();
+        request: &RunRequest,
+    ) -> Result<PreparedRun, StudyError> {
         let prompt = match &request.prompt {
             Some(template) => Prompt::new(template).map_err(Refusal::InvalidPrompt)?,
             None => Prompt::default_prompt(),
@@ -206,13 +206,39 @@ impl Study {
         if let Some(judge) = &existing {
             check_same_judge(judge, &endpoint, &prompt)?;
         }
-        let graded_by = existing.as_ref().map(|judge| judge.id);
+        let judge_id = existing.as_ref().map(|judge| judge.id);
         let mut pairs = self
-            .read(async |conn| Ok(store::pairs_to_grade(&mut *conn, graded_by).await?))
+            .read(async |conn| Ok(store::pairs_to_grade(&mut *conn, judge_id).await?))
             .await?;
         if let Some(limit) = request.limit {
             pairs.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
         }
+        Ok(PreparedRun {
+            name,
+            prompt,
+            endpoint,
+            judge_id,
+            pairs,
+        })
+    }
+
+    /// Runs what [`Study::prepare_run`] prepared, in the slot of the process's one run, held
+    /// until it ends.
+    pub(super) async fn run_prepared(
+        &self,
+        _slot: super::jobs::RunSlot,
+        prepared: PreparedRun,
+        concurrency: usize,
+        progress: impl RunProgress,
+    ) -> Result<RunReport, StudyError> {
+        let started = Instant::now();
+        let PreparedRun {
+            name,
+            prompt,
+            endpoint,
+            judge_id,
+            pairs,
+        } = prepared;
         let mut report = RunReport {
             judge: name.clone(),
             pairs: pairs.len() as u64,
@@ -227,7 +253,7 @@ impl Study {
         };
         progress.started(&name, report.pairs);
         let mut pairs: VecDeque<(PaperKey, PaperKey)> = pairs.into();
-        let mut judge_id = existing.as_ref().map(|judge| judge.id);
+        let mut judge_id = judge_id;
         let grader = Grader {
             study: self,
             endpoint: &endpoint,
@@ -269,7 +295,7 @@ impl Study {
                 prompt: &prompt,
                 form,
             };
-            let concurrency = request.concurrency.max(1);
+            let concurrency = concurrency.max(1);
             let mut answers = stream::iter(pairs)
                 .map(|pair| async move { (pair, grader.grade(pair, form).await) })
                 .buffer_unordered(concurrency);
@@ -430,6 +456,16 @@ impl Study {
             what: crate::terminal::escape(&shortened(what.trim(), 200)).into_owned(),
         })
     }
+}
+
+/// A run checked and ready: its judge, prompt and endpoint, and the pairs it grades.
+pub(super) struct PreparedRun {
+    pub name: JudgeName,
+    prompt: Prompt,
+    endpoint: Endpoint,
+    /// The judge's id, when the study has it already.
+    judge_id: Option<i64>,
+    pub pairs: Vec<(PaperKey, PaperKey)>,
 }
 
 /// How long a grade waits for an import that holds the study before the run gives up.
