@@ -751,7 +751,16 @@ async fn run_export(study: &Study, command: ExportCommand) -> Result<(), CliErro
             let rows = study.judgment_rows(judge.as_ref()).await?;
             write_output(output.as_deref(), |out| {
                 export::judgments_csv(&rows, out).map_err(io::Error::other)
-            })
+            })?;
+            let unfinished = rows.iter().filter(|row| !row.target_finished).count();
+            if unfinished > 0 {
+                crate::tell!(
+                    "note: {unfinished} of these {} grades are of targets not fully rated: read \
+                     before rating them, a machine's grade anchors the rating",
+                    rows.len()
+                );
+            }
+            Ok(())
         }
     }
 }

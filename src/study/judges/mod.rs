@@ -53,6 +53,9 @@ pub struct JudgmentRow {
     pub stars: Stars,
     pub explanation: Option<String>,
     pub judged_at: String,
+    /// The pair's target is fully rated: its numbers are out, and the grade can anchor no
+    /// rating of it.
+    pub target_finished: bool,
 }
 
 impl Study {
@@ -111,6 +114,7 @@ impl Study {
                     stars,
                     explanation: row.explanation,
                     judged_at: row.judged_at,
+                    target_finished: row.target_finished,
                 })
             })
             .collect()

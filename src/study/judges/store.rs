@@ -325,6 +325,8 @@ pub(super) struct GradeRow {
     pub stars: i64,
     pub explanation: Option<String>,
     pub judged_at: String,
+    /// The target is being rated and fully rated.
+    pub target_finished: bool,
 }
 
 /// Every grade (of the judge named `judge`, if given), by judge, target and paper.
@@ -334,11 +336,13 @@ pub(super) async fn grade_rows<'e, E: SqliteExecutor<'e>>(
 ) -> Result<Vec<GradeRow>, sqlx::Error> {
     sqlx::query_as(
         "SELECT t.external_id AS target, p.external_id AS paper, j.name AS judge, g.stars,
-                g.explanation, g.judged_at
+                g.explanation, g.judged_at,
+                COALESCE(s.active = 1 AND s.fully_rated, 0) AS target_finished
          FROM judge_grades g
          JOIN judges j ON j.id = g.judge_id
          JOIN papers t ON t.id = g.target_id
          JOIN papers p ON p.id = g.paper_id
+         LEFT JOIN targets s ON s.target_id = g.target_id
          WHERE ?1 IS NULL OR j.name = ?1
          ORDER BY j.name, t.external_id, p.external_id",
     )
