@@ -260,77 +260,74 @@ impl Study {
             prompt: &prompt,
         };
         // The first pair alone finds the form of JSON output the endpoint takes.
-        if let Some(first) = pairs.pop_front() {
-            let (took, outcome) = grader.probe(first).await?;
-            match took {
-                Ok(form) => {
-                    report.json_form = Some(form);
-                    let new_judge = NewJudge {
-                        name: &name,
-                        endpoint: &endpoint,
-                        prompt: &prompt,
-                        form,
-                    };
-                    let settled = self
-                        .settle(
-                            &mut report,
-                            &mut judge_id,
-                            &new_judge,
-                            first,
-                            outcome,
-                            &progress,
-                        )
-                        .await?;
-                    if let Err(Stop(why)) = settled {
-                        report.stopped = Some(why);
-                    }
-                }
-                Err(Stop(why)) => report.stopped = Some(why),
+        let Some(first) = pairs.pop_front() else {
+            return Ok(report);
+        };
+        let (took, outcome) = grader.probe(first).await?;
+        let form = match took {
+            Ok(form) => form,
+            Err(Stop(why)) => {
+                report.stopped = Some(why);
+                report.seconds = started.elapsed().as_secs_f64();
+                return Ok(report);
             }
+        };
+        report.json_form = Some(form);
+        let new_judge = NewJudge {
+            name: &name,
+            endpoint: &endpoint,
+            prompt: &prompt,
+            form,
+        };
+        let settled = (self.settle(
+            &mut report,
+            &mut judge_id,
+            &new_judge,
+            first,
+            outcome,
+            &progress,
+        ))
+        .await?;
+        if let Err(Stop(why)) = settled {
+            report.stopped = Some(why);
+            pairs.clear();
         }
-        if let (Some(form), None) = (report.json_form, &report.stopped) {
-            let new_judge = NewJudge {
-                name: &name,
-                endpoint: &endpoint,
-                prompt: &prompt,
-                form,
+        let mut answers = stream::iter(pairs)
+            .map(|pair| async move { (pair, grader.grade(pair, form).await) })
+            .buffer_unordered(concurrency.max(1));
+        let mut failures_in_a_row = 0;
+        while let Some((pair, outcome)) = answers.next().await {
+            let outcome = outcome?;
+            failures_in_a_row = match outcome {
+                Outcome::Failed(_) => failures_in_a_row + 1,
+                _ => 0,
             };
-            let concurrency = concurrency.max(1);
-            let mut answers = stream::iter(pairs)
-                .map(|pair| async move { (pair, grader.grade(pair, form).await) })
-                .buffer_unordered(concurrency);
-            let mut failures_in_a_row = 0;
-            while let Some((pair, outcome)) = answers.next().await {
-                let outcome = outcome?;
-                failures_in_a_row = match outcome {
-                    Outcome::Failed(_) => failures_in_a_row + 1,
-                    _ => 0,
-                };
-                let settled = self
-                    .settle(
-                        &mut report,
-                        &mut judge_id,
-                        &new_judge,
-                        pair,
-                        outcome,
-                        &progress,
-                    )
-                    .await?;
-                let stop =
-                    match settled {
-                        Err(Stop(why)) => Some(why),
-                        Ok(()) if failures_in_a_row >= FAILURES_IN_A_ROW => Some(format!(
-                        "{FAILURES_IN_A_ROW} requests in a row failed after {ATTEMPTS} tries each \
-                         (the last: {}); stopped",
-                        report.failed_examples.last().map_or("", |e| e.what.as_str())
-                    )),
-                        Ok(()) => None,
-                    };
-                if let Some(why) = stop {
-                    // Dropping the stream cancels the requests in flight.
-                    report.stopped = Some(why);
-                    break;
-                }
+            let settled = self
+                .settle(
+                    &mut report,
+                    &mut judge_id,
+                    &new_judge,
+                    pair,
+                    outcome,
+                    &progress,
+                )
+                .await?;
+            let stop = match settled {
+                Err(Stop(why)) => Some(why),
+                Ok(()) if failures_in_a_row >= FAILURES_IN_A_ROW => Some(format!(
+                    "{FAILURES_IN_A_ROW} requests in a row failed after {ATTEMPTS} tries each \
+                     (the last: {}); stopped",
+                    report
+                        .failed_examples
+                        .last()
+                        .map_or("", |e| e.what.as_str())
+                )),
+                Ok(()) => None,
+            };
+            if let Some(why) = stop {
+                // Dropping the stream cancels the requests in flight.
+                report.stopped = Some(why);
+                break;
             }
         }
         report.seconds = started.elapsed().as_secs_f64();
