@@ -149,6 +149,13 @@ pub enum RatersCommand {
     /// Remove a rater: they can no longer sign in; their ratings stay, and the targets they
     /// took and did not finish go to others.
     Remove { name: String },
+    /// Give a rater a new password (read from the terminal, or the first line of
+    /// --password-file); their sessions end at their next request.
+    Password {
+        name: String,
+        #[arg(long, value_name = "FILE")]
+        password_file: Option<PathBuf>,
+    },
     /// The raters with their progress, and how many rate each target.
     List {
         #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
@@ -1179,7 +1186,7 @@ fn rater_name(text: &str) -> Result<RaterName, CliError> {
     RaterName::new(text).map_err(|invalid| CliError::Usage(invalid.to_string()))
 }
 
-/// `paperjudge raters add|remove|list|set`.
+/// `paperjudge raters add|remove|password|list|set`.
 async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
     match command {
         RatersCommand::Add {
@@ -1199,6 +1206,26 @@ async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
                 warn_if_others_can_read(file);
             }
             crate::tell!("{}", crate::terminal::escape(&said));
+        }
+        RatersCommand::Password {
+            name,
+            password_file,
+        } => {
+            let name = rater_name(&name)?;
+            let password = match &password_file {
+                Some(file) => first_line_of(file, "password file")?,
+                None => read_password(&name)?,
+            };
+            study.set_rater_password(&name, &password).await?;
+            if let Some(file) = &password_file {
+                warn_if_others_can_read(file);
+            }
+            crate::tell!(
+                "{}",
+                crate::terminal::escape(&format!(
+                    "changed the password of {name}: their sessions end at their next request"
+                ))
+            );
         }
         RatersCommand::Remove { name } => {
             let name = rater_name(&name)?;

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use unicode_normalization::UnicodeNormalization;
+
 /// A graded judgment: 1 (irrelevant) to 5 (highly relevant) stars.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
 #[serde(try_from = "i64")]
@@ -327,7 +329,9 @@ impl rusqlite::types::FromSql for RaterId {
 /// A rater's name as people see it: on the sign-in form, in `raters list`, in the ratings
 /// CSV's `rater` column, in `--judgments rater:NAME` and in the agreement among raters. One
 /// to [`RaterName::MAX_CHARACTERS`] characters, no control or format character, no white
-/// space at either end. The owner's name, `owner`, is the owner's alone.
+/// space at either end, in Unicode's composed form (NFC, as browsers send what is typed: `é`
+/// one character, not `e` and an accent, so that a name given either way is one name). The
+/// owner's name, `owner`, is the owner's alone.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type)]
 #[serde(transparent)]
 #[sqlx(transparent)]
@@ -356,11 +360,46 @@ impl RaterName {
                 Self::MAX_CHARACTERS
             )
         } else {
-            return Ok(RaterName(text.to_owned()));
+            return Ok(RaterName(text.nfc().collect()));
         };
         Err(InvalidRaterName(format!(
             "the rater's name {text:?} {problem}"
         )))
+    }
+
+    /// What a person sees of the name: equal for two names a person would take for one another.
+    /// The name's compatibility form (NFKC: `ﬁ` is `fi`), folded to one case (`Straße` is
+    /// `STRASSE` is `strasse`), then each letter replaced by the one it is confusable with
+    /// (UTS #39's skeleton: a Cyrillic `А` is a Latin `A`, `rn` is `m`).
+    pub fn likeness(&self) -> String {
+        let folded = self
+            .0
+            .nfkc()
+            .collect::<String>()
+            .to_uppercase()
+            .to_lowercase();
+        unicode_security::skeleton(&folded).collect()
+    }
+
+    /// The scripts the name mixes, when its letters are not of one script (UTS #39's
+    /// single-script test, where digits and punctuation go with any script, and Han with the
+    /// kana of Japanese or the Hangul of Korean): `Аnn` mixes Cyrillic and Latin, and a name
+    /// that does can pass for another's letter by letter. `None` for a name of one script.
+    pub fn mixed_scripts(&self) -> Option<Vec<String>> {
+        use unicode_security::mixed_script::AugmentedScriptSet;
+        use unicode_security::MixedScript;
+        if self.0.as_str().is_single_script() {
+            return None;
+        }
+        let mut scripts: Vec<String> = Vec::new();
+        for c in self.0.chars() {
+            let set = AugmentedScriptSet::for_char(c);
+            let script = set.to_string();
+            if !set.is_all() && !scripts.contains(&script) {
+                scripts.push(script);
+            }
+        }
+        Some(scripts)
     }
 
     pub fn as_str(&self) -> &str {
@@ -497,6 +536,28 @@ mod tests {
             "{long}"
         );
         assert!(RaterName::owner().is_owner());
+        // Stored as browsers send it: composed.
+        assert_eq!(RaterName::new("Jose\u{301}").unwrap().as_str(), "Jos\u{e9}");
+    }
+
+    #[test]
+    fn names_a_person_takes_for_one_another_are_alike() {
+        let likeness = |name: &str| RaterName::new(name).unwrap().likeness();
+        assert_eq!(likeness("Ann"), likeness("ann"));
+        assert_eq!(likeness("Straße"), likeness("STRASSE"));
+        assert_eq!(likeness("Jos\u{e9}"), likeness("Jose\u{301}"));
+        assert_eq!(likeness("\u{410}nn"), likeness("Ann"));
+        assert_eq!(likeness("ﬁona"), likeness("Fiona"));
+        assert_ne!(likeness("Ann"), likeness("Anna"));
+        assert_ne!(likeness("Jos\u{e9}"), likeness("Jose"));
+        let mixed = |name: &str| RaterName::new(name).unwrap().mixed_scripts();
+        assert_eq!(
+            mixed("\u{410}nn"),
+            Some(vec!["Cyrillic".to_owned(), "Latin".to_owned()])
+        );
+        for single in ["Ann Lee", "Анна", "Ann-Marie 2", "山田 はなこ", "José"] {
+            assert_eq!(mixed(single), None, "{single}");
+        }
     }
 
     #[test]

@@ -39,6 +39,7 @@ mod raters_migration;
 mod raters_web;
 mod rating_page_contract;
 mod security_access;
+mod sign_in_attack;
 mod targets_choice;
 mod trec_agreement;
 mod trec_agreement_study;
