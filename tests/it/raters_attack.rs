@@ -317,3 +317,44 @@ async fn nothing_a_rater_counts_moves_when_another_takes_a_target() {
     // Her list shrinks by the target Bo took.
     assert_eq!(after.2, ["1 / 4", "not taken"]);
 }
+
+/// The attack of issue 32: a rater's 404 and 403 pages offered the owner's navigation (the
+/// study checks and the import, which answer them 403). Every error page a rater gets has a
+/// rater's navigation; the owner's keeps the owner's.
+#[tokio::test]
+async fn a_raters_error_pages_offer_only_a_raters_navigation() {
+    let access = Access {
+        password: Password::new(OWNER_PASSWORD).ok(),
+        ..Access::default()
+    };
+    let app = TestApp::spawn_with(study_of_two_raters().await, access).await;
+    let mut ann = signed_in(&app, "Ann").await;
+    let owner_links = |page: &Page| {
+        ["/checks", "/import", "/papers"]
+            .iter()
+            .map(|href| page.count(&format!(".site-nav a[href='{href}']")))
+            .collect::<Vec<_>>()
+    };
+    for (path, status) in [
+        ("/no-such-page", StatusCode::NOT_FOUND),
+        ("/targets/999999", StatusCode::NOT_FOUND),
+        ("/checks", StatusCode::FORBIDDEN),
+        ("/import", StatusCode::FORBIDDEN),
+        ("/leaderboard/targets", StatusCode::FORBIDDEN),
+    ] {
+        let answer = ann.get(path).await;
+        assert_eq!(answer.status(), status, "{path}");
+        let page = Page::parse(&answer.text().await.unwrap());
+        assert_eq!(page.count(".site-nav"), 1, "{path}");
+        assert_eq!(owner_links(&page)[..2], [0, 0], "{path}");
+    }
+    let mut owner = Browser::new(&app);
+    assert_eq!(
+        owner.log_in(OWNER_PASSWORD).await.status(),
+        StatusCode::SEE_OTHER
+    );
+    let answer = owner.get("/no-such-page").await;
+    assert_eq!(answer.status(), StatusCode::NOT_FOUND);
+    let page = Page::parse(&answer.text().await.unwrap());
+    assert_eq!(owner_links(&page), [1, 1, 1]);
+}
