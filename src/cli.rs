@@ -721,7 +721,8 @@ async fn run_export(study: &Study, command: ExportCommand) -> Result<(), CliErro
     }
 }
 
-/// Writes to `-o FILE` (replaced only once complete) or to standard output.
+/// Writes to `-o FILE` (see [`crate::output`]: a file replaced only once complete, a FIFO or
+/// device written into) or to standard output.
 fn write_output(
     path: Option<&Path>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
@@ -732,22 +733,20 @@ fn write_output(
             let mut out = BufWriter::new(stdout.lock());
             write(&mut out).map_err(|error| CliError::internal("cannot write the output", error))
         }
-        Some(path) => {
-            let partial = path.with_extension("partial");
-            let result = File::create(&partial).and_then(|file| {
-                let mut out = BufWriter::new(file);
-                write(&mut out)?;
-                out.into_inner()
-                    .map_err(|error| error.into_error())?
-                    .sync_all()?;
-                std::fs::rename(&partial, path)
-            });
-            result.map_err(|error| {
-                let _ = std::fs::remove_file(&partial);
-                CliError::Usage(format!("cannot write {}: {error}", path.display()))
-            })
-        }
+        Some(path) => crate::output::write_file(path, write)
+            .map_err(|error| CliError::Usage(format!("cannot write {}: {error}", path.display()))),
     }
+}
+
+/// Prints a command's output on standard output: text (`as_text`) with every control or
+/// format character escaped, line by line (a title or a name from an imported file could
+/// otherwise clear the screen or retitle the terminal); data (CSV, JSON) exactly as it is.
+fn print(text: &str, as_text: bool) -> Result<(), CliError> {
+    let text = match as_text {
+        true => crate::terminal::escape_lines(text),
+        false => std::borrow::Cow::Borrowed(text),
+    };
+    write_output(None, |out| out.write_all(text.as_bytes()))
 }
 
 async fn leaderboard(study: &Study, args: LeaderboardArgs) -> Result<(), CliError> {
@@ -769,7 +768,7 @@ async fn leaderboard(study: &Study, args: LeaderboardArgs) -> Result<(), CliErro
         LeaderboardFormat::Csv => board.to_csv(),
         LeaderboardFormat::Json => board.to_json(args.per_target),
     };
-    write_output(None, |out| out.write_all(text.as_bytes()))
+    print(&text, args.format == LeaderboardFormat::Table)
 }
 
 async fn checks(study: &Study, args: ChecksArgs) -> Result<(), CliError> {
@@ -783,7 +782,7 @@ async fn checks(study: &Study, args: ChecksArgs) -> Result<(), CliError> {
         StatusFormat::Text => checks.to_text(),
         StatusFormat::Json => checks.to_json(),
     };
-    write_output(None, |out| out.write_all(text.as_bytes()))
+    print(&text, args.format == StatusFormat::Text)
 }
 
 async fn backup(study: &Study, db: &Path, file: &Path) -> Result<(), CliError> {
@@ -803,10 +802,7 @@ async fn backup(study: &Study, db: &Path, file: &Path) -> Result<(), CliError> {
             &format!("cannot write the backup {}", file.display()),
         )
     })?;
-    crate::tell!(
-        "backup written to {}",
-        crate::terminal::escape(&file.display().to_string())
-    );
+    crate::tell!("backup written to {}", file.display());
     Ok(())
 }
 
@@ -849,7 +845,7 @@ async fn status(study: &Study, format: StatusFormat) -> Result<(), CliError> {
         ) + &raters_status(&status.raters)
         }
     };
-    write_output(None, |out| out.write_all(text.as_bytes()))
+    print(&text, format == StatusFormat::Text)
 }
 
 async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError> {
@@ -923,7 +919,7 @@ async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError>
                     json
                 }
             };
-            write_output(None, |out| out.write_all(text.as_bytes()))
+            print(&text, format == ListFormat::Text)
         }
     }
 }
@@ -1051,7 +1047,7 @@ async fn prune(study: &Study, state: Option<Switch>) -> Result<(), CliError> {
     }
     let mut said = study.pruning().await?.to_string();
     said.push('\n');
-    write_output(None, |out| out.write_all(said.as_bytes()))
+    print(&said, true)
 }
 
 /// `paperjudge next [--rater NAME]`: the id of the target `/next` opens for the rater (who
@@ -1079,7 +1075,7 @@ async fn next(study: &Study, rater: Option<&str>, format: StatusFormat) -> Resul
             })
         ),
     };
-    write_output(None, |out| out.write_all(text.as_bytes()))
+    print(&text, format == StatusFormat::Text)
 }
 
 /// `paperjudge simulate`: the replays of the study's fully rated targets, as a table or JSON.
@@ -1160,7 +1156,7 @@ fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<
             })
         ),
     };
-    write_output(None, |out| out.write_all(text.as_bytes()))
+    print(&text, args.format == StatusFormat::Text)
 }
 
 /// The raters' lines of `status`: each rater's ratings and targets; nothing without raters.
@@ -1205,7 +1201,7 @@ async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
             if let Some(file) = &password_file {
                 warn_if_others_can_read(file);
             }
-            crate::tell!("{}", crate::terminal::escape(&said));
+            crate::tell!("{said}");
         }
         RatersCommand::Password {
             name,
@@ -1221,20 +1217,14 @@ async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
                 warn_if_others_can_read(file);
             }
             crate::tell!(
-                "{}",
-                crate::terminal::escape(&format!(
-                    "changed the password of {name}: their sessions end at their next request"
-                ))
+                "changed the password of {name}: their sessions end at their next request"
             );
         }
         RatersCommand::Remove { name } => {
             let name = rater_name(&name)?;
             study.remove_rater(&name).await?;
             crate::tell!(
-                "{}",
-                crate::terminal::escape(&format!(
-                    "removed the rater {name}: they can no longer sign in; their ratings stay"
-                ))
+                "removed the rater {name}: they can no longer sign in; their ratings stay"
             );
         }
         RatersCommand::List { format } => {
@@ -1247,7 +1237,7 @@ async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
                 ),
                 StatusFormat::Text => raters_table(&raters),
             };
-            return write_output(None, |out| out.write_all(text.as_bytes()));
+            return print(&text, format == StatusFormat::Text);
         }
         RatersCommand::Set {
             per_target,

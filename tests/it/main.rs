@@ -16,6 +16,7 @@ mod checks_cli;
 mod checks_pool_bias;
 mod checks_web;
 mod cli;
+mod cli_outputs;
 mod decision;
 mod durability;
 mod evaluation;
