@@ -505,6 +505,10 @@ async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
         ),
         _ => {}
     }
+    let swept = study.sweep_upload_leftovers().await?;
+    if swept > 0 {
+        tracing::info!("removed {swept} temporary files of uploads that no server runs any more");
+    }
     if args.demo {
         if let Some(summary) = study.load_demo_if_empty().await? {
             tracing::info!("loaded the demo study: {summary}");
@@ -523,13 +527,31 @@ async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
         trusted_proxies: args.trusted_proxy,
         hosts: args.hosts,
         max_upload: args.max_upload,
+        upload_idle: None,
     };
+    let _file_size_limit = survive_file_size_limit()?;
     // Runs until SIGTERM (after the requests in flight are answered) or SIGINT.
     web::run(listener, study.clone(), settings)
         .map_err(|error| CliError::internal("cannot start the web server", error))?
         .await
         .map_err(|error| CliError::internal("the web server failed", error))?;
     tracing::info!("the server has stopped");
+    Ok(())
+}
+
+/// Handles SIGXFSZ for as long as the answer is kept. A write past the size a file may have
+/// (`ulimit -f`) sends it, and by default it kills the process, the server in the middle of an
+/// upload with the upload's temporary file left behind; handled, the write fails (EFBIG), which
+/// an upload answers as a full disk (507), removing its file.
+#[cfg(unix)]
+fn survive_file_size_limit() -> Result<tokio::signal::unix::Signal, CliError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    signal(SignalKind::from_raw(libc::SIGXFSZ))
+        .map_err(|error| CliError::internal("cannot handle SIGXFSZ", error))
+}
+
+#[cfg(not(unix))]
+fn survive_file_size_limit() -> Result<(), CliError> {
     Ok(())
 }
 

@@ -79,6 +79,10 @@ pub enum WebError {
          `paperjudge import`)"
     )]
     UploadTooLarge { limit: ByteSize },
+    /// 408: a request's body fell silent before its end (an upload); the message says what
+    /// became of it.
+    #[error("{0}")]
+    Stalled(String),
     /// 409: the study is busy with something that must end first (an import from the
     /// browser); the message says what.
     #[error("{0}")]
@@ -212,6 +216,7 @@ impl ResponseError for WebError {
             WebError::PayloadTooLarge { .. } | WebError::UploadTooLarge { .. } => {
                 StatusCode::PAYLOAD_TOO_LARGE
             }
+            WebError::Stalled(_) => StatusCode::REQUEST_TIMEOUT,
             WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::ImportRunning => StatusCode::SERVICE_UNAVAILABLE,
             WebError::DiskFull => StatusCode::INSUFFICIENT_STORAGE,
