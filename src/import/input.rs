@@ -378,7 +378,7 @@ fn quote_left_open<R: Read>(
     record: &csv::ByteRecord,
 ) -> bool {
     let input = reader.get_ref();
-    let spans_lines = (record.iter().last())
+    let spans_lines = (record.iter().next_back())
         .is_some_and(|field| field.contains(&b'\n') || field.contains(&b'\r'));
     input.ended && spans_lines && input.last_visible != Some(b'"')
 }
