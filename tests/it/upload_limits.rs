@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::common::TestStudy;
-use crate::process_support::{paperjudge, stderr, ServerProcess};
+use crate::process_support::{paperjudge_ending, stderr, ServerProcess};
 use crate::web_import::{answer_on, leftovers, multipart, nothing_left, posting, upload, BOUNDARY};
 use crate::web_support::{Answer, Browser, Session, TestApp};
 
@@ -156,7 +156,7 @@ async fn serve_removes_the_files_of_uploads_no_server_runs() {
     let unrelated = dir.join(".other.db.upload-x");
     std::fs::write(&unrelated, "not this study's").unwrap();
 
-    let server = ServerProcess::start(&study.db_path(), &[], &[]);
+    let server = ServerProcess::start(&study.db_path(), &["--addr", "127.0.0.1:0"], &[]);
     assert!(!left.exists());
     assert!(running.exists(), "a running upload's file is kept");
     assert!(unrelated.exists(), "another study's file is kept");
@@ -190,7 +190,8 @@ fn serve_refuses_a_size_it_would_have_to_guess() {
         ("1g", "\"g\" is no unit"),
         ("0", "at least 1 byte"),
     ] {
-        let output = paperjudge(&db, &["serve", "--max-upload", size], &[]);
+        // A server that took the size would run: this fails the test after a minute instead.
+        let output = paperjudge_ending(&db, &["serve", "--max-upload", size], &[]);
         assert_eq!(output.status.code(), Some(2), "{size}");
         let said = stderr(&output);
         assert!(

@@ -872,7 +872,7 @@ async fn a_full_disk_during_an_upload_answers_507_and_leaves_nothing() {
     study.papers(&crate::common::papers_csv(3)).await;
     let before = study.snapshot().await;
     let db = study.db_path();
-    let server = ServerProcess::start_with_file_size_limit(&db, 2048, &[]);
+    let server = ServerProcess::start_with_file_size_limit(&db, 2048, &["--addr", "127.0.0.1:0"]);
     let mut browser = Browser::at(&server.address);
     let session = Session {
         token: browser.form_token("/import").await,
