@@ -1212,10 +1212,7 @@ async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
             password_file,
         } => {
             let name = rater_name(&name)?;
-            let password = match &password_file {
-                Some(file) => first_line_of(file, "password file")?,
-                None => read_password(&name)?,
-            };
+            let password = rater_password(&name, password_file.as_deref())?;
             let said = match study.add_rater(&name, &password).await? {
                 Added::New => format!("added the rater {name}"),
                 Added::Back => format!("{name} is a rater again, with their ratings"),
@@ -1230,10 +1227,7 @@ async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
             password_file,
         } => {
             let name = rater_name(&name)?;
-            let password = match &password_file {
-                Some(file) => first_line_of(file, "password file")?,
-                None => read_password(&name)?,
-            };
+            let password = rater_password(&name, password_file.as_deref())?;
             study.set_rater_password(&name, &password).await?;
             if let Some(file) = &password_file {
                 warn_if_others_can_read(file);
@@ -1343,6 +1337,14 @@ fn raters_table(raters: &crate::study::Raters) -> String {
         text.push('\n');
     }
     text
+}
+
+/// A rater's password: the first line of `file`, or typed on the terminal.
+fn rater_password(name: &RaterName, file: Option<&Path>) -> Result<String, CliError> {
+    match file {
+        Some(file) => first_line_of(file, "password file"),
+        None => read_password(name),
+    }
 }
 
 /// A rater's password typed on the terminal, twice; refused without a terminal (a script gives

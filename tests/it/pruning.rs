@@ -308,18 +308,18 @@ async fn turning_pruning_off_restores_the_pools_of_unrated_targets() {
     );
 }
 
-/// Rates the first ten targets by file (every listed paper, as `stars` says): the bad model
+/// Rates `targets` by file, every listed paper as `stars` says: with ten of them the bad model
 /// is then out, but nothing is pruned until the next target is asked for.
-fn rate_the_first_ten_by_file(app: &TestApp, stars: &HashMap<(String, String), u8>) {
+fn rate_by_file(app: &TestApp, targets: &[String], stars: &HashMap<(String, String), u8>) {
     let mut ratings = String::from("target,paper,stars\n");
-    for t in 1..=10 {
+    for target in targets {
         for p in [1, 2, 3, 7, 8, 9] {
-            let (target, paper) = (format!("T{t:02}"), format!("T{t:02}-P{p}"));
+            let paper = format!("{target}-P{p}");
             let given = stars[&(target.clone(), paper.clone())];
             ratings.push_str(&format!("{target},{paper},{given}\n"));
         }
     }
-    let file = app.study.dir.path().join("first-ten.csv");
+    let file = app.study.dir.path().join("rated.csv");
     std::fs::write(&file, ratings).unwrap();
     succeeded(&paperjudge(
         &app.study.db_path(),
@@ -339,7 +339,8 @@ fn rate_the_first_ten_by_file(app: &TestApp, stars: &HashMap<(String, String), u
 async fn a_paper_only_a_pruned_model_lists_is_refused_like_any_outside_the_pool() {
     let (app, stars) = served_study(true).await;
     let db = app.study.db_path();
-    rate_the_first_ten_by_file(&app, &stars);
+    let first_ten: Vec<String> = (1..=10).map(|t| format!("T{t:02}")).collect();
+    rate_by_file(&app, &first_ten, &stars);
     let key = app.paper_id("T11").await;
     let session = app.session(key).await;
     let page = app.get_text(&format!("/targets/{key}")).await;
@@ -407,21 +408,7 @@ async fn pruning_leaves_the_pool_of_a_target_a_rater_took_alone() {
     assert_eq!(app.blind_order(&ann_target).await.len(), 6);
 
     // The owner rates ten other targets by file: the bad model is out.
-    let mut ratings = String::from("target,paper,stars\n");
-    for target in order.iter().skip(1).take(10) {
-        for p in [1, 2, 3, 7, 8, 9] {
-            let paper = format!("{target}-P{p}");
-            let given = stars[&(target.clone(), paper.clone())];
-            ratings.push_str(&format!("{target},{paper},{given}\n"));
-        }
-    }
-    let file = app.study.dir.path().join("ten.csv");
-    std::fs::write(&file, ratings).unwrap();
-    succeeded(&paperjudge(
-        &app.study.db_path(),
-        &["import", "ratings", file.to_str().unwrap()],
-        &[],
-    ));
+    rate_by_file(&app, &order[1..11], &stars);
 
     // Bo asks for a target: the bad model is pruned, but not from Ann's target.
     let mut bo = Browser::new(&app);
