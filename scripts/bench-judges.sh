@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 bin=${PAPERJUDGE_BIN:?the paperjudge binary}
-study=${STUDY_L:?study L's directory}
+study=${STUDY_L:?the directory of study L}
 runs=${RUNS:-3}
 work=$root/target/bench/judges
 mkdir -p "$work"

@@ -158,6 +158,13 @@ pub enum RatersCommand {
     /// Remove a rater: they can no longer sign in; their ratings stay, and the targets they
     /// took and did not finish go to others.
     Remove { name: String },
+    /// Give a rater a new password (read from the terminal, or the first line of
+    /// --password-file); their sessions end at their next request.
+    Password {
+        name: String,
+        #[arg(long, value_name = "FILE")]
+        password_file: Option<PathBuf>,
+    },
     /// The raters with their progress, and how many rate each target.
     List {
         #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
@@ -529,6 +536,10 @@ async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
         ),
         _ => {}
     }
+    let swept = study.sweep_upload_leftovers().await?;
+    if swept > 0 {
+        tracing::info!("removed {swept} temporary files of uploads that no server runs any more");
+    }
     if args.demo {
         if let Some(summary) = study.load_demo_if_empty().await? {
             tracing::info!("loaded the demo study: {summary}");
@@ -547,13 +558,31 @@ async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError> {
         trusted_proxies: args.trusted_proxy,
         hosts: args.hosts,
         max_upload: args.max_upload,
+        upload_idle: None,
     };
+    let _file_size_limit = survive_file_size_limit()?;
     // Runs until SIGTERM (after the requests in flight are answered) or SIGINT.
     web::run(listener, study.clone(), settings)
         .map_err(|error| CliError::internal("cannot start the web server", error))?
         .await
         .map_err(|error| CliError::internal("the web server failed", error))?;
     tracing::info!("the server has stopped");
+    Ok(())
+}
+
+/// Handles SIGXFSZ for as long as the answer is kept. A write past the size a file may have
+/// (`ulimit -f`) sends it, and by default it kills the process, the server in the middle of an
+/// upload with the upload's temporary file left behind; handled, the write fails (EFBIG), which
+/// an upload answers as a full disk (507), removing its file.
+#[cfg(unix)]
+fn survive_file_size_limit() -> Result<tokio::signal::unix::Signal, CliError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    signal(SignalKind::from_raw(libc::SIGXFSZ))
+        .map_err(|error| CliError::internal("cannot handle SIGXFSZ", error))
+}
+
+#[cfg(not(unix))]
+fn survive_file_size_limit() -> Result<(), CliError> {
     Ok(())
 }
 
@@ -765,7 +794,8 @@ async fn run_export(study: &Study, command: ExportCommand) -> Result<(), CliErro
     }
 }
 
-/// Writes to `-o FILE` (replaced only once complete) or to standard output.
+/// Writes to `-o FILE` (see [`crate::output`]: a file replaced only once complete, a FIFO or
+/// device written into) or to standard output.
 fn write_output(
     path: Option<&Path>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
@@ -776,22 +806,20 @@ fn write_output(
             let mut out = BufWriter::new(stdout.lock());
             write(&mut out).map_err(|error| CliError::internal("cannot write the output", error))
         }
-        Some(path) => {
-            let partial = path.with_extension("partial");
-            let result = File::create(&partial).and_then(|file| {
-                let mut out = BufWriter::new(file);
-                write(&mut out)?;
-                out.into_inner()
-                    .map_err(|error| error.into_error())?
-                    .sync_all()?;
-                std::fs::rename(&partial, path)
-            });
-            result.map_err(|error| {
-                let _ = std::fs::remove_file(&partial);
-                CliError::Usage(format!("cannot write {}: {error}", path.display()))
-            })
-        }
+        Some(path) => crate::output::write_file(path, write)
+            .map_err(|error| CliError::Usage(format!("cannot write {}: {error}", path.display()))),
     }
+}
+
+/// Prints a command's output on standard output: text (`as_text`) with every control or
+/// format character escaped, line by line (a title or a name from an imported file could
+/// otherwise clear the screen or retitle the terminal); data (CSV, JSON) exactly as it is.
+fn print(text: &str, as_text: bool) -> Result<(), CliError> {
+    let text = match as_text {
+        true => crate::terminal::escape_lines(text),
+        false => std::borrow::Cow::Borrowed(text),
+    };
+    write_output(None, |out| out.write_all(text.as_bytes()))
 }
 
 async fn leaderboard(study: &Study, args: LeaderboardArgs) -> Result<(), CliError> {
@@ -813,7 +841,7 @@ async fn leaderboard(study: &Study, args: LeaderboardArgs) -> Result<(), CliErro
         LeaderboardFormat::Csv => board.to_csv(),
         LeaderboardFormat::Json => board.to_json(args.per_target),
     };
-    write_output(None, |out| out.write_all(text.as_bytes()))
+    print(&text, args.format == LeaderboardFormat::Table)
 }
 
 async fn checks(study: &Study, args: ChecksArgs) -> Result<(), CliError> {
@@ -827,7 +855,7 @@ async fn checks(study: &Study, args: ChecksArgs) -> Result<(), CliError> {
         StatusFormat::Text => checks.to_text(),
         StatusFormat::Json => checks.to_json(),
     };
-    write_output(None, |out| out.write_all(text.as_bytes()))
+    print(&text, args.format == StatusFormat::Text)
 }
 
 async fn backup(study: &Study, db: &Path, file: &Path) -> Result<(), CliError> {
@@ -847,10 +875,7 @@ async fn backup(study: &Study, db: &Path, file: &Path) -> Result<(), CliError> {
             &format!("cannot write the backup {}", file.display()),
         )
     })?;
-    crate::tell!(
-        "backup written to {}",
-        crate::terminal::escape(&file.display().to_string())
-    );
+    crate::tell!("backup written to {}", file.display());
     Ok(())
 }
 
@@ -893,7 +918,7 @@ async fn status(study: &Study, format: StatusFormat) -> Result<(), CliError> {
         ) + &raters_status(&status.raters)
         }
     };
-    write_output(None, |out| out.write_all(text.as_bytes()))
+    print(&text, format == StatusFormat::Text)
 }
 
 async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError> {
@@ -967,7 +992,7 @@ async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError>
                     json
                 }
             };
-            write_output(None, |out| out.write_all(text.as_bytes()))
+            print(&text, format == ListFormat::Text)
         }
     }
 }
@@ -1095,7 +1120,7 @@ async fn prune(study: &Study, state: Option<Switch>) -> Result<(), CliError> {
     }
     let mut said = study.pruning().await?.to_string();
     said.push('\n');
-    write_output(None, |out| out.write_all(said.as_bytes()))
+    print(&said, true)
 }
 
 /// `paperjudge next [--rater NAME]`: the id of the target `/next` opens for the rater (who
@@ -1123,7 +1148,7 @@ async fn next(study: &Study, rater: Option<&str>, format: StatusFormat) -> Resul
             })
         ),
     };
-    write_output(None, |out| out.write_all(text.as_bytes()))
+    print(&text, format == StatusFormat::Text)
 }
 
 /// `paperjudge simulate`: the replays of the study's fully rated targets, as a table or JSON.
@@ -1204,7 +1229,7 @@ fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<
             })
         ),
     };
-    write_output(None, |out| out.write_all(text.as_bytes()))
+    print(&text, args.format == StatusFormat::Text)
 }
 
 /// The raters' lines of `status`: each rater's ratings and targets; nothing without raters.
@@ -1230,7 +1255,7 @@ fn rater_name(text: &str) -> Result<RaterName, CliError> {
     RaterName::new(text).map_err(|invalid| CliError::Usage(invalid.to_string()))
 }
 
-/// `paperjudge raters add|remove|list|set`.
+/// `paperjudge raters add|remove|password|list|set`.
 async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
     match command {
         RatersCommand::Add {
@@ -1238,10 +1263,7 @@ async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
             password_file,
         } => {
             let name = rater_name(&name)?;
-            let password = match &password_file {
-                Some(file) => first_line_of(file, "password file")?,
-                None => read_password(&name)?,
-            };
+            let password = rater_password(&name, password_file.as_deref())?;
             let said = match study.add_rater(&name, &password).await? {
                 Added::New => format!("added the rater {name}"),
                 Added::Back => format!("{name} is a rater again, with their ratings"),
@@ -1249,16 +1271,27 @@ async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
             if let Some(file) = &password_file {
                 warn_if_others_can_read(file);
             }
-            crate::tell!("{}", crate::terminal::escape(&said));
+            crate::tell!("{said}");
+        }
+        RatersCommand::Password {
+            name,
+            password_file,
+        } => {
+            let name = rater_name(&name)?;
+            let password = rater_password(&name, password_file.as_deref())?;
+            study.set_rater_password(&name, &password).await?;
+            if let Some(file) = &password_file {
+                warn_if_others_can_read(file);
+            }
+            crate::tell!(
+                "changed the password of {name}: their sessions end at their next request"
+            );
         }
         RatersCommand::Remove { name } => {
             let name = rater_name(&name)?;
             study.remove_rater(&name).await?;
             crate::tell!(
-                "{}",
-                crate::terminal::escape(&format!(
-                    "removed the rater {name}: they can no longer sign in; their ratings stay"
-                ))
+                "removed the rater {name}: they can no longer sign in; their ratings stay"
             );
         }
         RatersCommand::List { format } => {
@@ -1271,7 +1304,7 @@ async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
                 ),
                 StatusFormat::Text => raters_table(&raters),
             };
-            return write_output(None, |out| out.write_all(text.as_bytes()));
+            return print(&text, format == StatusFormat::Text);
         }
         RatersCommand::Set {
             per_target,
@@ -1355,6 +1388,14 @@ fn raters_table(raters: &crate::study::Raters) -> String {
         text.push('\n');
     }
     text
+}
+
+/// A rater's password: the first line of `file`, or typed on the terminal.
+fn rater_password(name: &RaterName, file: Option<&Path>) -> Result<String, CliError> {
+    match file {
+        Some(file) => first_line_of(file, "password file"),
+        None => read_password(name),
+    }
 }
 
 /// A rater's password typed on the terminal, twice; refused without a terminal (a script gives

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use unicode_normalization::UnicodeNormalization;
+
 /// A graded judgment: 1 (irrelevant) to 5 (highly relevant) stars.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
 #[serde(try_from = "i64")]
@@ -254,6 +256,11 @@ impl ByteSize {
     /// `serve --max-upload`'s default.
     pub const GIB: ByteSize = ByteSize(1 << 30);
 
+    /// `kib` KiB.
+    pub const fn kib(kib: u64) -> ByteSize {
+        ByteSize(kib << 10)
+    }
+
     pub fn bytes(self) -> u64 {
         self.0
     }
@@ -268,34 +275,54 @@ impl Default for ByteSize {
 /// The units, largest first, with the power of 1024 each counts.
 const BYTE_UNITS: [(&str, u32); 4] = [("T", 4), ("G", 3), ("M", 2), ("K", 1)];
 
+/// A size as `serve --max-upload` takes it: a whole number of bytes, alone or followed at once
+/// by `K`, `M`, `G` or `T` (or `KiB`, `MiB`, `GiB`, `TiB`), each 1024 of the one before:
+/// `1073741824`, `500M`, `2G`, `1GiB`. Nothing else: `KB` and `GB` mean 1000s to some and
+/// 1024s to others, and a space or a lowercase unit is taken for a typo rather than guessed
+/// at.
 impl FromStr for ByteSize {
     type Err = String;
 
     fn from_str(text: &str) -> Result<ByteSize, String> {
-        let invalid = || {
+        let invalid = |why: &str| {
             format!(
-                "a size is a whole number of bytes, with K, M, G or T for 1024 of the one \
-                 before (such as 500M or 2G), from 1 byte; got {text:?}"
+                "{why}: a size is a whole number of bytes, alone or followed by K, M, G or T \
+                 (or KiB, MiB, GiB, TiB: 1024 of the one before), such as 500M or 2G; got \
+                 {text:?}"
             )
         };
-        let text = text.trim();
         let digits = text
             .find(|c: char| !c.is_ascii_digit())
             .unwrap_or(text.len());
         let (number, unit) = text.split_at(digits);
-        let number: u64 = number.parse().map_err(|_| invalid())?;
-        let unit = unit.trim().to_ascii_uppercase();
-        let unit = (unit.strip_suffix("IB").or_else(|| unit.strip_suffix('B'))).unwrap_or(&unit);
+        if number.is_empty() {
+            return Err(invalid("no number"));
+        }
+        let number: u64 = number.parse().map_err(|_| invalid("too large"))?;
         let power = match unit {
             "" => 0,
-            unit => (BYTE_UNITS.iter())
-                .find(|(name, _)| *name == unit)
-                .map(|&(_, power)| power)
-                .ok_or_else(invalid)?,
+            unit => {
+                let named = unit.strip_suffix("iB").unwrap_or(unit);
+                let known = (BYTE_UNITS.iter()).find(|(name, _)| *name == named);
+                match known {
+                    Some(&(_, power)) => power,
+                    None if unit.ends_with(['B', 'b']) && unit.len() == 2 => {
+                        return Err(invalid(&format!(
+                            "{unit} is ambiguous (1000 or 1024 bytes?); write {} or {}iB",
+                            unit[..1].to_ascii_uppercase(),
+                            unit[..1].to_ascii_uppercase()
+                        )))
+                    }
+                    None if unit.starts_with(char::is_whitespace) => {
+                        return Err(invalid("no space between the number and its unit"))
+                    }
+                    None => return Err(invalid(&format!("{unit:?} is no unit"))),
+                }
+            }
         };
-        let bytes = number.checked_mul(1024u64.pow(power)).ok_or_else(invalid)?;
+        let bytes = (number.checked_mul(1024u64.pow(power))).ok_or_else(|| invalid("too large"))?;
         match bytes {
-            0 => Err(invalid()),
+            0 => Err(invalid("at least 1 byte")),
             bytes => Ok(ByteSize(bytes)),
         }
     }
@@ -339,7 +366,9 @@ impl rusqlite::types::FromSql for RaterId {
 /// A rater's name as people see it: on the sign-in form, in `raters list`, in the ratings
 /// CSV's `rater` column, in `--judgments rater:NAME` and in the agreement among raters. One
 /// to [`RaterName::MAX_CHARACTERS`] characters, no control or format character, no white
-/// space at either end. The owner's name, `owner`, is the owner's alone.
+/// space at either end, in Unicode's composed form (NFC, as browsers send what is typed: `é`
+/// one character, not `e` and an accent, so that a name given either way is one name). The
+/// owner's name, `owner`, is the owner's alone.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type)]
 #[serde(transparent)]
 #[sqlx(transparent)]
@@ -368,11 +397,46 @@ impl RaterName {
                 Self::MAX_CHARACTERS
             )
         } else {
-            return Ok(RaterName(text.to_owned()));
+            return Ok(RaterName(text.nfc().collect()));
         };
         Err(InvalidRaterName(format!(
             "the rater's name {text:?} {problem}"
         )))
+    }
+
+    /// What a person sees of the name: equal for two names a person would take for one another.
+    /// The name's compatibility form (NFKC: `ﬁ` is `fi`), folded to one case (`Straße` is
+    /// `STRASSE` is `strasse`), then each letter replaced by the one it is confusable with
+    /// (UTS #39's skeleton: a Cyrillic `А` is a Latin `A`, `rn` is `m`).
+    pub fn likeness(&self) -> String {
+        let folded = self
+            .0
+            .nfkc()
+            .collect::<String>()
+            .to_uppercase()
+            .to_lowercase();
+        unicode_security::skeleton(&folded).collect()
+    }
+
+    /// The scripts the name mixes, when its letters are not of one script (UTS #39's
+    /// single-script test, where digits and punctuation go with any script, and Han with the
+    /// kana of Japanese or the Hangul of Korean): `Аnn` mixes Cyrillic and Latin, and a name
+    /// that does can pass for another's letter by letter. `None` for a name of one script.
+    pub fn mixed_scripts(&self) -> Option<Vec<String>> {
+        use unicode_security::mixed_script::AugmentedScriptSet;
+        use unicode_security::MixedScript;
+        if self.0.as_str().is_single_script() {
+            return None;
+        }
+        let mut scripts: Vec<String> = Vec::new();
+        for c in self.0.chars() {
+            let set = AugmentedScriptSet::for_char(c);
+            let script = set.to_string();
+            if !set.is_all() && !scripts.contains(&script) {
+                scripts.push(script);
+            }
+        }
+        Some(scripts)
     }
 
     pub fn as_str(&self) -> &str {
@@ -578,6 +642,28 @@ mod tests {
             "{long}"
         );
         assert!(RaterName::owner().is_owner());
+        // Stored as browsers send it: composed.
+        assert_eq!(RaterName::new("Jose\u{301}").unwrap().as_str(), "Jos\u{e9}");
+    }
+
+    #[test]
+    fn names_a_person_takes_for_one_another_are_alike() {
+        let likeness = |name: &str| RaterName::new(name).unwrap().likeness();
+        assert_eq!(likeness("Ann"), likeness("ann"));
+        assert_eq!(likeness("Straße"), likeness("STRASSE"));
+        assert_eq!(likeness("Jos\u{e9}"), likeness("Jose\u{301}"));
+        assert_eq!(likeness("\u{410}nn"), likeness("Ann"));
+        assert_eq!(likeness("ﬁona"), likeness("Fiona"));
+        assert_ne!(likeness("Ann"), likeness("Anna"));
+        assert_ne!(likeness("Jos\u{e9}"), likeness("Jose"));
+        let mixed = |name: &str| RaterName::new(name).unwrap().mixed_scripts();
+        assert_eq!(
+            mixed("\u{410}nn"),
+            Some(vec!["Cyrillic".to_owned(), "Latin".to_owned()])
+        );
+        for single in ["Ann Lee", "Анна", "Ann-Marie 2", "山田 はなこ", "José"] {
+            assert_eq!(mixed(single), None, "{single}");
+        }
     }
 
     #[test]
@@ -621,8 +707,8 @@ mod tests {
         assert_eq!(size("1024"), Ok(1024));
         assert_eq!(size("500M"), Ok(500 << 20));
         assert_eq!(size("2G"), Ok(2 << 30));
-        assert_eq!(size(" 1GiB "), Ok(1 << 30));
-        assert_eq!(size("3 kb"), Ok(3 << 10));
+        assert_eq!(size("1GiB"), Ok(1 << 30));
+        assert_eq!(size("3K"), Ok(3 << 10));
         assert_eq!(size("1T"), Ok(1 << 40));
         for bad in [
             "",
@@ -634,9 +720,28 @@ mod tests {
             "12X",
             "1GG",
             "99999999999T",
+            "1KB",
+            "1 G",
+            " 1G",
+            "1G ",
+            "3kb",
+            "3k",
+            "1gib",
         ] {
             assert!(size(bad).is_err(), "{bad:?}");
         }
+        assert_eq!(
+            size("1KB"),
+            Err(
+                "KB is ambiguous (1000 or 1024 bytes?); write K or KiB: a size is a whole \
+                 number of bytes, alone or followed by K, M, G or T (or KiB, MiB, GiB, TiB: \
+                 1024 of the one before), such as 500M or 2G; got \"1KB\""
+                    .to_owned()
+            )
+        );
+        assert!(size("1 G")
+            .unwrap_err()
+            .starts_with("no space between the number and its unit: "));
         let said = |bytes: u64| ByteSize(bytes).to_string();
         assert_eq!(said(1 << 30), "1 GiB");
         assert_eq!(said(500 << 20), "500 MiB");

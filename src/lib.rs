@@ -16,6 +16,7 @@ pub mod export;
 pub mod import;
 pub mod leaderboard;
 pub mod metrics;
+pub mod output;
 pub mod password;
 pub mod simulation;
 pub mod study;

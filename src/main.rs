@@ -26,8 +26,9 @@ async fn main() {
         if let paperjudge::cli::CliError::Internal { source, .. } = &error {
             tracing::error!(cause = %source, "{error}");
         }
+        // Each line of the message (an import's problems) is one line on stderr, escaped.
         for line in error.to_string().lines() {
-            paperjudge::tell!("paperjudge: {}", paperjudge::terminal::escape(line));
+            paperjudge::tell!("paperjudge: {line}");
         }
         std::process::exit(error.exit_code());
     }

@@ -2,7 +2,10 @@
 //! format characters: ESC starts a sequence that moves the cursor, recolours or rewrites the
 //! screen, and a bidi override reorders what follows. Printed as they are, they would let a
 //! file make the terminal show something other than what paperjudge wrote, so everything
-//! paperjudge prints from data goes through [`escape`].
+//! paperjudge prints as text goes through [`escape`]: every line on standard error
+//! ([`tell!`](crate::tell)), and every text output of a command (`targets list`, the tables).
+//! The CSV and JSON outputs are data, kept exact: JSON writes control characters as escapes
+//! of its own, and a CSV field holds the value as imported.
 
 use std::borrow::Cow;
 
@@ -27,14 +30,26 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     )
 }
 
-/// A line on standard error, as `eprintln!` writes it, except that a line that cannot be
-/// written (stderr closed, as `2>&1 | head` leaves it) is dropped instead of panicking: what
-/// the command was asked to do is done either way, and its exit status says how it went.
+/// `text` of several lines with each line [escaped](escape): its line breaks (`\n`) kept,
+/// every other control or format character written as an escape.
+pub fn escape_lines(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c != '\n' && is_control_or_format(c)) {
+        return Cow::Borrowed(text);
+    }
+    let lines: Vec<Cow<'_, str>> = text.split('\n').map(escape).collect();
+    Cow::Owned(lines.join("\n"))
+}
+
+/// A line on standard error, as `eprintln!` writes it, [escaped](escape_lines) (what it says
+/// may hold a file's name or a field of a file), except that a line that cannot be written
+/// (stderr closed, as `2>&1 | head` leaves it) is dropped instead of panicking: what the
+/// command was asked to do is done either way, and its exit status says how it went.
 #[macro_export]
 macro_rules! tell {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", $crate::terminal::escape_lines(&line));
     }};
 }
 
@@ -50,5 +65,10 @@ mod tests {
         assert_eq!(escape("zero\u{200b}width"), "zero\\u{200b}width");
         assert_eq!(escape("\u{202e}evil"), "\\u{202e}evil");
         assert_eq!(escape("nul\0"), "nul\\u{0}");
+        assert_eq!(escape_lines("one\ntwo\n"), "one\ntwo\n");
+        assert_eq!(
+            escape_lines("a title\u{1b}]0;pwned\u{7}\n\u{1b}[2J\n"),
+            "a title\\u{1b}]0;pwned\\u{7}\n\\u{1b}[2J\n"
+        );
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{write_output, CliError, StatusFormat};
+use super::{print, CliError, StatusFormat};
 use crate::domain::JudgeName;
 use crate::study::judges::{JudgeSummary, RunProgress, RunReport, RunRequest, KEY_VARIABLE};
 use crate::study::Study;
@@ -91,11 +91,11 @@ pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
         crate::tell!(
             "judge {}: every pooled pair of the study's targets is graded already; nothing was \
              asked",
-            escape(report.judge.as_str())
+            report.judge
         );
         return Ok(());
     }
-    crate::tell!("{}", escape(&report.summary()));
+    crate::tell!("{}", report.summary());
     tell_examples(&report);
     match report.stopped {
         Some(why) => Err(CliError::Failed(why)),
@@ -113,8 +113,8 @@ fn tell_examples(report: &RunReport) {
         for example in examples {
             crate::tell!(
                 "  {what}: {} → {}: {}",
-                escape(example.target.as_str()),
-                escape(example.paper.as_str()),
+                example.target,
+                example.paper,
                 example.what
             );
         }
@@ -154,24 +154,24 @@ pub async fn judges(study: &Study, args: JudgesArgs) -> Result<(), CliError> {
     match args.command.unwrap_or(JudgesCommand::List) {
         JudgesCommand::List => {
             let judges = study.judges().await?;
-            let text = match args.format {
+            let (text, as_text) = match args.format {
                 StatusFormat::Json => {
                     let mut json = serde_json::to_string_pretty(&judges).map_err(|error| {
                         CliError::Failed(format!("cannot encode the judges: {error}"))
                     })?;
                     json.push('\n');
-                    json
+                    (json, false)
                 }
-                StatusFormat::Text => judges_table(&judges),
+                StatusFormat::Text => (judges_table(&judges), true),
             };
-            write_output(None, |out| out.write_all(text.as_bytes()))
+            print(&text, as_text)
         }
         JudgesCommand::Remove { name } => {
             let name = judge_name(&name)?;
             study.remove_judge(&name).await?;
             crate::tell!(
                 "removed the judge {} and its grades (no rating changed)",
-                escape(name.as_str())
+                name
             );
             Ok(())
         }
@@ -187,11 +187,11 @@ fn judges_table(judges: &[JudgeSummary]) -> String {
     let rows: Vec<[String; 5]> = (judges.iter())
         .map(|judge| {
             [
-                escape(judge.name.as_str()).into_owned(),
-                judge.model.as_deref().map_or_else(
-                    || "(imported)".to_owned(),
-                    |model| escape(model).into_owned(),
-                ),
+                judge.name.to_string(),
+                judge
+                    .model
+                    .clone()
+                    .unwrap_or_else(|| "(imported)".to_owned()),
                 judge.pairs_judged.to_string(),
                 judge.targets_judged.to_string(),
                 judge

@@ -241,7 +241,9 @@ pub struct Hit {
     /// It is a target being rated.
     pub active: bool,
     pub rated: i64,
-    pub pooled: i64,
+    /// Pairs pooled; for a rater, only of a target they took: the pool of one nobody took yet
+    /// may change with others' doings (pruning), and a rater reads no count that moves so.
+    pub pooled: Option<i64>,
 }
 
 /// Where a found word starts and ends in [`Hit::passage`].
@@ -269,7 +271,10 @@ pub async fn search(
                               ELSE (SELECT a.rated FROM assignments a
                                     WHERE a.target_id = p.id AND a.rater_id = ?4) END,
                          0) AS rated,
-                COALESCE(t.pooled, 0) AS pooled
+                CASE WHEN ?4 IS NULL
+                          OR EXISTS (SELECT 1 FROM assignments a
+                                     WHERE a.target_id = p.id AND a.rater_id = ?4)
+                     THEN COALESCE(t.pooled, 0) END AS pooled
          FROM papers_search
          JOIN papers p ON p.id = papers_search.rowid
          LEFT JOIN targets t ON t.target_id = p.id

@@ -97,15 +97,33 @@ pub async fn find<'e, E: SqliteExecutor<'e>>(
     .await
 }
 
-/// The name of rater `id` while they may sign in; `None` once removed (or never a rater).
-pub async fn active_name<'e, E: SqliteExecutor<'e>>(
+/// The name and password hash of rater `id` while they may sign in; `None` once removed (or
+/// never a rater, or the owner).
+pub async fn active<'e, E: SqliteExecutor<'e>>(
     executor: E,
     id: RaterId,
-) -> Result<Option<RaterName>, sqlx::Error> {
-    sqlx::query_scalar("SELECT name FROM raters WHERE id = ? AND removed_at IS NULL")
+) -> Result<Option<(RaterName, String)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT name, password_hash FROM raters
+         WHERE id = ? AND removed_at IS NULL AND password_hash IS NOT NULL",
+    )
+    .bind(id)
+    .fetch_optional(executor)
+    .await
+}
+
+/// Stores a new password hash for rater `id` (never the owner, who has none stored).
+pub async fn set_password(
+    conn: &mut SqliteConnection,
+    id: RaterId,
+    password_hash: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE raters SET password_hash = ? WHERE id = ? AND id <> 1")
+        .bind(password_hash)
         .bind(id)
-        .fetch_optional(executor)
-        .await
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// Adds a rater, or brings back a removed one under a new password: the targets they had

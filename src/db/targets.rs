@@ -216,6 +216,11 @@ pub struct TargetSummary {
     pub rated: i64,
     pub total: i64,
     pub finished: bool,
+    /// In a rater's list, whether they took it; a target they did not take (one still needing
+    /// a rater) shows no count: its pool may change until someone takes it (pruning) and it
+    /// leaves the list once its raters have taken it, others' doing either way. Always true in
+    /// the owner's list.
+    pub taken: bool,
 }
 
 impl TargetSummary {
@@ -254,7 +259,7 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
     match rater {
         None => sqlx::query_as(
             "SELECT p.id, p.external_id, p.title, t.rated, t.pooled AS total,
-                    t.fully_rated AS finished
+                    t.fully_rated AS finished, 1 AS taken
              FROM targets t JOIN papers p ON p.id = t.target_id
              WHERE t.active = 1 AND NOT (?1 AND t.fully_rated)
              ORDER BY t.target_id
@@ -262,7 +267,8 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
         ),
         Some(_) => sqlx::query_as(
             "SELECT p.id, p.external_id, p.title, COALESCE(a.rated, 0) AS rated,
-                    t.pooled AS total, t.pooled > 0 AND COALESCE(a.rated, 0) = t.pooled AS finished
+                    t.pooled AS total, t.pooled > 0 AND COALESCE(a.rated, 0) = t.pooled AS finished,
+                    a.rater_id IS NOT NULL AS taken
              FROM targets t JOIN papers p ON p.id = t.target_id
              LEFT JOIN assignments a ON a.target_id = t.target_id AND a.rater_id = ?4
              WHERE t.active = 1 AND (a.rater_id IS NOT NULL OR t.raters < t.needed)
@@ -324,33 +330,39 @@ pub async fn is_fully_rated<'e, E: SqliteExecutor<'e>>(
     Ok(fully_rated.unwrap_or(false))
 }
 
-/// A rater's part of the study: the targets they took or may take (see [`list`]), their
-/// ratings of them against the pairs pooled, and how many of them they rated whole.
+/// A rater's part of the study: the targets they took, their ratings of them against the
+/// pairs pooled, and how many of them they rated whole. Only the rater's own doings move these
+/// counts: a target they took keeps its pool (see [`super::pruning`]), and the targets others
+/// take are not counted. `more_to_rate`: some target still needs them (one of theirs not
+/// rated whole, or one still needing a rater), as `/next` would find.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RaterOverview {
     pub pairs: Progress,
     pub finished: i64,
     pub targets: i64,
+    pub more_to_rate: bool,
 }
 
 pub async fn rater_overview<'e, E: SqliteExecutor<'e>>(
     executor: E,
     rater: RaterId,
 ) -> Result<RaterOverview, sqlx::Error> {
-    let (rated, total, finished, targets): (i64, i64, i64, i64) = sqlx::query_as(
-        "SELECT COALESCE(SUM(COALESCE(a.rated, 0)), 0), COALESCE(SUM(t.pooled), 0),
-                COALESCE(SUM(t.pooled > 0 AND COALESCE(a.rated, 0) = t.pooled), 0), COUNT(*)
-         FROM targets t
-         LEFT JOIN assignments a ON a.target_id = t.target_id AND a.rater_id = ?
-         WHERE t.active = 1 AND (a.rater_id IS NOT NULL OR t.raters < t.needed)",
-    )
-    .bind(rater)
-    .fetch_one(executor)
-    .await?;
+    let (rated, total, finished, targets, more_to_rate): (i64, i64, i64, i64, bool) =
+        sqlx::query_as(&format!(
+            "SELECT COALESCE(SUM(a.rated), 0), COALESCE(SUM(t.pooled), 0),
+                    COALESCE(SUM(t.pooled > 0 AND a.rated = t.pooled), 0), COUNT(*),
+                    EXISTS (SELECT 1 FROM targets t WHERE {NEEDS_RATER})
+             FROM assignments a JOIN targets t ON t.target_id = a.target_id
+             WHERE a.rater_id = ?1 AND t.active = 1"
+        ))
+        .bind(rater)
+        .fetch_one(executor)
+        .await?;
     Ok(RaterOverview {
         pairs: Progress { rated, total },
         finished,
         targets,
+        more_to_rate,
     })
 }
 

@@ -70,6 +70,11 @@ pub struct InputReader<R> {
     read: u64,
     /// CSV only: the row being parsed.
     row: Option<Row>,
+    /// The last byte handed out that is no white space: at the end of a file, a `"` closes
+    /// the quoted field a row may end with.
+    last_visible: Option<u8>,
+    /// The end of the file was reached: every byte has been handed out.
+    ended: bool,
 }
 
 /// Where the CSV parser looks for the row it is parsing, and the line that row is on.
@@ -98,6 +103,8 @@ impl<R: Read> InputReader<R> {
             after_carriage_return: false,
             read: 0,
             row: None,
+            last_visible: None,
+            ended: false,
         }
     }
 
@@ -153,11 +160,17 @@ impl<R: Read> InputReader<R> {
 impl<R: Read> Read for InputReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut read = self.inner.read(buf)?;
+        if read == 0 && !buf.is_empty() {
+            self.ended = true;
+        }
         if self.at_start && read > 0 {
             self.at_start = false;
             read = self.drop_byte_order_mark(buf, read)?;
         }
         for (index, &byte) in buf[..read].iter().enumerate() {
+            if !byte.is_ascii_whitespace() {
+                self.last_visible = Some(byte);
+            }
             let after_carriage_return = std::mem::take(&mut self.after_carriage_return);
             match byte {
                 b'\n' => {
@@ -344,7 +357,30 @@ pub(crate) fn next_record<R: Read>(
     if record.as_slice().len() > MAX_RECORD_BYTES {
         return Err(read_problem(&too_long(TooLong::Row { line })));
     }
+    if quote_left_open(reader, record) {
+        return Err(Problem::at(
+            line,
+            None,
+            "a quote opened in this row is never closed, so the rest of the file was read \
+             into one field: close it (a quote inside a quoted field is written twice, \"\")",
+        ));
+    }
     Ok(Some(line))
+}
+
+/// Whether the row just read ran to the end of the file inside a quoted field: the end of
+/// the file was reached while it was read (the parser asks for more only once it has parsed
+/// every byte it had), its last field spans lines (only a quoted field can), and the file
+/// does not end with the `"` that would close that field. (The CSV parser takes the end of
+/// the file for the end of an open field without a word.)
+fn quote_left_open<R: Read>(
+    reader: &csv::Reader<InputReader<R>>,
+    record: &csv::ByteRecord,
+) -> bool {
+    let input = reader.get_ref();
+    let spans_lines = (record.iter().next_back())
+        .is_some_and(|field| field.contains(&b'\n') || field.contains(&b'\r'));
+    input.ended && spans_lines && input.last_visible != Some(b'"')
 }
 
 /// The columns of a CSV header, located by name.
@@ -406,7 +442,7 @@ impl Header {
                 Some(name),
                 format!(
                     "required column is missing from the header (found: {}; expected: {expected})",
-                    self.names.join(",")
+                    excerpt(&self.names.join(","))
                 ),
             )
         })
@@ -419,6 +455,23 @@ impl Header {
     pub(crate) fn len(&self) -> usize {
         self.names.len()
     }
+}
+
+/// The most characters of a file's text a problem quotes.
+const EXCERPT_CHARACTERS: usize = 100;
+
+/// `text` as a problem quotes it: whole when short, else its first [`EXCERPT_CHARACTERS`]
+/// characters and how many more there are (a header of a megabyte of NUL bytes is no message).
+pub(crate) fn excerpt(text: &str) -> String {
+    let characters = text.chars().count();
+    if characters <= EXCERPT_CHARACTERS {
+        return text.to_owned();
+    }
+    let shown: String = text.chars().take(EXCERPT_CHARACTERS).collect();
+    format!(
+        "{shown}… ({} more characters)",
+        characters - EXCERPT_CHARACTERS
+    )
 }
 
 /// A CSV parse error as a problem, with its line if it has one.

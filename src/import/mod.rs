@@ -120,12 +120,16 @@ pub struct Problem {
     pub message: String,
 }
 
+/// The longest message of one problem, in characters: a message quotes the file's text (an
+/// id, a value), which may be as long as a field, 64 KiB.
+const MAX_MESSAGE_CHARACTERS: usize = 500;
+
 impl Problem {
     pub fn at(line: u64, field: Option<&str>, message: impl Into<String>) -> Problem {
         Problem {
             line: Some(line),
             field: field.map(str::to_owned),
-            message: message.into(),
+            message: bounded(message.into()),
         }
     }
 
@@ -133,9 +137,22 @@ impl Problem {
         Problem {
             line: None,
             field: None,
-            message: message.into(),
+            message: bounded(message.into()),
         }
     }
+}
+
+/// `message` cut to [`MAX_MESSAGE_CHARACTERS`], saying how much more there was.
+fn bounded(message: String) -> String {
+    let characters = message.chars().count();
+    if characters <= MAX_MESSAGE_CHARACTERS {
+        return message;
+    }
+    let shown: String = message.chars().take(MAX_MESSAGE_CHARACTERS).collect();
+    format!(
+        "{shown}… (the message goes on for {} more characters)",
+        characters - MAX_MESSAGE_CHARACTERS
+    )
 }
 
 /// Every problem found in one input file (up to [`MAX_REPORTED_PROBLEMS`]).

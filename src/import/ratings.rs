@@ -206,11 +206,13 @@ impl Parse for RatingParser<'_> {
         };
         let target = resolve("target", columns.target)?;
         let paper = resolve("paper", columns.paper)?;
-        let stars = text(columns.stars, "stars")?.parse().map_err(
-            |error: crate::domain::InvalidStars| {
+        // Untrimmed, unlike the other fields: stars are one digit and nothing else, as the
+        // web takes them (` 3` is refused there too).
+        let stars = input::utf8_field(record, columns.stars, "stars", line)?
+            .parse()
+            .map_err(|error: crate::domain::InvalidStars| {
                 Problem::at(line, Some("stars"), error.to_string())
-            },
-        )?;
+            })?;
         let rated_at = match columns.rated_at {
             Some(index) => parse_rated_at(text(index, "rated_at")?, line)?,
             None => None,

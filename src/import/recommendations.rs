@@ -206,7 +206,7 @@ impl Staged {
         }
         .write(&self.lists, rng)?;
         // A target new to the study, and so without a rating, leaves out the models pruned.
-        let pruned = db::pruning::rebuild_unrated_pools(conn, depth, rng)?;
+        let pruned = db::pruning::rebuild_unheld_pools(conn, depth, rng)?;
         summary.pool_added += pruned.added;
         summary.pool_removed += pruned.removed;
         Ok(summary)

@@ -127,7 +127,7 @@ impl Study {
             let depth = db::study::pool_depth_directly(conn)?.get();
             let mut blind_pool = BlindPoolChange::default();
             for target in targets::activate_every_candidate(conn)? {
-                db::pruning::exclude_pruned_if_unrated(conn, target)?;
+                db::pruning::exclude_pruned_if_unheld(conn, target)?;
                 let change = db::blind_pool::refresh_target(conn, target, depth, &mut rng)?;
                 blind_pool.added += change.added;
                 blind_pool.removed += change.removed;
@@ -174,7 +174,7 @@ fn choose_papers(
             chosen.without_recommendations += 1;
         }
         targets::activate(conn, paper, rng)?;
-        db::pruning::exclude_pruned_if_unrated(conn, paper)?;
+        db::pruning::exclude_pruned_if_unheld(conn, paper)?;
         // Pairs already pooled keep their display keys: a target chosen again keeps its order.
         let change = db::blind_pool::refresh_target(conn, paper, depth, rng)?;
         chosen.blind_pool.added += change.added;

@@ -92,18 +92,33 @@ pub enum Refusal {
     RemovedRater(RaterName),
     #[error("there is a rater {0:?} already")]
     RaterExists(RaterName),
-    /// A name that differs from a rater's (or the owner's) only in case: a person takes it for
-    /// theirs.
+    /// A name a person takes for a rater's (or the owner's): one that differs only in case, in
+    /// how its letters are encoded, or in letters that look alike.
     #[error(
-        "the rater's name {name:?} differs from {taken:?} only in case, so it would be taken \
-         for theirs; choose another name"
+        "the rater's name {name:?} would be taken for {taken:?}: they differ only in case, in \
+         how their letters are encoded, or in letters that look alike; choose another name"
     )]
     RaterNameTaken { name: RaterName, taken: RaterName },
+    /// A name whose letters are of several scripts, as a Cyrillic `А` among Latin letters.
+    #[error(
+        "the rater's name {name:?} mixes the scripts {}: a letter of one can pass for a letter \
+         of another, so the name could pass for someone else's; write it in one script",
+        .scripts.join(" and ")
+    )]
+    MixedScripts {
+        name: RaterName,
+        scripts: Vec<String>,
+    },
     #[error(
         "\"owner\" is the study's owner, who signs in with the password given to `serve`; \
          choose another name"
     )]
     OwnerName,
+    #[error(
+        "the owner's password is the one given to `serve` (--password-file or \
+         PAPERJUDGE_PASSWORD): change it there and start the server again"
+    )]
+    OwnerPassword,
     #[error("the password for {rater:?} {weak}")]
     WeakPassword {
         rater: RaterName,

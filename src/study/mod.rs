@@ -52,7 +52,7 @@ pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
 pub use import::{ImportFile, ImportProgress};
 pub use pruning::Pruning;
 pub use queries::{NextTarget, PooledPaper, RatingPage, Search, TargetList};
-pub use raters::{Added, Rater, Raters};
+pub use raters::{Added, Credential, Rater, Raters};
 pub use rating::Undo;
 pub use recheck::Recheck;
 pub use upload::{JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT};

@@ -1,6 +1,6 @@
 //! Pruning: once the verdict rules a model out, the pools built from then on leave its list
 //! out, so that its papers stop costing ratings (docs/metrics.md, "The verdict"). Ratings are
-//! never removed, and a target with a rating keeps its pool.
+//! never removed, and a target held (with a rating, or taken by a rater) keeps its pool.
 //!
 //! The verdict that prunes is the default one: the leaderboard's default settings over the
 //! fully rated targets, as the dashboard shows it. A model it rules out is pruned the next
@@ -55,14 +55,15 @@ impl Study {
         .await
     }
 
-    /// Turns pruning on or off. Off gives every target without a rating its full pool back;
+    /// Turns pruning on or off. Off gives every target nobody holds (no rating, no rater
+    /// took it) its full pool back;
     /// on prunes nothing yet (the next target asked for does). Answers the pool change.
     pub async fn set_pruning(&self, on: bool) -> Result<BlindPoolChange, StudyError> {
         let mut rng = rand::rngs::StdRng::from_os_rng();
         self.write_directly(move |conn| {
             db::pruning::set(conn, on)?;
             let depth = db::study::pool_depth_directly(conn)?.get();
-            let change = db::pruning::rebuild_unrated_pools(conn, depth, &mut rng)?;
+            let change = db::pruning::rebuild_unheld_pools(conn, depth, &mut rng)?;
             db::study::bump_revision_directly(conn)?;
             Ok(change)
         })
@@ -70,7 +71,7 @@ impl Study {
     }
 
     /// While pruning is on: prunes the models the default verdict rules out that are not
-    /// pruned yet, and rebuilds the pools of the targets without a rating. Answers their
+    /// pruned yet, and rebuilds the pools of the targets nobody holds. Answers their
     /// names.
     pub(super) async fn prune_ruled_out(&self) -> Result<Vec<String>, StudyError> {
         let state = self.pruning().await?;
@@ -96,7 +97,7 @@ impl Study {
             if db::pruning::is_on_directly(conn)? {
                 db::pruning::add_pruned(conn, &pruned)?;
                 let depth = db::study::pool_depth_directly(conn)?.get();
-                db::pruning::rebuild_unrated_pools(conn, depth, &mut rng)?;
+                db::pruning::rebuild_unheld_pools(conn, depth, &mut rng)?;
                 db::study::bump_revision_directly(conn)?;
             }
             Ok(())

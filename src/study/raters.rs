@@ -53,31 +53,32 @@ pub enum Added {
 impl Study {
     /// Adds a rater who signs in as `name` with `password` (refused when too easily guessed,
     /// see [`password::check_strength`]), or brings back a rater removed before, with their
-    /// ratings, under the new password. A name that differs from a rater's or the owner's
-    /// only in case is refused: a person would take it for theirs.
+    /// ratings, under the new password. A name a person would take for a rater's or the
+    /// owner's ([`RaterName::likeness`]: one differing only in case, in how its letters are
+    /// encoded, or in letters that look alike) is refused, as is a name that mixes scripts.
     pub async fn add_rater(&self, name: &RaterName, password: &str) -> Result<Added, StudyError> {
         if name.is_owner() {
             return Err(Refusal::OwnerName.into());
         }
-        if name.as_str().to_lowercase() == RaterName::owner().as_str() {
+        if let Some(scripts) = name.mixed_scripts() {
+            return Err(Refusal::MixedScripts {
+                name: name.clone(),
+                scripts,
+            }
+            .into());
+        }
+        let likeness = name.likeness();
+        if likeness == RaterName::owner().likeness() {
             return Err(Refusal::RaterNameTaken {
                 name: name.clone(),
                 taken: RaterName::owner(),
             }
             .into());
         }
-        password::check_strength(password).map_err(|weak| Refusal::WeakPassword {
-            rater: name.clone(),
-            weak,
-        })?;
-        let secret = password.to_owned();
-        let hash = blocking::run(move || password::hash(&secret))
-            .await
-            .map_err(|error| StudyError::Internal(error.to_string().into()))?;
+        let hash = hash_password(name, password).await?;
         self.write(async |conn| {
-            let lower = name.as_str().to_lowercase();
             let alike = (db::raters::names(&mut *conn).await?.into_iter())
-                .find(|known| known != name && known.as_str().to_lowercase() == lower);
+                .find(|known| known != name && known.likeness() == likeness);
             if let Some(taken) = alike {
                 return Err(Refusal::RaterNameTaken {
                     name: name.clone(),
@@ -163,13 +164,14 @@ impl Study {
         Ok(db::raters::has_active_raters(&self.connections).await?)
     }
 
-    /// The rater `name` if `password` is theirs and they may sign in; `None` otherwise (an
-    /// unknown name costs the same time as a wrong password, so that timing tells neither).
+    /// The rater `name`, with the credential a session of theirs holds, if `password` is
+    /// theirs and they may sign in; `None` otherwise (an unknown name costs the same time as a
+    /// wrong password, so that timing tells neither).
     pub async fn sign_in(
         &self,
         name: &RaterName,
         password: &str,
-    ) -> Result<Option<Rater>, StudyError> {
+    ) -> Result<Option<(Rater, Credential)>, StudyError> {
         let found = db::raters::find(&self.connections, name).await?;
         let (id, stored) = match found {
             Some(db::raters::Found {
@@ -180,10 +182,14 @@ impl Study {
             _ => (None, UNKNOWN_RATER_HASH.to_owned()),
         };
         let guess = password.to_owned();
-        let verified = blocking::run(move || password::verify(&guess, &stored)).await;
-        Ok(id.filter(|_| verified).map(|id| Rater {
-            id,
-            name: name.clone(),
+        let checked = stored.clone();
+        let verified = blocking::run(move || password::verify(&guess, &checked)).await;
+        Ok(id.filter(|_| verified).map(|id| {
+            let rater = Rater {
+                id,
+                name: name.clone(),
+            };
+            (rater, Credential::of(&stored))
         }))
     }
 
@@ -203,14 +209,74 @@ impl Study {
         }
     }
 
-    /// The rater of a session signed in as `id`, while they may still sign in.
-    pub async fn signed_in_rater(&self, id: RaterId) -> Result<Option<Rater>, StudyError> {
+    /// The rater of a session signed in as `id` with `credential`, while it stands: `None`
+    /// once the rater was removed or their password changed (the session then ends). The
+    /// owner's stands while the server runs (their password is given to `serve`).
+    pub async fn signed_in_rater(
+        &self,
+        id: RaterId,
+        credential: &Credential,
+    ) -> Result<Option<Rater>, StudyError> {
         if id == RaterId::OWNER {
-            return Ok(Some(Rater::owner()));
+            return Ok((*credential == Credential::OWNER).then(Rater::owner));
         }
-        let name = db::raters::active_name(&self.connections, id).await?;
-        Ok(name.map(|name| Rater { id, name }))
+        let active = db::raters::active(&self.connections, id).await?;
+        Ok(active
+            .filter(|(_, hash)| Credential::of(hash) == *credential)
+            .map(|(name, _)| Rater { id, name }))
     }
+
+    /// Gives the rater `name` a new password (refused when too easily guessed): every session
+    /// of theirs ends at its next request, as it does when they are removed.
+    pub async fn set_rater_password(
+        &self,
+        name: &RaterName,
+        password: &str,
+    ) -> Result<(), StudyError> {
+        if name.is_owner() {
+            return Err(Refusal::OwnerPassword.into());
+        }
+        let hash = hash_password(name, password).await?;
+        self.write(async |conn| {
+            let found = db::raters::find(&mut *conn, name)
+                .await?
+                .ok_or_else(|| Refusal::UnknownRater(name.clone()))?;
+            if found.removed {
+                return Err(Refusal::RemovedRater(name.clone()).into());
+            }
+            db::raters::set_password(&mut *conn, found.id, &hash).await?;
+            Ok(())
+        })
+        .await
+    }
+}
+
+/// What a session holds of how its rater signed in: a digest of the stored hash of the
+/// password they signed in with. A new password (or a rater removed and added again) makes a
+/// new hash, with a new salt, and the session no longer stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Credential([u8; 32]);
+
+impl Credential {
+    /// The owner's, whose password lives as long as the server.
+    pub const OWNER: Credential = Credential([0; 32]);
+
+    fn of(password_hash: &str) -> Credential {
+        use sha2::Digest;
+        Credential(sha2::Sha256::digest(password_hash.as_bytes()).into())
+    }
+}
+
+/// `password` for the rater `name`, checked (see [`password::check_strength`]) and hashed.
+async fn hash_password(name: &RaterName, password: &str) -> Result<String, StudyError> {
+    password::check_strength(password).map_err(|weak| Refusal::WeakPassword {
+        rater: name.clone(),
+        weak,
+    })?;
+    let secret = password.to_owned();
+    blocking::run(move || password::hash(&secret))
+        .await
+        .map_err(|error| StudyError::Internal(error.to_string().into()))
 }
 
 /// An Argon2id hash of no one's password, checked for a name that is no rater's so that it

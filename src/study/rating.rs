@@ -1,12 +1,15 @@
 //! Rating: a rater's change of a rating (a set, a clear, an undo). Imports write ratings their
 //! own way, a whole file in one transaction.
 //!
-//! The rules: only a paper in the blind pool of a target being rated can be rated (or one that
-//! pruning took out of it while its page was open, which comes back); a rater rates a target
-//! they took or one that still needs a rater (taking it), the owner any; each rater changes
-//! and undoes only their own ratings; and each change is one command, committed durably before
-//! it answers, so that "saved" means saved. Every change is recorded in the rating history
-//! with the rater and the browser session that made it, which is what undo goes by.
+//! The rules: only a paper in the blind pool of a target being rated can be rated. The pool a
+//! rater was shown never shrinks under them (pruning leaves a target they took alone, see
+//! `db::pruning`), and a paper outside it is refused alike whoever lists it, and never joins
+//! the pool: an answer that differed would tell the rater which model lists the paper. A rater
+//! rates a target they took or one that still needs a rater (taking it), the owner any; each
+//! rater changes and undoes only their own ratings; and each change is one command, committed
+//! durably before it answers, so that "saved" means saved. Every change is recorded in the
+//! rating history with the rater and the browser session that made it, which is what undo
+//! goes by.
 
 use sqlx::SqliteConnection;
 
@@ -50,13 +53,7 @@ impl Study {
                 return Err(Refusal::TargetTaken(target).into());
             }
             if !db::blind_pool::contains(&mut *conn, target, paper).await? {
-                // A page opened before pruning shrank the target's pool still shows the paper:
-                // its rating is kept, and the pair comes back into the pool.
-                let depth = db::study::pool_depth(&mut *conn).await?.get();
-                if !db::pruning::pruned_away(&mut *conn, target, paper, depth).await? {
-                    return Err(not_in_pool().into());
-                }
-                db::blind_pool::ensure_pair(&mut *conn, target, paper, &mut rand::rng()).await?;
+                return Err(not_in_pool().into());
             }
             let pair = Pair {
                 target,

@@ -354,6 +354,43 @@ impl Study {
         })
     }
 
+    /// Removes the temporary files of uploads that no process is running any more (`.NAME.
+    /// upload-*` beside the study, left by a server killed in the middle of one): those whose
+    /// lock (held by a running upload from its first byte to the end of its import) can be
+    /// taken. Answers how many were removed. `serve` calls it as it starts.
+    pub async fn sweep_upload_leftovers(&self) -> Result<usize, StudyError> {
+        let directory = match self.path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+            _ => Path::new(".").to_owned(),
+        };
+        let prefix = upload_prefix(
+            &(self.path.file_name())
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+        let removed = blocking::run(move || {
+            let mut removed = 0;
+            for entry in std::fs::read_dir(&directory)? {
+                let entry = entry?;
+                let is_leftover = entry.file_name().to_string_lossy().starts_with(&prefix)
+                    && entry.file_type()?.is_file();
+                if !is_leftover {
+                    continue;
+                }
+                let Ok(file) = File::open(entry.path()) else {
+                    continue;
+                };
+                // Removed while locked: no upload can be using it.
+                if file.try_lock().is_ok() && std::fs::remove_file(entry.path()).is_ok() {
+                    removed += 1;
+                }
+            }
+            Ok::<_, std::io::Error>(removed)
+        })
+        .await?;
+        Ok(removed)
+    }
+
     /// The job with this id, as it is now; `None` if the study keeps no such job.
     pub fn import_job(&self, id: &JobId) -> Option<JobReport> {
         let jobs = self.jobs.lock();
@@ -399,10 +436,16 @@ impl Upload {
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
         let (file, path) = blocking::run(move || {
-            tempfile::Builder::new()
-                .prefix(&format!(".{study_name}.upload-"))
-                .tempfile_in(directory)
-                .map(tempfile::NamedTempFile::into_parts)
+            let (file, path) = tempfile::Builder::new()
+                .prefix(&upload_prefix(&study_name))
+                .tempfile_in(directory)?
+                .into_parts();
+            // Held while the file is open (until its import ends), so that a server starting
+            // meanwhile leaves it alone (see `Study::sweep_upload_leftovers`). A file system
+            // without locks keeps the file unlocked: a sweep may then unlink it, which the
+            // upload, writing and reading through its open file, does not notice.
+            let _ = file.try_lock();
+            Ok::<_, std::io::Error>((file, path))
         })
         .await?;
         let name = shown_name(name, self.files.len());
@@ -498,6 +541,11 @@ impl Drop for Upload {
         self.job.end(Outcome::Failed(JobFailure::Interrupted));
         self.study.jobs.release(&self.job.id);
     }
+}
+
+/// How the temporary files of the uploads into the study file `study_name` begin.
+fn upload_prefix(study_name: &str) -> String {
+    format!(".{study_name}.upload-")
 }
 
 /// The name a file is shown by: the browser's, without any folder, at most 200 characters;

@@ -22,9 +22,12 @@ const MANY_CANDIDATES: i64 = 300;
 struct DashboardPage {
     nav: Nav,
     pairs: Progress,
-    /// Targets with every pooled pair rated, of the targets being rated.
+    /// Targets with every pooled pair rated, of the targets being rated (a rater's: of those
+    /// they took).
     finished: i64,
     targets: i64,
+    /// Some target still needs rating (by the rater, for a rater): "Continue rating".
+    more_to_rate: bool,
     /// "rating 65 chosen targets of 40,000 with recommendations", or the like.
     choice_in_words: String,
     /// A library large enough that choosing targets is the way to start.
@@ -70,12 +73,18 @@ pub async fn show(
     let evaluated = leaderboard::asked(&study, &LeaderboardQuery::default()).await?;
     let (overview, board) = (&evaluated.set.overview, &evaluated.board);
     let rater = signed.rater_only();
-    // A rater's progress is their own, of the targets they took or may take.
-    let (pairs, finished, targets) = match rater {
-        None => (overview.pairs, overview.finished, overview.active),
+    // A rater's progress is their own, of the targets they took: no other rater's doing moves
+    // it.
+    let (pairs, finished, targets, more_to_rate) = match rater {
+        None => (
+            overview.pairs,
+            overview.finished,
+            overview.active,
+            overview.pairs.total > 0 && !overview.pairs.is_finished(),
+        ),
         Some(rater) => {
             let own = study.rater_overview(rater).await?;
-            (own.pairs, own.finished, own.targets)
+            (own.pairs, own.finished, own.targets, own.more_to_rate)
         }
     };
     let rechecks = study.recheck_progress(rater).await?;
@@ -112,6 +121,7 @@ pub async fn show(
         pairs,
         finished,
         targets,
+        more_to_rate,
         choice_in_words: overview.in_words(),
         many_candidates: overview.candidates > MANY_CANDIDATES,
         rates_all: overview.choice == TargetChoice::All,

@@ -14,10 +14,11 @@ use actix_web::error::{PathError, QueryPayloadError, UrlencodedError};
 use actix_web::http::header::{self, ContentType};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
-use actix_web::{HttpRequest, HttpResponse, ResponseError};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError};
 use askama::Template;
 
 use super::answer::accepts_json;
+use super::auth::Signed;
 use super::view::Nav;
 use crate::domain::ByteSize;
 use crate::study::{Refusal, StudyError};
@@ -78,6 +79,10 @@ pub enum WebError {
          `paperjudge import`)"
     )]
     UploadTooLarge { limit: ByteSize },
+    /// 408: a request's body fell silent before its end (an upload); the message says what
+    /// became of it.
+    #[error("{0}")]
+    Stalled(String),
     /// 409: the study is busy with something that must end first (an import from the
     /// browser); the message says what.
     #[error("{0}")]
@@ -211,6 +216,7 @@ impl ResponseError for WebError {
             WebError::PayloadTooLarge { .. } | WebError::UploadTooLarge { .. } => {
                 StatusCode::PAYLOAD_TOO_LARGE
             }
+            WebError::Stalled(_) => StatusCode::REQUEST_TIMEOUT,
             WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::ImportRunning => StatusCode::SERVICE_UNAVAILABLE,
             WebError::DiskFull => StatusCode::INSUFFICIENT_STORAGE,
@@ -218,13 +224,20 @@ impl ResponseError for WebError {
         }
     }
 
+    /// The error page as it is before anyone is known to ask: `error_response` is not told who
+    /// asks, and [`answer_errors_by_accept`] renders it again for a rater.
     fn error_response(&self) -> HttpResponse {
         self.log_internal_cause();
+        self.page_response(Nav::OWNER)
+    }
+}
+
+impl WebError {
+    /// The error page, with the navigation of who asks.
+    fn page_response(&self, nav: Nav) -> HttpResponse {
         let message = self.to_string();
-        // `error_response` is not told who asks: an error page offers every page, as every
-        // page did before raters.
         let page = ErrorPage {
-            nav: Nav::OWNER,
+            nav,
             status: self.status_code(),
             message: &message,
         };
@@ -243,9 +256,10 @@ impl ResponseError for WebError {
     }
 }
 
-/// The middleware that answers every [`WebError`] as the request accepts it: the error page
-/// it was rendered as, or for a request that accepts JSON, `{"error": message}` with the same
-/// status and headers.
+/// The middleware that answers every [`WebError`] as the request accepts it: for a request
+/// that accepts JSON, `{"error": message}` with the same status and headers; else the error
+/// page, with the navigation of who asks. A rater's error page links to no page of the owner's
+/// (the middleware of sign-in, inside this one, has said who asks by then).
 ///
 /// It sees the errors of handlers, extractors and of the middleware inside it, which answer
 /// their refusals as responses (`ServiceRequest::error_response`), never as `Err`.
@@ -255,12 +269,19 @@ pub async fn answer_errors_by_accept(
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
     let wants_json = accepts_json(request.request());
     let response = next.call(request).await?;
-    let json = (response.response().error())
+    let rater = (response.request().extensions())
+        .get::<Signed>()
+        .map(|Signed(rater)| rater.clone())
+        .filter(|rater| !rater.is_owner());
+    let answer = (response.response().error())
         .and_then(|error| error.as_error::<WebError>())
-        .filter(|_| wants_json)
-        .map(WebError::json_response);
-    Ok(match json {
-        Some(json) => response.into_response(json).map_into_right_body(),
+        .and_then(|error| match (wants_json, &rater) {
+            (true, _) => Some(error.json_response()),
+            (false, Some(rater)) => Some(error.page_response(Nav::of(rater))),
+            (false, None) => None,
+        });
+    Ok(match answer {
+        Some(answer) => response.into_response(answer).map_into_right_body(),
         None => response.map_into_left_body(),
     })
 }

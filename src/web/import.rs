@@ -75,8 +75,8 @@ async fn page(
     let mut response = view::html(&ImportPage {
         nav: Nav::OWNER,
         csrf_token: csrf.value().to_owned(),
-        max_upload: limit.0.to_string(),
-        max_upload_bytes: limit.0.bytes(),
+        max_upload: limit.size.to_string(),
+        max_upload_bytes: limit.size.bytes(),
         holds,
         pool_depth: status.pool_depth,
         depth_open: status.recommendations == 0,

@@ -71,6 +71,9 @@ pub struct Access {
     pub hosts: Vec<HostName>,
     /// The largest upload `POST /import` takes (413 above it).
     pub max_upload: ByteSize,
+    /// How long an upload may send nothing before it is ended (408); `None`: a minute (the
+    /// tests shorten it).
+    pub upload_idle: Option<std::time::Duration>,
 }
 
 /// Starts the app on `listener` (port 0 in tests) for `study`; the returned server runs when
@@ -117,7 +120,10 @@ pub fn run(listener: TcpListener, study: Study, access: Access) -> std::io::Resu
             // The headers wrap everything, so that every refusal and redirect carries them too.
             .wrap(security::headers())
             .configure(routes)
-            .configure(import::routes(upload::UploadLimit(access.max_upload)))
+            .configure(import::routes(upload::UploadLimit {
+                size: access.max_upload,
+                idle: access.upload_idle.unwrap_or(upload::UPLOAD_IDLE),
+            }))
             .service(methods::every_other_address())
     })
     .listen(listener)?

@@ -70,7 +70,8 @@ struct HitView {
     passage: Vec<(String, bool)>,
     status: Status,
     rated: i64,
-    pooled: i64,
+    /// `None` for a rater, of a target they did not take.
+    pooled: Option<i64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -61,8 +61,8 @@ struct TargetsPage {
     next_page: Option<String>,
 }
 
-/// The study's targets with its progress for the owner; for a rater, the targets they took or
-/// may take, with their own progress only.
+/// The study's targets with its progress for the owner; for a rater, the targets they took,
+/// with their own progress only, and those they may take (without counts).
 async fn show(
     study: web::Data<Study>,
     signed: Signed,
@@ -84,6 +84,14 @@ async fn show(
     };
     let list = study.targets(listing, signed.rater_only()).await?;
     let (overview, mut targets) = (list.overview, list.targets);
+    // A rater's counts are of the targets they took: no other rater's doing moves them.
+    let (finished, total) = match signed.rater_only() {
+        None => (overview.finished, overview.active),
+        Some(rater) => {
+            let own = study.rater_overview(rater).await?;
+            (own.finished, own.targets)
+        }
+    };
     let has_next = targets.len() as i64 > TARGETS_PER_PAGE;
     targets.truncate(TARGETS_PER_PAGE as usize);
     let link = |page: i64| {
@@ -102,8 +110,8 @@ async fn show(
         next_page: has_next.then(|| link(page + 1)),
         targets,
         only_unfinished,
-        finished: overview.finished,
-        total: overview.active,
+        finished,
+        total,
         choice_in_words: overview.in_words(),
     })
 }

@@ -16,11 +16,17 @@
 //! `{"job": id, "url": "/import/{id}"}`, and the page follows the job there; for a plain form,
 //! a 303 to the job's page once the import has ended, so that it shows the result.
 
+use std::cell::Cell;
+use std::io;
+use std::rc::Rc;
+use std::time::Duration;
+
 use actix_multipart::{Field, Multipart, MultipartError};
 use actix_web::error::PayloadError;
 use actix_web::http::header;
+use actix_web::web::Bytes;
 use actix_web::{web, HttpRequest, HttpResponse};
-use futures_util::{StreamExt, TryStreamExt};
+use futures_util::{Stream, StreamExt, TryStreamExt};
 use serde::Serialize;
 
 use super::answer::{accepts_json, see_other};
@@ -30,9 +36,25 @@ use crate::domain::{ByteSize, JudgeName};
 use crate::import::{self, Format, Kind};
 use crate::study::{JobId, Study, Upload};
 
-/// The largest upload, from `serve --max-upload`.
+/// What an upload may be: at most `size` bytes (`serve --max-upload`), and never silent for
+/// longer than `idle`.
 #[derive(Debug, Clone, Copy)]
-pub struct UploadLimit(pub ByteSize);
+pub struct UploadLimit {
+    pub size: ByteSize,
+    pub idle: Duration,
+}
+
+/// How long an upload may send nothing before it is ended (408) and the study's one import is
+/// free for another: a connection silent that long is a dead one, however slow the network.
+pub const UPLOAD_IDLE: Duration = Duration::from_secs(60);
+
+/// The most files one upload holds: each is a temporary file kept open until its import ends,
+/// and a process may open about a thousand files (`ulimit -n`).
+pub const MAX_FILES: usize = 200;
+
+/// What the reader of the form (actix-multipart) holds of a part's headers, its buffer: a part
+/// whose headers are larger is refused.
+const PART_HEADERS: ByteSize = ByteSize::kib(64);
 
 /// The most bytes a text field of the form may hold (a token is 64).
 const TEXT_FIELD_BYTES: usize = 1024;
@@ -57,24 +79,31 @@ pub async fn upload(
     study: web::Data<Study>,
     limit: web::Data<UploadLimit>,
 ) -> Result<HttpResponse, WebError> {
-    let limit = limit.0;
+    let UploadLimit { size: limit, idle } = *limit.into_inner();
     if declared_length(&request).is_some_and(|length| length > limit.bytes()) {
         return Err(WebError::UploadTooLarge { limit });
     }
     let upload = study.begin_upload().map_err(WebError::of_change)?;
     let mut received = 0u64;
-    let body = payload.map(move |chunk| {
-        let chunk = chunk?;
-        received += chunk.len() as u64;
-        match received > limit.bytes() {
-            true => Err(PayloadError::Overflow),
-            false => Ok(chunk),
+    // The form's reader says Overflow both for a body past the limit and for a part's headers
+    // past what it holds: this tells them apart.
+    let past_limit = Rc::new(Cell::new(false));
+    let body = until_silent(payload, idle).map({
+        let past_limit = Rc::clone(&past_limit);
+        move |chunk| {
+            let chunk = chunk?;
+            received += chunk.len() as u64;
+            if received > limit.bytes() {
+                past_limit.set(true);
+                return Err(PayloadError::Overflow);
+            }
+            Ok(chunk)
         }
     });
     let mut form = Multipart::new(request.headers(), body);
     let (upload, kind) = receive(&request, &mut form, upload)
         .await
-        .map_err(|error| error.read_against(limit))?;
+        .map_err(|error| error.read_against(limit, past_limit.get(), idle))?;
     let job = (upload.start(kind).await).map_err(WebError::of_change)?;
     let url = job_path(&job);
     if accepts_json(&request) {
@@ -108,14 +137,31 @@ impl<E: Into<WebError>> From<E> for Refused {
 }
 
 impl Refused {
-    /// The refusal as answered, a body over `limit` as such.
-    fn read_against(self, limit: ByteSize) -> WebError {
+    /// The refusal as answered: a body over `limit` (`past_limit`) as such, a part's headers
+    /// too large for the form's reader as such, a body silent for `idle` as such.
+    fn read_against(self, limit: ByteSize, past_limit: bool, idle: Duration) -> WebError {
         let error = match self {
             Refused::Web(error) => return error,
             Refused::Body(error) => error,
         };
         match error {
-            MultipartError::Payload(PayloadError::Overflow) => WebError::UploadTooLarge { limit },
+            MultipartError::Payload(PayloadError::Io(error))
+                if error.kind() == io::ErrorKind::TimedOut =>
+            {
+                WebError::Stalled(format!(
+                    "the upload sent nothing for {} seconds, so it was ended and nothing was \
+                     imported; upload the files again",
+                    idle.as_secs()
+                ))
+            }
+            MultipartError::Payload(PayloadError::Overflow) if past_limit => {
+                WebError::UploadTooLarge { limit }
+            }
+            MultipartError::Payload(PayloadError::Overflow) => WebError::BadRequest(format!(
+                "a part of the form has headers larger than the {} the server reads (or the \
+                 form does not start with a part), so nothing was imported",
+                PART_HEADERS
+            )),
             MultipartError::Payload(PayloadError::Incomplete(_)) | MultipartError::Incomplete => {
                 WebError::BadRequest(
                     "the upload did not arrive whole (the connection closed before its end), so \
@@ -178,6 +224,13 @@ async fn receive(
                 // A file input left empty sends a part without a name or a byte.
                 if file_name.is_empty() && std::pin::Pin::new(&mut chunks).peek().await.is_none() {
                     continue;
+                }
+                if names.len() == MAX_FILES {
+                    return Err(WebError::BadRequest(format!(
+                        "an upload holds at most {MAX_FILES} files, so nothing was imported; \
+                         import them in several uploads, or from the command line"
+                    ))
+                    .into());
                 }
                 upload.add_file(&file_name).await?;
                 while let Some(chunk) = chunks.try_next().await? {
@@ -283,6 +336,26 @@ fn format_of(names: &[String]) -> Result<Format, WebError> {
         }
     }
     Ok(first)
+}
+
+/// The body of `payload`, ended with a `TimedOut` error once it has sent nothing for `idle`.
+fn until_silent(
+    payload: web::Payload,
+    idle: Duration,
+) -> impl Stream<Item = Result<Bytes, PayloadError>> {
+    futures_util::stream::unfold(Some(payload), move |payload| async move {
+        let mut payload = payload?;
+        match tokio::time::timeout(idle, payload.next()).await {
+            Ok(Some(chunk)) => Some((chunk, Some(payload))),
+            Ok(None) => None,
+            Err(_) => {
+                let silent = io::Error::new(io::ErrorKind::TimedOut, "the upload fell silent");
+                Some((Err(PayloadError::Io(silent)), None))
+            }
+        }
+    })
+    // The form's reader may ask again after the end.
+    .fuse()
 }
 
 /// The request's `Content-Length`, when it gives one.

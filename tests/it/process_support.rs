@@ -116,17 +116,14 @@ impl ServerProcess {
         ServerProcess::start_command(command(db, &[&["serve"], args].concat(), env))
     }
 
-    /// [`ServerProcess::start`], with no file it writes allowed to grow past `kib` KiB (a
-    /// write past it fails as on a full disk: `ulimit -f`, with SIGXFSZ ignored).
+    /// [`ServerProcess::start`], with no file it writes allowed to grow past `kib` KiB
+    /// (`ulimit -f`): a write past it sends SIGXFSZ, which the server must survive, and fails
+    /// as on a full disk.
     pub fn start_with_file_size_limit(db: &Path, kib: u64, args: &[&str]) -> ServerProcess {
         let serve = command(db, &[&["serve"], args].concat(), &[]);
         let mut limited = Command::new("bash");
         limited
-            .args([
-                "-c",
-                "trap '' XFSZ; ulimit -f \"$0\"; exec \"$@\"",
-                &kib.to_string(),
-            ])
+            .args(["-c", "ulimit -f \"$0\"; exec \"$@\"", &kib.to_string()])
             .arg(serve.get_program())
             .args(serve.get_args())
             .envs(

@@ -9,7 +9,9 @@ use serde_json::{json, Value};
 
 use crate::common::TestStudy;
 use crate::process_support::{paperjudge, stderr, succeeded};
-use crate::web_support::{location, papers_in_page_order, Answer, Browser, Page, TestApp};
+use crate::web_support::{
+    hidden_token, location, papers_in_page_order, Answer, Browser, Page, TestApp,
+};
 
 const TARGETS: usize = 24;
 
@@ -306,44 +308,147 @@ async fn turning_pruning_off_restores_the_pools_of_unrated_targets() {
     );
 }
 
-/// A rater whose page of a target was open before pruning shrank its pool still sees the
-/// pruned model's papers: a rating of one is kept (the pair comes back into the pool), never
-/// refused; a paper no model lists is still refused.
-#[tokio::test]
-async fn a_rating_on_a_page_opened_before_pruning_is_kept() {
-    let (app, stars) = served_study(true).await;
-    let db = app.study.db_path();
-    // Ten targets rated by file: the bad model is out, but nothing is pruned until the next
-    // target is asked for.
+/// Rates `targets` by file, every listed paper as `stars` says: with ten of them the bad model
+/// is then out, but nothing is pruned until the next target is asked for.
+fn rate_by_file(app: &TestApp, targets: &[String], stars: &HashMap<(String, String), u8>) {
     let mut ratings = String::from("target,paper,stars\n");
-    for t in 1..=10 {
+    for target in targets {
         for p in [1, 2, 3, 7, 8, 9] {
-            let (target, paper) = (format!("T{t:02}"), format!("T{t:02}-P{p}"));
+            let paper = format!("{target}-P{p}");
             let given = stars[&(target.clone(), paper.clone())];
             ratings.push_str(&format!("{target},{paper},{given}\n"));
         }
     }
-    let file = app.study.dir.path().join("first-ten.csv");
+    let file = app.study.dir.path().join("rated.csv");
     std::fs::write(&file, ratings).unwrap();
     succeeded(&paperjudge(
-        &db,
+        &app.study.db_path(),
         &["import", "ratings", file.to_str().unwrap()],
         &[],
     ));
+}
+
+/// The attack of issue 32: with the bad model pruned, a rating posted for a paper that only it
+/// lists in its top 8 for the target is refused exactly as one for any paper outside the pool
+/// (a paper no model lists, another target's paper, no paper at all): the same status and
+/// message, and the paper never joins the pool. A 200 for exactly the papers the pruned model
+/// lists, and a pool that grew, would tell the rater which model lists them. That holds for
+/// a page opened before pruning shrank the pool too: nobody held the target, so its page
+/// showed nothing that may still be rated (reloading it shows the pool).
+#[tokio::test]
+async fn a_paper_only_a_pruned_model_lists_is_refused_like_any_outside_the_pool() {
+    let (app, stars) = served_study(true).await;
+    let db = app.study.db_path();
+    let first_ten: Vec<String> = (1..=10).map(|t| format!("T{t:02}")).collect();
+    rate_by_file(&app, &first_ten, &stars);
     let key = app.paper_id("T11").await;
     let session = app.session(key).await;
     let page = app.get_text(&format!("/targets/{key}")).await;
     assert_eq!(papers_in_page_order(&page).len(), 6);
 
-    // Another tab (or another rater) asks for the next target: the bad model is pruned, and
-    // T11, still without a rating, loses its three papers.
+    // Another tab asks for the next target: the bad model is pruned, and T11, which nobody
+    // holds (no rating, no rater took it), loses its three papers.
     succeeded(&paperjudge(&db, &["next"], &[]));
-    assert_eq!(app.blind_order("T11").await.len(), 3);
-
-    let kept = app.rate(&session, key, "T11-P8", "1", Answer::Json).await;
+    let pool = app.blind_order("T11").await;
+    assert_eq!(pool.len(), 3);
+    let refusal = |paper: &str| json!({ "error": format!("paper {paper:?} is not in the pool of this target") });
+    for paper in [
+        "T11-P7",
+        "T11-P8",
+        "T11-P9",
+        "T11-P4",
+        "T12-P1",
+        "no-such-paper",
+    ] {
+        let answer = app.rate(&session, key, paper, "1", Answer::Json).await;
+        assert_eq!(answer.status(), 400, "{paper}");
+        assert_eq!(
+            answer.json::<Value>().await.unwrap(),
+            refusal(paper),
+            "{paper}"
+        );
+    }
+    assert_eq!(app.blind_order("T11").await, pool);
+    assert_eq!(app.study.count("ratings").await, 60);
+    let page = app.get_text(&format!("/targets/{key}")).await;
+    assert_eq!(papers_in_page_order(&page).len(), 3);
+    // What the pool holds is rated as ever.
+    let kept = app.rate(&session, key, &pool[0], "4", Answer::Json).await;
     assert_eq!(kept.status(), 200);
-    assert_eq!(app.stored_stars("T11", "T11-P8").await, Some(1));
-    assert!(app.blind_order("T11").await.contains(&"T11-P8".to_owned()));
-    let unlisted = app.rate(&session, key, "T11-P4", "1", Answer::Json).await;
-    assert_eq!(unlisted.status(), 400);
+}
+
+/// The pool a rater was shown when they took a target is the one they rate: pruning leaves a
+/// target that a rater took alone, rated or not, so that a paper of a model pruned afterwards
+/// is still on their page and its rating is saved. A target taken after pruning pools without
+/// the pruned model, and its rater is refused a paper only that model lists.
+#[tokio::test]
+async fn pruning_leaves_the_pool_of_a_target_a_rater_took_alone() {
+    let (app, stars) = served_study(true).await;
+    for rater in ["Ann", "Bo"] {
+        let name = paperjudge::domain::RaterName::new(rater).unwrap();
+        (app.study.study)
+            .add_rater(&name, &format!("{rater}'s own password"))
+            .await
+            .unwrap();
+    }
+    // One rater a target, none twice: each target is Ann's or Bo's.
+    (app.study.study)
+        .set_rating_plan(None, Some(Some(0.0)))
+        .await
+        .unwrap();
+    let order = app.rating_order().await;
+    let mut ann = Browser::new(&app);
+    assert_eq!(
+        ann.log_in_as("Ann", "Ann's own password").await.status(),
+        303
+    );
+    let taken = location(&ann.get("/next").await);
+    assert_eq!(taken, format!("/targets/{}", app.paper_id(&order[0]).await));
+    let ann_target = order[0].clone();
+    assert_eq!(app.blind_order(&ann_target).await.len(), 6);
+
+    // The owner rates ten other targets by file: the bad model is out.
+    rate_by_file(&app, &order[1..11], &stars);
+
+    // Bo asks for a target: the bad model is pruned, but not from Ann's target.
+    let mut bo = Browser::new(&app);
+    assert_eq!(bo.log_in_as("Bo", "Bo's own password").await.status(), 303);
+    let bo_path = location(&bo.get("/next").await);
+    assert_eq!(
+        succeeded(&paperjudge(&app.study.db_path(), &["prune"], &[])),
+        "pruning is on; pools built from now on leave out bad\n"
+    );
+    assert_eq!(app.blind_order(&ann_target).await.len(), 6);
+    let bo_page = bo.get(&bo_path).await.text().await.unwrap();
+    let bo_target = Page::parse(&bo_page).text("article.target .paper-id");
+    assert_eq!(app.blind_order(&bo_target).await.len(), 3);
+
+    let ann_page = ann.get(&taken).await.text().await.unwrap();
+    assert_eq!(papers_in_page_order(&ann_page).len(), 6);
+    let token = hidden_token(&ann_page).unwrap();
+    let paper = format!("{ann_target}-P8");
+    let saved = ann
+        .post(
+            &format!("{taken}/ratings"),
+            &[("paper", &paper), ("stars", "1"), ("csrf_token", &token)],
+            Answer::Json,
+        )
+        .await;
+    assert_eq!(saved.status(), 200);
+
+    let token = hidden_token(&bo_page).unwrap();
+    let paper = format!("{bo_target}-P8");
+    let refused = bo
+        .post(
+            &format!("{bo_path}/ratings"),
+            &[("paper", &paper), ("stars", "1"), ("csrf_token", &token)],
+            Answer::Json,
+        )
+        .await;
+    assert_eq!(refused.status(), 400);
+    assert_eq!(
+        refused.json::<Value>().await.unwrap(),
+        json!({ "error": format!("paper {paper:?} is not in the pool of this target") })
+    );
+    assert_eq!(app.blind_order(&bo_target).await.len(), 3);
 }

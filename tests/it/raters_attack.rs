@@ -259,3 +259,102 @@ async fn a_recheck_from_another_raters_page_is_refused() {
         .unwrap();
     assert_eq!(stored, 0, "nothing stored as Bo's");
 }
+
+/// The attack of issue 32: with one rater a target, Bo taking a target (`/next`) and rating
+/// it moved Ann's dashboard ("22 of 164 pooled pairs ... 1 of 8 targets" became "22 of 143 ...
+/// 1 of 7"), telling her that someone took one. What Ann reads counts the targets she took:
+/// nothing moves. Only her list of targets shrinks, by the target Bo took, which it shows
+/// without a count until then (the README says so).
+#[tokio::test]
+async fn nothing_a_rater_counts_moves_when_another_takes_a_target() {
+    let study = study_of_two_raters().await;
+    (study.study)
+        .set_rating_plan(Some(1), Some(Some(0.0)))
+        .await
+        .unwrap();
+    let access = Access {
+        password: Password::new(OWNER_PASSWORD).ok(),
+        ..Access::default()
+    };
+    let app = TestApp::spawn_with(study, access).await;
+    let mut ann = signed_in(&app, "Ann").await;
+    let mut bo = signed_in(&app, "Bo").await;
+    let ann_target = location(&ann.get("/next").await);
+    let first = Page::parse(&ann.get(&ann_target).await.text().await.unwrap())
+        .attrs("article.paper", "data-paper");
+    rate(&mut ann, &ann_target, &first[0]).await;
+    // Ann's dashboard, and her list's counts: the sentence above it and each target's cell.
+    let counts = async |ann: &mut Browser| {
+        let dashboard = Page::parse(&ann.get("/").await.text().await.unwrap());
+        let list = Page::parse(&ann.get("/targets").await.text().await.unwrap());
+        let mut cells = list.texts("table.targets td.count");
+        cells.sort();
+        (dashboard.text("main"), list.texts("main > p"), cells)
+    };
+    let before = counts(&mut ann).await;
+    assert!(
+        before.0.contains("1 of 4 pooled pairs rated") && before.0.contains("0 of 1 targets"),
+        "{before:?}"
+    );
+    assert!(
+        (before.1.iter()).any(|p| p.starts_with("You finished 0 of the 1 target you took.")),
+        "{before:?}"
+    );
+    assert_eq!(before.2, ["1 / 4", "not taken", "not taken"]);
+
+    let bo_target = location(&bo.get("/next").await);
+    assert_ne!(bo_target, ann_target);
+    let papers = Page::parse(&bo.get(&bo_target).await.text().await.unwrap())
+        .attrs("article.paper", "data-paper");
+    rate(&mut bo, &bo_target, &papers[0]).await;
+
+    let after = counts(&mut ann).await;
+    assert_eq!(
+        before.0, after.0,
+        "Ann's dashboard tells that Bo took a target"
+    );
+    assert_eq!(before.1, after.1, "Ann's counts of her targets");
+    // Her list shrinks by the target Bo took.
+    assert_eq!(after.2, ["1 / 4", "not taken"]);
+}
+
+/// The attack of issue 32: a rater's 404 and 403 pages offered the owner's navigation (the
+/// study checks and the import, which answer them 403). Every error page a rater gets has a
+/// rater's navigation; the owner's keeps the owner's.
+#[tokio::test]
+async fn a_raters_error_pages_offer_only_a_raters_navigation() {
+    let access = Access {
+        password: Password::new(OWNER_PASSWORD).ok(),
+        ..Access::default()
+    };
+    let app = TestApp::spawn_with(study_of_two_raters().await, access).await;
+    let mut ann = signed_in(&app, "Ann").await;
+    let owner_links = |page: &Page| {
+        ["/checks", "/import", "/papers"]
+            .iter()
+            .map(|href| page.count(&format!(".site-nav a[href='{href}']")))
+            .collect::<Vec<_>>()
+    };
+    for (path, status) in [
+        ("/no-such-page", StatusCode::NOT_FOUND),
+        ("/targets/999999", StatusCode::NOT_FOUND),
+        ("/checks", StatusCode::FORBIDDEN),
+        ("/import", StatusCode::FORBIDDEN),
+        ("/leaderboard/targets", StatusCode::FORBIDDEN),
+    ] {
+        let answer = ann.get(path).await;
+        assert_eq!(answer.status(), status, "{path}");
+        let page = Page::parse(&answer.text().await.unwrap());
+        assert_eq!(page.count(".site-nav"), 1, "{path}");
+        assert_eq!(owner_links(&page)[..2], [0, 0], "{path}");
+    }
+    let mut owner = Browser::new(&app);
+    assert_eq!(
+        owner.log_in(OWNER_PASSWORD).await.status(),
+        StatusCode::SEE_OTHER
+    );
+    let answer = owner.get("/no-such-page").await;
+    assert_eq!(answer.status(), StatusCode::NOT_FOUND);
+    let page = Page::parse(&answer.text().await.unwrap());
+    assert_eq!(owner_links(&page), [1, 1, 1]);
+}

@@ -8,9 +8,10 @@ use askama::Template;
 use serde::Deserialize;
 
 use super::session::{session_cookie, SESSION_COOKIE};
+use super::throttle::{login_name, TooMany};
 use super::{Auth, Signed, LOGIN_PATH};
 use crate::domain::{RaterId, RaterName};
-use crate::study::Study;
+use crate::study::{Credential, Study};
 use crate::web::answer::see_other;
 use crate::web::csrf::{self, CsrfToken};
 use crate::web::view::Nav;
@@ -117,31 +118,45 @@ pub async fn log_in(
     let shown = Form::of(&auth, &study, false).await?;
     let client = auth.clients.of(&request);
     let now = Instant::now();
-    if let Err(wait) = auth.logins().admit(client, now) {
-        let seconds = wait.as_millis().div_ceil(1000).max(1);
-        let problem =
-            format!("Too many login attempts from your address: try again in {seconds} seconds.");
-        let mut response = page(StatusCode::TOO_MANY_REQUESTS, &csrf, shown, Some(&problem))?;
-        response.headers_mut().insert(
-            header::RETRY_AFTER,
-            header::HeaderValue::from(seconds as u64),
-        );
-        return Ok(response);
-    }
+    let typed = form.rater.as_deref().map(str::trim).unwrap_or_default();
+    let counted_as = match typed {
+        "" => RaterName::owner().likeness(),
+        name => login_name(name),
+    };
+    let admitted = auth.logins().admit(client, &counted_as, now);
+    let attempt = match admitted {
+        Ok(attempt) => attempt,
+        Err(too_many) => {
+            let (wait, whose) = match too_many {
+                TooMany::FromClient(wait) => (wait, "from your address"),
+                TooMany::AtName(wait) => (wait, "at this name"),
+            };
+            let seconds = wait.as_millis().div_ceil(1000).max(1);
+            let problem =
+                format!("Too many login attempts {whose}: try again in {seconds} seconds.");
+            let mut response = page(StatusCode::TOO_MANY_REQUESTS, &csrf, shown, Some(&problem))?;
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                header::HeaderValue::from(seconds as u64),
+            );
+            return Ok(response);
+        }
+    };
     let password = form.password.as_deref().unwrap_or_default();
     // The owner leaves the name empty, or gives theirs.
     let name = (form.rater.as_deref().map(str::trim))
         .filter(|name| !name.is_empty() && *name != RaterName::owner().as_str());
-    let signed_in: Option<RaterId> = match name {
+    let signed_in: Option<(RaterId, Credential)> = match name {
         None => (auth.password.as_ref())
             .filter(|owner| owner.is(password))
-            .map(|_| RaterId::OWNER),
+            .map(|_| (RaterId::OWNER, Credential::OWNER)),
         Some(name) => match RaterName::new(name) {
-            Ok(name) => (study.sign_in(&name, password).await?).map(|rater| rater.id),
+            Ok(name) => (study.sign_in(&name, password).await?)
+                .map(|(rater, credential)| (rater.id, credential)),
             Err(_) => None,
         },
     };
-    let Some(rater) = signed_in else {
+    let Some((rater, credential)) = signed_in else {
         tracing::warn!(%client, "a login with a wrong name or password");
         let problem = match (name, shown.raters) {
             (None, false) => "That password is wrong.",
@@ -152,8 +167,15 @@ pub async fn log_in(
         };
         return page(StatusCode::UNAUTHORIZED, &csrf, shown, Some(problem));
     };
-    auth.logins().succeeded(client);
-    let token = auth.sessions().open(rater, now);
+    auth.logins().succeeded(&attempt);
+    // A browser signing in again (as someone else, on a shared machine) ends the session it
+    // had: two cookies never name two people.
+    let mut sessions = auth.sessions();
+    if let Some(cookie) = request.cookie(SESSION_COOKIE) {
+        sessions.close(cookie.value());
+    }
+    let token = sessions.open(rater, credential, now);
+    drop(sessions);
     let mut response = see_other("/");
     tokens::set_cookie(&mut response, &session_cookie(&request, token))?;
     Ok(response)

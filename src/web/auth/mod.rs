@@ -5,8 +5,9 @@
 //!
 //! A session ([`session`]) is a random token in an `HttpOnly`, `SameSite=Strict` cookie
 //! (`Secure` behind TLS), naming who signed in. Sessions end at logout, after
-//! [`session::SESSION_LIFETIME`], when the server stops, and for a rater once they are removed
-//! (`paperjudge raters remove`: the next request of their session finds them gone). Failed
+//! [`session::SESSION_LIFETIME`], when the server stops, when the browser signs in again (as
+//! anyone), and for a rater once they are removed or their password changes (`paperjudge
+//! raters remove|password`: the next request of their session finds it so). Failed
 //! sign-ins are counted per client ([`throttle`]); [`handlers`] has the login and logout pages.
 //!
 //! Without a password, beyond loopback or raters nothing is asked: every visitor is the owner,
@@ -81,7 +82,7 @@ impl Auth {
     }
 
     /// Who signed in with the request's session, while they may: `None` without a session, or
-    /// for a rater removed since (whose session then ends).
+    /// for a rater removed since or whose password changed since (the session then ends).
     async fn signed_in(
         &self,
         request: &HttpRequest,
@@ -90,10 +91,10 @@ impl Auth {
         let Some(cookie) = request.cookie(SESSION_COOKIE) else {
             return Ok(None);
         };
-        let Some(id) = self.sessions().rater(cookie.value(), Instant::now()) else {
+        let Some((id, credential)) = self.sessions().rater(cookie.value(), Instant::now()) else {
             return Ok(None);
         };
-        let rater = study.signed_in_rater(id).await?;
+        let rater = study.signed_in_rater(id, &credential).await?;
         if rater.is_none() {
             self.sessions().close(cookie.value());
         }

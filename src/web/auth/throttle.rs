@@ -12,43 +12,97 @@ use std::time::{Duration, Instant};
 use actix_web::http::header;
 use actix_web::HttpRequest;
 
+use crate::domain::RaterName;
 use crate::web::proxy::{self, canonical, Proxy};
 
-/// Logins a client may try in any [`LOGIN_WINDOW`]; a success wipes its count.
+/// Failed logins a client, or a name, may have in any [`LOGIN_WINDOW`].
 const LOGINS_PER_WINDOW: usize = 5;
 const LOGIN_WINDOW: Duration = Duration::from_secs(60);
 
-/// Recent login attempts per client. Every attempt counts until it succeeds; counting it
-/// before the password is checked means parallel guesses cannot slip past the limit.
+/// Recent login attempts, per client and per name signed in as (the owner's is `owner`).
+/// Every attempt counts from before its password is checked, so that parallel guesses cannot
+/// slip past the limit; a success then takes its own attempt back from its client's count and
+/// clears its name's, and nothing else: a rater who knows their own password cannot wipe the
+/// failures of their guesses at another's.
 #[derive(Default)]
 pub struct LoginAttempts {
     by_client: HashMap<IpAddr, VecDeque<Instant>>,
+    by_name: HashMap<String, VecDeque<Instant>>,
+}
+
+/// An attempt counted, for [`LoginAttempts::succeeded`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempt {
+    client: IpAddr,
+    name: String,
+    at: Instant,
+}
+
+/// Why an attempt was not admitted, and how long to wait for the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TooMany {
+    /// From this client.
+    FromClient(Duration),
+    /// At this name.
+    AtName(Duration),
 }
 
 impl LoginAttempts {
-    /// Counts an attempt by `client`, or answers how long it must wait for its next one.
-    pub fn admit(&mut self, client: IpAddr, now: Instant) -> Result<(), Duration> {
+    /// Counts an attempt by `client` to sign in as `name` (its [`login_name`]), or answers
+    /// which limit it met and how long to wait.
+    pub fn admit(&mut self, client: IpAddr, name: &str, now: Instant) -> Result<Attempt, TooMany> {
         let is_recent = |at: &Instant| now.duration_since(*at) < LOGIN_WINDOW;
-        // Forget clients with no recent attempt, so the table holds only the last window.
+        // Forget clients and names with no recent attempt, so the tables hold only the last
+        // window.
         self.by_client
             .retain(|_, attempts| attempts.back().is_some_and(is_recent));
-        let attempts = self.by_client.entry(client).or_default();
-        while attempts.front().is_some_and(|at| !is_recent(at)) {
-            attempts.pop_front();
-        }
-        match attempts.front() {
-            Some(oldest) if attempts.len() >= LOGINS_PER_WINDOW => {
-                Err(LOGIN_WINDOW - now.duration_since(*oldest))
+        self.by_name
+            .retain(|_, attempts| attempts.back().is_some_and(is_recent));
+        let wait = |attempts: &mut VecDeque<Instant>| {
+            while attempts.front().is_some_and(|at| !is_recent(at)) {
+                attempts.pop_front();
             }
-            _ => {
-                attempts.push_back(now);
-                Ok(())
+            match attempts.front() {
+                Some(oldest) if attempts.len() >= LOGINS_PER_WINDOW => {
+                    Some(LOGIN_WINDOW - now.duration_since(*oldest))
+                }
+                _ => None,
             }
+        };
+        let by_client = self.by_client.entry(client).or_default();
+        if let Some(wait) = wait(by_client) {
+            return Err(TooMany::FromClient(wait));
         }
+        let by_name = self.by_name.entry(name.to_owned()).or_default();
+        if let Some(wait) = wait(by_name) {
+            return Err(TooMany::AtName(wait));
+        }
+        by_name.push_back(now);
+        self.by_client.entry(client).or_default().push_back(now);
+        Ok(Attempt {
+            client,
+            name: name.to_owned(),
+            at: now,
+        })
     }
 
-    pub fn succeeded(&mut self, client: IpAddr) {
-        self.by_client.remove(&client);
+    /// `attempt` signed in: it was no failure, and its name's failures are forgotten.
+    pub fn succeeded(&mut self, attempt: &Attempt) {
+        if let Some(attempts) = self.by_client.get_mut(&attempt.client) {
+            if let Some(index) = attempts.iter().position(|at| *at == attempt.at) {
+                attempts.remove(index);
+            }
+        }
+        self.by_name.remove(&attempt.name);
+    }
+}
+
+/// The name a login attempt counts against: a rater's as a person sees it (so that `ann` and
+/// `Ann` share one count, see [`RaterName::likeness`]), or as typed when it is no name.
+pub fn login_name(name: &str) -> String {
+    match RaterName::new(name) {
+        Ok(name) => name.likeness(),
+        Err(_) => name.to_owned(),
     }
 }
 
@@ -64,8 +118,8 @@ impl Clients {
         Clients { proxy }
     }
 
-    /// Who counts as one client: its address, and for IPv6 its /64 network, which one host
-    /// usually has whole. The address is the peer's, unless the peer is the TLS proxy and
+    /// Who counts as one client: its address, for IPv6 its /64 network, which one host
+    /// usually has whole, and for any loopback address (127.0.0.0/8, ::1) this machine. The address is the peer's, unless the peer is the TLS proxy and
     /// says whose request it passes on. A client cannot speak for itself: what it puts in
     /// those headers comes before the entry the proxy appends, and a connection that does not
     /// come from the proxy is taken at its own address.
@@ -111,6 +165,8 @@ fn parse_node(node: &str) -> Option<IpAddr> {
 
 fn client_network(ip: IpAddr) -> IpAddr {
     match canonical(ip) {
+        // Every user of this machine may connect from any of them.
+        ip if ip.is_loopback() => IpAddr::V4(Ipv4Addr::LOCALHOST),
         IpAddr::V6(ip) => IpAddr::V6(Ipv6Addr::from_bits(ip.to_bits() & !u128::from(u64::MAX))),
         ipv4 => ipv4,
     }
@@ -128,38 +184,80 @@ mod tests {
         let start = Instant::now();
         for second in 0..5 {
             let at = start + Duration::from_secs(second);
-            assert_eq!(logins.admit(CLIENT, at), Ok(()), "attempt at {second} s");
+            let name = format!("name {second}");
+            assert!(
+                logins.admit(CLIENT, &name, at).is_ok(),
+                "attempt at {second} s"
+            );
         }
         let sixth = start + Duration::from_secs(10);
-        assert_eq!(logins.admit(CLIENT, sixth), Err(Duration::from_secs(50)));
+        assert_eq!(
+            logins.admit(CLIENT, "another", sixth),
+            Err(TooMany::FromClient(Duration::from_secs(50)))
+        );
         let other = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 2));
-        assert_eq!(logins.admit(other, sixth), Ok(()));
+        assert!(logins.admit(other, "another", sixth).is_ok());
         // A minute after the first attempt, one more is allowed, and only one.
         let later = start + LOGIN_WINDOW;
-        assert_eq!(logins.admit(CLIENT, later), Ok(()));
-        assert_eq!(logins.admit(CLIENT, later), Err(Duration::from_secs(1)));
+        assert!(logins.admit(CLIENT, "more", later).is_ok());
+        assert_eq!(
+            logins.admit(CLIENT, "more", later),
+            Err(TooMany::FromClient(Duration::from_secs(1)))
+        );
     }
 
     #[test]
-    fn a_success_clears_the_count_and_old_clients_are_forgotten() {
+    fn a_name_has_five_failures_a_minute_from_any_client() {
+        let mut logins = LoginAttempts::default();
+        let start = Instant::now();
+        for client in 1..=5 {
+            let client = IpAddr::V4(Ipv4Addr::new(192, 0, 2, client));
+            assert!(logins.admit(client, "bo", start).is_ok());
+        }
+        let sixth = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 6));
+        assert_eq!(
+            logins.admit(sixth, "bo", start),
+            Err(TooMany::AtName(LOGIN_WINDOW))
+        );
+        assert!(logins.admit(sixth, "ann", start).is_ok());
+    }
+
+    #[test]
+    fn a_success_clears_its_own_name_only() {
         let mut logins = LoginAttempts::default();
         let start = Instant::now();
         for _ in 0..4 {
-            logins.admit(CLIENT, start).expect("admitted");
+            logins.admit(CLIENT, "bo", start).expect("admitted");
         }
-        logins.succeeded(CLIENT);
-        for _ in 0..5 {
-            logins
-                .admit(CLIENT, start)
-                .expect("admitted after a success");
-        }
+        let own = logins.admit(CLIENT, "ann", start).expect("admitted");
+        logins.succeeded(&own);
+        // Ann's success was no failure of the address, and leaves Bo's failures counted.
+        assert!(logins.admit(CLIENT, "bo", start).is_ok());
+        assert_eq!(
+            logins.admit(CLIENT, "bo", start),
+            Err(TooMany::FromClient(LOGIN_WINDOW))
+        );
         let other = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 2));
-        logins.admit(other, start + LOGIN_WINDOW).expect("admitted");
+        assert_eq!(
+            logins.admit(other, "bo", start),
+            Err(TooMany::AtName(LOGIN_WINDOW))
+        );
+        logins
+            .admit(other, "cleo", start + LOGIN_WINDOW)
+            .expect("admitted");
         assert_eq!(logins.by_client.len(), 1);
+        assert_eq!(logins.by_name.len(), 1);
     }
 
     #[test]
-    fn an_ipv6_client_is_its_slash_64() {
+    fn a_login_counts_against_the_name_as_a_person_sees_it() {
+        assert_eq!(login_name("Ann"), login_name("ann"));
+        assert_eq!(login_name("Jose\u{301}"), login_name("Jos\u{e9}"));
+        assert_eq!(login_name(" "), " ");
+    }
+
+    #[test]
+    fn an_ipv6_client_is_its_slash_64_and_loopback_is_one_client() {
         let ip = |text: &str| text.parse::<IpAddr>().expect("an address");
         assert_eq!(client_network(ip("192.0.2.7")), ip("192.0.2.7"));
         assert_eq!(client_network(ip("::ffff:192.0.2.7")), ip("192.0.2.7"));
@@ -167,6 +265,15 @@ mod tests {
             client_network(ip("2001:db8:1:2:aaaa:bbbb:cccc:dddd")),
             ip("2001:db8:1:2::")
         );
+        for loopback in [
+            "127.0.0.1",
+            "127.0.0.2",
+            "127.255.1.9",
+            "::1",
+            "::ffff:127.0.0.3",
+        ] {
+            assert_eq!(client_network(ip(loopback)), ip("127.0.0.1"), "{loopback}");
+        }
     }
 
     #[test]
