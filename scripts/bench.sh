@@ -8,6 +8,7 @@
 #   BENCH=evaluation scripts/bench.sh   # the evaluation's section (7) alone
 #   BENCH=import scripts/bench.sh   # the imports' section (1) alone
 #   BENCH=upload scripts/bench.sh   # the browser's upload beside the command line (9) alone
+#   BENCH=judges scripts/bench.sh   # machine judges (10) alone: imported grades, a real LLM server
 #
 # It installs what it needs (hyperfine and sqlite3 from Debian, pytrec_eval-terrier from
 # PyPI), builds the app and the study generator (tools/synth) in release mode and generates the
@@ -248,6 +249,10 @@ PY
 }
 if [ "${BENCH:-all}" = upload ]; then
     bench_upload
+    exit 0
+fi
+if [ "${BENCH:-all}" = judges ]; then
+    PAPERJUDGE_BIN="$bin" STUDY_L="$study" scripts/bench-judges.sh
     exit 0
 fi
 
@@ -568,3 +573,5 @@ echo "== 8. ratings to a decision under each order"
 PAPERJUDGE_BIN="$bin" SYNTH_BIN="$synth" scripts/bench-decision.sh
 
 bench_upload
+
+PAPERJUDGE_BIN="$bin" STUDY_L="$study" scripts/bench-judges.sh

@@ -1,5 +1,7 @@
 //! The command line: argument parsing, and each command as a function of the study.
 
+mod judges;
+
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -97,6 +99,13 @@ pub enum Command {
     /// one, many times under each order: the ratings a decision needs, and how often it was
     /// wrong.
     Simulate(SimulateArgs),
+    /// A machine judge grades every pooled pair of the study's targets it has not graded,
+    /// through an OpenAI-compatible chat-completions endpoint (llama.cpp's server, Ollama,
+    /// vLLM, a hosted service). Its grades are kept apart from the ratings: they never count as
+    /// ratings and never reach a rating page. A bearer key is read from PAPERJUDGE_JUDGE_KEY.
+    Judge(judges::JudgeArgs),
+    /// The study's machine judges: list them (the default), or remove one with its grades.
+    Judges(judges::JudgesArgs),
 }
 
 #[derive(Debug, Args)]
@@ -282,6 +291,14 @@ pub enum ImportCommand {
         #[arg(long, value_name = "NAME")]
         rater: Option<String>,
     },
+    /// A machine judge's grades, CSV (target,paper,stars[,explanation]): kept apart from the
+    /// ratings; an exported file re-imports as is.
+    Judgments {
+        file: PathBuf,
+        /// The judge whose grades the file holds (added if the study has none of that name).
+        #[arg(long, value_name = "NAME")]
+        judge: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -306,6 +323,14 @@ pub enum ExportCommand {
     Pool {
         #[arg(short, long)]
         output: Option<PathBuf>,
+    },
+    /// Machine judges' grades: target,paper,judge,stars,explanation,judged_at.
+    Judgments {
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Only this judge's grades [default: every judge's].
+        #[arg(long, value_name = "NAME")]
+        judge: Option<String>,
     },
 }
 
@@ -366,6 +391,10 @@ pub enum CliError {
     /// Problems in input files: exit status 2.
     #[error("{0}")]
     Invalid(#[from] InvalidFiles),
+    /// A command that could not do what it was asked, for a reason it says (a judge's endpoint
+    /// down): exit status 1.
+    #[error("{0}")]
+    Failed(String),
     /// Anything else: exit status 1. The cause is logged, not printed as is.
     #[error("{context}")]
     Internal {
@@ -379,7 +408,7 @@ impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::Usage(_) | CliError::Invalid(_) => 2,
-            CliError::Internal { .. } => 1,
+            CliError::Failed(_) | CliError::Internal { .. } => 1,
         }
     }
 
@@ -445,6 +474,8 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Raters(command) => raters(&study, command).await,
         Command::Prune { state } => prune(&study, state).await,
         Command::Simulate(args) => simulate(&study, args).await,
+        Command::Judge(args) => judges::judge(&study, args).await,
+        Command::Judges(args) => judges::judges(&study, args).await,
     };
     // Whatever happened, the study file is left whole on its own (see `Study::close`).
     study.close().await;
@@ -644,6 +675,10 @@ async fn run_import(study: &Study, command: ImportCommand) -> Result<(), CliErro
             let rater = rater.as_deref().map(rater_name).transpose()?;
             (file, Kind::Ratings(import::ratings::Options { rater }))
         }
+        ImportCommand::Judgments { file, judge } => {
+            let judge = judges::judge_name(&judge)?;
+            (file, Kind::Judgments(import::judgments::Options { judge }))
+        }
     };
     let lists = matches!(kind, Kind::Recommendations(_));
     let summary = import_file(study, &file, kind).await?;
@@ -739,6 +774,22 @@ async fn run_export(study: &Study, command: ExportCommand) -> Result<(), CliErro
             write_output(output.as_deref(), |out| {
                 export::pool_csv(&rows, out).map_err(io::Error::other)
             })
+        }
+        ExportCommand::Judgments { output, judge } => {
+            let judge = judge.as_deref().map(judges::judge_name).transpose()?;
+            let rows = study.judgment_rows(judge.as_ref()).await?;
+            write_output(output.as_deref(), |out| {
+                export::judgments_csv(&rows, out).map_err(io::Error::other)
+            })?;
+            let unfinished = rows.iter().filter(|row| !row.target_finished).count();
+            if unfinished > 0 {
+                crate::tell!(
+                    "note: {unfinished} of these {} grades are of targets not fully rated: read \
+                     before rating them, a machine's grade anchors the rating",
+                    rows.len()
+                );
+            }
+            Ok(())
         }
     }
 }

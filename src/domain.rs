@@ -33,6 +33,18 @@ impl Stars {
         }
     }
 
+    /// What this many stars means, in the words the rating page shows beside them and a
+    /// machine judge's prompt gives it.
+    pub fn guidance(self) -> &'static str {
+        match self.0 {
+            1 => "Not about the target's problem; no use to a reader of the target.",
+            2 => "Shares a broad topic or a method in passing; you would not follow it up.",
+            3 => "Related work worth knowing; you might cite it.",
+            4 => "Closely related; you would read it after the target.",
+            _ => "Essential next to the target; you would certainly read and cite it.",
+        }
+    }
+
     pub fn all() -> impl Iterator<Item = Stars> {
         (1..=5).map(Stars)
     }
@@ -458,6 +470,75 @@ impl rusqlite::types::FromSql for RaterName {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct InvalidRaterName(String);
+
+/// A machine judge's name (`paperjudge judge --name`, `import judgments --judge`): 1 to
+/// [`JudgeName::MAX_CHARACTERS`] characters, no control or format character (it is printed on
+/// terminals and pages), no white space at either end. Names compare exactly, as models'.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type)]
+#[serde(transparent)]
+#[sqlx(transparent)]
+pub struct JudgeName(String);
+
+impl JudgeName {
+    pub const MAX_CHARACTERS: usize = 100;
+
+    /// A name as given; the message says what is wrong with it.
+    pub fn new(text: &str) -> Result<JudgeName, InvalidJudgeName> {
+        let characters = text.chars().count();
+        let problem = if text.trim().is_empty() {
+            "is empty".to_owned()
+        } else if let Some(invisible) = invisible_character(text) {
+            invisible
+        } else if text.trim() != text {
+            "starts or ends with white space".to_owned()
+        } else if characters > Self::MAX_CHARACTERS {
+            format!(
+                "has {characters} characters; a judge's name has at most {}",
+                Self::MAX_CHARACTERS
+            )
+        } else {
+            return Ok(JudgeName(text.to_owned()));
+        };
+        Err(InvalidJudgeName(format!(
+            "the judge's name {text:?} {problem}"
+        )))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for JudgeName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for JudgeName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl FromStr for JudgeName {
+    type Err = InvalidJudgeName;
+
+    fn from_str(text: &str) -> Result<JudgeName, InvalidJudgeName> {
+        JudgeName::new(text)
+    }
+}
+
+impl rusqlite::types::FromSql for JudgeName {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        value.as_str().map(|name| JudgeName(name.to_owned()))
+    }
+}
+
+/// Why a text is no judge's name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidJudgeName(String);
 
 /// A judgment's grade on the scale of stars: a number of stars, or with several raters and
 /// `--judgments mean` the mean of their stars, which may lie between two (docs/metrics.md,

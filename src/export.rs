@@ -1,4 +1,5 @@
-//! Exporters: ratings CSV, TREC qrels and the blind pool, each written to any `Write`.
+//! Exporters: ratings CSV, TREC qrels, the blind pool and a machine judge's grades, each
+//! written to any `Write`.
 
 use std::io::Write;
 
@@ -6,6 +7,7 @@ use crate::db::blind_pool::BlindPoolRow;
 use crate::db::ratings::RatingRow;
 use crate::domain::{PaperId, Stars};
 use crate::metrics::Relevance;
+use crate::study::judges::JudgmentRow;
 
 /// The ratings CSV header; the importer reads the same file back.
 pub const RATINGS_HEADER: [&str; 7] = [
@@ -64,6 +66,36 @@ pub fn pool_csv(rows: &[BlindPoolRow], out: impl Write) -> Result<(), csv::Error
             row.paper.as_str(),
             &row.position.to_string(),
             &row.stars.map(|stars| stars.to_string()).unwrap_or_default(),
+        ])?;
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+/// The judgments CSV header of `export judgments`; `import judgments` reads the file back.
+pub const JUDGMENTS_HEADER: [&str; 6] = [
+    "target",
+    "paper",
+    "judge",
+    "stars",
+    "explanation",
+    "judged_at",
+];
+
+/// A machine judge's grades as RFC 4180 CSV, an empty explanation where it gave none.
+pub fn judgments_csv(rows: &[JudgmentRow], out: impl Write) -> Result<(), csv::Error> {
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(out);
+    writer.write_record(JUDGMENTS_HEADER)?;
+    for row in rows {
+        writer.write_record([
+            row.target.as_str(),
+            row.paper.as_str(),
+            row.judge.as_str(),
+            &row.stars.to_string(),
+            row.explanation.as_deref().unwrap_or_default(),
+            row.judged_at.as_str(),
         ])?;
     }
     writer.flush()?;

@@ -32,7 +32,7 @@ pub use resampling::{
     sign_flip_p_values_each, Comparison, RESAMPLES,
 };
 pub use study_checks::{
-    consistency, kendall_tau_b, quadratic_weighted_kappa, ConfusionMatrix, Consistency,
+    consistency, kendall_tau_b, quadratic_weighted_kappa, spearman, ConfusionMatrix, Consistency,
 };
 
 /// A text that is not one of an option's allowed values.

@@ -7,6 +7,7 @@
 //! the leaderboard) and of its rating history. The study reads them (`Study::checks`), for
 //! `paperjudge checks` and `/checks` alike.
 
+pub mod judges;
 mod pool_bias;
 pub mod ranking;
 mod raters;
@@ -49,6 +50,8 @@ pub struct Checks {
     pub timing: Timing,
     /// Agreement among the raters, in a study with raters; `null` with one rater, the owner.
     pub raters: Option<RatersReport>,
+    /// Each machine judge against the raters (see [`judges`]), by name; empty without judges.
+    pub judges: Vec<judges::JudgeAudit>,
 }
 
 /// A model that some evaluated targets' pools left out.
@@ -149,6 +152,7 @@ impl Checks {
             sensitivity: sensitivity::sensitivity(&collection.models, &targets, &settings, depth),
             timing: timing::timing(&history.judgments, &history.rechecks),
             raters: raters.map(|(_, input)| raters::agreement(&input, &settings)),
+            judges: Vec::new(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The checks as `paperjudge checks` prints them: each check's sentence, then its numbers in
 //! aligned columns, numbers with 4 decimals and `-` where undefined.
 
+use super::judges::JudgeAudit;
 use super::{Checks, RatersReport};
 use crate::terminal::escape;
 
@@ -163,15 +164,61 @@ pub fn render(checks: &Checks) -> String {
     if let Some(raters) = &checks.raters {
         render_raters(&mut out, raters);
     }
+    for judge in &checks.judges {
+        render_judge(&mut out, judge);
+    }
     out
+}
+
+/// A machine judge against the raters: its sentence, the agreement, then each model's NDCG
+/// on its grades and on the raters'.
+fn render_judge(out: &mut String, judge: &JudgeAudit) {
+    out.push_str(&format!(
+        "\nMachine judge {}\n{}\n",
+        escape(judge.name.as_str()),
+        escape(&judge.sentence)
+    ));
+    let interval = judge
+        .alpha_ordinal_ci95
+        .map_or("-".to_owned(), |[low, high]| {
+            format!("[{low:.4}, {high:.4}]")
+        });
+    out.push_str(&format!(
+        "pairs compared: {}; kappa (quadratic) {}; alpha (ordinal) {} {interval}; spearman {}; \
+         mean stars {} (raters {}); share relevant {} (raters {}); tau-b {} over {} targets \
+         graded whole\n",
+        judge.pairs_compared,
+        number(judge.kappa_quadratic),
+        number(judge.alpha_ordinal),
+        number(judge.spearman),
+        number(judge.mean_stars),
+        number(judge.mean_stars_raters),
+        number(judge.share_relevant),
+        number(judge.share_relevant_raters),
+        number(judge.tau_b),
+        judge.targets_judged,
+    ));
+    let mut rows = vec![[
+        "model".to_owned(),
+        "NDCG on the judge's".to_owned(),
+        "on the raters'".to_owned(),
+    ]];
+    for model in &judge.ranking {
+        rows.push([
+            escape(&model.model).into_owned(),
+            number(model.ndcg_judge),
+            number(model.ndcg_raters),
+        ]);
+    }
+    push_table(out, &rows);
 }
 
 /// The agreement among raters: its sentence, alpha, then a row per rater and per two raters.
 fn render_raters(out: &mut String, raters: &RatersReport) {
-    out.push_str(&escape(&format!(
+    out.push_str(&format!(
         "\nAgreement among raters\n{}\n",
-        raters.sentence
-    )));
+        escape(&raters.sentence)
+    ));
     let interval = raters
         .alpha_ordinal_ci95
         .map_or("-".to_owned(), |[low, high]| {

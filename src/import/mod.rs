@@ -1,5 +1,6 @@
-//! Importers: papers, recommendations and ratings, each read whole from a file and checked
-//! ([`Bulk::read`], [`ratings::stage`]) before anything is written, then written in one
+//! Importers: papers, recommendations, ratings and a machine judge's grades (judgments), each
+//! read whole from a file and checked ([`Bulk::read`], [`ratings::stage`], [`judgments::stage`])
+//! before anything is written, then written in one
 //! transaction by the study's import command (`Study::import`), so that a file (or the files of
 //! one import) is imported whole or not at all.
 //!
@@ -7,9 +8,10 @@
 //! read before it is written, and the first (or only) file of an import before the study's
 //! write lock is taken, so that raters are kept waiting only while it writes. Papers and lists
 //! are written directly on a connection of the import's own ([`Bulk::write`]); ratings as the
-//! raters' are ([`ratings::Staged::write`]).
+//! raters' are ([`ratings::Staged::write`]); a judge's grades apart from both, by the study.
 
 mod input;
+pub mod judgments;
 pub mod papers;
 pub mod ratings;
 pub mod recommendations;
@@ -35,25 +37,18 @@ pub enum Kind {
     Papers(Format),
     Recommendations(recommendations::Options),
     Ratings(ratings::Options),
+    /// A machine judge's grades, never ratings.
+    Judgments(judgments::Options),
 }
 
 impl Kind {
-    /// What the file holds, in a word: `papers`, `recommendations` or `ratings`.
+    /// What the file holds, in a word: `papers`, `recommendations`, `ratings` or `judgments`.
     pub fn name(&self) -> &'static str {
         match self {
             Kind::Papers(_) => "papers",
             Kind::Recommendations(_) => "recommendations",
             Kind::Ratings(_) => "ratings",
-        }
-    }
-
-    /// Papers or lists, written directly; or ratings, written as the raters' are, with how to
-    /// read them.
-    pub fn into_bulk(self) -> Result<BulkKind, ratings::Options> {
-        match self {
-            Kind::Papers(format) => Ok(BulkKind::Papers(format)),
-            Kind::Recommendations(options) => Ok(BulkKind::Recommendations(options)),
-            Kind::Ratings(options) => Err(options),
+            Kind::Judgments(_) => "judgments",
         }
     }
 }

@@ -161,6 +161,50 @@ pub fn kendall_tau_b(first: &[f64], second: &[f64]) -> Option<f64> {
     (denominator > 0.0).then(|| (concordant - discordant) as f64 / denominator)
 }
 
+/// Spearman's rank correlation of two samples of the same items: Pearson's correlation of
+/// their ranks, tied values sharing the mean of their ranks (scipy's `spearmanr`). `None` when
+/// undefined: fewer than two items, or a sample whose values are all equal.
+///
+/// # Panics
+/// When the samples have different lengths.
+pub fn spearman(first: &[f64], second: &[f64]) -> Option<f64> {
+    assert_eq!(first.len(), second.len(), "two samples of the same items");
+    let (a, b) = (ranks(first), ranks(second));
+    let n = a.len() as f64;
+    if a.len() < 2 {
+        return None;
+    }
+    let (mean_a, mean_b) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let (mut covariance, mut variance_a, mut variance_b) = (0.0, 0.0, 0.0);
+    for (x, y) in a.iter().zip(&b) {
+        covariance += (x - mean_a) * (y - mean_b);
+        variance_a += (x - mean_a).powi(2);
+        variance_b += (y - mean_b).powi(2);
+    }
+    (variance_a > 0.0 && variance_b > 0.0).then(|| covariance / (variance_a * variance_b).sqrt())
+}
+
+/// The 1-based ranks of `values`, ties given the mean of the ranks they span.
+fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; values.len()];
+    let mut start = 0;
+    while start < order.len() {
+        let tied = order[start..]
+            .iter()
+            .take_while(|&&i| values[i] == values[order[start]])
+            .count();
+        // Ranks start + 1 ..= start + tied share their mean.
+        let mean = start as f64 + (tied as f64 + 1.0) / 2.0;
+        for &i in &order[start..start + tied] {
+            ranks[i] = mean;
+        }
+        start += tied;
+    }
+    ranks
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +217,18 @@ mod tests {
     /// Σ (i−j)² n_ij = 0 + 1 + 0 + 1 = 2, so n·that = 8. Σ (i−j)² r_i c_j: row 1 against
     /// columns 1,3,3,4 gives 0 + 4·2 + 9 = 17; row 2 gives 1 + 1·2 + 4 = 7; row 3 gives
     /// 4 + 0 + 1 = 5; row 5 gives 16 + 4·2 + 1 = 25; in all 54. kappa = 1 − 8/54 = 23/27.
+    /// By hand: x = [1, 2, 2, 3] ranks [1, 2.5, 2.5, 4]; y = [4, 3, 1, 2] ranks [4, 3, 1, 2].
+    /// Centred (mean 2.5): [-1.5, 0, 0, 1.5] and [1.5, 0.5, -1.5, -0.5]: covariance −2.25 −
+    /// 0.75 = −3, variances 4.5 and 5, rho = −3 / sqrt(22.5).
+    #[test]
+    fn spearman_by_hand_with_ties() {
+        let rho = spearman(&[1.0, 2.0, 2.0, 3.0], &[4.0, 3.0, 1.0, 2.0]).unwrap();
+        assert!((rho - (-3.0 / 22.5f64.sqrt())).abs() < 1e-15, "{rho}");
+        assert_eq!(spearman(&[1.0, 1.0], &[1.0, 2.0]), None);
+        assert_eq!(spearman(&[1.0], &[1.0]), None);
+        assert_eq!(spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]), Some(1.0));
+    }
+
     #[test]
     fn kappa_of_a_table_computed_by_hand() {
         let pairs = [stars(1, 1), stars(2, 3), stars(3, 3), stars(5, 4)];

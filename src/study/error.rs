@@ -9,7 +9,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::domain::{PaperId, PaperKey, PoolDepth, RaterName};
+use crate::domain::{JudgeName, PaperId, PaperKey, PoolDepth, RaterName};
 use crate::import::{InvalidFiles, InvalidInput};
 use crate::password::WeakPassword;
 
@@ -143,6 +143,33 @@ pub enum Refusal {
          lower-median, upper-median or rater:NAME"
     )]
     FractionalQrels,
+    #[error("there is no judge {0:?} in this study (`paperjudge judges list` lists them)")]
+    UnknownJudge(JudgeName),
+    #[error(
+        "the judge {judge:?} grades with the model {model:?}: its grades come from its runs \
+         (`paperjudge judge`); import these under another judge's name"
+    )]
+    JudgeGradesThroughModel { judge: JudgeName, model: String },
+    #[error(
+        "the judge {0:?} holds imported grades: name this run's judge with --name (a judge's \
+         grades all come from one source)"
+    )]
+    JudgeImported(JudgeName),
+    /// A run under a judge's name that asks another model or prompt than its grades came from.
+    #[error(
+        "the judge {judge:?} grades with {differs}: a judge's grades all come from one model \
+         and one prompt, so name this run's judge with --name"
+    )]
+    JudgeChanged { judge: JudgeName, differs: String },
+    /// A judge run of this process is running (409 on the web).
+    #[error(
+        "a judge is running: wait until it has finished (its page follows it), then start another"
+    )]
+    JudgeRunning,
+    #[error("{0}")]
+    InvalidPrompt(String),
+    #[error("{0}")]
+    InvalidJudgeRun(String),
 }
 
 impl Refusal {

@@ -24,7 +24,9 @@ use crate::blocking;
 use crate::db::papers::PaperIndex;
 use crate::db::{self, direct, Writer};
 use crate::demo;
-use crate::import::{self, ratings, Bulk, BulkKind, Format, InvalidInput, Kind, RowsRead, Summary};
+use crate::import::{
+    self, judgments, ratings, Bulk, BulkKind, Format, InvalidInput, Kind, RowsRead, Summary,
+};
 
 /// One file to import: its name, as problems give it, and its bytes.
 pub struct ImportFile {
@@ -80,13 +82,19 @@ impl Study {
         let mut files = files.into_iter();
         let first = files.next().ok_or(Refusal::NoFile)?;
         let progress = Arc::new(progress);
-        match kind.into_bulk() {
-            Ok(kind) => self.import_bulk(kind, first, files, rng, progress).await,
-            Err(options) => {
+        let bulk = match kind {
+            Kind::Papers(format) => BulkKind::Papers(format),
+            Kind::Recommendations(options) => BulkKind::Recommendations(options),
+            Kind::Ratings(options) => {
                 let files = std::iter::once(first).chain(files).collect();
-                self.import_ratings(files, options, rng, progress).await
+                return self.import_ratings(files, options, rng, progress).await;
             }
-        }
+            Kind::Judgments(options) => {
+                let files = std::iter::once(first).chain(files).collect();
+                return self.import_judgments(files, options, progress).await;
+            }
+        };
+        self.import_bulk(bulk, first, files, rng, progress).await
     }
 
     /// Papers or lists: the first file read before the turn, every later one read and written
@@ -188,6 +196,47 @@ impl Study {
             }
             if summary.changed() {
                 db::study::bump_revision(conn).await?;
+            }
+            Ok(summary)
+        })
+        .await
+    }
+
+    /// A machine judge's grades: every file read first, then all written in one transaction
+    /// on the import's own connection, apart from the ratings (see [`super::judges`]): the
+    /// study's revision does not move, since no number of the raters' changes.
+    async fn import_judgments(
+        &self,
+        files: Vec<ImportFile>,
+        options: judgments::Options,
+        progress: Arc<impl ImportProgress>,
+    ) -> Result<Summary, StudyError> {
+        let path = self.path.to_path_buf();
+        let reading = progress.clone();
+        let (conn, staged) = blocking::run(move || -> Result<_, StudyError> {
+            let conn = direct::open_writer(&path, Writer::Import)?;
+            let papers = db::papers::index(&conn)?;
+            let rows = reading.rows();
+            let (mut staged, mut invalid) = (Vec::new(), Vec::new());
+            for (index, file) in files.into_iter().enumerate() {
+                reading.reading(index);
+                match judgments::stage(file.reader, &papers, &file.source, &rows) {
+                    Ok(file) => staged.push(file),
+                    Err(problems) => invalid.push(problems),
+                }
+            }
+            match invalid.is_empty() {
+                true => Ok((conn, staged)),
+                false => Err(Refusal::Invalid(invalid.into()).into()),
+            }
+        })
+        .await?;
+        self.write_directly_as(Writer::Import, conn, move |tx| {
+            let mut summary = Summary::new("judgments");
+            for (index, file) in staged.into_iter().enumerate() {
+                progress.writing(index);
+                summary +=
+                    super::judges::write_imported(tx, &options.judge, &file.grades, file.read)?;
             }
             Ok(summary)
         })

@@ -16,6 +16,7 @@ mod choice;
 mod error;
 pub mod evaluation;
 mod import;
+pub mod judges;
 mod pruning;
 mod queries;
 mod raters;
@@ -70,6 +71,8 @@ pub struct Study {
     evaluations: Arc<evaluation::Evaluations>,
     /// The imports from the browser, the running one and the last ones.
     jobs: Arc<upload::ImportJobs>,
+    /// The judge run of this process, and those from the browser.
+    judge_runs: Arc<judges::JudgeRuns>,
 }
 
 impl Study {
@@ -89,6 +92,7 @@ impl Study {
             write_queue: WriteQueue::default(),
             evaluations: Arc::default(),
             jobs: Arc::default(),
+            judge_runs: Arc::default(),
         })
     }
 

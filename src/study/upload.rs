@@ -65,7 +65,7 @@ pub struct JobId(String);
 impl JobId {
     const BYTES: usize = 16;
 
-    fn random() -> JobId {
+    pub(in crate::study) fn random() -> JobId {
         JobId(hex::encode(rand::rng().random::<[u8; JobId::BYTES]>()))
     }
 

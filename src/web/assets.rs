@@ -1,5 +1,5 @@
-//! The stylesheet, the rating script, the leaderboard script, the re-check script and the
-//! import script, compiled into the binary so that it is the one file to deploy.
+//! The stylesheet, the rating script, the leaderboard script, the re-check script, the
+//! import script and the judge run script, compiled into the binary so that it is the one file to deploy.
 //!
 //! Pages link them with a hash of their content in the query, so browsers may keep them for a
 //! year and still fetch a changed file at once.
@@ -18,12 +18,15 @@ pub const LEADERBOARD_SCRIPT_PATH: &str = "/static/leaderboard.js";
 pub const RECHECK_SCRIPT_PATH: &str = "/static/recheck.js";
 /// The uploads' progress on the import page, and a job's on its page.
 pub const IMPORT_SCRIPT_PATH: &str = "/static/import.js";
+/// A judge run's progress on its page.
+pub const JUDGES_SCRIPT_PATH: &str = "/static/judges.js";
 
 const STYLESHEET: &str = include_str!("../../static/style.css");
 const SCRIPT: &str = include_str!("../../static/rating.js");
 const LEADERBOARD_SCRIPT: &str = include_str!("../../static/leaderboard.js");
 const RECHECK_SCRIPT: &str = include_str!("../../static/recheck.js");
 const IMPORT_SCRIPT: &str = include_str!("../../static/import.js");
+const JUDGES_SCRIPT: &str = include_str!("../../static/judges.js");
 
 const CACHE_FOR_A_YEAR: &str = "public, max-age=31536000, immutable";
 
@@ -35,6 +38,8 @@ static RECHECK_SCRIPT_HREF: LazyLock<String> =
     LazyLock::new(|| versioned(RECHECK_SCRIPT_PATH, RECHECK_SCRIPT));
 static IMPORT_SCRIPT_HREF: LazyLock<String> =
     LazyLock::new(|| versioned(IMPORT_SCRIPT_PATH, IMPORT_SCRIPT));
+static JUDGES_SCRIPT_HREF: LazyLock<String> =
+    LazyLock::new(|| versioned(JUDGES_SCRIPT_PATH, JUDGES_SCRIPT));
 
 /// The stylesheet's address as pages link it.
 pub fn stylesheet_href() -> &'static str {
@@ -61,14 +66,20 @@ pub fn import_script_href() -> &'static str {
     &IMPORT_SCRIPT_HREF
 }
 
-/// The five files, each at its path.
+/// The judge run script's address as a run's page links it.
+pub fn judges_script_href() -> &'static str {
+    &JUDGES_SCRIPT_HREF
+}
+
+/// The six files, each at its path.
 pub fn routes(config: &mut web::ServiceConfig) {
     config
         .route(STYLESHEET_PATH, web::get().to(stylesheet))
         .route(SCRIPT_PATH, web::get().to(script))
         .route(LEADERBOARD_SCRIPT_PATH, web::get().to(leaderboard_script))
         .route(RECHECK_SCRIPT_PATH, web::get().to(recheck_script))
-        .route(IMPORT_SCRIPT_PATH, web::get().to(import_script));
+        .route(IMPORT_SCRIPT_PATH, web::get().to(import_script))
+        .route(JUDGES_SCRIPT_PATH, web::get().to(judges_script));
 }
 
 async fn stylesheet() -> HttpResponse {
@@ -89,6 +100,10 @@ async fn recheck_script() -> HttpResponse {
 
 async fn import_script() -> HttpResponse {
     cached("text/javascript; charset=utf-8", IMPORT_SCRIPT)
+}
+
+async fn judges_script() -> HttpResponse {
+    cached("text/javascript; charset=utf-8", JUDGES_SCRIPT)
 }
 
 fn cached(content_type: &'static str, body: &'static str) -> HttpResponse {

@@ -112,16 +112,16 @@ pub enum WebError {
 /// How long a client should wait before it sends a change refused with 503 again.
 const RETRY_AFTER_SECONDS: u32 = 2;
 
-/// A study's error as the answer says it: a refusal with its reason (404 for a target that
-/// is none, 403 for a change that is not the rater's, 400 otherwise), 503 while another process holds the write lock, 507 for a full
+/// A study's error as the answer says it: a refusal with its reason (404 for a target or a
+/// judge that is none, 409 while an import or a judge runs, 403 for a change that is not the rater's, 400 otherwise), 503 while another process holds the write lock, 507 for a full
 /// disk, 500 for the rest.
 impl From<StudyError> for WebError {
     fn from(error: StudyError) -> WebError {
         match error {
-            StudyError::Refused(refusal @ Refusal::NoSuchTarget(_)) => {
-                WebError::NotFound(refusal.to_string())
-            }
-            StudyError::Refused(refusal @ Refusal::ImportRunning) => {
+            StudyError::Refused(
+                refusal @ (Refusal::NoSuchTarget(_) | Refusal::UnknownJudge(_)),
+            ) => WebError::NotFound(refusal.to_string()),
+            StudyError::Refused(refusal @ (Refusal::ImportRunning | Refusal::JudgeRunning)) => {
                 WebError::Conflict(refusal.to_string())
             }
             StudyError::Refused(refusal) if refusal.is_forbidden() => {

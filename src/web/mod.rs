@@ -18,6 +18,7 @@ mod error;
 mod health;
 mod hosts;
 mod import;
+mod judges;
 mod leaderboard;
 mod methods;
 mod papers;
@@ -140,6 +141,7 @@ fn routes(config: &mut web::ServiceConfig) {
         .configure(ratings::routes)
         .configure(leaderboard::routes)
         .configure(checks::routes)
+        .configure(judges::routes)
         .configure(pruning::routes)
         .configure(downloads::routes)
         .configure(assets::routes);

@@ -28,16 +28,6 @@ pub struct ScaleStep {
     pub guidance: &'static str,
 }
 
-fn guidance(stars: Stars) -> &'static str {
-    match stars.get() {
-        1 => "Not about the target's problem; no use to a reader of the target.",
-        2 => "Shares a broad topic or a method in passing; you would not follow it up.",
-        3 => "Related work worth knowing; you might cite it.",
-        4 => "Closely related; you would read it after the target.",
-        _ => "Essential next to the target; you would certainly read and cite it.",
-    }
-}
-
 pub fn scale() -> Vec<ScaleStep> {
     Stars::all()
         .map(|stars| {
@@ -46,7 +36,7 @@ pub fn scale() -> Vec<ScaleStep> {
                 value: stars.get(),
                 label: stars.label(),
                 glyphs: format!("{}{}", "★".repeat(filled), "☆".repeat(5 - filled)),
-                guidance: guidance(stars),
+                guidance: stars.guidance(),
             }
         })
         .collect()

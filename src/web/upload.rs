@@ -4,9 +4,10 @@
 //!
 //! The form's fields, in the order a page of paperjudge sends them: `csrf_token` first, so that
 //! the token is checked before a byte of a file is kept (a body that does not begin with the
-//! right token is refused with 403); then `kind` (`papers`, `recommendations`, `ratings`),
-//! optional `format` (`csv`, `jsonl`, `trec`; from the files' extensions when empty) and
-//! `model` (names the model of every row, as `--model`), and one or more `file`. The body may
+//! right token is refused with 403); then `kind` (`papers`, `recommendations`, `ratings`,
+//! `judgments`), optional `format` (`csv`, `jsonl`, `trec`; from the files' extensions when
+//! empty), `model` (names the model of every row, as `--model`) and `judge` (whose grades a
+//! judgments file holds, as `--judge`), and one or more `file`. The body may
 //! hold at most `serve --max-upload` bytes: a larger `Content-Length` is refused before a byte
 //! is read, and a body without one when it grows past the limit (413). A second upload while
 //! an import runs gets 409 before its body is read.
@@ -31,7 +32,7 @@ use serde::Serialize;
 use super::answer::{accepts_json, see_other};
 use super::auth::Owner;
 use super::{csrf, WebError};
-use crate::domain::ByteSize;
+use crate::domain::{ByteSize, JudgeName};
 use crate::import::{self, Format, Kind};
 use crate::study::{JobId, Study, Upload};
 
@@ -187,6 +188,7 @@ struct TextFields {
     kind: Option<String>,
     format: Option<String>,
     model: Option<String>,
+    judge: Option<String>,
 }
 
 /// Reads the form: the token first, then the other fields, each file into `upload`. Answers
@@ -212,6 +214,7 @@ async fn receive(
             "kind" => &mut fields.kind,
             "format" => &mut fields.format,
             "model" => &mut fields.model,
+            "judge" => &mut fields.judge,
             "file" => {
                 let file_name = (field.content_disposition())
                     .and_then(|disposition| disposition.get_filename())
@@ -238,8 +241,8 @@ async fn receive(
             }
             other => {
                 return Err(WebError::BadRequest(format!(
-                    "the form has a field {other:?}; it takes csrf_token, kind, format, model and \
-                     file"
+                    "the form has a field {other:?}; it takes csrf_token, kind, format, model, \
+                     judge and file"
                 ))
                 .into())
             }
@@ -275,6 +278,10 @@ impl TextFields {
         if model.is_some() && kind != "recommendations" {
             return bad("model names the model of recommendations; leave it empty".to_owned());
         }
+        let judge = self.judge.filter(|judge| !judge.trim().is_empty());
+        if judge.is_some() && kind != "judgments" {
+            return bad("judge names the judge of judgments; leave it empty".to_owned());
+        }
         let format = || match self.format.as_deref().unwrap_or_default() {
             "" => format_of(names),
             "csv" => Ok(Format::Csv),
@@ -292,8 +299,18 @@ impl TextFields {
                 model,
             })),
             "ratings" => Ok(Kind::Ratings(Default::default())),
+            "judgments" => {
+                let Some(judge) = judge else {
+                    return bad(
+                        "judgments need the judge whose grades they are: fill in judge".to_owned(),
+                    );
+                };
+                let judge = JudgeName::new(judge.trim())
+                    .map_err(|invalid| WebError::BadRequest(invalid.to_string()))?;
+                Ok(Kind::Judgments(import::judgments::Options { judge }))
+            }
             other => bad(format!(
-                "kind must be papers, recommendations or ratings; got {other:?}"
+                "kind must be papers, recommendations, ratings or judgments; got {other:?}"
             )),
         }
     }

@@ -6,6 +6,7 @@
 //! HTTP client), `process_support` (the binary as a child process).
 
 mod common;
+mod judge_support;
 mod process_support;
 mod web_support;
 
@@ -25,6 +26,10 @@ mod import_order;
 mod import_papers;
 mod import_ratings;
 mod import_recommendations;
+mod judges_audit;
+mod judges_cli;
+mod judges_run;
+mod judges_web;
 mod leaderboard_blindness;
 mod metrics_agreement;
 mod metrics_confidence_sequence;

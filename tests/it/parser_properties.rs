@@ -265,6 +265,10 @@ fn importer_input() -> impl Strategy<Value = (Kind, Vec<u8>)> {
         "target,paper,stars,rated_at",
         "\u{feff}target,target_title,paper,paper_title,stars,rated_at",
     ];
+    const JUDGMENT_HEADERS: &[&str] = &[
+        "target,paper,stars,explanation",
+        "target,paper,judge,stars,explanation,judged_at",
+    ];
     let shaped = prop_oneof![
         delimited(PAPER_HEADERS, ",", 6).prop_map(|text| (Kind::Papers(Format::Csv), text)),
         json_lines(PAPER_KEYS).prop_map(|text| (Kind::Papers(Format::Jsonl), text)),
@@ -278,6 +282,7 @@ fn importer_input() -> impl Strategy<Value = (Kind, Vec<u8>)> {
             .prop_map(|text| (recommendations(Format::Trec, Some("forced")), text)),
         delimited(RATING_HEADERS, ",", 4)
             .prop_map(|text| (Kind::Ratings(Default::default()), text)),
+        delimited(JUDGMENT_HEADERS, ",", 4).prop_map(|text| (judgments(), text)),
     ];
     let every_kind = vec![
         Kind::Papers(Format::Csv),
@@ -287,6 +292,7 @@ fn importer_input() -> impl Strategy<Value = (Kind, Vec<u8>)> {
         recommendations(Format::Jsonl, None),
         recommendations(Format::Trec, None),
         Kind::Ratings(Default::default()),
+        judgments(),
     ];
     let arbitrary = (
         prop::sample::select(every_kind),
@@ -295,13 +301,20 @@ fn importer_input() -> impl Strategy<Value = (Kind, Vec<u8>)> {
     prop_oneof![1 => arbitrary, 4 => shaped]
 }
 
+/// A judge's grades, of the judge `stand-in`.
+fn judgments() -> Kind {
+    Kind::Judgments(paperjudge::import::judgments::Options {
+        judge: paperjudge::domain::JudgeName::new("stand-in").expect("a judge's name"),
+    })
+}
+
 /// The lines of a file, counted as the importers count them: at every `\n`, and in a CSV file
 /// at a `\r` alone too (one more for a last line without a line break).
 fn line_count(kind: &Kind, bytes: &[u8]) -> u64 {
     let csv = match kind {
         Kind::Papers(format) => *format == Format::Csv,
         Kind::Recommendations(options) => options.format == Format::Csv,
-        Kind::Ratings(_) => true,
+        Kind::Ratings(_) | Kind::Judgments(_) => true,
     };
     let line_break = |(index, &byte): (usize, &u8)| {
         byte == b'\n' || (csv && byte == b'\r' && bytes.get(index + 1) != Some(&b'\n'))
@@ -361,6 +374,15 @@ async fn import_into(study: &TestStudy, kind: Kind, bytes: Vec<u8>) -> Result<()
                     prop_assert_eq!(grown(4), summary.added as i64);
                     prop_assert_eq!(grown(5), (summary.added + summary.updated) as i64);
                     prop_assert_eq!(&after[..4], &before[..4]);
+                }
+                Kind::Judgments(_) => {
+                    prop_assert_eq!(counted, summary.read, "{:?}", summary);
+                    prop_assert_eq!(study.count("judge_grades").await, summary.added as i64);
+                    prop_assert_eq!(
+                        after,
+                        before,
+                        "a judge's grades touch no rating, list or pool"
+                    );
                 }
             }
             Ok(())

@@ -763,7 +763,7 @@ async fn a_rater_is_offered_no_link_to_the_owners_pages() {
     let signed = owner.log_in(OWNER_PASSWORD).await;
     assert_eq!(signed.status(), StatusCode::SEE_OTHER);
     let reached = crawl(&mut owner, 300).await;
-    for page in ["/checks", "/import", "/leaderboard/targets"] {
+    for page in ["/checks", "/judges", "/import", "/leaderboard/targets"] {
         assert_eq!(
             reached[page].0,
             StatusCode::OK,
@@ -780,6 +780,7 @@ async fn a_rater_is_offered_no_link_to_the_owners_pages() {
             "/next",
             "/leaderboard",
             "/checks",
+            "/judges",
             "/import"
         ]
     );

@@ -143,7 +143,7 @@ impl Study {
         // The kappa and alpha intervals' resamples keep the cores busy for a moment: off the
         // async workers, with the targets in a thread of their own.
         let judgments = options.judgments();
-        crate::blocking::run(move || {
+        let mut checks = crate::blocking::run(move || {
             let asked = set.collection(&judgments)?;
             let evaluated: Vec<usize> = (asked.targets.iter().enumerate())
                 .filter(|(_, target)| partial.evaluates(target))
@@ -175,9 +175,12 @@ impl Study {
                 };
                 (judgments.clone(), input)
             });
-            Ok(Checks::of(&collection, &history, settings, partial, raters))
+            Ok::<_, StudyError>(Checks::of(&collection, &history, settings, partial, raters))
         })
-        .await
+        .await?;
+        // The judges are audited over fully rated targets, whatever `partial` says.
+        checks.judges = self.judge_audits(options).await?;
+        Ok(checks)
     }
 }
 

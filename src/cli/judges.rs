@@ -1,0 +1,230 @@
+//! `paperjudge judge` and `paperjudge judges`: machine judges graded through a model endpoint,
+//! listed and removed.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::{print, CliError, StatusFormat};
+use crate::domain::JudgeName;
+use crate::study::judges::{JudgeSummary, RunProgress, RunReport, RunRequest, KEY_VARIABLE};
+use crate::study::Study;
+use crate::terminal::escape;
+
+#[derive(Debug, Args)]
+pub struct JudgeArgs {
+    /// The API base of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8081/v1: requests
+    /// go to URL/chat/completions.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: String,
+    /// The model the endpoint serves.
+    #[arg(long, value_name = "NAME")]
+    pub model: String,
+    /// The judge's name [default: the model's]. A judge's grades all come from one model and
+    /// one prompt: another model or prompt needs another name.
+    #[arg(long, value_name = "JUDGE")]
+    pub name: Option<String>,
+    /// A prompt template of your own: a text holding {target_title} and {candidate_title}
+    /// (and, if you like, {target_abstract} and {candidate_abstract}), asking for JSON
+    /// {"stars": N} [default: paperjudge's own].
+    #[arg(long, value_name = "FILE")]
+    pub prompt: Option<PathBuf>,
+    /// Requests in flight at most.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub concurrency: u64,
+    /// Grade at most N pairs in this run (the first ones of the study's order).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+    /// Seconds one request may take before it is tried again.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct JudgesArgs {
+    #[command(subcommand)]
+    pub command: Option<JudgesCommand>,
+    #[arg(long, value_enum, default_value_t = StatusFormat::Text, global = true)]
+    pub format: StatusFormat,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum JudgesCommand {
+    /// Every judge with the pairs and targets it graded (the default).
+    List,
+    /// Remove a judge and all its grades (no rating changes).
+    Remove { name: String },
+}
+
+/// A judge's name as given on the command line.
+pub fn judge_name(text: &str) -> Result<JudgeName, CliError> {
+    JudgeName::new(text).map_err(|invalid| CliError::Usage(invalid.to_string()))
+}
+
+pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
+    let prompt = match &args.prompt {
+        Some(file) => Some(std::fs::read_to_string(file).map_err(|error| {
+            CliError::Usage(format!(
+                "cannot read the prompt {}: {error}",
+                file.display()
+            ))
+        })?),
+        None => None,
+    };
+    let request = RunRequest {
+        endpoint: args.endpoint,
+        model: args.model,
+        name: args.name.as_deref().map(judge_name).transpose()?,
+        prompt,
+        concurrency: usize::try_from(args.concurrency).unwrap_or(1),
+        limit: args.limit,
+        timeout: Duration::from_secs(args.timeout),
+        key: std::env::var(KEY_VARIABLE).ok(),
+    };
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    let report = study.run_judge(request, Bar(bar.clone())).await;
+    bar.finish_and_clear();
+    let report = report?;
+    if report.pairs == 0 {
+        crate::tell!(
+            "judge {}: every pooled pair of the study's targets is graded already; nothing was \
+             asked",
+            report.judge
+        );
+        return Ok(());
+    }
+    crate::tell!("{}", report.summary());
+    tell_examples(&report);
+    match report.stopped {
+        Some(why) => Err(CliError::Failed(why)),
+        None => Ok(()),
+    }
+}
+
+/// The replies that were no grade and the failed requests, a few of each.
+fn tell_examples(report: &RunReport) {
+    let examples = [
+        ("no grade", &report.not_grade_examples),
+        ("failed", &report.failed_examples),
+    ];
+    for (what, examples) in examples {
+        for example in examples {
+            crate::tell!(
+                "  {what}: {} → {}: {}",
+                example.target,
+                example.paper,
+                example.what
+            );
+        }
+    }
+}
+
+/// The progress bar of a run: pairs done of the run's, their rate and the time left.
+struct Bar(ProgressBar);
+
+impl RunProgress for Bar {
+    fn started(&self, judge: &JudgeName, pairs: u64) {
+        self.0.set_length(pairs);
+        self.0.set_style(
+            ProgressStyle::with_template(
+                "{prefix} {bar:40} {pos}/{len} pairs {per_sec} eta {eta} {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        self.0.set_prefix(escape(judge.as_str()).into_owned());
+    }
+
+    fn done(&self, stored: bool) {
+        self.0.inc(1);
+        if !stored {
+            let missed = self.0.message();
+            let missed: u64 = missed
+                .split(' ')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            self.0.set_message(format!("{} not stored", missed + 1));
+        }
+    }
+}
+
+pub async fn judges(study: &Study, args: JudgesArgs) -> Result<(), CliError> {
+    match args.command.unwrap_or(JudgesCommand::List) {
+        JudgesCommand::List => {
+            let judges = study.judges().await?;
+            let (text, as_text) = match args.format {
+                StatusFormat::Json => {
+                    let mut json = serde_json::to_string_pretty(&judges).map_err(|error| {
+                        CliError::Failed(format!("cannot encode the judges: {error}"))
+                    })?;
+                    json.push('\n');
+                    (json, false)
+                }
+                StatusFormat::Text => (judges_table(&judges), true),
+            };
+            print(&text, as_text)
+        }
+        JudgesCommand::Remove { name } => {
+            let name = judge_name(&name)?;
+            study.remove_judge(&name).await?;
+            crate::tell!(
+                "removed the judge {} and its grades (no rating changed)",
+                name
+            );
+            Ok(())
+        }
+    }
+}
+
+fn judges_table(judges: &[JudgeSummary]) -> String {
+    if judges.is_empty() {
+        return "no judge yet: `paperjudge judge --endpoint URL --model NAME` grades the pooled \
+                pairs, `paperjudge import judgments FILE --judge NAME` imports grades\n"
+            .to_owned();
+    }
+    let rows: Vec<[String; 5]> = (judges.iter())
+        .map(|judge| {
+            [
+                judge.name.to_string(),
+                judge
+                    .model
+                    .clone()
+                    .unwrap_or_else(|| "(imported)".to_owned()),
+                judge.pairs_judged.to_string(),
+                judge.targets_judged.to_string(),
+                judge
+                    .prompt_sha256
+                    .as_deref()
+                    .map_or_else(String::new, |sha| sha.chars().take(12).collect()),
+            ]
+        })
+        .collect();
+    let header = [
+        "judge",
+        "model",
+        "pairs judged",
+        "targets judged",
+        "prompt sha256",
+    ];
+    let widths: Vec<usize> = (0..header.len())
+        .map(|column| {
+            (rows.iter().map(|row| row[column].chars().count()))
+                .chain([header[column].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[&str]| -> String {
+        let padded: Vec<String> = (cells.iter().zip(&widths))
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        format!("{}\n", padded.join("  ").trim_end())
+    };
+    let mut table = line(&header);
+    for row in &rows {
+        table.push_str(&line(&row.each_ref().map(String::as_str)));
+    }
+    table
+}

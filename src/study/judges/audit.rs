@@ -1,0 +1,223 @@
+//! The audit of the judges against the raters, and the pairs they disagree on most: owner's
+//! views, over fully rated targets only (a judge's grade of a pair still to be rated would
+//! anchor the rater who reads it).
+
+use std::collections::HashMap;
+
+use super::store::{self, JudgeRecord};
+use crate::checks::judges::{audit, JudgeInput};
+use crate::checks::ranking;
+use crate::domain::{Grade, JudgeName, PaperId, PaperKey, Stars};
+use crate::leaderboard::{LeaderboardOptions, Partial, TargetInput};
+use crate::metrics::Settings;
+use crate::study::evaluation::EvaluationSet;
+use crate::study::{Refusal, Study, StudyError};
+
+pub use crate::checks::judges::JudgeAudit;
+
+/// A pair of a fully rated target where a judge and the raters differ, with both papers'
+/// texts, for reading the judge's mistakes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Disagreement {
+    pub target: PaperId,
+    pub target_title: String,
+    pub target_abstract: String,
+    pub paper: PaperId,
+    pub paper_title: String,
+    pub paper_abstract: String,
+    /// The raters' judgment (the lower median of their stars).
+    pub raters: Stars,
+    pub judge: Stars,
+}
+
+impl Disagreement {
+    /// How many stars apart the two are.
+    pub fn gap(&self) -> u8 {
+        self.raters.get().abs_diff(self.judge.get())
+    }
+}
+
+/// The disagreements a view lists at most.
+pub const DISAGREEMENTS_SHOWN: usize = 50;
+
+impl Study {
+    /// The audit of every judge, by name, under the leaderboard's `options`.
+    pub async fn judge_audits(
+        &self,
+        options: &LeaderboardOptions,
+    ) -> Result<Vec<JudgeAudit>, StudyError> {
+        let judges: Vec<JudgeRecord> = self
+            .read(async |conn| Ok(store::all(&mut *conn).await?))
+            .await?;
+        let set = self.evaluation_set(options.list_depth()).await?;
+        let settings = options.settings(set.collection.pool_depth);
+        let mut audits = Vec::with_capacity(judges.len());
+        for judge in judges {
+            audits.push(
+                self.audit_of(&set, &judge, &settings, options.list_depth())
+                    .await?,
+            );
+        }
+        Ok(audits)
+    }
+
+    /// The audit of one judge; refused for a name the study has no judge of.
+    pub async fn judge_audit(
+        &self,
+        name: &JudgeName,
+        options: &LeaderboardOptions,
+    ) -> Result<JudgeAudit, StudyError> {
+        let judge = self.judge_named(name).await?;
+        let set = self.evaluation_set(options.list_depth()).await?;
+        let settings = options.settings(set.collection.pool_depth);
+        self.audit_of(&set, &judge, &settings, options.list_depth())
+            .await
+    }
+
+    /// The pairs of fully rated targets where the judge `name` and the raters differ most,
+    /// the largest gap first (then by target and paper), at most [`DISAGREEMENTS_SHOWN`].
+    pub async fn disagreements(&self, name: &JudgeName) -> Result<Vec<Disagreement>, StudyError> {
+        let judge = self.judge_named(name).await?;
+        let set = self.evaluation_set(0).await?;
+        let mut compared: Vec<(PaperKey, PaperKey, Stars, Stars)> =
+            (self.compared_pairs(&set, &judge).await?)
+                .into_iter()
+                .filter(|(_, _, raters, judge)| raters != judge)
+                .collect();
+        compared.sort_by_key(|&(target, paper, raters, judge)| {
+            (
+                std::cmp::Reverse(raters.get().abs_diff(judge.get())),
+                target,
+                paper,
+            )
+        });
+        compared.truncate(DISAGREEMENTS_SHOWN);
+        self.read(async |conn| {
+            let mut shown = Vec::with_capacity(compared.len());
+            for (target, paper, raters, judge) in compared {
+                let (Some(target), Some(paper)) = (
+                    store::paper_text(&mut *conn, target).await?,
+                    store::paper_text(&mut *conn, paper).await?,
+                ) else {
+                    return Err(StudyError::unreadable("a judge's grade names no paper"));
+                };
+                shown.push(Disagreement {
+                    target: target.external_id,
+                    target_title: target.title,
+                    target_abstract: target.abstract_text,
+                    paper: paper.external_id,
+                    paper_title: paper.title,
+                    paper_abstract: paper.abstract_text,
+                    raters,
+                    judge,
+                });
+            }
+            Ok(shown)
+        })
+        .await
+    }
+
+    async fn judge_named(&self, name: &JudgeName) -> Result<JudgeRecord, StudyError> {
+        self.read(async |conn| {
+            store::find(&mut *conn, name)
+                .await?
+                .ok_or_else(|| Refusal::UnknownJudge(name.clone()).into())
+        })
+        .await
+    }
+
+    /// The pairs of fully rated targets the judge graded that have a judgment of the raters in
+    /// whole stars: (target, paper, the raters' judgment, the judge's grade).
+    async fn compared_pairs(
+        &self,
+        set: &EvaluationSet,
+        judge: &JudgeRecord,
+    ) -> Result<Vec<(PaperKey, PaperKey, Stars, Stars)>, StudyError> {
+        let graded = self
+            .read(async |conn| Ok(store::grades_of_finished_targets(&mut *conn, judge.id).await?))
+            .await?;
+        let position: HashMap<PaperKey, usize> = (set.targets.iter().enumerate())
+            .map(|(position, (key, _))| (*key, position))
+            .collect();
+        Ok(graded
+            .into_iter()
+            .filter_map(|(target, paper, stars)| {
+                let input = &set.collection.targets[*position.get(&target)?];
+                let raters = input.judgments.get(&paper)?.as_stars()?;
+                input.fully_rated.then_some((target, paper, raters, stars))
+            })
+            .collect())
+    }
+
+    async fn audit_of(
+        &self,
+        set: &EvaluationSet,
+        judge: &JudgeRecord,
+        settings: &Settings,
+        depth: usize,
+    ) -> Result<JudgeAudit, StudyError> {
+        let pairs = (self.compared_pairs(set, judge).await?.into_iter())
+            .map(|(_, _, raters, judge)| (raters, judge))
+            .collect();
+        let judged = store::load_judged(&self.path, judge.id, depth).await?;
+        let models = set.collection.models.clone();
+        let position_of_model: HashMap<_, usize> = (judged.models.iter())
+            .filter_map(|(id, name)| Some((*id, models.iter().position(|known| known == name)?)))
+            .collect();
+        let mut targets: Vec<TargetInput<PaperKey>> = (judged.targets.iter())
+            .map(|(_, external_id)| TargetInput {
+                target: external_id.clone(),
+                fully_rated: true,
+                judgments: HashMap::new(),
+                lists: vec![None; models.len()],
+                left_out: Vec::new(),
+            })
+            .collect();
+        let position_of_target: HashMap<PaperKey, usize> = (judged.targets.iter().enumerate())
+            .map(|(position, (key, _))| (*key, position))
+            .collect();
+        for (target, paper, stars) in judged.grades {
+            if let Some(&at) = position_of_target.get(&target) {
+                targets[at].judgments.insert(paper, Grade::from(stars));
+            }
+        }
+        for (target, model, papers) in judged.lists {
+            if let (Some(&at), Some(&model)) = (
+                position_of_target.get(&target),
+                position_of_model.get(&model),
+            ) {
+                targets[at].lists[model] = Some(papers);
+            }
+        }
+        for (target, model) in judged.left_out {
+            if let (Some(&at), Some(&model)) = (
+                position_of_target.get(&target),
+                position_of_model.get(&model),
+            ) {
+                targets[at].left_out.push(model);
+            }
+        }
+        let settings = *settings;
+        let finished: Vec<&TargetInput<PaperKey>> = (set.collection.targets.iter())
+            .filter(|target| Partial::Exclude.evaluates(target))
+            .collect();
+        let raters_ndcg: Vec<Option<f64>> = (0..models.len())
+            .map(|model| ranking::mean_ndcg(&finished, model, &settings))
+            .collect();
+        let input = JudgeInput {
+            name: judge.name.clone(),
+            pairs,
+            judge_ndcg: {
+                let judged: Vec<&TargetInput<PaperKey>> = targets.iter().collect();
+                (0..models.len())
+                    .map(|model| ranking::mean_ndcg(&judged, model, &settings))
+                    .collect()
+            },
+            targets_judged: targets.len(),
+            models,
+            raters_ndcg,
+        };
+        // The alpha interval's resamples keep the cores busy for a moment.
+        Ok(crate::blocking::run(move || audit(&input, &settings)).await)
+    }
+}

@@ -1,0 +1,468 @@
+//! Every SQL statement of the machine judges: the `judges` and `judge_grades` tables
+//! (migration `judges`), read and written by this feature alone. Nothing here touches a
+//! rating, the pool or a target's counts: a judge's grade is never a rating.
+
+use std::path::Path;
+
+use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
+
+use crate::db::direct::open_reader;
+use crate::db::evaluation::List;
+use crate::domain::{JudgeName, ModelId, PaperId, PaperKey, Stars};
+use crate::import::judgments::StagedGrade;
+
+/// A judge as stored.
+#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+pub(super) struct JudgeRecord {
+    pub id: i64,
+    pub name: JudgeName,
+    pub model: Option<String>,
+    pub endpoint: Option<String>,
+    pub prompt: Option<String>,
+    pub prompt_sha256: Option<String>,
+    pub revision: i64,
+}
+
+const JUDGE_COLUMNS: &str = "id, name, model, endpoint, prompt, prompt_sha256, revision";
+
+/// The judge named `name`, if the study has one.
+pub(super) async fn find<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    name: &JudgeName,
+) -> Result<Option<JudgeRecord>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {JUDGE_COLUMNS} FROM judges WHERE name = ?"
+    ))
+    .bind(name)
+    .fetch_optional(executor)
+    .await
+}
+
+/// Every judge, by name.
+pub(super) async fn all<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+) -> Result<Vec<JudgeRecord>, sqlx::Error> {
+    sqlx::query_as(&format!("SELECT {JUDGE_COLUMNS} FROM judges ORDER BY name"))
+        .fetch_all(executor)
+        .await
+}
+
+/// Every judge by name, with how much of the study's targets it graded.
+#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+pub(super) struct JudgeProgressRow {
+    pub name: JudgeName,
+    pub model: Option<String>,
+    pub endpoint: Option<String>,
+    pub prompt_sha256: Option<String>,
+    pub added_at: String,
+    /// Pooled pairs of the targets being rated that it graded.
+    pub pairs_judged: i64,
+    /// Targets being rated whose every pooled pair it graded.
+    pub targets_judged: i64,
+}
+
+/// Each judge's grades of pooled pairs, counted per target being rated: what "judged"
+/// means (every pooled pair graded). Walks a judge's grades, not the study's targets, so
+/// that it costs what the judge graded.
+const GRADED_PER_TARGET: &str = "
+    SELECT g.judge_id, g.target_id, COUNT(*) AS graded
+    FROM judge_grades g
+    JOIN pool p ON p.target_id = g.target_id AND p.paper_id = g.paper_id
+    GROUP BY g.judge_id, g.target_id";
+
+/// [`GRADED_PER_TARGET`] of the judge `?1` alone.
+const GRADED_PER_TARGET_OF_JUDGE: &str = "
+    SELECT g.target_id, COUNT(*) AS graded
+    FROM judge_grades g
+    JOIN pool p ON p.target_id = g.target_id AND p.paper_id = g.paper_id
+    WHERE g.judge_id = ?1
+    GROUP BY g.target_id";
+
+pub(super) async fn progress<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+) -> Result<Vec<JudgeProgressRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT j.name, j.model, j.endpoint, j.prompt_sha256, j.added_at,
+                COALESCE(a.pairs, 0) AS pairs_judged, COALESCE(a.targets, 0) AS targets_judged
+         FROM judges j
+         LEFT JOIN (SELECT c.judge_id, SUM(c.graded) AS pairs,
+                           SUM(c.graded = t.pooled) AS targets
+                    FROM ({GRADED_PER_TARGET}) c
+                    JOIN targets t ON t.target_id = c.target_id AND t.active = 1
+                    GROUP BY c.judge_id) a ON a.judge_id = j.id
+         ORDER BY j.name"
+    ))
+    .fetch_all(executor)
+    .await
+}
+
+/// What identifies a judge that grades through a model endpoint, and what its requests are.
+#[derive(Debug, Clone)]
+pub(super) struct EndpointJudge<'a> {
+    pub name: &'a JudgeName,
+    pub model: &'a str,
+    pub endpoint: &'a str,
+    pub prompt: &'a str,
+    pub prompt_sha256: &'a str,
+    /// The requests' settings, as JSON.
+    pub settings: &'a str,
+}
+
+/// Adds a judge that grades through a model endpoint.
+pub(super) async fn add_endpoint_judge(
+    conn: &mut SqliteConnection,
+    judge: &EndpointJudge<'_>,
+    now: &str,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "INSERT INTO judges (name, model, endpoint, prompt, prompt_sha256, settings, added_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+    )
+    .bind(judge.name)
+    .bind(judge.model)
+    .bind(judge.endpoint)
+    .bind(judge.prompt)
+    .bind(judge.prompt_sha256)
+    .bind(judge.settings)
+    .bind(now)
+    .fetch_one(conn)
+    .await
+}
+
+/// Records where and how a judge is run now: the endpoint may move (a server restarted on
+/// another port) and the settings may follow the server (the form of JSON output it takes).
+pub(super) async fn update_endpoint(
+    conn: &mut SqliteConnection,
+    judge: i64,
+    endpoint: &str,
+    settings: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE judges SET endpoint = ?, settings = ? WHERE id = ?")
+        .bind(endpoint)
+        .bind(settings)
+        .bind(judge)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Removes the judge named `name` and its grades; `false` when there is none.
+pub(super) async fn remove(
+    conn: &mut SqliteConnection,
+    name: &JudgeName,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query("DELETE FROM judge_grades WHERE judge_id = (SELECT id FROM judges WHERE name = ?)")
+        .bind(name)
+        .execute(&mut *conn)
+        .await?;
+    let removed = sqlx::query("DELETE FROM judges WHERE name = ?")
+        .bind(name)
+        .execute(conn)
+        .await?;
+    Ok(removed.rows_affected() > 0)
+}
+
+/// The upsert of one grade: a grade equal to the stored one is left as it is (and its time).
+const UPSERT_GRADE: &str = "
+    INSERT INTO judge_grades (judge_id, target_id, paper_id, stars, explanation, judged_at)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+    ON CONFLICT (judge_id, target_id, paper_id) DO UPDATE
+    SET stars = excluded.stars, explanation = excluded.explanation, judged_at = excluded.judged_at
+    WHERE stars IS NOT excluded.stars OR explanation IS NOT excluded.explanation";
+
+const BUMP_REVISION: &str = "UPDATE judges SET revision = revision + 1 WHERE id = ?";
+
+/// Stores one grade of `judge` as a run receives it, and moves the judge's revision.
+pub(super) async fn store_grade(
+    conn: &mut SqliteConnection,
+    judge: i64,
+    (target, paper): (PaperKey, PaperKey),
+    stars: Stars,
+    judged_at: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(UPSERT_GRADE)
+        .bind(judge)
+        .bind(target.0)
+        .bind(paper.0)
+        .bind(i64::from(stars.get()))
+        .bind(None::<String>)
+        .bind(judged_at)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query(BUMP_REVISION).bind(judge).execute(conn).await?;
+    Ok(())
+}
+
+/// What an import of grades did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Written {
+    pub added: u64,
+    pub updated: u64,
+    pub unchanged: u64,
+}
+
+/// The judge named `name` for an import of its grades, added if the study has none: its id,
+/// or the model it grades through (such a judge's grades come from its runs alone).
+pub(super) fn imported_judge_directly(
+    conn: &rusqlite::Connection,
+    name: &JudgeName,
+    now: &str,
+) -> rusqlite::Result<Result<i64, String>> {
+    let found: Option<(i64, Option<String>)> = conn
+        .query_row(
+            "SELECT id, model FROM judges WHERE name = ?",
+            [name.as_str()],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .map(Some)
+        .or_else(|error| match error {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            error => Err(error),
+        })?;
+    match found {
+        Some((_, Some(model))) => Ok(Err(model)),
+        Some((id, None)) => Ok(Ok(id)),
+        None => conn
+            .query_row(
+                "INSERT INTO judges (name, added_at) VALUES (?, ?) RETURNING id",
+                (name.as_str(), now),
+                |row| row.get(0),
+            )
+            .map(Ok),
+    }
+}
+
+/// Writes the grades of an import of `judge`'s, each given at `now`, on the import's
+/// connection, and moves the judge's revision once if anything changed.
+pub(super) fn write_grades_directly(
+    conn: &rusqlite::Connection,
+    judge: i64,
+    grades: &[StagedGrade],
+    now: &str,
+) -> rusqlite::Result<Written> {
+    let count = |conn: &rusqlite::Connection| -> rusqlite::Result<u64> {
+        conn.query_row(
+            "SELECT COUNT(*) FROM judge_grades WHERE judge_id = ?",
+            [judge],
+            |row| row.get(0),
+        )
+    };
+    let before = count(conn)?;
+    let mut upsert = conn.prepare(UPSERT_GRADE)?;
+    let mut changed = 0u64;
+    for grade in grades {
+        changed += upsert.execute((
+            judge,
+            grade.target.0,
+            grade.paper.0,
+            i64::from(grade.stars.get()),
+            grade.explanation.as_deref(),
+            now,
+        ))? as u64;
+    }
+    let added = count(conn)? - before;
+    if changed > 0 {
+        conn.execute(BUMP_REVISION, [judge])?;
+    }
+    Ok(Written {
+        added,
+        updated: changed - added,
+        unchanged: grades.len() as u64 - changed,
+    })
+}
+
+/// The pooled pairs of the targets being rated that `judge` (`None`: a judge not added yet)
+/// has not graded, in the order
+/// `/next` offers the targets and each target's blind order: a run cut short (`--limit`, a
+/// kill) has graded whole targets in the study's order.
+pub(super) async fn pairs_to_grade(
+    conn: &mut SqliteConnection,
+    judge: Option<i64>,
+) -> Result<Vec<(PaperKey, PaperKey)>, sqlx::Error> {
+    let rows: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT p.target_id, p.paper_id
+         FROM targets t JOIN pool p ON p.target_id = t.target_id
+         WHERE t.active = 1
+           AND NOT EXISTS (SELECT 1 FROM judge_grades g
+                           WHERE g.judge_id = ?1 AND g.target_id = p.target_id
+                             AND g.paper_id = p.paper_id)
+         ORDER BY t.order_key, t.target_id, p.sort_key, p.paper_id",
+    )
+    .bind(judge)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(target, paper)| (PaperKey(target), PaperKey(paper)))
+        .collect())
+}
+
+/// A paper's texts, as a judge reads them.
+#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+pub(super) struct PaperText {
+    pub external_id: PaperId,
+    pub title: String,
+    #[sqlx(rename = "abstract")]
+    pub abstract_text: String,
+}
+
+pub(super) async fn paper_text<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    paper: PaperKey,
+) -> Result<Option<PaperText>, sqlx::Error> {
+    sqlx::query_as("SELECT external_id, title, abstract FROM papers WHERE id = ?")
+        .bind(paper.0)
+        .fetch_optional(executor)
+        .await
+}
+
+/// A grade as `export judgments` writes it.
+#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+pub(super) struct GradeRow {
+    pub target: PaperId,
+    pub paper: PaperId,
+    pub judge: JudgeName,
+    pub stars: i64,
+    pub explanation: Option<String>,
+    pub judged_at: String,
+    /// The target is being rated and fully rated.
+    pub target_finished: bool,
+}
+
+/// Every grade (of the judge named `judge`, if given), by judge, target and paper.
+pub(super) async fn grade_rows<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    judge: Option<&JudgeName>,
+) -> Result<Vec<GradeRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT t.external_id AS target, p.external_id AS paper, j.name AS judge, g.stars,
+                g.explanation, g.judged_at,
+                COALESCE(s.active = 1 AND s.fully_rated, 0) AS target_finished
+         FROM judge_grades g
+         JOIN judges j ON j.id = g.judge_id
+         JOIN papers t ON t.id = g.target_id
+         JOIN papers p ON p.id = g.paper_id
+         LEFT JOIN targets s ON s.target_id = g.target_id
+         WHERE ?1 IS NULL OR j.name = ?1
+         ORDER BY j.name, t.external_id, p.external_id",
+    )
+    .bind(judge)
+    .fetch_all(executor)
+    .await
+}
+
+/// What the evaluation of a judge reads: the targets being rated whose every pooled pair the
+/// judge graded, with those grades and the targets' lists.
+#[derive(Debug, PartialEq)]
+pub(super) struct JudgedSnapshot {
+    /// The judged targets, by key, with their external ids.
+    pub targets: Vec<(PaperKey, String)>,
+    /// The judge's grades of their pooled pairs, by target and paper.
+    pub grades: Vec<(PaperKey, PaperKey, Stars)>,
+    /// Their lists, cut at `depth` or the pool depth, by target and model.
+    pub lists: Vec<List>,
+    /// The models whose lists their pools leave out (pruned).
+    pub left_out: Vec<(PaperKey, ModelId)>,
+    /// Models by name, as the study's evaluation holds them.
+    pub models: Vec<(ModelId, String)>,
+}
+
+/// Reads the judged targets of `judge` with its grades and their lists, in one read
+/// transaction on a connection of its own.
+pub(super) async fn load_judged(
+    path: &Path,
+    judge: i64,
+    depth: usize,
+) -> rusqlite::Result<JudgedSnapshot> {
+    let path = path.to_owned();
+    crate::blocking::run(move || {
+        let mut conn = open_reader(&path)?;
+        let tx = conn.transaction()?;
+        // The targets being rated whose pooled pairs the judge graded, all of them.
+        let judged = format!(
+            "SELECT c.target_id FROM ({GRADED_PER_TARGET_OF_JUDGE}) c
+             JOIN targets t ON t.target_id = c.target_id
+             WHERE t.active = 1 AND c.graded = t.pooled"
+        );
+        let targets = (tx.prepare(&format!(
+            "SELECT p.id, p.external_id FROM papers p WHERE p.id IN ({judged})
+             ORDER BY p.external_id"
+        ))?)
+        .query_map([judge], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<Vec<(PaperKey, String)>>>()?;
+        let grades = (tx.prepare(&format!(
+            "SELECT g.target_id, g.paper_id, g.stars FROM judge_grades g
+             JOIN pool p ON p.target_id = g.target_id AND p.paper_id = g.paper_id
+             WHERE g.judge_id = ?1 AND g.target_id IN ({judged})
+             ORDER BY g.target_id, g.paper_id"
+        ))?)
+        .query_map([judge], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+        let depth = depth.max(crate::db::study::pool_depth_directly(&tx)?.get() as usize);
+        let lists = read_lists(&tx, &judged, judge, depth)?;
+        let left_out = (tx.prepare(&format!(
+            "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({judged})
+             ORDER BY target_id, model_id"
+        ))?)
+        .query_map([judge], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+        let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        tx.commit()?;
+        Ok(JudgedSnapshot {
+            targets,
+            grades,
+            lists,
+            left_out,
+            models,
+        })
+    })
+    .await
+}
+
+/// The lists of the `judged` targets (a query of target keys taking the judge as `?1`), cut
+/// at `depth`, by target and model.
+fn read_lists(
+    tx: &rusqlite::Transaction,
+    judged: &str,
+    judge: i64,
+    depth: usize,
+) -> rusqlite::Result<Vec<List>> {
+    let mut statement = tx.prepare(&format!(
+        "SELECT target_id, model_id, paper_id FROM recommendations
+         WHERE target_id IN ({judged}) AND model_id IN (SELECT id FROM models) AND position <= ?2
+         ORDER BY target_id, model_id, position"
+    ))?;
+    let mut rows = statement.query((judge, i64::try_from(depth).unwrap_or(i64::MAX)))?;
+    let mut lists: Vec<List> = Vec::new();
+    while let Some(row) = rows.next()? {
+        let (target, model, paper): (PaperKey, ModelId, PaperKey) =
+            (row.get(0)?, row.get(1)?, row.get(2)?);
+        match lists.last_mut() {
+            Some((t, m, papers)) if (*t, *m) == (target, model) => papers.push(paper),
+            _ => lists.push((target, model, vec![paper])),
+        }
+    }
+    Ok(lists)
+}
+
+/// `judge`'s grades of the pairs of fully rated targets being rated, by target and paper.
+pub(super) async fn grades_of_finished_targets<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    judge: i64,
+) -> Result<Vec<(PaperKey, PaperKey, Stars)>, sqlx::Error> {
+    let rows: Vec<(i64, i64, Stars)> = sqlx::query_as(
+        "SELECT g.target_id, g.paper_id, g.stars
+         FROM judge_grades g JOIN targets t ON t.target_id = g.target_id
+         WHERE g.judge_id = ? AND t.active = 1 AND t.fully_rated = 1
+         ORDER BY g.target_id, g.paper_id",
+    )
+    .bind(judge)
+    .fetch_all(executor)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(target, paper, stars)| (PaperKey(target), PaperKey(paper), stars))
+        .collect())
+}

@@ -1,0 +1,290 @@
+//! `/judges`: the study's machine judges, each with its progress and its audit against the
+//! raters, and a form that starts a judge run (`POST /judges/run`), followed on its page
+//! (`/judges/runs/{job}`, and its JSON for the page's script); `/judges/{name}/disagreements`:
+//! the pairs of fully rated targets where a judge and the raters differ most.
+//!
+//! The owner's alone: a judge's grade of a pair reaches nobody before the pair's target is
+//! fully rated, and then only the owner (see `crate::study::judges`).
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use serde::{Deserialize, Serialize};
+
+use super::answer::see_other;
+use super::auth::Owner;
+use super::csrf::{self, CsrfToken};
+use super::leaderboard::LeaderboardQuery;
+use super::view::{self, Nav};
+use super::WebError;
+use crate::domain::JudgeName;
+use crate::study::judges::prompt::Prompt;
+use crate::study::judges::{
+    Disagreement, JudgeAudit, JudgeSummary, RunJobReport, RunRequest, RunState, KEY_VARIABLE,
+    RUNS_KEPT,
+};
+use crate::study::{JobId, Study};
+
+/// Requests in flight of a run from the browser, unless the form says otherwise.
+const DEFAULT_CONCURRENCY: usize = 4;
+
+/// How long one request of a run from the browser may take.
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// `/judges`, `POST /judges/run`, a run's page and JSON, a judge's disagreements.
+pub fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route("/judges", web::get().to(page))
+        .route("/judges/run", web::post().to(start))
+        .route("/judges/runs/{job:[0-9a-f]+}.json", web::get().to(run_json))
+        .route("/judges/runs/{job:[0-9a-f]+}", web::get().to(run_page))
+        .route("/judges/{name}/disagreements", web::get().to(disagreements));
+}
+
+/// The address of a run's page.
+fn run_path(job: &JobId) -> String {
+    format!("/judges/runs/{job}")
+}
+
+/// What a judge's name keeps as it is in an address: letters, digits and `-._~` (RFC 3986's
+/// unreserved characters); a `/` of a model's name, and everything else, is percent-encoded.
+const NAME_IN_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// The address of a judge's disagreements.
+fn disagreements_path(name: &JudgeName) -> String {
+    let encoded = percent_encoding::utf8_percent_encode(name.as_str(), NAME_IN_PATH);
+    format!("/judges/{encoded}/disagreements")
+}
+
+#[derive(Template)]
+#[template(path = "judges.html")]
+struct JudgesPage {
+    nav: Nav,
+    csrf_token: String,
+    judges: Vec<JudgeView>,
+    default_prompt: String,
+    default_concurrency: usize,
+    /// The address of the run going on now, if one was started from the browser.
+    running: Option<String>,
+}
+
+/// A judge with its audit, as the page shows it.
+struct JudgeView {
+    summary: JudgeSummary,
+    audit: JudgeAudit,
+    disagreements: String,
+}
+
+impl JudgesPage {
+    fn number(&self, value: &Option<f64>) -> String {
+        value.map_or_else(
+            || "–".to_owned(),
+            |value| format!("{value:.2}").replace('-', "−"),
+        )
+    }
+
+    fn percent(&self, value: &Option<f64>) -> String {
+        value.map_or_else(|| "–".to_owned(), |value| format!("{:.0}%", value * 100.0))
+    }
+
+    fn interval(&self, value: &Option<[f64; 2]>) -> String {
+        value.map_or_else(String::new, |[low, high]| {
+            format!("[{low:.2}, {high:.2}]").replace('-', "−")
+        })
+    }
+
+    fn short_sha(&self, sha: &Option<String>) -> String {
+        sha.as_deref()
+            .map_or_else(String::new, |sha| sha.chars().take(12).collect())
+    }
+}
+
+async fn page(
+    study: web::Data<Study>,
+    _: Owner,
+    query: LeaderboardQuery,
+    csrf: CsrfToken,
+) -> Result<HttpResponse, WebError> {
+    let summaries = study.judges().await?;
+    let audits = study.judge_audits(&query.options).await?;
+    let judges = (summaries.into_iter().zip(audits))
+        .map(|(summary, audit)| JudgeView {
+            disagreements: disagreements_path(&summary.name),
+            summary,
+            audit,
+        })
+        .collect();
+    let mut response = view::html(&JudgesPage {
+        nav: Nav::OWNER,
+        csrf_token: csrf.value().to_owned(),
+        judges,
+        default_prompt: Prompt::default_prompt().template().to_owned(),
+        default_concurrency: DEFAULT_CONCURRENCY,
+        running: study.running_judge_run().as_ref().map(run_path),
+    })?;
+    csrf.set_cookie_on(&mut response)?;
+    Ok(response)
+}
+
+/// Every field optional here, so that a missing one gets a 400 naming it (and a missing token
+/// a 403).
+#[derive(Debug, Deserialize)]
+pub struct RunForm {
+    csrf_token: Option<String>,
+    endpoint: Option<String>,
+    model: Option<String>,
+    name: Option<String>,
+    prompt: Option<String>,
+    concurrency: Option<String>,
+}
+
+/// Starts a judge run as `paperjudge judge` would, and answers 303 to its page; 409 while
+/// another runs.
+async fn start(
+    request: HttpRequest,
+    study: web::Data<Study>,
+    _: Owner,
+    form: web::Form<RunForm>,
+) -> Result<HttpResponse, WebError> {
+    let form = form.into_inner();
+    csrf::verify(&request, form.csrf_token.as_deref())?;
+    let required = |value: Option<String>, field: &str| -> Result<String, WebError> {
+        value
+            .map(|value| value.trim().to_owned())
+            .filter(|value| !value.is_empty())
+            .ok_or_else(|| WebError::BadRequest(format!("the form needs the field `{field}`")))
+    };
+    let endpoint = required(form.endpoint, "endpoint")?;
+    let model = required(form.model, "model")?;
+    let name = match form.name.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(name) => Some(
+            JudgeName::new(name).map_err(|invalid| WebError::BadRequest(invalid.to_string()))?,
+        ),
+    };
+    let concurrency = match form.concurrency.as_deref().map(str::trim) {
+        None | Some("") => DEFAULT_CONCURRENCY,
+        Some(text) => text
+            .parse()
+            .ok()
+            .filter(|n| (1..=64).contains(n))
+            .ok_or_else(|| {
+                WebError::BadRequest(format!(
+                    "concurrency must be a whole number from 1 to 64; got {text:?}"
+                ))
+            })?,
+    };
+    // The browser sends line breaks as CR LF: the template is the one typed.
+    let prompt = form
+        .prompt
+        .map(|prompt| prompt.replace("\r\n", "\n"))
+        .filter(|prompt| {
+            !prompt.trim().is_empty() && *prompt != Prompt::default_prompt().template()
+        });
+    let job = study
+        .start_judge_run(RunRequest {
+            endpoint,
+            model,
+            name,
+            prompt,
+            concurrency,
+            limit: None,
+            timeout: TIMEOUT,
+            key: std::env::var(KEY_VARIABLE).ok(),
+        })
+        .await?;
+    Ok(see_other(&run_path(&job)))
+}
+
+/// A run as its page and its JSON show it.
+#[derive(Debug, Serialize)]
+struct RunView {
+    job: String,
+    judge: Option<String>,
+    state: &'static str,
+    pairs_done: u64,
+    pairs_total: u64,
+    failed: u64,
+    summary: String,
+}
+
+impl RunView {
+    fn new(report: RunJobReport) -> RunView {
+        RunView {
+            job: report.id.to_string(),
+            judge: report.judge.map(|judge| judge.to_string()),
+            state: report.state.as_str(),
+            pairs_done: report.pairs_done,
+            pairs_total: report.pairs_total,
+            failed: report.failed,
+            summary: report.summary,
+        }
+    }
+
+    fn is_running(&self) -> bool {
+        self.state == RunState::Running.as_str()
+    }
+}
+
+#[derive(Template)]
+#[template(path = "judge_run.html")]
+struct RunPage {
+    nav: Nav,
+    run: RunView,
+}
+
+/// The run of the address, or a 404 that says why there is none.
+fn run_of(study: &Study, id: &str) -> Result<RunView, WebError> {
+    let report = JobId::parse(id).and_then(|id| study.judge_run(&id));
+    report.map(RunView::new).ok_or_else(|| {
+        WebError::NotFound(format!(
+            "there is no judge run {id} on this server: it keeps the last {RUNS_KEPT} runs \
+             until it stops, and this one is not among them (the server may have been \
+             restarted). Every grade a run stored is in the study: /judges shows them"
+        ))
+    })
+}
+
+async fn run_page(
+    study: web::Data<Study>,
+    _: Owner,
+    id: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    view::html(&RunPage {
+        nav: Nav::OWNER,
+        run: run_of(&study, &id)?,
+    })
+}
+
+async fn run_json(
+    study: web::Data<Study>,
+    _: Owner,
+    id: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    Ok(HttpResponse::Ok().json(run_of(&study, &id)?))
+}
+
+#[derive(Template)]
+#[template(path = "judge_disagreements.html")]
+struct DisagreementsPage {
+    nav: Nav,
+    judge: JudgeName,
+    pairs: Vec<Disagreement>,
+}
+
+async fn disagreements(
+    study: web::Data<Study>,
+    _: Owner,
+    name: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    let judge = JudgeName::new(&name).map_err(|invalid| WebError::NotFound(invalid.to_string()))?;
+    let pairs = study.disagreements(&judge).await?;
+    view::html(&DisagreementsPage {
+        nav: Nav::OWNER,
+        judge,
+        pairs,
+    })
+}
