@@ -16,6 +16,7 @@ mod choice;
 mod error;
 pub mod evaluation;
 mod import;
+mod lists;
 mod pruning;
 mod queries;
 mod raters;
@@ -68,6 +69,8 @@ pub struct Study {
     /// What is kept of the evaluation between queries: the set of the study's current
     /// revision and its recent leaderboards.
     evaluations: Arc<evaluation::Evaluations>,
+    /// The lists views of the study's current revision.
+    kept_lists: Arc<lists::KeptLists>,
     /// The imports from the browser, the running one and the last ones.
     jobs: Arc<upload::ImportJobs>,
 }
@@ -88,6 +91,7 @@ impl Study {
             path: path.into(),
             write_queue: WriteQueue::default(),
             evaluations: Arc::default(),
+            kept_lists: Arc::default(),
             jobs: Arc::default(),
         })
     }

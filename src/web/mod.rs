@@ -19,6 +19,7 @@ mod health;
 mod hosts;
 mod import;
 mod leaderboard;
+mod lists;
 mod methods;
 mod papers;
 mod proxy;
@@ -134,6 +135,7 @@ fn routes(config: &mut web::ServiceConfig) {
         .configure(ratings::routes)
         .configure(leaderboard::routes)
         .configure(checks::routes)
+        .configure(lists::routes)
         .configure(pruning::routes)
         .configure(downloads::routes)
         .configure(assets::routes);
