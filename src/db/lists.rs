@@ -140,6 +140,10 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
     })
 }
 
+/// The entries of a list room is made for ahead: a pool depth or k of more is rare, and the
+/// room then grows as the lists come.
+const LIST_ROOM: usize = 64;
+
 /// `model`'s lists of `targets` (in their order, by key, the study's targets being rated), cut
 /// at `depth`. Each target's list is sought: reading the model's part of the table from end to
 /// end instead (its lists whole) cost a third more on study L, where every paper is a target.
@@ -156,7 +160,7 @@ fn read_lists(
          ORDER BY target_id, position",
     )?;
     let mut rows = statement.query((model.0, i64::try_from(depth).unwrap_or(i64::MAX)))?;
-    let mut lists = ModelLists::default();
+    let mut lists = ModelLists::with_capacity(targets.len(), depth.min(LIST_ROOM));
     // `targets[next]`: the first target whose list is not ended.
     let mut next = 0;
     while let Some(row) = rows.next()? {

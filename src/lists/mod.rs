@@ -50,6 +50,14 @@ pub struct ModelLists {
 }
 
 impl ModelLists {
+    /// Lists of `targets` targets, with room for `papers` papers each.
+    pub fn with_capacity(targets: usize, papers: usize) -> ModelLists {
+        ModelLists {
+            papers: Vec::with_capacity(targets * papers),
+            ends: Vec::with_capacity(targets),
+        }
+    }
+
     /// Adds a paper to the list being read.
     pub fn push(&mut self, paper: PaperKey) {
         self.papers.push(paper);
@@ -309,6 +317,8 @@ impl Lists {
     pub fn emptiness(&self) -> Option<&'static str> {
         if self.models.is_empty() {
             Some("No lists yet: import your models' recommendations.")
+        } else if self.targets.count == 0 {
+            Some("The study rates no target now: choose targets to see what their lists say.")
         } else if self.targets.count == self.targets.without_lists {
             Some(
                 "No model has recommended anything for the targets being rated yet: import \
@@ -330,7 +340,7 @@ impl Lists {
         } = self.targets;
         let thousands = |n: usize| crate::db::targets::thousands(n as i64);
         match (choice, count) {
-            (_, 0) => "no target: no model has recommended anything yet".to_owned(),
+            (_, 0) => "no target (none is being rated)".to_owned(),
             ("chosen", 1) => format!(
                 "the 1 chosen target (of {} with recommendations)",
                 thousands(candidates)
@@ -352,18 +362,26 @@ impl Lists {
 /// What one walk over the targets finds: each pair's values on the targets where it is
 /// defined, in the targets' order, and the pool's counts.
 struct Walked {
-    /// Per pair: (Jaccard, RBO, papers shared) on each target compared.
-    overlaps: Vec<Vec<(f64, f64, u32)>>,
+    /// Per pair: its Jaccard on each target compared, its RBO, and the papers shared on all of
+    /// them.
+    overlaps: Vec<PairValues>,
     pool_at_k: u64,
     pool_at_depth: u64,
     unique_at_k: Vec<u64>,
     unique_at_depth: Vec<u64>,
 }
 
+#[derive(Clone, Default)]
+struct PairValues {
+    jaccard: Vec<f64>,
+    rbo: Vec<f64>,
+    shared: u64,
+}
+
 impl Walked {
     fn new(pairs: usize, models: usize) -> Walked {
         Walked {
-            overlaps: vec![Vec::new(); pairs],
+            overlaps: vec![PairValues::default(); pairs],
             pool_at_k: 0,
             pool_at_depth: 0,
             unique_at_k: vec![0; models],
@@ -374,7 +392,9 @@ impl Walked {
     /// Adds `later`'s targets after this one's.
     fn append(&mut self, later: Walked) {
         for (values, more) in self.overlaps.iter_mut().zip(later.overlaps) {
-            values.extend(more);
+            values.jaccard.extend(more.jaccard);
+            values.rbo.extend(more.rbo);
+            values.shared += more.shared;
         }
         self.pool_at_k += later.pool_at_k;
         self.pool_at_depth += later.pool_at_depth;
@@ -411,7 +431,9 @@ fn walk_targets(input: &ListsInput, pairs: &[(usize, usize)], settings: ListsSet
                     if let (Some(jaccard), Some(rbo)) =
                         (overlap.jaccard(), overlap.rbo_ext_weighted(&mut weights))
                     {
-                        values.push((jaccard, rbo, overlap.shared() as u32));
+                        values.jaccard.push(jaccard);
+                        values.rbo.push(rbo);
+                        values.shared += overlap.shared() as u64;
                     }
                 }
             }
@@ -516,28 +538,22 @@ impl Target {
 
 /// Each pair's means over the targets compared, with their intervals.
 fn pair_rows(input: &ListsInput, pairs: &[(usize, usize)], walked: &Walked) -> Vec<Pair> {
-    let samples: Vec<Vec<f64>> = (walked.overlaps.iter())
-        .flat_map(|values| {
-            [
-                values.iter().map(|value| value.0).collect(),
-                values.iter().map(|value| value.1).collect(),
-            ]
-        })
+    let samples: Vec<&[f64]> = (walked.overlaps.iter())
+        .flat_map(|values| [values.jaccard.as_slice(), values.rbo.as_slice()])
         .collect();
     let intervals = intervals(&samples, BATCHES);
     (pairs.iter().zip(&walked.overlaps).enumerate())
         .map(|(pair, (&(a, b), values))| {
-            let mean = |value: fn(&(f64, f64, u32)) -> f64| {
-                metrics::mean(values.iter().map(|v| Some(value(v)))).value
-            };
+            let mean = |values: &[f64]| metrics::mean(values.iter().map(|&v| Some(v))).value;
+            let targets = values.jaccard.len();
             Pair {
                 a: input.models[a].clone(),
                 b: input.models[b].clone(),
-                targets: values.len(),
-                shared: mean(|v| f64::from(v.2)),
-                jaccard: mean(|v| v.0),
+                targets,
+                shared: (targets > 0).then(|| values.shared as f64 / targets as f64),
+                jaccard: mean(&values.jaccard),
                 jaccard_ci95: intervals[2 * pair],
-                rbo: mean(|v| v.1),
+                rbo: mean(&values.rbo),
                 rbo_ci95: intervals[2 * pair + 1],
             }
         })
@@ -550,7 +566,7 @@ fn pair_rows(input: &ListsInput, pairs: &[(usize, usize)], walked: &Walked) -> V
 /// leaderboard's draws, [`metrics::bootstrap_ci95_each`]); its mean is the sum of the values
 /// of the batches drawn over the number of targets. With `batches` targets or fewer, each batch
 /// is one target: the plain bootstrap.
-fn intervals(samples: &[Vec<f64>], batches: usize) -> Vec<Option<[f64; 2]>> {
+fn intervals(samples: &[&[f64]], batches: usize) -> Vec<Option<[f64; 2]>> {
     let columns: Vec<Vec<f64>> = (samples.iter())
         .map(|values| {
             let batches = values.len().min(batches);

@@ -52,7 +52,7 @@ fn coverage_of_random_lists(studies: u64, targets: usize, batches: usize) -> (us
                 jaccards.push(overlap.jaccard().expect("two lists of 8"));
                 rbos.push(overlap.rbo_ext(p).expect("two lists of 8"));
             }
-            let found = intervals(&[jaccards, rbos], batches);
+            let found = intervals(&[&jaccards, &rbos], batches);
             let covers = |interval: Option<[f64; 2]>, truth: f64| {
                 interval.is_some_and(|[low, high]| low <= truth && truth <= high)
             };
@@ -94,10 +94,10 @@ fn with_a_batch_per_target_the_intervals_are_the_plain_bootstrap() {
         .map(|i| ((i * 7919) % 1000) as f64 / 999.0)
         .collect();
     assert_eq!(
-        intervals(std::slice::from_ref(&values), BATCHES),
+        intervals(&[&values], BATCHES),
         vec![metrics::bootstrap_ci95(&values)]
     );
-    let batched = intervals(std::slice::from_ref(&values), 50);
+    let batched = intervals(&[&values], 50);
     assert_ne!(batched[0], metrics::bootstrap_ci95(&values));
 }
 

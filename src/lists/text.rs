@@ -37,6 +37,9 @@ impl Lists {
              95% bootstrap intervals)\n",
             settings.k
         ));
+        if self.models.len() == 1 {
+            out.push_str("One model: there is no other to compare it with.\n");
+        }
         for sentence in &self.sentences.most_alike {
             out.push_str(&escape(sentence));
             out.push('\n');

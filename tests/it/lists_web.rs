@@ -373,3 +373,28 @@ async fn ratings_leave_the_view_as_it_was_and_an_import_of_lists_changes_it() {
     // charlie now has T2's P1: alpha and charlie share it there.
     assert_eq!(after_import.pairs[1].jaccard, Some((1.0 / 2.0) / 3.0));
 }
+
+/// One model: nothing to compare, every pair of the pool its own.
+#[tokio::test]
+async fn one_model_has_nothing_to_compare_and_the_whole_pool_is_its_own() {
+    let study = TestStudy::new().await;
+    study.papers(PAPERS).await;
+    let alpha: String = (LISTS.lines())
+        .filter(|line| !line.starts_with("bravo") && !line.starts_with("charlie"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    study.recommendations(&alpha).await;
+    let app = TestApp::spawn(study).await;
+    let lists = json_of(&app, "/lists.json").await;
+    assert_eq!(lists["pairs"], json!([]));
+    assert_eq!(
+        lists["contribution"],
+        json!([{"model": "alpha", "unique_pairs": 6, "unique_share": 1.0, "pairs_saved_without": 6}])
+    );
+    let page = Page::parse(&app.get_text("/lists").await);
+    assert_eq!(
+        page.text("#overlap .check-sentence"),
+        "One model: there is no other to compare it with."
+    );
+    assert_eq!(page.count("#jaccard-matrix"), 0);
+}
