@@ -26,7 +26,8 @@ pub use overlap::{Overlap, Persistence, Weights};
 
 /// The most batches of targets an interval resamples. Up to this many targets each batch is
 /// one target: the plain percentile bootstrap of the leaderboard. Beyond, a resample costs
-/// what it costs at this many (every pair of 8 models on 40,000 targets would take minutes).
+/// what it costs at this many: every pair of 8 models over 40,000 targets took 0.13 s so, and
+/// 84 s target by target (`cargo run --release --example lists_intervals`).
 pub const BATCHES: usize = 500;
 
 /// The papers recommended most often that the view names.
