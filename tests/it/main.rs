@@ -10,6 +10,7 @@ mod process_support;
 mod web_support;
 
 mod browser_import;
+mod browser_lists;
 mod browser_rating;
 mod browser_recheck;
 mod checks_cli;
