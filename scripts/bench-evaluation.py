@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Latency of the leaderboard's pages, and of the first load after a rating.
 
-    scripts/bench-evaluation.py http://127.0.0.1:PORT TARGET_KEY PAPER REQUESTS CHANGES
+    scripts/bench-evaluation.py http://127.0.0.1:PORT TARGET_KEY PAPER REQUESTS CHANGES [PAGE...]
 
 1. Each page is requested once (its first load, which may compute the evaluation) and then
    REQUESTS times one after another over one kept-alive connection: the dashboard, the
    leaderboard page, its JSON, the per-target matrix and the per-target view of the target
-   with key TARGET_KEY.
+   with key TARGET_KEY; or the PAGEs given.
 2. CHANGES times: the rating of PAPER (an external id in the pool of TARGET_KEY, which is
    fully rated) is changed through the rating page's form, as its script sends it, and the
-   leaderboard page is timed right after (its first load after a rating), then once more.
+   leaderboard page (or the first PAGE given) is timed right after (its first load after a
+   rating), then once more.
 
 Prints one JSON object per page and one for the loads after a rating, each with the load
 average of the machine when it was measured.
@@ -43,8 +44,9 @@ def main():
     requests, changes = int(requests), int(changes)
     address = urllib.parse.urlsplit(base)
     connection = http.client.HTTPConnection(address.hostname, address.port, timeout=120)
-    pages = ["/", "/leaderboard", "/leaderboard.json", "/leaderboard/targets",
-             f"/leaderboard/targets/{target}"]
+    pages = sys.argv[6:] or ["/", "/leaderboard", "/leaderboard.json", "/leaderboard/targets",
+                             f"/leaderboard/targets/{target}"]
+    watched = sys.argv[6] if len(sys.argv) > 6 else "/leaderboard"
     for path in pages:
         first, response, data = timed(connection, "GET", path)
         assert response.status == 200, (path, response.status)
@@ -74,12 +76,12 @@ def main():
             "Cookie": cookie,
         })
         assert response.status == 200, response.status
-        first, then = (timed(connection, "GET", "/leaderboard")[0] for _ in range(2))
+        first, then = (timed(connection, "GET", watched)[0] for _ in range(2))
         if change > 0:
             after.append(first)
             again.append(then)
     print(json.dumps({
-        "path": "/leaderboard after a rating",
+        "path": f"{watched} after a rating",
         "changes": changes,
         "first_median_ms": round(statistics.median(after), 2),
         "first_max_ms": round(max(after), 2),

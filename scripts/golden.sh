@@ -98,6 +98,9 @@ for study in s demo; do
     run "$study-checks-text" "$db" checks
     run "$study-checks-json" "$db" checks --format json
     run "$study-checks-options" "$db" checks --k 4 --include-partial --format json
+    run "$study-lists-table" "$db" lists
+    run "$study-lists-csv" "$db" lists --format csv
+    run "$study-lists-options" "$db" lists --format json --k 5 --rbo-p 0.8
     run "$study-targets-text" "$db" targets list
     run "$study-targets-csv" "$db" targets list --format csv
     run "$study-targets-json" "$db" targets list --format json
@@ -129,8 +132,9 @@ run bad-gain "$db" leaderboard --gain quadratic
 run bad-threshold "$db" leaderboard --threshold 6
 run bad-k "$db" leaderboard --k 0
 run bad-checks-k "$db" checks --k x
+run bad-lists-rbo-p "$db" lists --rbo-p 1
 run bad-simulate-gain "$db" simulate --gain x
-for command in leaderboard checks simulate "targets choose" "import recommendations" serve; do
+for command in leaderboard checks lists simulate "targets choose" "import recommendations" serve; do
     run "help-${command// /-}" "$db" $command --help
 done
 run bad-choose "$db" targets choose nope nada

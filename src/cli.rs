@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, ToSocketAddrs};
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -17,6 +18,7 @@ use crate::domain::{ByteSize, PaperId, PoolDepth, RaterName};
 use crate::export;
 use crate::import::{self, Format, InvalidFiles, InvalidInput, Kind, Summary};
 use crate::leaderboard::{LeaderboardOptions, Partial};
+use crate::lists::{ListsOptions, Persistence};
 use crate::metrics::{Judgments, Relevance};
 use crate::simulation;
 use crate::study::{
@@ -65,6 +67,9 @@ pub enum Command {
     /// Can the verdict be trusted? Pool bias, the rater's consistency, variant sensitivity,
     /// time and drift (over fully rated targets, under the leaderboard's options).
     Checks(ChecksArgs),
+    /// What the models' lists say before any rating: how much every two models' top k
+    /// overlap, what each brings to the pool, how widely each recommends (reads no rating).
+    Lists(ListsArgs),
     /// Write a consistent copy of the study to FILE, even while the server is running.
     Backup { file: PathBuf },
     /// Counts of papers, models, targets, pooled and rated pairs.
@@ -362,6 +367,18 @@ pub struct ChecksArgs {
     pub include_partial: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct ListsArgs {
+    /// Compare and count each list's top N [default: the pool depth]
+    #[arg(long, value_name = "N", value_parser = crate::lists::parse_k)]
+    pub k: Option<NonZeroUsize>,
+    /// The persistence of rank-biased overlap, strictly between 0 and 1 [default: 0.9]
+    #[arg(long, value_name = "P", value_parser = |text: &str| text.parse::<Persistence>())]
+    pub rbo_p: Option<Persistence>,
+    #[arg(long, value_enum, default_value_t = LeaderboardFormat::Table)]
+    pub format: LeaderboardFormat,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LeaderboardFormat {
     Table,
@@ -467,6 +484,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Export(command) => run_export(&study, command).await,
         Command::Leaderboard(args) => leaderboard(&study, args).await,
         Command::Checks(args) => checks(&study, args).await,
+        Command::Lists(args) => lists(&study, args).await,
         Command::Backup { file } => backup(&study, &cli.db, &file).await,
         Command::Status { format } => status(&study, format).await,
         Command::Targets(command) => targets(&study, command).await,
@@ -856,6 +874,22 @@ async fn checks(study: &Study, args: ChecksArgs) -> Result<(), CliError> {
         StatusFormat::Json => checks.to_json(),
     };
     print(&text, args.format == StatusFormat::Text)
+}
+
+async fn lists(study: &Study, args: ListsArgs) -> Result<(), CliError> {
+    let options = ListsOptions {
+        k: args.k,
+        rbo_p: args.rbo_p,
+    };
+    let lists = (study.lists(&options).await).map_err(|error| {
+        CliError::of_study(error, "the lists cannot be read from the study file")
+    })?;
+    let text = match args.format {
+        LeaderboardFormat::Table => lists.to_table(),
+        LeaderboardFormat::Csv => lists.to_csv(),
+        LeaderboardFormat::Json => lists.to_json(),
+    };
+    write_output(None, |out| out.write_all(text.as_bytes()))
 }
 
 async fn backup(study: &Study, db: &Path, file: &Path) -> Result<(), CliError> {

@@ -15,6 +15,7 @@ pub mod domain;
 pub mod export;
 pub mod import;
 pub mod leaderboard;
+pub mod lists;
 pub mod metrics;
 pub mod output;
 pub mod password;

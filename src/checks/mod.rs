@@ -12,7 +12,7 @@ mod pool_bias;
 pub mod ranking;
 mod raters;
 mod sensitivity;
-mod text;
+pub(crate) mod text;
 mod timing;
 
 use serde::Serialize;

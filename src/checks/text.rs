@@ -272,13 +272,13 @@ fn render_raters(out: &mut String, raters: &RatersReport) {
     }
 }
 
-fn number(value: Option<f64>) -> String {
+pub(crate) fn number(value: Option<f64>) -> String {
     value.map_or("-".to_owned(), |v| format!("{v:.4}"))
 }
 
 /// Appends rows as aligned columns: the first left-aligned, the rest right-aligned, except a
 /// last column of words.
-fn push_table<const N: usize>(out: &mut String, rows: &[[String; N]]) {
+pub(crate) fn push_table<const N: usize>(out: &mut String, rows: &[[String; N]]) {
     let widths: Vec<usize> = (0..N)
         .map(|column| {
             (rows.iter())

@@ -149,7 +149,7 @@ fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
 
 /// Runs `read` in a read transaction of its own, on a connection of its own to the study at
 /// `path`, and answers the revision it saw with it.
-fn at_revision<T>(
+pub(super) fn at_revision<T>(
     path: &Path,
     read: impl FnOnce(&rusqlite::Transaction) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<(Revision, T)> {

@@ -4,6 +4,7 @@ pub mod blind_pool;
 pub mod checks;
 pub mod direct;
 pub mod evaluation;
+pub mod lists;
 pub mod papers;
 pub mod pruning;
 pub mod raters;

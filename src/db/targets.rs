@@ -38,7 +38,7 @@ impl TargetChoice {
         }
     }
 
-    fn from_db(text: &str) -> TargetChoice {
+    pub(super) fn from_db(text: &str) -> TargetChoice {
         // The schema's CHECK constraint allows only these two.
         if text == "chosen" {
             TargetChoice::Chosen

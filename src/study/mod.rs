@@ -17,6 +17,7 @@ mod error;
 pub mod evaluation;
 mod import;
 pub mod judges;
+mod lists;
 mod pruning;
 mod queries;
 mod raters;
@@ -69,6 +70,8 @@ pub struct Study {
     /// What is kept of the evaluation between queries: the set of the study's current
     /// revision and its recent leaderboards.
     evaluations: Arc<evaluation::Evaluations>,
+    /// The lists views of the study's current revision.
+    kept_lists: Arc<lists::KeptLists>,
     /// The imports from the browser, the running one and the last ones.
     jobs: Arc<upload::ImportJobs>,
     /// The judge run of this process, and those from the browser.
@@ -91,6 +94,7 @@ impl Study {
             path: path.into(),
             write_queue: WriteQueue::default(),
             evaluations: Arc::default(),
+            kept_lists: Arc::default(),
             jobs: Arc::default(),
             judge_runs: Arc::default(),
         })

@@ -24,6 +24,7 @@ use crate::study::{Evaluated, Study};
 use chart::Chart;
 use query::{Sort, SortBy};
 
+pub use per_target::MatrixCell;
 pub use query::LeaderboardQuery;
 
 /// Fewer evaluated targets than this, and the page warns that the evidence is thin.

@@ -20,6 +20,7 @@ mod hosts;
 mod import;
 mod judges;
 mod leaderboard;
+mod lists;
 mod methods;
 mod papers;
 mod proxy;
@@ -142,6 +143,7 @@ fn routes(config: &mut web::ServiceConfig) {
         .configure(leaderboard::routes)
         .configure(checks::routes)
         .configure(judges::routes)
+        .configure(lists::routes)
         .configure(pruning::routes)
         .configure(downloads::routes)
         .configure(assets::routes);

@@ -11,6 +11,7 @@ mod process_support;
 mod web_support;
 
 mod browser_import;
+mod browser_lists;
 mod browser_rating;
 mod browser_recheck;
 mod checks_cli;
@@ -31,6 +32,9 @@ mod judges_cli;
 mod judges_run;
 mod judges_web;
 mod leaderboard_blindness;
+mod lists_cli;
+mod lists_reference;
+mod lists_web;
 mod metrics_agreement;
 mod metrics_confidence_sequence;
 mod metrics_properties;

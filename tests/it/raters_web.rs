@@ -752,7 +752,14 @@ async fn a_rater_is_offered_no_link_to_the_owners_pages() {
             assert!(reached.len() > 5, "{rater} reached {:?}", reached.keys());
             assert_eq!(
                 Page::parse(&reached["/"].1).attrs("nav a", "href"),
-                ["/", "/targets", "/papers", "/next", "/leaderboard"]
+                [
+                    "/",
+                    "/targets",
+                    "/papers",
+                    "/next",
+                    "/leaderboard",
+                    "/lists"
+                ]
             );
             // Nor is choosing targets, the owner's, offered in words.
             let papers = Page::parse(&reached["/papers"].1).text(".study-choice");
@@ -779,6 +786,7 @@ async fn a_rater_is_offered_no_link_to_the_owners_pages() {
             "/papers",
             "/next",
             "/leaderboard",
+            "/lists",
             "/checks",
             "/judges",
             "/import"

@@ -44,14 +44,16 @@ struct MatrixRow {
     cells: Vec<MatrixCell>,
 }
 
-struct MatrixCell {
-    text: String,
-    /// `shade-0` (NDCG 0) to `shade-10` (NDCG 1), or `shade-none` when undefined.
-    shade: String,
+/// A value from 0 to 1 in a matrix (NDCG here; the lists' overlaps too): its number, and a
+/// shade that only helps the eye.
+pub struct MatrixCell {
+    pub text: String,
+    /// `shade-0` (0) to `shade-10` (1), or `shade-none` when undefined.
+    pub shade: String,
 }
 
 impl MatrixCell {
-    fn new(ndcg: Option<f64>) -> MatrixCell {
+    pub fn new(ndcg: Option<f64>) -> MatrixCell {
         match ndcg {
             Some(ndcg) => MatrixCell {
                 text: format!("{ndcg:.3}"),

@@ -1,0 +1,786 @@
+//! What the models' lists say before a single rating (docs/metrics.md, "The lists"): how much
+//! the top k of every two models overlap, what each model brings to the pool that no other
+//! does, and how widely each recommends across the library.
+//!
+//! Pure, like the checks: [`Lists::of`] the lists of the study's targets in memory
+//! (`Study::lists` reads them). It reads lists only, never a rating nor the pool as stored, so
+//! its numbers stay the same while anyone rates; and it names no paper's provenance on any
+//! target, so every rater may see it at any time.
+
+mod csv;
+mod overlap;
+#[cfg(test)]
+mod tests;
+mod text;
+
+use std::num::NonZeroUsize;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::domain::{PaperKey, PoolDepth};
+use crate::metrics;
+
+pub use overlap::{Overlap, Persistence, Weights};
+
+/// The most batches of targets an interval resamples. Up to this many targets each batch is
+/// one target: the plain percentile bootstrap of the leaderboard. Beyond, a resample costs
+/// what it costs at this many: every pair of 8 models over 40,000 targets took 0.13 s so, and
+/// 84 s target by target (`cargo run --release --example lists_intervals`).
+pub const BATCHES: usize = 500;
+
+/// The papers recommended most often that the view names.
+pub const MOST_RECOMMENDED: usize = 10;
+
+/// The pairs of models put in words, most alike first.
+pub const MOST_ALIKE: usize = 3;
+
+/// What the view reads, said by every face of it.
+pub const READS_LISTS_ONLY: &str = "These numbers read the models' lists only, never a rating: \
+    they stay the same while anyone rates, and name no paper's provenance on any target, so \
+    anyone may see them at any time, raters too.";
+
+/// One model's lists of the view's targets, best first, in the targets' order; an empty list
+/// where the model recommends nothing for a target.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelLists {
+    papers: Vec<PaperKey>,
+    /// `ends[t]`: where target t's list ends in `papers` (it starts where t − 1's ends).
+    ends: Vec<usize>,
+}
+
+impl ModelLists {
+    /// Lists of `targets` targets, with room for `papers` papers each.
+    pub fn with_capacity(targets: usize, papers: usize) -> ModelLists {
+        ModelLists {
+            papers: Vec::with_capacity(targets * papers),
+            ends: Vec::with_capacity(targets),
+        }
+    }
+
+    /// Adds a paper to the list being read.
+    pub fn push(&mut self, paper: PaperKey) {
+        self.papers.push(paper);
+    }
+
+    /// Ends the list of the next target: the papers pushed since the last end.
+    pub fn end_list(&mut self) {
+        self.ends.push(self.papers.len());
+    }
+
+    /// The targets whose lists are ended.
+    pub fn targets(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Target `target`'s list.
+    pub fn list(&self, target: usize) -> &[PaperKey] {
+        let start = target.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.papers[start..self.ends[target]]
+    }
+}
+
+/// The lists of a study's targets, as the view reads them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListsInput {
+    /// Every model, by name.
+    pub models: Vec<String>,
+    /// Each model's lists, in the order of `models`, of the same targets; cut at the larger of
+    /// k and the pool depth, or longer.
+    pub lists: Vec<ModelLists>,
+    /// The targets: the study's (see [`Scope`]).
+    pub scope: Scope,
+    /// Papers in the library.
+    pub library: usize,
+    pub pool_depth: PoolDepth,
+}
+
+/// Which targets the view speaks for: those the study rates, the chosen ones or, while none
+/// is chosen, every paper with recommendations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Scope {
+    pub count: usize,
+    /// `all` (no target chosen: every paper with recommendations) or `chosen`.
+    pub choice: &'static str,
+    /// Papers with recommendations.
+    pub candidates: usize,
+    /// Targets for which no model recommends anything (chosen before any list came).
+    pub without_lists: usize,
+}
+
+/// The options of the view: `--k`, `--rbo-p` (`k=`, `rbo-p=` in an address).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ListsOptions {
+    pub k: Option<NonZeroUsize>,
+    pub rbo_p: Option<Persistence>,
+}
+
+impl ListsOptions {
+    /// The settings in a study of this pool depth (k defaults to it).
+    pub fn settings(&self, pool_depth: PoolDepth) -> ListsSettings {
+        ListsSettings {
+            k: self.k.map_or(pool_depth.get() as usize, NonZeroUsize::get),
+            rbo_p: self.rbo_p.unwrap_or_default(),
+            pool_depth: pool_depth.get(),
+        }
+    }
+
+    /// Reads the option named `name` (`rbo_p` for `rbo-p` too); `None` when no option has
+    /// that name.
+    pub fn read(&mut self, name: &str, value: &str) -> Option<Result<(), String>> {
+        match name {
+            "k" => Some(parse_k(value).map(|k| self.k = Some(k))),
+            "rbo-p" | "rbo_p" => Some(value.parse().map(|p| self.rbo_p = Some(p))),
+            _ => None,
+        }
+    }
+
+    /// The options given, as an address's query (`k=5&rbo-p=0.8`); empty when none is.
+    pub fn query(&self) -> String {
+        let k = self.k.map(|k| format!("k={k}"));
+        let p = self.rbo_p.map(|p| format!("rbo-p={p}"));
+        (k.into_iter().chain(p)).collect::<Vec<_>>().join("&")
+    }
+}
+
+/// k as the command line and the address take it.
+pub fn parse_k(text: &str) -> Result<NonZeroUsize, String> {
+    text.parse()
+        .map_err(|_| format!("k must be a whole number from 1 up (got {text:?})"))
+}
+
+/// The settings a view was computed with.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ListsSettings {
+    /// Each list's top k is compared and counted.
+    pub k: usize,
+    pub rbo_p: Persistence,
+    /// The study's: the depth of the pool whose cost `pairs_saved_without` counts.
+    pub pool_depth: u32,
+}
+
+/// Everything the view says.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Lists {
+    pub settings: ListsSettings,
+    pub targets: Scope,
+    /// Papers in the library.
+    pub library: usize,
+    /// Every model, by name.
+    pub models: Vec<String>,
+    /// Every two models, in the order of `models`.
+    pub pairs: Vec<Pair>,
+    pub pool: Pool,
+    /// Each model, in the order of `models`.
+    pub contribution: Vec<Contribution>,
+    /// Each model, in the order of `models`.
+    pub coverage: Vec<Coverage>,
+    /// The papers in the most lists, most first.
+    pub most_recommended: Vec<Recommended>,
+    pub sentences: Sentences,
+}
+
+/// How much two models' top k overlap, on the targets where either has a list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pair {
+    pub a: String,
+    pub b: String,
+    /// Targets compared: where at least one of the two has a list.
+    pub targets: usize,
+    /// Papers both lists hold, on average.
+    pub shared: Option<f64>,
+    pub jaccard: Option<f64>,
+    pub jaccard_ci95: Option<[f64; 2]>,
+    pub rbo: Option<f64>,
+    pub rbo_ci95: Option<[f64; 2]>,
+}
+
+/// The pool of the lists: every target's union of every model's top k.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Pool {
+    /// (target, paper) pairs of the union of every model's top k.
+    pub pairs: u64,
+    /// The same at the study's pool depth: the pairs to rate.
+    pub pairs_at_pool_depth: u64,
+}
+
+/// What one model brings to the pool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Contribution {
+    pub model: String,
+    /// Pairs of the pool that only this model has in its top k.
+    pub unique_pairs: u64,
+    /// `unique_pairs` as a share of the pool's pairs.
+    pub unique_share: Option<f64>,
+    /// Pairs to rate the pool at the study's pool depth would lose without this model.
+    pub pairs_saved_without: u64,
+}
+
+/// How widely one model recommends.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Coverage {
+    pub model: String,
+    /// Targets for which it has a list.
+    pub targets: usize,
+    /// Papers in its top k over all targets, counted with repetition.
+    pub recommendations: u64,
+    /// Distinct papers in its top k over all targets.
+    pub distinct_papers: u64,
+    /// `distinct_papers` as a share of the library.
+    pub library_share: Option<f64>,
+    /// The Gini index of how often each paper of the library is in its top k.
+    pub gini: Option<f64>,
+}
+
+/// A paper in many lists.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Recommended {
+    #[serde(skip)]
+    pub key: PaperKey,
+    /// Its id and title, as the library has them (filled in by the study).
+    pub paper: String,
+    pub title: String,
+    /// Lists (model, target) that have it in their top k.
+    pub lists: u64,
+    /// Targets for which some model has it in its top k.
+    pub targets: u64,
+}
+
+/// The view in words.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sentences {
+    /// The pairs most alike, most alike first.
+    pub most_alike: Vec<String>,
+    pub contribution: String,
+    pub coverage: String,
+}
+
+impl Lists {
+    /// The view of `input` under `settings`.
+    pub fn of(input: &ListsInput, settings: ListsSettings) -> Lists {
+        let k = settings.k;
+        let targets = input.scope.count;
+        let pairs: Vec<(usize, usize)> = (0..input.models.len())
+            .flat_map(|a| (a + 1..input.models.len()).map(move |b| (a, b)))
+            .collect();
+        let walked = walk_targets(input, &pairs, settings);
+        let pair_rows = pair_rows(input, &pairs, &walked);
+        let pool = Pool {
+            pairs: walked.pool_at_k,
+            pairs_at_pool_depth: walked.pool_at_depth,
+        };
+        let contribution: Vec<Contribution> = (input.models.iter().enumerate())
+            .map(|(model, name)| Contribution {
+                model: name.clone(),
+                unique_pairs: walked.unique_at_k[model],
+                unique_share: share(walked.unique_at_k[model], pool.pairs),
+                pairs_saved_without: walked.unique_at_depth[model],
+            })
+            .collect();
+        let frequencies: Vec<FxHashMap<PaperKey, u64>> = (input.lists.par_iter())
+            .map(|lists| frequencies(lists, targets, k))
+            .collect();
+        let coverage: Vec<Coverage> = (input.models.iter().zip(&input.lists))
+            .zip(&frequencies)
+            .map(|((name, lists), frequencies)| {
+                coverage(name, lists, targets, frequencies, input.library)
+            })
+            .collect();
+        let most_recommended = most_recommended(input, &frequencies, k);
+        let sentences = Sentences {
+            most_alike: most_alike(&pair_rows, k),
+            contribution: contribution_in_words(&contribution, pool, settings),
+            coverage: coverage_in_words(&coverage),
+        };
+        Lists {
+            settings,
+            targets: input.scope.clone(),
+            library: input.library,
+            models: input.models.clone(),
+            pairs: pair_rows,
+            pool,
+            contribution,
+            coverage,
+            most_recommended,
+            sentences,
+        }
+    }
+
+    /// Pretty-printed JSON, ending in a newline; undefined values are `null`.
+    pub fn to_json(&self) -> String {
+        let mut json = serde_json::to_string_pretty(self).expect("the lists serialize");
+        json.push('\n');
+        json
+    }
+
+    /// What to say instead of the numbers when there are none; `None` when there are.
+    pub fn emptiness(&self) -> Option<&'static str> {
+        if self.models.is_empty() {
+            Some("No lists yet: import your models' recommendations.")
+        } else if self.targets.count == 0 {
+            Some("The study rates no target now: choose targets to see what their lists say.")
+        } else if self.targets.count == self.targets.without_lists {
+            Some(
+                "No model has recommended anything for the targets being rated yet: import \
+                  your models' recommendations for them.",
+            )
+        } else {
+            None
+        }
+    }
+
+    /// Which targets the view speaks for, in words: "all 40,000 targets with recommendations
+    /// (no target chosen)".
+    pub fn scope_in_words(&self) -> String {
+        let Scope {
+            count,
+            choice,
+            candidates,
+            ..
+        } = self.targets;
+        let thousands = |n: usize| crate::db::targets::thousands(n as i64);
+        match (choice, count) {
+            (_, 0) => "no target (none is being rated)".to_owned(),
+            ("chosen", 1) => format!(
+                "the 1 chosen target (of {} with recommendations)",
+                thousands(candidates)
+            ),
+            ("chosen", _) => format!(
+                "the {} chosen targets (of {} with recommendations)",
+                thousands(count),
+                thousands(candidates)
+            ),
+            (_, 1) => "the 1 target with recommendations (no target chosen)".to_owned(),
+            _ => format!(
+                "all {} targets with recommendations (no target chosen)",
+                thousands(count)
+            ),
+        }
+    }
+}
+
+/// What one walk over the targets finds: each pair's values on the targets where it is
+/// defined, in the targets' order, and the pool's counts.
+struct Walked {
+    /// Per pair: its Jaccard on each target compared, its RBO, and the papers shared on all of
+    /// them.
+    overlaps: Vec<PairValues>,
+    pool_at_k: u64,
+    pool_at_depth: u64,
+    unique_at_k: Vec<u64>,
+    unique_at_depth: Vec<u64>,
+}
+
+#[derive(Clone, Default)]
+struct PairValues {
+    jaccard: Vec<f64>,
+    rbo: Vec<f64>,
+    shared: u64,
+}
+
+impl Walked {
+    fn new(pairs: usize, models: usize) -> Walked {
+        Walked {
+            overlaps: vec![PairValues::default(); pairs],
+            pool_at_k: 0,
+            pool_at_depth: 0,
+            unique_at_k: vec![0; models],
+            unique_at_depth: vec![0; models],
+        }
+    }
+
+    /// Adds `later`'s targets after this one's.
+    fn append(&mut self, later: Walked) {
+        for (values, more) in self.overlaps.iter_mut().zip(later.overlaps) {
+            values.jaccard.extend(more.jaccard);
+            values.rbo.extend(more.rbo);
+            values.shared += more.shared;
+        }
+        self.pool_at_k += later.pool_at_k;
+        self.pool_at_depth += later.pool_at_depth;
+        for (unique, more) in (self.unique_at_k.iter_mut()).zip(later.unique_at_k) {
+            *unique += more;
+        }
+        for (unique, more) in (self.unique_at_depth.iter_mut()).zip(later.unique_at_depth) {
+            *unique += more;
+        }
+    }
+}
+
+/// Targets walked by one task: enough that a task's set-up is nothing beside its work.
+const TARGETS_PER_TASK: usize = 1024;
+
+/// Walks every target, in parallel and in order: each pair's overlap, and the pool at k and
+/// at the pool depth.
+fn walk_targets(input: &ListsInput, pairs: &[(usize, usize)], settings: ListsSettings) -> Walked {
+    let models = input.models.len();
+    let tasks: Vec<Walked> = (0..input.scope.count.div_ceil(TARGETS_PER_TASK))
+        .into_par_iter()
+        .map(|task| {
+            let first = task * TARGETS_PER_TASK;
+            let last = (first + TARGETS_PER_TASK).min(input.scope.count);
+            let mut walked = Walked::new(pairs.len(), models);
+            let mut target = Target::default();
+            let mut overlap = Overlap::default();
+            let mut weights = Weights::new(settings.rbo_p);
+            for position in first..last {
+                target.read(input, position, settings);
+                target.count_pool(&mut walked);
+                for (values, &(a, b)) in walked.overlaps.iter_mut().zip(pairs) {
+                    target.compare(a, b, &mut overlap);
+                    if let (Some(jaccard), Some(rbo)) =
+                        (overlap.jaccard(), overlap.rbo_ext_weighted(&mut weights))
+                    {
+                        values.jaccard.push(jaccard);
+                        values.rbo.push(rbo);
+                        values.shared += overlap.shared() as u64;
+                    }
+                }
+            }
+            walked
+        })
+        .collect();
+    let mut all = Walked::new(pairs.len(), models);
+    for task in tasks {
+        all.append(task);
+    }
+    all
+}
+
+/// One target's lists as the walk reads them: each paper of any list (cut at the larger of k
+/// and the pool depth) numbered 0, 1, … in the order of the papers, and each model's rank of
+/// each (0 where it does not list it).
+#[derive(Default)]
+struct Target {
+    /// (paper, model, rank) of every list's papers, by paper.
+    entries: Vec<(PaperKey, usize, u32)>,
+    /// `ranks[model * papers + paper]`.
+    ranks: Vec<u32>,
+    papers: usize,
+    /// Each model's top k, as the target's paper numbers with their ranks.
+    top_k: Vec<Vec<(usize, u32)>>,
+    k: u32,
+    depth: u32,
+}
+
+impl Target {
+    fn read(&mut self, input: &ListsInput, target: usize, settings: ListsSettings) {
+        let models = input.lists.len();
+        self.k = u32::try_from(settings.k).unwrap_or(u32::MAX);
+        self.depth = settings.pool_depth;
+        let cut = settings.k.max(settings.pool_depth as usize);
+        self.entries.clear();
+        for (model, lists) in input.lists.iter().enumerate() {
+            let list = lists.list(target);
+            let ranked = list[..list.len().min(cut)].iter().zip(1..);
+            self.entries
+                .extend(ranked.map(|(&paper, rank)| (paper, model, rank)));
+        }
+        self.entries.sort_unstable();
+        self.papers = 0;
+        self.ranks.clear();
+        self.top_k.resize_with(models, Vec::new);
+        self.top_k.iter_mut().for_each(Vec::clear);
+        // Numbered in the order of the papers, then ranked: as many numbers as papers.
+        let mut numbers = Vec::with_capacity(self.entries.len());
+        for listing in self.entries.chunk_by(|a, b| a.0 == b.0) {
+            numbers.push((self.papers, listing));
+            self.papers += 1;
+        }
+        self.ranks.resize(models * self.papers, 0);
+        for (number, listing) in numbers {
+            for &(_, model, rank) in listing {
+                self.ranks[model * self.papers + number] = rank;
+                if rank <= self.k {
+                    self.top_k[model].push((number, rank));
+                }
+            }
+        }
+    }
+
+    /// Adds the target's pool at k and at the pool depth, and each model's papers that no other
+    /// model lists there, to `walked`.
+    fn count_pool(&self, walked: &mut Walked) {
+        let models = self.top_k.len();
+        for number in 0..self.papers {
+            let rank = |model: usize| self.ranks[model * self.papers + number];
+            for (cut, pool, unique) in [
+                (self.k, &mut walked.pool_at_k, &mut walked.unique_at_k),
+                (
+                    self.depth,
+                    &mut walked.pool_at_depth,
+                    &mut walked.unique_at_depth,
+                ),
+            ] {
+                let mut listing = (0..models).filter(|&model| (1..=cut).contains(&rank(model)));
+                if let Some(first) = listing.next() {
+                    *pool += 1;
+                    if listing.next().is_none() {
+                        unique[first] += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Compares models `a` and `b` (their top k) into `overlap`.
+    fn compare(&self, a: usize, b: usize, overlap: &mut Overlap) {
+        let in_b = &self.ranks[b * self.papers..(b + 1) * self.papers];
+        overlap.compare_ranked(
+            self.top_k[a]
+                .iter()
+                .map(|&(number, rank)| (rank, in_b[number])),
+            (self.top_k[a].len(), self.top_k[b].len()),
+            self.k,
+        );
+    }
+}
+
+/// Each pair's means over the targets compared, with their intervals.
+fn pair_rows(input: &ListsInput, pairs: &[(usize, usize)], walked: &Walked) -> Vec<Pair> {
+    let samples: Vec<&[f64]> = (walked.overlaps.iter())
+        .flat_map(|values| [values.jaccard.as_slice(), values.rbo.as_slice()])
+        .collect();
+    let intervals = intervals(&samples, BATCHES);
+    (pairs.iter().zip(&walked.overlaps).enumerate())
+        .map(|(pair, (&(a, b), values))| {
+            let mean = |values: &[f64]| metrics::mean(values.iter().map(|&v| Some(v))).value;
+            let targets = values.jaccard.len();
+            Pair {
+                a: input.models[a].clone(),
+                b: input.models[b].clone(),
+                targets,
+                shared: (targets > 0).then(|| values.shared as f64 / targets as f64),
+                jaccard: mean(&values.jaccard),
+                jaccard_ci95: intervals[2 * pair],
+                rbo: mean(&values.rbo),
+                rbo_ci95: intervals[2 * pair + 1],
+            }
+        })
+        .collect()
+}
+
+/// The 95% percentile-bootstrap interval of the mean of each sample (values of targets, in
+/// their order), the targets resampled in at most `batches` batches: the targets are dealt in
+/// turn into the batches, and each resample draws as many batches with replacement (the
+/// leaderboard's draws, [`metrics::bootstrap_ci95_each`]); its mean is the sum of the values
+/// of the batches drawn over the number of targets. With `batches` targets or fewer, each batch
+/// is one target: the plain bootstrap.
+fn intervals(samples: &[&[f64]], batches: usize) -> Vec<Option<[f64; 2]>> {
+    let columns: Vec<Vec<f64>> = (samples.iter())
+        .map(|values| {
+            let batches = values.len().min(batches);
+            let mut sums = vec![0.0; batches];
+            for (position, value) in values.iter().enumerate() {
+                sums[position % batches] += value;
+            }
+            // Each batch's sum × batches / targets: the mean of these is the sample's mean, and
+            // with a batch per target they are the values themselves (× 1, exactly).
+            let scale = batches as f64 / values.len() as f64;
+            sums.into_iter().map(|sum| sum * scale).collect()
+        })
+        .collect();
+    let columns: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+    metrics::bootstrap_ci95_each(&columns)
+}
+
+/// How many of one model's top-k lists each paper is in.
+fn frequencies(lists: &ModelLists, targets: usize, k: usize) -> FxHashMap<PaperKey, u64> {
+    let mut counts = FxHashMap::default();
+    for target in 0..targets {
+        let list = lists.list(target);
+        for &paper in &list[..list.len().min(k)] {
+            *counts.entry(paper).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+fn coverage(
+    name: &str,
+    lists: &ModelLists,
+    targets: usize,
+    frequencies: &FxHashMap<PaperKey, u64>,
+    library: usize,
+) -> Coverage {
+    let distinct = frequencies.len() as u64;
+    let mut counts: Vec<u64> = frequencies.values().copied().collect();
+    counts.sort_unstable();
+    Coverage {
+        model: name.to_owned(),
+        targets: (0..targets)
+            .filter(|&target| !lists.list(target).is_empty())
+            .count(),
+        recommendations: counts.iter().sum(),
+        distinct_papers: distinct,
+        library_share: share(distinct, library as u64),
+        gini: gini(&counts, library),
+    }
+}
+
+/// The Gini index of the frequencies of a library of `library` papers, `counts` those of the
+/// papers recommended at least once (the others' are 0), in increasing order:
+/// G = Σ_j (2j − N − 1) f_(j) / ((N − 1) Σ f), j = 1..N over all N papers in increasing order
+/// of frequency; 0 when every paper is recommended as often, 1 when one paper takes every
+/// recommendation. Computed in whole numbers, exactly, then divided once. `None` for a library
+/// of one paper or none, or without a recommendation.
+pub fn gini(counts: &[u64], library: usize) -> Option<f64> {
+    let n = i128::try_from(library).ok()?;
+    let total: u64 = counts.iter().sum();
+    if n < 2 || total == 0 || counts.len() > library {
+        return None;
+    }
+    // The recommended papers come last, after the N − distinct papers never recommended.
+    let first = n - counts.len() as i128 + 1;
+    let weighted: i128 = (first..)
+        .zip(counts)
+        .map(|(j, &count)| (2 * j - n - 1) * i128::from(count))
+        .sum();
+    Some(weighted as f64 / ((n - 1) as f64 * total as f64))
+}
+
+/// The papers in the most lists (ties in the library's order), with the targets they are
+/// recommended for.
+fn most_recommended(
+    input: &ListsInput,
+    frequencies: &[FxHashMap<PaperKey, u64>],
+    k: usize,
+) -> Vec<Recommended> {
+    let mut lists: FxHashMap<PaperKey, u64> = FxHashMap::default();
+    for model in frequencies {
+        for (&paper, &count) in model {
+            *lists.entry(paper).or_insert(0) += count;
+        }
+    }
+    let mut lists: Vec<(PaperKey, u64)> = lists.into_iter().collect();
+    lists.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    lists.truncate(MOST_RECOMMENDED);
+    let targets: Vec<u64> = (0..input.scope.count)
+        .into_par_iter()
+        .map(|target| {
+            (lists.iter())
+                .map(|(paper, _)| {
+                    let listed = (input.lists.iter()).any(|model| {
+                        let list = model.list(target);
+                        list[..list.len().min(k)].contains(paper)
+                    });
+                    u64::from(listed)
+                })
+                .collect::<Vec<u64>>()
+        })
+        .reduce(
+            || vec![0; lists.len()],
+            |mut sums, more| {
+                sums.iter_mut()
+                    .zip(more)
+                    .for_each(|(sum, more)| *sum += more);
+                sums
+            },
+        );
+    (lists.into_iter().zip(targets))
+        .map(|((key, lists), targets)| Recommended {
+            key,
+            paper: String::new(),
+            title: String::new(),
+            lists,
+            targets,
+        })
+        .collect()
+}
+
+/// `part` of `whole`; `None` of nothing.
+fn share(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
+}
+
+/// The pairs most alike by Jaccard (then RBO), in words.
+fn most_alike(pairs: &[Pair], k: usize) -> Vec<String> {
+    let mut alike: Vec<&Pair> = pairs.iter().filter(|pair| pair.jaccard.is_some()).collect();
+    alike.sort_by(|x, y| {
+        (y.jaccard.partial_cmp(&x.jaccard))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(
+                y.rbo
+                    .partial_cmp(&x.rbo)
+                    .unwrap_or(std::cmp::Ordering::Equal),
+            )
+    });
+    (alike.iter().take(MOST_ALIKE))
+        .map(|pair| {
+            format!(
+                "{} and {} share {:.1} of their top {k} papers on average (Jaccard {:.2}, \
+                 RBO {:.2}).",
+                pair.a,
+                pair.b,
+                pair.shared.unwrap_or_default(),
+                pair.jaccard.unwrap_or_default(),
+                pair.rbo.unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+fn contribution_in_words(
+    contribution: &[Contribution],
+    pool: Pool,
+    settings: ListsSettings,
+) -> String {
+    let thousands = |n: u64| crate::db::targets::thousands(n as i64);
+    let percent = |model: &Contribution| model.unique_share.unwrap_or_default() * 100.0;
+    // Most unique pairs first, then by name.
+    let mut ranked: Vec<&Contribution> = contribution.iter().collect();
+    ranked.sort_by(|x, y| {
+        y.unique_pairs
+            .cmp(&x.unique_pairs)
+            .then(x.model.cmp(&y.model))
+    });
+    let (Some(most), Some(least)) = (ranked.first(), ranked.last()) else {
+        return "No model has a list yet.".to_owned();
+    };
+    let depth = if settings.k == settings.pool_depth as usize {
+        String::new()
+    } else {
+        format!(" at pool depth {}", settings.pool_depth)
+    };
+    let mut words = format!(
+        "{} brings the most papers that no other model lists: {} of the pool's {} pairs \
+         ({:.0}%); without it, the pool{depth} would hold {} pairs to rate instead of {}.",
+        most.model,
+        thousands(most.unique_pairs),
+        thousands(pool.pairs),
+        percent(most),
+        thousands(pool.pairs_at_pool_depth - most.pairs_saved_without),
+        thousands(pool.pairs_at_pool_depth),
+    );
+    if ranked.len() > 1 {
+        words.push_str(&format!(
+            " {} brings the fewest: {} ({:.0}%).",
+            least.model,
+            thousands(least.unique_pairs),
+            percent(least)
+        ));
+    }
+    words
+}
+
+fn coverage_in_words(coverage: &[Coverage]) -> String {
+    let concentrated = (coverage.iter())
+        .filter(|model| model.gini.is_some())
+        .max_by(|x, y| {
+            (x.gini.partial_cmp(&y.gini))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(y.model.cmp(&x.model))
+        });
+    match concentrated {
+        None => "No model has recommended anything yet.".to_owned(),
+        Some(model) => format!(
+            "{} concentrates its recommendations most: Gini {:.2} over the library, {} \
+             distinct papers ({:.1}% of the library).",
+            model.model,
+            model.gini.unwrap_or_default(),
+            crate::db::targets::thousands(model.distinct_papers as i64),
+            model.library_share.unwrap_or_default() * 100.0,
+        ),
+    }
+}
