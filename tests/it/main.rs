@@ -26,6 +26,7 @@ mod import_recommendations;
 mod leaderboard_blindness;
 mod metrics_agreement;
 mod metrics_confidence_sequence;
+mod metrics_prediction_powered;
 mod metrics_properties;
 mod metrics_reference;
 mod metrics_resampling;
