@@ -42,6 +42,15 @@
 //! Var(y)·(1 − ρ²·m/N)/n. λ is estimated as PPI++ does (`ppi_py`'s `_calc_lam_glm`): the
 //! covariance over H (divided by n) over the variance of f over all of J (divided by N − 1), and
 //! clipped to [0, 1]. The interval is the t interval with n − 1 degrees of freedom.
+//!
+//! A λ tuned on the rated targets fits them: the sample variance of y − λ'f is then too small
+//! by a residual degree of freedom, and λ's own error adds to θ̂'s. With a tuned λ > 0 the
+//! rectifier's variance is therefore taken with n − 2 degrees of freedom and times
+//! 1 + 1/(n − 3), the small-sample variance of the regression estimator for normal data
+//! (Cochran 1977, §7.9). Without it the leader's NDCG in the synthetic library was covered in
+//! 93.1% of 4,000 studies at 20 rated targets (the raters' own t interval 94.0%); with it, 94.0%
+//! (docs/metrics.md). With λ clipped to 0 the estimate is the raters' mean and its interval
+//! theirs.
 
 use super::resampling::holm;
 use super::student_t::{t_quantile, t_two_sided_p};
@@ -97,7 +106,8 @@ pub struct PredictionPowered {
     /// |H| and |J|.
     pub rated: usize,
     pub judged: usize,
-    /// The sample variance (ddof 1) over H of y − λ'f, λ' = λ·|J \ H| / |J|.
+    /// The sample variance (ddof 1) over H of y − λ'f, λ' = λ·|J \ H| / |J| (before the
+    /// small-sample correction of a tuned λ).
     pub rectifier_variance: f64,
     /// The sample variance (ddof 1) of f over the judged targets outside H.
     pub judge_variance: f64,
@@ -187,6 +197,7 @@ pub fn estimate_mean_with(
     let covariance = (rated.iter())
         .map(|&(y, f)| (y - y_mean) * (f - f_rated_mean))
         .sum::<f64>();
+    let tuned = lambda.is_none();
     let lambda = match lambda {
         Some(given) => given,
         // PPI++'s estimate: the covariance over H divided by n, the variance over J by N − 1.
@@ -199,7 +210,14 @@ pub fn estimate_mean_with(
     let disjoint = lambda * m as f64 / total as f64;
     let (_, rectifier_variance) = mean_and_variance(rated.iter().map(|&(y, f)| y - disjoint * f));
     let (_, judge_variance) = mean_and_variance(judged_only.iter().copied());
-    let variance = rectifier_variance / n as f64 + disjoint * disjoint * judge_variance / m as f64;
+    let n_f = n as f64;
+    let small_sample = if tuned && lambda > 0.0 {
+        (n_f - 1.0) / (n_f - 2.0) * (1.0 + 1.0 / (n_f - 3.0))
+    } else {
+        1.0
+    };
+    let variance =
+        rectifier_variance * small_sample / n_f + disjoint * disjoint * judge_variance / m as f64;
     let quantile = t_quantile(0.5 + LEVEL / 2.0, (n - 1) as f64);
     let standard_error = variance.sqrt();
     let human_error = (y_variance / n as f64).sqrt();
