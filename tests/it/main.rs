@@ -23,6 +23,7 @@ mod import_order;
 mod import_papers;
 mod import_ratings;
 mod import_recommendations;
+mod judge_validity;
 mod leaderboard_blindness;
 mod metrics_agreement;
 mod metrics_confidence_sequence;
