@@ -12,10 +12,19 @@
 //! leader, and one about 0.03 below, with the judge and without: with the verdict's betting
 //! sequences, and with asymptotic ones (valid only as the rated targets grow) for comparison.
 
+use paperjudge::metrics::{pairwise_alpha, Bounds, ConfidenceSequence};
 use paperjudge::simulation::judged_library::{
     Judge, JudgedLibrary, LibrarySpec, Sequences, SAME_BEST,
 };
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+
+/// A number of a target from its models' values: a model's NDCG, a pair's difference.
+type Quantity = fn(&[f64]) -> f64;
+
+/// The four models' skills: m1 is 0.10 below the leader.
+const SKILLS: [f64; 4] = [1.0, 0.64, 0.4, 0.1];
 
 /// A lenient judge: quadratic kappa about 0.6 against the simulated rater, its per-target
 /// differences correlated about 0.65 with the rater's.
@@ -68,20 +77,20 @@ fn main() {
     let studies: u64 = std::env::args()
         .nth(1)
         .map_or(2_000, |n| n.parse().expect("a number of studies"));
-    let skills = [1.0, 0.64, 0.4, 0.1];
+    let skills = SKILLS;
 
     println!("## Coverage of the fixed-sample 95% intervals: {studies} studies per cell, 300 judged targets\n");
     println!("| judge | kappa | quantity | rated | covered (PPI) | covered (raters only) | half width PPI / raters only | mean lambda |");
     println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (name, judge) in judges(1) {
         let library = library(&skills, judge);
-        let quantities: [(&str, Box<dyn Fn(&[f64]) -> f64 + Sync>); 2] = [
-            ("NDCG of the leader", Box::new(|v: &[f64]| v[0])),
-            ("leader − next (0.10)", Box::new(|v: &[f64]| v[0] - v[1])),
+        let quantities: [(&str, Quantity); 2] = [
+            ("NDCG of the leader", |v| v[0]),
+            ("leader − next (0.10)", |v| v[0] - v[1]),
         ];
         for (quantity, value) in &quantities {
             for rated in [20, 40, 80] {
-                let c = library.coverage(value, 300, rated, 0..studies);
+                let c = library.coverage(*value, 300, rated, 0..studies);
                 println!(
                     "| {name} | {:.2} | {quantity} | {rated} | {:.3} | {:.3} | {:.3} / {:.3} | {:.2} |",
                     library.kappa,
@@ -162,6 +171,64 @@ fn main() {
             println!();
         }
     }
+
+    println!("\n## The best a betting sequence could do with the good judge: its mean over the library known, λ fixed\n");
+    println!("Rated targets to separate the leader from m1 (median, 90th percentile of 400 studies), by the judge's weight λ (λ = 0: the raters alone).\n");
+    println!("| m1 below the leader | regression slope | λ = 0 | λ = 0.25 | λ = 0.5 | λ = the slope | λ = 1 |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for skills in [SKILLS, [1.0, 0.9, 0.4, 0.1], [1.0, 0.95, 0.4, 0.1]] {
+        oracle(&library(&skills, GOOD));
+    }
+}
+
+/// The best a betting sequence could do with the judge: its mean over the library known
+/// exactly (no interval to pay for), a fixed weight λ, the rectified values y − λ(f − μ_f)
+/// independent draws within [−1 − λ(1 + μ_f), 1 + λ(1 − μ_f)]. The rated targets to separate
+/// the leader from m1, median (90th percentile) of 400 studies, at one pair's level among 4
+/// models.
+fn oracle(library: &JudgedLibrary) {
+    let y: Vec<f64> = library
+        .targets
+        .iter()
+        .map(|t| t.raters[0] - t.raters[1])
+        .collect();
+    let f: Vec<f64> = library
+        .targets
+        .iter()
+        .map(|t| t.judge[0] - t.judge[1])
+        .collect();
+    let count = y.len() as f64;
+    let (y_mean, f_mean) = (y.iter().sum::<f64>() / count, f.iter().sum::<f64>() / count);
+    let f_variance = f.iter().map(|v| (v - f_mean).powi(2)).sum::<f64>() / count;
+    let covariance = (y.iter().zip(&f))
+        .map(|(a, b)| (a - y_mean) * (b - f_mean))
+        .sum::<f64>()
+        / count;
+    let best = covariance / f_variance;
+    print!("| {:.3} | {best:.2} |", y_mean);
+    for weight in [0.0, 0.25, 0.5, best, 1.0] {
+        let bounds = Bounds {
+            low: -1.0 - weight * (1.0 + f_mean),
+            high: 1.0 + weight * (1.0 - f_mean),
+        };
+        let mut times: Vec<Option<usize>> = (0..400u64)
+            .into_par_iter()
+            .map(|seed| {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                let mut sequence = ConfidenceSequence::new(bounds, pairwise_alpha(0.05, 4));
+                (1..=20_000).find(|_| {
+                    let i = rng.random_range(0..y.len());
+                    sequence.observe(y[i] - weight * (f[i] - f_mean)).low > 0.0
+                })
+            })
+            .collect();
+        print!(
+            " {} ({}) |",
+            quantile(&mut times, 0.5),
+            quantile(&mut times, 0.9)
+        );
+    }
+    println!();
 }
 
 fn means(library: &JudgedLibrary) -> String {
