@@ -66,11 +66,14 @@ fn judges(toward: usize) -> [(&'static str, Judge); 4] {
     ]
 }
 
-/// The nearest-rank quantile of times, `None` counting as beyond the horizon.
-fn quantile(times: &mut [Option<usize>], share: f64) -> String {
+/// "median (90th percentile)" of times by nearest rank, `None` counting as beyond the horizon.
+fn median_and_p90(mut times: Vec<Option<usize>>) -> String {
     times.sort_by_key(|t| t.unwrap_or(usize::MAX));
-    let index = ((share * times.len() as f64).ceil() as usize).max(1) - 1;
-    times[index].map_or_else(|| "never".to_owned(), |t| t.to_string())
+    let at = |share: f64| {
+        let index = ((share * times.len() as f64).ceil() as usize).max(1) - 1;
+        times[index].map_or_else(|| "never".to_owned(), |t| t.to_string())
+    };
+    format!("{} ({})", at(0.5), at(0.9))
 }
 
 fn main() {
@@ -158,15 +161,11 @@ fn main() {
                 library.means[0] - library.means[1],
             );
             for (_, kind) in kinds {
-                let mut times: Vec<Option<usize>> = (0..200u64)
+                let times: Vec<Option<usize>> = (0..200u64)
                     .into_par_iter()
                     .map(|seed| library.monitored(judged, horizon, kind, seed).out_at[1])
                     .collect();
-                print!(
-                    " {} ({}) |",
-                    quantile(&mut times, 0.5),
-                    quantile(&mut times, 0.9)
-                );
+                print!(" {} |", median_and_p90(times));
             }
             println!();
         }
@@ -211,7 +210,7 @@ fn oracle(library: &JudgedLibrary) {
             low: -1.0 - weight * (1.0 + f_mean),
             high: 1.0 + weight * (1.0 - f_mean),
         };
-        let mut times: Vec<Option<usize>> = (0..400u64)
+        let times: Vec<Option<usize>> = (0..400u64)
             .into_par_iter()
             .map(|seed| {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -222,11 +221,7 @@ fn oracle(library: &JudgedLibrary) {
                 })
             })
             .collect();
-        print!(
-            " {} ({}) |",
-            quantile(&mut times, 0.5),
-            quantile(&mut times, 0.9)
-        );
+        print!(" {} |", median_and_p90(times));
     }
     println!();
 }

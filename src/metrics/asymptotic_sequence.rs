@@ -20,6 +20,7 @@
 //! rating every judged target does not pin the library's mean.
 
 use super::confidence_sequence::Interval;
+use super::judged_sequence::Moments;
 
 /// Rated targets before the sequence says anything: its validity is asymptotic, and a spread
 /// estimated from a handful of targets is too often too small.
@@ -28,16 +29,6 @@ pub const BURN_IN: usize = 20;
 /// The number of rated targets the mixture is tuned to be narrowest at.
 const TUNED_TO: f64 = 60.0;
 
-#[derive(Debug, Clone, Copy, Default)]
-struct Sums {
-    count: f64,
-    y: f64,
-    f: f64,
-    yy: f64,
-    ff: f64,
-    yf: f64,
-}
-
 /// The running asymptotic confidence sequence of the mean of y ∈ [−1, 1], with or without a
 /// judge.
 #[derive(Debug, Clone)]
@@ -45,8 +36,9 @@ pub struct AsymptoticSequence {
     alpha: f64,
     with_judge: bool,
     rho_squared: f64,
-    judged: Sums,
-    rated: Sums,
+    /// The judged targets' values (as f; y unused) and the rated targets' y and f.
+    judged: Moments,
+    rated: Moments,
     interval: Interval,
     estimate: f64,
 }
@@ -63,8 +55,8 @@ impl AsymptoticSequence {
             alpha,
             with_judge,
             rho_squared: (log + (log + 1.0).ln()) / TUNED_TO,
-            judged: Sums::default(),
-            rated: Sums::default(),
+            judged: Moments::default(),
+            rated: Moments::default(),
             interval: Interval {
                 low: -1.0,
                 high: 1.0,
@@ -75,9 +67,7 @@ impl AsymptoticSequence {
 
     /// Takes the judge's value of one more judged target.
     pub fn observe_judged(&mut self, judge: f64) {
-        self.judged.count += 1.0;
-        self.judged.f += judge;
-        self.judged.ff += judge * judge;
+        self.judged.add(0.0, judge);
     }
 
     /// Takes a rated target (one of the judged, with its judge's value; a rated target the
@@ -86,23 +76,18 @@ impl AsymptoticSequence {
     pub fn observe_rated(&mut self, raters: f64, judge: Option<f64>) -> Interval {
         let f = match judge {
             Some(judge) if self.with_judge => judge,
-            _ if self.judged.count > 0.0 => self.judged.f / self.judged.count,
+            _ if self.judged.count > 0 => self.judged.f / self.judged.count as f64,
             _ => 0.0,
         };
-        let r = &mut self.rated;
-        r.count += 1.0;
-        r.y += raters;
-        r.f += f;
-        r.yy += raters * raters;
-        r.ff += f * f;
-        r.yf += raters * f;
-        let n = r.count;
+        self.rated.add(raters, f);
+        let r = &self.rated;
+        let n = r.count as f64;
         let (y_mean, f_mean) = (r.y / n, r.f / n);
         let denominator = (n - 1.0).max(1.0);
         let var_y = ((r.yy - n * y_mean * y_mean) / denominator).max(0.0);
         let var_f_rated = ((r.ff - n * f_mean * f_mean) / denominator).max(0.0);
         let cov = (r.yf - n * y_mean * f_mean) / denominator;
-        let big_n = self.judged.count;
+        let big_n = self.judged.count as f64;
         let (judged_mean, var_f) = if self.with_judge && big_n > 1.0 {
             let mean = self.judged.f / big_n;
             (

@@ -34,7 +34,7 @@
 //! against the mean 0, range and the judge's interval included: it goes to 0 where the judge
 //! cannot help, and then the sequence is the raters' own at level `alpha_rated`.
 
-use super::confidence_sequence::{Bounds, ConfidenceSequence, Interval, GRID_STEPS};
+use super::confidence_sequence::{grid_interval, Bounds, ConfidenceSequence, Interval, GRID_STEPS};
 
 /// How far apart the candidate weights λ are: 0, 0.05, …, 1.
 const WEIGHT_STEP: f64 = 0.05;
@@ -55,17 +55,17 @@ struct Candidate {
 
 /// Running sums of the rated targets' values.
 #[derive(Debug, Clone, Copy, Default)]
-struct Moments {
-    count: usize,
-    y: f64,
-    f: f64,
-    yy: f64,
-    ff: f64,
-    yf: f64,
+pub(super) struct Moments {
+    pub(super) count: usize,
+    pub(super) y: f64,
+    pub(super) f: f64,
+    pub(super) yy: f64,
+    pub(super) ff: f64,
+    pub(super) yf: f64,
 }
 
 impl Moments {
-    fn add(&mut self, y: f64, f: f64) {
+    pub(super) fn add(&mut self, y: f64, f: f64) {
         self.count += 1;
         self.y += y;
         self.f += f;
@@ -269,16 +269,7 @@ impl JudgedSequence {
                 last_kept = Some(candidate.index);
             }
         }
-        let found = match (first_kept, last_kept) {
-            (Some(first), Some(last)) => Interval {
-                low: (first as f64 * step - step).max(0.0),
-                high: (last as f64 * step + step).min(1.0),
-            },
-            _ => Interval {
-                low: 0.0,
-                high: 1.0,
-            },
-        };
+        let found = grid_interval(first_kept, last_kept, step);
         let (low, high) = (
             self.unit_interval.low.max(found.low),
             self.unit_interval.high.min(found.high),
