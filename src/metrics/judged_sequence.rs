@@ -280,8 +280,14 @@ impl JudgedSequence {
             low <= m && m <= high
         });
 
-        self.rated
-            .add(raters, judge.map_or(0.0, |j| self.clamped(j)));
+        // A target the judge did not grade counts with the judge's mean so far: it moves
+        // neither the weight's covariance nor the estimate's correction.
+        let judged_mean = match self.judge_mean.observed() {
+            0 => 0.0,
+            judged => self.judged_sum / judged as f64,
+        };
+        let f = judge.map_or(judged_mean, |j| self.clamped(j));
+        self.rated.add(raters, f);
         self.raters_sum += unit(raters);
         let rectified = unit(rectified);
         self.rectified_sum += rectified;
