@@ -110,7 +110,10 @@ pub struct JudgedSequence {
     candidates: Vec<Candidate>,
     /// The running interval where [−1, 1] maps to [0, 1]; each end only moves inward.
     unit_interval: Interval,
+    /// The rated targets the judge graded: their raters' and judge's values.
     rated: Moments,
+    /// Every rated target.
+    rated_count: usize,
     /// On the unit scale: Σ y, Σ (y − λ_s f) with the weights they got, and the regularised
     /// squared deviations of those rectified values, the variance the stakes are sized by.
     raters_sum: f64,
@@ -158,6 +161,7 @@ impl JudgedSequence {
                 high: 1.0,
             },
             rated: Moments::default(),
+            rated_count: 0,
             raters_sum: 0.0,
             rectified_sum: 0.0,
             rectified_squares: 0.0,
@@ -195,7 +199,7 @@ impl JudgedSequence {
     }
 
     pub fn rated(&self) -> usize {
-        self.rated.count
+        self.rated_count
     }
 
     /// The weight λ the next rated target's judge's value gets.
@@ -240,7 +244,7 @@ impl JudgedSequence {
         // Sized before the target is seen, from the rated targets before it: the raters' mean
         // and the rectified values' variance, each regularised by one pseudo-observation (mean
         // 1/2, variance 1/4: the middle and the half range of y), as the raters' sequence does.
-        let t = self.rated.count + 1;
+        let t = self.rated_count + 1;
         let mean_before = (0.5 + self.raters_sum) / t as f64;
         let variance_before = (0.25 + self.rectified_squares) / t as f64;
         // Where the capital's observation can fall: y in [−1, 1], less λ(f − c) with f and c in
@@ -280,14 +284,11 @@ impl JudgedSequence {
             low <= m && m <= high
         });
 
-        // A target the judge did not grade counts with the judge's mean so far: it moves
-        // neither the weight's covariance nor the estimate's correction.
-        let judged_mean = match self.judge_mean.observed() {
-            0 => 0.0,
-            judged => self.judged_sum / judged as f64,
-        };
-        let f = judge.map_or(judged_mean, |j| self.clamped(j));
-        self.rated.add(raters, f);
+        // Only the targets the judge graded tell how its values go with the raters'.
+        if judge.is_some() {
+            self.rated.add(raters, f);
+        }
+        self.rated_count += 1;
         self.raters_sum += unit(raters);
         let rectified = unit(rectified);
         self.rectified_sum += rectified;
@@ -305,20 +306,24 @@ impl JudgedSequence {
     }
 
     /// The prediction-powered estimate of the mean now: the raters' mean over the rated
-    /// targets less λ times the judge's mean there minus its mean over every judged target.
+    /// targets less λ times how far the judge's mean over the graded ones among them lies from
+    /// its mean over every judged target (a rated target the judge did not grade corrects
+    /// nothing).
     pub fn estimate(&self) -> f64 {
-        let rated = self.rated.summary();
-        if self.rated.count == 0 {
+        if self.rated_count == 0 {
             return 0.0;
         }
+        let raters = 2.0 * self.raters_sum / self.rated_count as f64 - 1.0;
         let judged = self.judge_mean.observed();
         if judged == 0 {
-            return rated.y;
+            return raters;
         }
-        rated.y - self.weight * (rated.f - self.judged_sum / judged as f64)
+        let judged_mean = self.judged_sum / judged as f64;
+        let gap = self.rated.f - self.rated.count as f64 * judged_mean;
+        raters - self.weight * gap / self.rated_count as f64
     }
 
-    /// The raters' and the judge's values so far on the rated targets: means, standard
+    /// The raters' and the judge's values so far on the rated targets it graded: means, standard
     /// deviations and correlation, from which the verdict projects the targets to come.
     pub fn rated_summary(&self) -> ([f64; 2], [f64; 2], f64) {
         let s = self.rated.summary();
