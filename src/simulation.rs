@@ -24,6 +24,8 @@ use crate::domain::Grade;
 use crate::leaderboard::{self, Collection, Partial};
 use crate::metrics::{self, Settings};
 
+pub mod judged_library;
+
 /// Two means closer than this count as equal: the best models of a study are those within it
 /// of the best mean.
 const SAME_MEAN: f64 = 1e-12;
