@@ -355,7 +355,7 @@ pub(super) async fn grade_rows<'e, E: SqliteExecutor<'e>>(
 /// judge graded, with those grades and the targets' lists.
 #[derive(Debug, PartialEq)]
 pub(super) struct JudgedSnapshot {
-    /// The judged targets, by key, with their external ids.
+    /// The judged targets, by key, with their external ids, in the study's order (`/next`'s).
     pub targets: Vec<(PaperKey, String)>,
     /// The judge's grades of their pooled pairs, by target and paper.
     pub grades: Vec<(PaperKey, PaperKey, Stars)>,
@@ -385,8 +385,9 @@ pub(super) async fn load_judged(
              WHERE t.active = 1 AND c.graded = t.pooled"
         );
         let targets = (tx.prepare(&format!(
-            "SELECT p.id, p.external_id FROM papers p WHERE p.id IN ({judged})
-             ORDER BY p.external_id"
+            "SELECT p.id, p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
+             WHERE t.target_id IN ({judged})
+             ORDER BY t.order_key, t.target_id"
         ))?)
         .query_map([judge], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<Vec<(PaperKey, String)>>>()?;
