@@ -83,7 +83,12 @@ impl JudgeBoard {
     pub fn in_words(&self) -> String {
         match &self.unavailable {
             None => format!(
-                "Judge {}: {} targets judged, {} of them rated. NDCG, its 95% CI, diff and p are                  prediction-powered (PPI++: the judge's mean over the judged targets corrected                  by its error on the rated ones; t intervals and t tests with {} degrees of                  freedom, p Holm-adjusted over every pair of models); the other columns are the                  raters' alone. {}.",
+                "Judge {}: {} targets judged, {} of them rated. NDCG, its 95% CI, diff and p are \
+                 prediction-powered (PPI++: the judge's mean over the judged targets corrected \
+                 by its error on the rated ones; t intervals and t tests with {} degrees of \
+                 freedom, p Holm-adjusted over every pair of models); the other columns are the \
+                 raters' alone. {}. The verdict's sequences take the judged targets too, valid \
+                 whatever the judge is worth.",
                 self.name,
                 self.targets_judged,
                 self.targets_rated,

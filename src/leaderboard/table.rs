@@ -82,7 +82,12 @@ impl Leaderboard {
              {RESAMPLES} bootstrap resamples\n"
             ));
         }
-        if let Some(beside) = (self.decision.as_ref()).and_then(|d| d.beside_the_table()) {
+        // Beside prediction-powered tests, the comparison of the table's tests and the verdict
+        // (written for the raters' own) would mislead.
+        let beside = (self.decision.as_ref())
+            .filter(|_| !self.prediction_powered())
+            .and_then(|d| d.beside_the_table());
+        if let Some(beside) = beside {
             table.push_str(&beside);
             table.push('\n');
         }

@@ -135,7 +135,9 @@ pub async fn show(
         rows: sorted.iter().map(RowView::new).collect(),
         decision: board.decision.as_ref().map(|d| d.in_words()),
         decided: board.decision.as_ref().is_some_and(|d| d.decided),
-        beside_the_table: (board.decision.as_ref()).and_then(|d| d.beside_the_table()),
+        beside_the_table: (board.decision.as_ref())
+            .filter(|_| !board.prediction_powered())
+            .and_then(|d| d.beside_the_table()),
         pruning,
         judge: board
             .judge

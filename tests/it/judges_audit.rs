@@ -295,16 +295,21 @@ async fn a_rater_reaches_no_judges_page_and_no_judges_grade() {
 }
 
 /// The owner's leaderboard page offers a study's judges in its form (`judge=`): the one
-/// difference a judge makes to the page before it is chosen.
+/// difference a judge makes to the page before it is chosen. Removed, with the blank lines
+/// the template leaves around it.
 fn without_the_judge_choice(page: String) -> String {
-    let Some(start) = page.find(
-        r#"<div class="option">
-      <label for="option-judge">"#,
-    ) else {
-        return page;
+    let page = match page.find(r#"<label for="option-judge">"#) {
+        Some(label) => {
+            let start = page[..label].rfind("<div").expect("the choice starts");
+            let end = label + page[label..].find("</div>").expect("the choice ends") + 6;
+            format!("{}{}", &page[..start], &page[end..])
+        }
+        None => page,
     };
-    let end = start + page[start..].find("</div>").expect("the choice ends") + "</div>".len();
-    format!("{}{}", &page[..start], &page[end..])
+    (page.lines())
+        .filter(|line| !line.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Golden outputs of a study with and without a judge's grades: every page and download a

@@ -215,7 +215,6 @@ async fn the_judge_makes_the_ndcg_prediction_powered_and_keeps_the_raters_figure
     let raters_board = json(&app, "/leaderboard.json?per_target=1").await;
     let raters_values = per_target(&raters_board);
     let board = json(&app, "/leaderboard.json?judge=mini").await;
-
     let values: Vec<Vec<Option<Judged>>> = (MODELS.iter())
         .map(|model| {
             (1..=TARGETS)
