@@ -10,6 +10,7 @@
 #   BENCH=upload scripts/bench.sh   # the browser's upload beside the command line (9) alone
 #   BENCH=judges scripts/bench.sh   # machine judges (10) alone: imported grades, a real LLM server
 #   BENCH=lists scripts/bench.sh    # what the lists say on study L (11) alone
+#   BENCH=ppi scripts/bench.sh      # the leaderboard with a judge on study L (12) alone
 #
 # It installs what it needs (hyperfine and sqlite3 from Debian, pytrec_eval-terrier from
 # PyPI), builds the app and the study generator (tools/synth) in release mode and generates the
@@ -339,6 +340,109 @@ PY
 }
 if [ "${BENCH:-all}" = upload ]; then
     bench_upload
+    exit 0
+fi
+# ---------------------------------------------------------------------------------------------
+# 12. The leaderboard with a judge (issue 31): study L's papers and lists (40,000 targets), every
+# pooled pair of 5,000 targets graded by a judge (a rating moved by -1, 0 or +1 where there is
+# one, else random stars): the 500 targets the synthetic study rates whole, and the first 4,500
+# others of the study's order.
+# `leaderboard --judge` as whole processes beside the same board without the judge, then
+# `/leaderboard?judge=` served: its first load, and requests after it (from what the study
+# keeps). Its figures replace its own part of BENCHMARKS.md; `BENCH=ppi scripts/bench.sh` runs
+# this section alone.
+bench_prediction_powered() {
+    echo "== 12. the leaderboard with a judge: 5,000 judged targets of study L, 500 rated"
+    local full=$work/study-l-ppi db=$work/ppi-l.db
+    if [ ! -f "$full/ratings.csv" ]; then
+        "$synth" --size l --seed 1 --ratings all --rated-targets 500 --out "$full"
+    fi
+    if [ ! -f "$db.done" ]; then
+        rm -f "$db" "$db"-*
+        "$bin" --db "$db" import papers "$full/papers.csv"
+        "$bin" --db "$db" import recommendations "$full/recommendations.csv"
+        "$bin" --db "$db" import ratings "$full/ratings.csv"
+        # The judged targets: the 500 rated ones and the first 4,500 others of the study's
+        # order; every pooled pair graded, a rating moved by -1, 0 or +1, else random stars.
+        sqlite3 -csv "$db" "SELECT p.external_id, q.external_id FROM pool
+            JOIN papers p ON p.id = pool.target_id JOIN papers q ON q.id = pool.paper_id
+            WHERE pool.target_id IN (SELECT target_id FROM targets WHERE active = 1 AND rated > 0
+                UNION SELECT * FROM (SELECT target_id FROM targets WHERE active = 1 AND rated = 0
+                                     ORDER BY order_key, target_id LIMIT 4500))" > "$work/ppi-pool.csv"
+        python3 - "$full/ratings.csv" "$work/ppi-pool.csv" > "$work/ppi-judgments.csv" <<'PY'
+import csv, random, sys
+random.seed(31)
+ratings = {(r["target"], r["paper"]): int(r["stars"]) for r in csv.DictReader(open(sys.argv[1], newline=""))}
+out = csv.writer(sys.stdout, lineterminator="\n")
+out.writerow(["target", "paper", "stars"])
+for target, paper in csv.reader(open(sys.argv[2], newline="")):
+    given = ratings.get((target, paper))
+    stars = random.randint(1, 5) if given is None else min(5, max(1, given + random.randint(-1, 1)))
+    out.writerow([target, paper, stars])
+PY
+        "$bin" --db "$db" import judgments "$work/ppi-judgments.csv" --judge bench
+        touch "$db.done"
+    fi
+    "$bin" --db "$db" status --format json > "$work/ppi-status.json"
+    hyperfine --runs "$runs" --warmup 1 --export-json "$work/ppi-cli.json" \
+        -n "with the judge" "$bin --db $db leaderboard --judge bench --format json" \
+        -n "without" "$bin --db $db leaderboard --format json"
+    cut -d' ' -f1 /proc/loadavg > "$work/ppi-cli.load"
+    "$bin" --db "$db" leaderboard --judge bench > "$work/ppi-board.txt"
+
+    local port server
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    "$bin" --db "$db" serve --addr "127.0.0.1:$port" 2>"$work/ppi-serve.log" &
+    server=$!
+    trap 'kill $server 2>/dev/null || true' EXIT
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+    python3 - "http://127.0.0.1:$port/leaderboard?judge=bench" "${PAGE_REQUESTS:-200}" > "$work/ppi-page.json" <<'PY'
+import json, statistics, sys, time, urllib.request
+url, requests = sys.argv[1], int(sys.argv[2])
+def load():
+    started = time.perf_counter()
+    with urllib.request.urlopen(url) as answer:
+        body = answer.read()
+    return (time.perf_counter() - started) * 1000, len(body)
+first, size = load()
+times = sorted(load()[0] for _ in range(requests))
+print(json.dumps({"first_ms": first, "bytes": size, "p50_ms": statistics.median(times),
+                  "p95_ms": times[int(0.95 * (len(times) - 1))], "max_ms": times[-1],
+                  "load": open("/proc/loadavg").read().split()[0]}))
+PY
+    kill "$server"
+    trap - EXIT
+
+    python3 - "$work" "$runs" "${PAGE_REQUESTS:-200}" <<'PY' | python3 scripts/benchmarks_section.py
+import datetime, json, sys
+work, runs, requests = sys.argv[1:4]
+status = json.load(open(f"{work}/ppi-status.json"))
+cli = json.load(open(f"{work}/ppi-cli.json"))["results"]
+page = json.load(open(f"{work}/ppi-page.json"))
+load = open(f"{work}/ppi-cli.load").read().strip()
+judge_line = next(line for line in open(f"{work}/ppi-board.txt") if line.startswith("Judge "))
+with_s, without_s = cli[0]["median"], cli[1]["median"]
+lines = ["## The leaderboard with a judge on study L (`BENCH=ppi`)", ""]
+lines += [
+    "Study L's papers and lists (%d targets), every pooled pair of the first 4,500 unrated targets of the" % status["targets"],
+    "study's order and of the 500 targets rated whole (`paperjudge-synth --size l --seed 1 --ratings",
+    "all --rated-targets 500`, %d rated pairs) graded by a judge (`import judgments`, %d grades)." % (
+        status["rated_pairs"], sum(1 for _ in open(f"{work}/ppi-judgments.csv")) - 1),
+    "Measured %s UTC; the load average (1 minute, 2 cores shared with" % datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
+    "other work) beside each figure.", "",
+    "| what | figure | goal | load |",
+    "| --- | --- | --- | --- |",
+    "| `leaderboard --judge bench --format json` (whole process), median of %s runs | %.3f s (without the judge: %.3f s) | under 1 s: %s | %s |" % (
+        runs, with_s, without_s, "met" if with_s < 1 else "MISSED", load),
+    "| `/leaderboard?judge=bench` (%d bytes): first load, then %s requests | first %.1f ms; then median %.2f ms, 95th percentile %.2f ms | served from what the study keeps, as without a judge | %s |" % (
+        page["bytes"], requests, page["first_ms"], page["p50_ms"], page["p95_ms"], page["load"]),
+    "", "What the board said: " + judge_line.strip().split(". The verdict")[0] + ".",
+]
+print("\n".join(lines))
+PY
+}
+if [ "${BENCH:-all}" = ppi ]; then
+    bench_prediction_powered
     exit 0
 fi
 if [ "${BENCH:-all}" = judges ]; then
