@@ -344,9 +344,8 @@ if [ "${BENCH:-all}" = upload ]; then
 fi
 # ---------------------------------------------------------------------------------------------
 # 12. The leaderboard with a judge (issue 31): study L's papers and lists (40,000 targets), every
-# pooled pair of 5,000 targets graded by a judge (a rating moved by -1, 0 or +1 where there is
-# one, else random stars): the 500 targets the synthetic study rates whole, and the first 4,500
-# others of the study's order.
+# pooled pair of 5,000 targets graded by a judge (the synthetic rater's stars moved by -1, 0 or
+# +1), 500 of them rated whole (the synthetic rater's stars).
 # `leaderboard --judge` as whole processes beside the same board without the judge, then
 # `/leaderboard?judge=` served: its first load, and requests after it (from what the study
 # keeps). Its figures replace its own part of BENCHMARKS.md; `BENCH=ppi scripts/bench.sh` runs
@@ -354,32 +353,34 @@ fi
 bench_prediction_powered() {
     echo "== 12. the leaderboard with a judge: 5,000 judged targets of study L, 500 rated"
     local full=$work/study-l-ppi db=$work/ppi-l.db
-    if [ ! -f "$full/ratings.csv" ]; then
-        "$synth" --size l --seed 1 --ratings all --rated-targets 500 --out "$full"
+    if [ ! -f "$full/ratings.csv" ] || [ "$(cat "$full/rated-targets" 2>/dev/null)" != 5000 ]; then
+        "$synth" --size l --seed 1 --ratings all --rated-targets 5000 --out "$full"
+        echo 5000 > "$full/rated-targets"
+        rm -f "$db.done"
     fi
     if [ ! -f "$db.done" ]; then
         rm -f "$db" "$db"-*
         "$bin" --db "$db" import papers "$full/papers.csv"
         "$bin" --db "$db" import recommendations "$full/recommendations.csv"
-        "$bin" --db "$db" import ratings "$full/ratings.csv"
-        # The judged targets: the 500 rated ones and the first 4,500 others of the study's
-        # order; every pooled pair graded, a rating moved by -1, 0 or +1, else random stars.
-        sqlite3 -csv "$db" "SELECT p.external_id, q.external_id FROM pool
-            JOIN papers p ON p.id = pool.target_id JOIN papers q ON q.id = pool.paper_id
-            WHERE pool.target_id IN (SELECT target_id FROM targets WHERE active = 1 AND rated > 0
-                UNION SELECT * FROM (SELECT target_id FROM targets WHERE active = 1 AND rated = 0
-                                     ORDER BY order_key, target_id LIMIT 4500))" > "$work/ppi-pool.csv"
-        python3 - "$full/ratings.csv" "$work/ppi-pool.csv" > "$work/ppi-judgments.csv" <<'PY'
+        # The synthetic rater's stars of every pooled pair of 5,000 targets: those of 500 of
+        # them are imported as ratings; the judge grades all 5,000, each pair its stars moved
+        # by -1, 0 or +1 (a judge as good on the rated targets as on the others).
+        python3 - "$full/ratings.csv" "$work/ppi-ratings.csv" "$work/ppi-judgments.csv" <<'PY'
 import csv, random, sys
 random.seed(31)
-ratings = {(r["target"], r["paper"]): int(r["stars"]) for r in csv.DictReader(open(sys.argv[1], newline=""))}
-out = csv.writer(sys.stdout, lineterminator="\n")
-out.writerow(["target", "paper", "stars"])
-for target, paper in csv.reader(open(sys.argv[2], newline="")):
-    given = ratings.get((target, paper))
-    stars = random.randint(1, 5) if given is None else min(5, max(1, given + random.randint(-1, 1)))
-    out.writerow([target, paper, stars])
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+rated = set(sorted({row["target"] for row in rows})[:500])
+with open(sys.argv[2], "w", newline="") as ratings_file, open(sys.argv[3], "w", newline="") as judged_file:
+    ratings, judged = csv.writer(ratings_file, lineterminator="\n"), csv.writer(judged_file, lineterminator="\n")
+    ratings.writerow(["target", "paper", "stars"])
+    judged.writerow(["target", "paper", "stars"])
+    for row in rows:
+        stars = int(row["stars"])
+        if row["target"] in rated:
+            ratings.writerow([row["target"], row["paper"], stars])
+        judged.writerow([row["target"], row["paper"], min(5, max(1, stars + random.randint(-1, 1)))])
 PY
+        "$bin" --db "$db" import ratings "$work/ppi-ratings.csv"
         "$bin" --db "$db" import judgments "$work/ppi-judgments.csv" --judge bench
         touch "$db.done"
     fi
@@ -396,7 +397,8 @@ PY
     server=$!
     trap 'kill $server 2>/dev/null || true' EXIT
     for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
-    python3 - "http://127.0.0.1:$port/leaderboard?judge=bench" "${PAGE_REQUESTS:-200}" > "$work/ppi-page.json" <<'PY'
+    local page_script=$work/ppi-page.py
+    cat > "$page_script" <<'PY'
 import json, statistics, sys, time, urllib.request
 url, requests = sys.argv[1], int(sys.argv[2])
 def load():
@@ -410,6 +412,8 @@ print(json.dumps({"first_ms": first, "bytes": size, "p50_ms": statistics.median(
                   "p95_ms": times[int(0.95 * (len(times) - 1))], "max_ms": times[-1],
                   "load": open("/proc/loadavg").read().split()[0]}))
 PY
+    python3 "$page_script" "http://127.0.0.1:$port/leaderboard?judge=bench" "${PAGE_REQUESTS:-200}" > "$work/ppi-page.json"
+    python3 "$page_script" "http://127.0.0.1:$port/leaderboard" "${PAGE_REQUESTS:-200}" > "$work/ppi-page-plain.json"
     kill "$server"
     trap - EXIT
 
@@ -419,15 +423,17 @@ work, runs, requests = sys.argv[1:4]
 status = json.load(open(f"{work}/ppi-status.json"))
 cli = json.load(open(f"{work}/ppi-cli.json"))["results"]
 page = json.load(open(f"{work}/ppi-page.json"))
+plain = json.load(open(f"{work}/ppi-page-plain.json"))
 load = open(f"{work}/ppi-cli.load").read().strip()
 judge_line = next(line for line in open(f"{work}/ppi-board.txt") if line.startswith("Judge "))
 with_s, without_s = cli[0]["median"], cli[1]["median"]
 lines = ["## The leaderboard with a judge on study L (`BENCH=ppi`)", ""]
 lines += [
-    "Study L's papers and lists (%d targets), every pooled pair of the first 4,500 unrated targets of the" % status["targets"],
-    "study's order and of the 500 targets rated whole (`paperjudge-synth --size l --seed 1 --ratings",
-    "all --rated-targets 500`, %d rated pairs) graded by a judge (`import judgments`, %d grades)." % (
-        status["rated_pairs"], sum(1 for _ in open(f"{work}/ppi-judgments.csv")) - 1),
+    "Study L's papers and lists (%d targets); the synthetic rater's stars of every pooled pair of" % status["targets"],
+    "5,000 targets (`paperjudge-synth --size l --seed 1 --ratings all --rated-targets 5000`): those",
+    "of 500 targets imported as ratings (%d rated pairs), and all 5,000 graded by a judge that moves" % status["rated_pairs"],
+    "each star by -1, 0 or +1 at random (`import judgments`, %d grades)." % (
+        sum(1 for _ in open(f"{work}/ppi-judgments.csv")) - 1),
     "Measured %s UTC; the load average (1 minute, 2 cores shared with" % datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
     "other work) beside each figure.", "",
     "| what | figure | goal | load |",
@@ -436,6 +442,8 @@ lines += [
         runs, with_s, without_s, "met" if with_s < 1 else "MISSED", load),
     "| `/leaderboard?judge=bench` (%d bytes): first load, then %s requests | first %.1f ms; then median %.2f ms, 95th percentile %.2f ms | served from what the study keeps, as without a judge | %s |" % (
         page["bytes"], requests, page["first_ms"], page["p50_ms"], page["p95_ms"], page["load"]),
+    "| `/leaderboard` without the judge (%d bytes), the same way, after the above | first %.1f ms; then median %.2f ms, 95th percentile %.2f ms | | %s |" % (
+        plain["bytes"], plain["first_ms"], plain["p50_ms"], plain["p95_ms"], plain["load"]),
     "", "What the board said: " + judge_line.strip().split(". The verdict")[0] + ".",
 ]
 print("\n".join(lines))

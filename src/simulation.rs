@@ -25,6 +25,7 @@ use crate::leaderboard::{self, Collection, Partial};
 use crate::metrics::{self, Settings};
 
 pub mod judged_library;
+pub mod with_judge;
 
 /// Two means closer than this count as equal: the best models of a study are those within it
 /// of the best mean.
@@ -100,6 +101,11 @@ pub enum ReplayError {
     TooManyTargets { asked: usize, study: usize },
     #[error("the adaptive order draws targets with replacement: add --resample")]
     AdaptiveNeedsResample,
+    #[error(
+        "the verdict with a judge is simulated in random order without pruning: leave out \
+         --prune and --order adaptive"
+    )]
+    JudgeRandomOrderOnly,
 }
 
 /// How to simulate.

@@ -107,12 +107,7 @@ pub async fn show(
         Some(_) => None,
     };
     let judges = match signed.rater_only() {
-        None => study
-            .judges()
-            .await?
-            .into_iter()
-            .map(|judge| judge.name)
-            .collect(),
+        None => study.judge_names().await?,
         Some(_) => Vec::new(),
     };
     let mut response = view::html(&LeaderboardPage {

@@ -448,3 +448,94 @@ async fn a_rater_cannot_ask_for_the_judges_figures_and_an_unknown_judge_is_refus
     assert_eq!(refused.status.code(), Some(2));
     assert!(stderr(&refused).contains("nobody"), "{}", stderr(&refused));
 }
+
+/// `simulate --judge` on a study rated and judged whole: the same draws watched without the
+/// judge give the plain simulation's own figures; a judge that grades as the raters do narrows
+/// the closest pair's interval and never needs more rated targets; what it cannot simulate is
+/// refused, naming why.
+#[tokio::test]
+async fn simulate_with_a_judge_watches_the_same_draws_with_it_and_without() {
+    let mut library = library();
+    let study = study_of(&library).await;
+    rate(&study, &library, &(1..=TARGETS).collect::<Vec<_>>()).await;
+    // A judge that grades every pair as the raters did.
+    library.grades = library.stars.clone();
+    import_grades(&study, &library).await;
+    let db = study.db_path();
+    let run = |args: &[&str]| -> Value {
+        let mut all = vec!["simulate", "--format", "json", "--seeds", "60"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&succeeded(&paperjudge(&db, &all, &[]))).unwrap()
+    };
+    for resample in [false, true] {
+        let extra: &[&str] = if resample {
+            &["--judge", "mini", "--resample", "--targets", "60"]
+        } else {
+            &["--judge", "mini"]
+        };
+        let simulated = run(extra);
+        let judge = &simulated["judge"];
+        assert_eq!(judge["judge"], "mini");
+        assert_eq!(judge["runs"], 60);
+        assert_eq!(judge["resample"], resample);
+        let plain = &simulated["orders"][0];
+        assert_eq!(
+            simulated["human_targets_median_without_judge"],
+            plain["targets_median"]
+        );
+        assert_eq!(
+            judge["ratings_median_without_judge"],
+            plain["ratings_median"]
+        );
+        assert_eq!(judge["decided_without_judge"], plain["decided"]);
+        assert_eq!(judge["wrong_without_judge"], plain["wrong"]);
+        assert_eq!(
+            simulated["human_targets_median"],
+            judge["human_targets_median"]
+        );
+        assert_eq!(
+            simulated["ratings_saved_median"],
+            judge["ratings_saved_median"]
+        );
+        assert!(
+            judge["human_targets_median"].as_u64()
+                <= judge["human_targets_median_without_judge"].as_u64()
+        );
+        assert_eq!(
+            judge["targets_judged_median"],
+            if resample { 60 } else { 30 }
+        );
+        let widths = &judge["half_widths"][0];
+        assert_eq!(widths["rated"], 20);
+        assert!(
+            widths["with_judge"].as_f64().unwrap() < widths["without_judge"].as_f64().unwrap(),
+            "{widths}"
+        );
+    }
+    let text = succeeded(&paperjudge(
+        &db,
+        &["simulate", "--judge", "mini", "--seeds", "60"],
+        &[],
+    ));
+    assert!(
+        text.contains(
+            "\nWith the judge mini (30 judged targets per simulated study, median; replayed draws"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nbm25 − lda-200 after 20 rated targets: 95% half-width "),
+        "{text}"
+    );
+    for (args, said) in [
+        (
+            &["simulate", "--judge", "mini", "--prune"][..],
+            "the verdict with a judge is simulated in random order without pruning",
+        ),
+        (&["simulate", "--judge", "nobody"], "nobody"),
+    ] {
+        let refused = paperjudge(&db, args, &[]);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&refused).contains(said), "{}", stderr(&refused));
+    }
+}

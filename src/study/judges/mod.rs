@@ -18,6 +18,7 @@ pub mod run;
 mod store;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -64,6 +65,15 @@ pub struct JudgmentRow {
 }
 
 impl Study {
+    /// The names of the study's judges, in order: a lookup of one small table, for the pages
+    /// that offer a choice of judge.
+    pub async fn judge_names(&self) -> Result<Vec<JudgeName>, StudyError> {
+        let judges = self
+            .read(async |conn| Ok(store::all(&mut *conn).await?))
+            .await?;
+        Ok(judges.into_iter().map(|judge| judge.name).collect())
+    }
+
     /// Every judge, by name, with its progress over the study's targets.
     pub async fn judges(&self) -> Result<Vec<JudgeSummary>, StudyError> {
         let rows = self
@@ -186,6 +196,21 @@ impl Study {
         name: &JudgeName,
     ) -> Result<JudgeVersion, StudyError> {
         Ok(JudgeVersion::of(&self.judge_named(name).await?))
+    }
+
+    /// The judged targets of the judge named `name` (refused for a name the study has no
+    /// judge of), beside the evaluation set of at least `depth` they were read with: what
+    /// `paperjudge simulate --judge` replays.
+    pub async fn judged_targets(
+        &self,
+        name: &JudgeName,
+        depth: usize,
+    ) -> Result<(Arc<EvaluationSet>, JudgedTargets<PaperKey>), StudyError> {
+        let judge = self.judge_version(name).await?;
+        let set = self.evaluation_set(depth).await?;
+        let judged =
+            (self.judged_collection(&judge, &set.collection.models, &set, set.depth)).await?;
+        Ok((set, judged))
     }
 
     /// The judged targets of `judge` with its grades and the lists of `models` (the
