@@ -294,9 +294,9 @@ async fn a_rater_reaches_no_judges_page_and_no_judges_grade() {
     );
 }
 
-/// The owner's leaderboard page offers a study's judges in its form (`judge=`): the one
-/// difference a judge makes to the page before it is chosen. Removed, with the blank lines
-/// the template leaves around it.
+/// The owner's leaderboard page offers a study's judges in its form (`judge=`), and the
+/// owner's dashboard says what each judge graded: the differences a judge makes to those pages
+/// before it is chosen. Removed, with the blank lines the template leaves around them.
 fn without_the_judge_choice(page: String) -> String {
     let page = match page.find(r#"<label for="option-judge">"#) {
         Some(label) => {
@@ -307,7 +307,7 @@ fn without_the_judge_choice(page: String) -> String {
         None => page,
     };
     (page.lines())
-        .filter(|line| !line.trim().is_empty())
+        .filter(|line| !line.trim().is_empty() && !line.contains(r#"<p class="dashboard-judge"#))
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -436,10 +436,24 @@ async fn a_rater_cannot_ask_for_the_judges_figures_and_an_unknown_judge_is_refus
         !page.contains("option-judge"),
         "no judge offered to a rater"
     );
+    let dashboard = ann.get("/").await.text().await.unwrap();
+    assert!(
+        !dashboard.contains("dashboard-judge"),
+        "no judge's plan for a rater"
+    );
     let mut owner = Browser::new(&app);
     owner.log_in("the owner's password").await;
     let page = owner.get("/leaderboard").await.text().await.unwrap();
     assert!(page.contains(r#"<option value="mini">mini</option>"#));
+    let dashboard = unescape(&owner.get("/").await.text().await.unwrap());
+    assert!(
+        dashboard.contains(
+            "The judge mini graded 30 of the 30 targets being rated whole; none left to grade, \
+             which costs no rating"
+        ),
+        "the owner's dashboard says what the judge graded"
+    );
+    assert!(dashboard.contains(r#"<a href="/leaderboard?judge=mini">"#));
     assert_eq!(
         owner.get("/leaderboard.json?judge=nobody").await.status(),
         StatusCode::NOT_FOUND
