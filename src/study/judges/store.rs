@@ -403,7 +403,9 @@ pub(super) async fn load_judged(
              WHERE g.judge_id = ?2 AND g.target_id IN ({judged})
              ORDER BY g.target_id, g.paper_id"
         ))?)
-        .query_map((&keys, judge), |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .query_map((&keys, judge), |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?
         .collect::<rusqlite::Result<_>>()?;
         let depth = depth.max(crate::db::study::pool_depth_directly(&tx)?.get() as usize);
         let lists = read_lists(&tx, judged, &keys, depth)?;
