@@ -10,6 +10,7 @@
 #   BENCH=upload scripts/bench.sh   # the browser's upload beside the command line (9) alone
 #   BENCH=judges scripts/bench.sh   # machine judges (10) alone: imported grades, a real LLM server
 #   BENCH=lists scripts/bench.sh    # what the lists say on study L (11) alone
+#   BENCH=ppi scripts/bench.sh      # the leaderboard with a judge on study L (12) alone
 #
 # It installs what it needs (hyperfine and sqlite3 from Debian, pytrec_eval-terrier from
 # PyPI), builds the app and the study generator (tools/synth) in release mode and generates the
@@ -339,6 +340,117 @@ PY
 }
 if [ "${BENCH:-all}" = upload ]; then
     bench_upload
+    exit 0
+fi
+# ---------------------------------------------------------------------------------------------
+# 12. The leaderboard with a judge (issue 31): study L's papers and lists (40,000 targets), every
+# pooled pair of 5,000 targets graded by a judge (the synthetic rater's stars moved by -1, 0 or
+# +1), 500 of them rated whole (the synthetic rater's stars).
+# `leaderboard --judge` as whole processes beside the same board without the judge, then
+# `/leaderboard?judge=` served: its first load, and requests after it (from what the study
+# keeps). Its figures replace its own part of BENCHMARKS.md; `BENCH=ppi scripts/bench.sh` runs
+# this section alone.
+bench_prediction_powered() {
+    echo "== 12. the leaderboard with a judge: 5,000 judged targets of study L, 500 rated"
+    local full=$work/study-l-ppi db=$work/ppi-l.db
+    if [ ! -f "$full/ratings.csv" ] || [ "$(cat "$full/rated-targets" 2>/dev/null)" != 5000 ]; then
+        "$synth" --size l --seed 1 --ratings all --rated-targets 5000 --out "$full"
+        echo 5000 > "$full/rated-targets"
+        rm -f "$db.done"
+    fi
+    if [ ! -f "$db.done" ]; then
+        rm -f "$db" "$db"-*
+        "$bin" --db "$db" import papers "$full/papers.csv"
+        "$bin" --db "$db" import recommendations "$full/recommendations.csv"
+        # The synthetic rater's stars of every pooled pair of 5,000 targets: those of 500 of
+        # them are imported as ratings; the judge grades all 5,000, each pair its stars moved
+        # by -1, 0 or +1 (a judge as good on the rated targets as on the others).
+        python3 - "$full/ratings.csv" "$work/ppi-ratings.csv" "$work/ppi-judgments.csv" <<'PY'
+import csv, random, sys
+random.seed(31)
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+rated = set(sorted({row["target"] for row in rows})[:500])
+with open(sys.argv[2], "w", newline="") as ratings_file, open(sys.argv[3], "w", newline="") as judged_file:
+    ratings, judged = csv.writer(ratings_file, lineterminator="\n"), csv.writer(judged_file, lineterminator="\n")
+    ratings.writerow(["target", "paper", "stars"])
+    judged.writerow(["target", "paper", "stars"])
+    for row in rows:
+        stars = int(row["stars"])
+        if row["target"] in rated:
+            ratings.writerow([row["target"], row["paper"], stars])
+        judged.writerow([row["target"], row["paper"], min(5, max(1, stars + random.randint(-1, 1)))])
+PY
+        "$bin" --db "$db" import ratings "$work/ppi-ratings.csv"
+        "$bin" --db "$db" import judgments "$work/ppi-judgments.csv" --judge bench
+        touch "$db.done"
+    fi
+    "$bin" --db "$db" status --format json > "$work/ppi-status.json"
+    hyperfine --runs "$runs" --warmup 1 --export-json "$work/ppi-cli.json" \
+        -n "with the judge" "$bin --db $db leaderboard --judge bench --format json" \
+        -n "without" "$bin --db $db leaderboard --format json"
+    cut -d' ' -f1 /proc/loadavg > "$work/ppi-cli.load"
+    "$bin" --db "$db" leaderboard --judge bench > "$work/ppi-board.txt"
+
+    local port server
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    "$bin" --db "$db" serve --addr "127.0.0.1:$port" 2>"$work/ppi-serve.log" &
+    server=$!
+    trap 'kill $server 2>/dev/null || true' EXIT
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+    local page_script=$work/ppi-page.py
+    cat > "$page_script" <<'PY'
+import json, statistics, sys, time, urllib.request
+url, requests = sys.argv[1], int(sys.argv[2])
+def load():
+    started = time.perf_counter()
+    with urllib.request.urlopen(url) as answer:
+        body = answer.read()
+    return (time.perf_counter() - started) * 1000, len(body)
+first, size = load()
+times = sorted(load()[0] for _ in range(requests))
+print(json.dumps({"first_ms": first, "bytes": size, "p50_ms": statistics.median(times),
+                  "p95_ms": times[int(0.95 * (len(times) - 1))], "max_ms": times[-1],
+                  "load": open("/proc/loadavg").read().split()[0]}))
+PY
+    python3 "$page_script" "http://127.0.0.1:$port/leaderboard?judge=bench" "${PAGE_REQUESTS:-200}" > "$work/ppi-page.json"
+    python3 "$page_script" "http://127.0.0.1:$port/leaderboard" "${PAGE_REQUESTS:-200}" > "$work/ppi-page-plain.json"
+    kill "$server"
+    trap - EXIT
+
+    python3 - "$work" "$runs" "${PAGE_REQUESTS:-200}" <<'PY' | python3 scripts/benchmarks_section.py
+import datetime, json, sys
+work, runs, requests = sys.argv[1:4]
+status = json.load(open(f"{work}/ppi-status.json"))
+cli = json.load(open(f"{work}/ppi-cli.json"))["results"]
+page = json.load(open(f"{work}/ppi-page.json"))
+plain = json.load(open(f"{work}/ppi-page-plain.json"))
+load = open(f"{work}/ppi-cli.load").read().strip()
+judge_line = next(line for line in open(f"{work}/ppi-board.txt") if line.startswith("Judge "))
+with_s, without_s = cli[0]["median"], cli[1]["median"]
+lines = ["## The leaderboard with a judge on study L (`BENCH=ppi`)", ""]
+lines += [
+    "Study L's papers and lists (%d targets); the synthetic rater's stars of every pooled pair of" % status["targets"],
+    "5,000 targets (`paperjudge-synth --size l --seed 1 --ratings all --rated-targets 5000`): those",
+    "of 500 targets imported as ratings (%d rated pairs), and all 5,000 graded by a judge that moves" % status["rated_pairs"],
+    "each star by -1, 0 or +1 at random (`import judgments`, %d grades)." % (
+        sum(1 for _ in open(f"{work}/ppi-judgments.csv")) - 1),
+    "Measured %s UTC; the load average (1 minute, 2 cores shared with" % datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
+    "other work) beside each figure.", "",
+    "| what | figure | goal | load |",
+    "| --- | --- | --- | --- |",
+    "| `leaderboard --judge bench --format json` (whole process), median of %s runs | %.3f s (without the judge: %.3f s) | under 1 s: %s | %s |" % (
+        runs, with_s, without_s, "met" if with_s < 1 else "MISSED", load),
+    "| `/leaderboard?judge=bench` (%d bytes): first load, then %s requests | first %.1f ms; then median %.2f ms, 95th percentile %.2f ms | served from what the study keeps, as without a judge | %s |" % (
+        page["bytes"], requests, page["first_ms"], page["p50_ms"], page["p95_ms"], page["load"]),
+    "| `/leaderboard` without the judge (%d bytes), the same way, after the above | first %.1f ms; then median %.2f ms, 95th percentile %.2f ms | | %s |" % (
+        plain["bytes"], plain["first_ms"], plain["p50_ms"], plain["p95_ms"], plain["load"]),
+    "", "What the board said: " + judge_line.strip().split(". The verdict")[0] + ".",
+]
+print("\n".join(lines))
+PY
+}
+if [ "${BENCH:-all}" = ppi ]; then
+    bench_prediction_powered
     exit 0
 fi
 if [ "${BENCH:-all}" = judges ]; then

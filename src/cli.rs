@@ -20,7 +20,7 @@ use crate::import::{self, Format, InvalidFiles, InvalidInput, Kind, Summary};
 use crate::leaderboard::{LeaderboardOptions, Partial};
 use crate::lists::{ListsOptions, Persistence};
 use crate::metrics::{Judgments, Relevance};
-use crate::simulation;
+use crate::simulation::{self, with_judge, with_judge::JudgeValues};
 use crate::study::{
     Added, DropRule, ImportFile, ImportProgress, Rater, Refusal, Study, StudyError, TargetChoice,
     TargetSummary,
@@ -1187,19 +1187,37 @@ async fn next(study: &Study, rater: Option<&str>, format: StatusFormat) -> Resul
 
 /// `paperjudge simulate`: the replays of the study's fully rated targets, as a table or JSON.
 async fn simulate(study: &Study, args: SimulateArgs) -> Result<(), CliError> {
-    let set = (study.evaluation_set(args.options.list_depth()).await)
-        .map_err(|error| CliError::of_study(error, "the study file cannot be read"))?;
+    let unreadable = |error| CliError::of_study(error, "the study file cannot be read");
+    let depth = args.options.list_depth();
+    let (set, judged) = match &args.options.judge {
+        Some(name) => {
+            let (set, judged) = study
+                .judged_targets(name, depth)
+                .await
+                .map_err(unreadable)?;
+            (set, Some(judged))
+        }
+        None => (study.evaluation_set(depth).await.map_err(unreadable)?, None),
+    };
     let settings = args.options.settings(set.collection.pool_depth);
     let collection = (set.collection(&args.options.judgments()))
         .map_err(|refusal| CliError::Usage(refusal.to_string()))?;
     let replay = simulation::Replay::of(&collection, settings)
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
-    report_simulation(&replay, args)
+    let judge = judged.map(|judged| JudgeValues::of(&collection, &judged, settings));
+    report_simulation(&replay, args, judge.as_ref())
 }
 
 /// `paperjudge simulate --qrels FILE --run FILE...`: the replays of the targets the runs list
 /// and the qrels judge fully, at the default pool depth.
 fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
+    if args.options.judge.is_some() {
+        return Err(CliError::Usage(
+            "--judge reads a judge's grades from the study; it does not apply to --qrels and \
+             --run"
+                .to_owned(),
+        ));
+    }
     let open =
         |path: &Path| open_input(path).map(|(file, _)| BufReader::with_capacity(1 << 20, file));
     let qrels_path = args.qrels.as_deref().unwrap_or(Path::new(""));
@@ -1212,12 +1230,17 @@ fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
     let settings = args.options.settings(PoolDepth::DEFAULT);
     let replay = simulation::Replay::of(&collection, settings)
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
-    report_simulation(&replay, args)
+    report_simulation(&replay, args, None)
 }
 
 /// The simulated studies of `replay` that `args` ask for, written as a table or JSON: for
-/// each order, without pruning and (with --prune) with it.
-fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<(), CliError> {
+/// each order, without pruning and (with --prune) with it; with a judge, the same draws
+/// watched with it and without.
+fn report_simulation(
+    replay: &simulation::Replay,
+    args: SimulateArgs,
+    judge: Option<&JudgeValues>,
+) -> Result<(), CliError> {
     let orders = if args.order.is_empty() {
         vec![Order::Random]
     } else {
@@ -1245,14 +1268,35 @@ fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<
             .check(*plan)
             .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
     }
+    let with_judge = match judge {
+        Some(judge) => {
+            if args.prune || plans.iter().any(|plan| plan.order != Order::Random) {
+                let refused = simulation::ReplayError::JudgeRandomOrderOnly;
+                return Err(CliError::Usage(refused.to_string()));
+            }
+            let summary = replay
+                .simulate_with_judge(plans[0], judge, args.first_seed..last)
+                .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
+            Some(summary)
+        }
+        None => None,
+    };
     let summaries: Vec<simulation::Summary> = (plans.iter())
         .map(|&plan| replay.simulate(plan, args.first_seed..last))
         .collect();
     let text = match args.format {
-        StatusFormat::Text => simulation::table(replay, targets, &summaries),
-        StatusFormat::Json => format!(
-            "{}\n",
-            serde_json::json!({
+        StatusFormat::Text => {
+            let mut text = simulation::table(replay, targets, &summaries);
+            if let Some(summary) = &with_judge {
+                for line in with_judge::in_words(summary).lines() {
+                    text.push_str(&crate::terminal::escape(line));
+                    text.push('\n');
+                }
+            }
+            text
+        }
+        StatusFormat::Json => {
+            let mut json = serde_json::json!({
                 "targets": replay.targets(),
                 "ratings": replay.ratings(),
                 "leader": replay.leader(),
@@ -1260,8 +1304,16 @@ fn report_simulation(replay: &simulation::Replay, args: SimulateArgs) -> Result<
                 "first_seed": args.first_seed,
                 "targets_per_study": targets,
                 "orders": summaries,
-            })
-        ),
+            });
+            if let Some(summary) = &with_judge {
+                json["judge"] = serde_json::json!(summary);
+                json["human_targets_median"] = summary.human_targets_median.into();
+                json["human_targets_median_without_judge"] =
+                    summary.human_targets_median_without_judge.into();
+                json["ratings_saved_median"] = summary.ratings_saved_median.into();
+            }
+            format!("{json}\n")
+        }
     };
     print(&text, args.format == StatusFormat::Text)
 }

@@ -29,6 +29,11 @@ use serde::{Serialize, Serializer};
 
 use crate::metrics::{pairwise_alpha, Bounds, ConfidenceSequence, Interval};
 
+mod judged;
+
+use judged::Evidence;
+pub use judged::{decide_with_judge, RatedTarget, JUDGE_CLAMP, JUDGE_SHARE};
+
 /// The error rate of the verdict over all pairs at once.
 pub const ALPHA: f64 = 0.05;
 
@@ -139,7 +144,7 @@ pub enum DecisionError {
 struct Pair {
     first: usize,
     second: usize,
-    sequence: ConfidenceSequence,
+    sequence: Evidence,
     /// Σ of what the sequence observed, Σ of its squares, and how many: the mean and spread
     /// seen so far.
     observed: f64,
@@ -188,7 +193,7 @@ impl Monitor {
             .map(|(first, second)| Pair {
                 first,
                 second,
-                sequence: ConfidenceSequence::new(bounds, pair_alpha),
+                sequence: Evidence::Raters(ConfidenceSequence::new(bounds, pair_alpha)),
                 observed: 0.0,
                 squares: 0.0,
                 count: 0,
@@ -236,7 +241,7 @@ impl Monitor {
                 Order::Random => first - second,
                 Order::Adaptive => ((first - second) * weight).clamp(-limit, limit),
             };
-            pair.sequence.observe(observation);
+            pair.sequence.observe(observation, None);
             pair.observed += observation;
             pair.squares += observation * observation;
             pair.count += 1;
@@ -256,11 +261,7 @@ impl Monitor {
         let pair = (self.pairs.iter())
             .find(|pair| pair.first == first && pair.second == second)
             .expect("every pair of models has a sequence");
-        let estimate = if pair.count == 0 {
-            0.0
-        } else {
-            pair.observed / pair.count as f64
-        };
+        let estimate = pair.sequence.estimate(pair.observed, pair.count);
         let interval = pair.sequence.interval();
         if flip {
             Between {
@@ -418,8 +419,9 @@ impl Monitor {
     /// About how many more fully rated targets would settle every open model (separate it
     /// from the leader, or with a margin show it equivalent), if the targets to come differ as
     /// those seen did: each open pair's own sequence, continued from where it is, is fed
-    /// differences alternating one standard deviation either side of the mean seen, until it
-    /// settles. `Err` names an open model that would not settle within [`ESTIMATE_LIMIT`]
+    /// differences alternating one standard deviation either side of the mean seen (with a
+    /// judge, raters' and judge's differences with the means, spreads and correlation seen),
+    /// until it settles. `Err` names an open model that would not settle within [`ESTIMATE_LIMIT`]
     /// targets (as one that scores exactly like the leader never does without a margin).
     fn targets_estimate(&self, leader: usize, open: &[usize]) -> Result<Option<usize>, String> {
         let margin = self.margin.get();
@@ -429,22 +431,12 @@ impl Monitor {
             let pair = (self.pairs.iter())
                 .find(|pair| pair.first == first && pair.second == second)
                 .expect("every pair of models has a sequence");
-            let count = pair.count.max(1) as f64;
-            let mean = pair.observed / count;
-            let deviation = (pair.squares / count - mean * mean).max(0.0).sqrt();
-            let bounds = pair.sequence.bounds();
             let settled = |interval: Interval| {
                 interval.low > ABOVE_ZERO
                     || interval.high < -ABOVE_ZERO
                     || (margin > 0.0 && interval.low > -margin && interval.high < margin)
             };
-            let mut sequence = pair.sequence.clone();
-            let more = (1..=ESTIMATE_LIMIT).find(|step| {
-                let sign = if step % 2 == 0 { 1.0 } else { -1.0 };
-                let next = (mean + sign * deviation).clamp(bounds.low, bounds.high);
-                settled(sequence.observe(next))
-            });
-            match more {
+            match pair.sequence.targets_to_settle(pair, settled) {
                 Some(more) => most = Some(most.map_or(more, |most: usize| most.max(more))),
                 None => return Err(self.models[b].clone()),
             }

@@ -19,18 +19,29 @@ use crate::decision::Margin;
 use crate::domain::{Grade, PoolDepth, RaterName, Stars};
 
 mod agreement;
+mod asymptotic_sequence;
 mod confidence_sequence;
+mod judged_sequence;
+mod prediction_powered;
 mod resampling;
+mod student_t;
 mod study_checks;
 
 pub use agreement::{krippendorff_alpha, krippendorff_alpha_ci95, star_counts, Level, StarCounts};
+pub use asymptotic_sequence::{AsymptoticSequence, BURN_IN};
 pub use confidence_sequence::{
     confidence_sequence, pairwise_alpha, Betting, Bounds, ConfidenceSequence, Interval, GRID_STEPS,
+};
+pub use judged_sequence::JudgedSequence;
+pub use prediction_powered::{
+    compare_pairs, estimate_mean, estimate_mean_with, HumanOnly, Judged, PairComparison, PairTest,
+    PredictionPowered, Unavailable, MIN_JUDGED_ONLY, MIN_RATED,
 };
 pub use resampling::{
     bootstrap_ci95, bootstrap_ci95_each, compare_with_first, holm, sign_flip_p_value,
     sign_flip_p_values_each, Comparison, RESAMPLES,
 };
+pub use student_t::{t_quantile, t_two_sided_p};
 pub use study_checks::{
     consistency, kendall_tau_b, quadratic_weighted_kappa, spearman, ConfusionMatrix, Consistency,
 };

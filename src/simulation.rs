@@ -24,6 +24,9 @@ use crate::domain::Grade;
 use crate::leaderboard::{self, Collection, Partial};
 use crate::metrics::{self, Settings};
 
+pub mod judged_library;
+pub mod with_judge;
+
 /// Two means closer than this count as equal: the best models of a study are those within it
 /// of the best mean.
 const SAME_MEAN: f64 = 1e-12;
@@ -98,6 +101,11 @@ pub enum ReplayError {
     TooManyTargets { asked: usize, study: usize },
     #[error("the adaptive order draws targets with replacement: add --resample")]
     AdaptiveNeedsResample,
+    #[error(
+        "the verdict with a judge is simulated in random order without pruning: leave out \
+         --prune and --order adaptive"
+    )]
+    JudgeRandomOrderOnly,
 }
 
 /// How to simulate.

@@ -18,6 +18,11 @@ impl Leaderboard {
                 _ => header.push(column.key.to_owned()),
             }
         }
+        if self.judge.is_some() {
+            header.extend(
+                ["ndcg", "ci95_low", "ci95_high", "targets"].map(|key| format!("human_only_{key}")),
+            );
+        }
         let settings = self.settings_values();
         let rows = self.models.iter().map(|row| {
             let mut record = vec![row.model.clone(), row.rank.to_string()];
@@ -30,6 +35,11 @@ impl Leaderboard {
                     Value::Targets => record.push(row.targets.to_string()),
                     _ => record.push(number(row.number(column))),
                 }
+            }
+            if let Some(raters) = row.human_only {
+                let [low, high] = raters.ci95.map_or([None, None], |ends| ends.map(Some));
+                record.extend([number(raters.ndcg), number(low), number(high)]);
+                record.push(raters.targets.to_string());
             }
             record
         });
@@ -51,9 +61,11 @@ impl Leaderboard {
         write(header, rows, &settings)
     }
 
-    fn settings_values(&self) -> Vec<String> {
+    /// The settings columns' names and values: those of every board, then `judgments` with
+    /// raters and `judge` with a judge.
+    fn settings_values(&self) -> Vec<(&'static str, String)> {
         let s = &self.settings;
-        vec![
+        let values = [
             s.k.to_string(),
             s.gain.to_string(),
             s.relevance.to_string(),
@@ -64,10 +76,11 @@ impl Leaderboard {
             s.ap_denominator.to_string(),
             self.pool_depth.to_string(),
             self.partial.as_str().to_owned(),
-        ]
-        .into_iter()
-        .chain(self.judgments.as_ref().map(ToString::to_string))
-        .collect()
+        ];
+        (SETTINGS_COLUMNS.iter().copied().zip(values))
+            .chain((self.judgments.as_ref()).map(|judgments| ("judgments", judgments.to_string())))
+            .chain((self.judge.as_ref()).map(|judge| ("judge", judge.name.to_string())))
+            .collect()
     }
 }
 
@@ -75,19 +88,15 @@ impl Leaderboard {
 fn write(
     header: Vec<String>,
     rows: impl Iterator<Item = Vec<String>>,
-    settings: &[String],
+    settings: &[(&str, String)],
 ) -> String {
     let mut csv = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(Vec::new());
     let header = header.iter().map(String::as_str);
-    // With raters, the settings end with the judgments.
-    let settings_header = SETTINGS_COLUMNS
-        .iter()
-        .copied()
-        .chain((settings.len() > SETTINGS_COLUMNS.len()).then_some("judgments"));
-    let mut written = csv.write_record(header.chain(settings_header));
+    let mut written = csv.write_record(header.chain(settings.iter().map(|(name, _)| *name)));
     for row in rows {
+        let settings = settings.iter().map(|(_, value)| value);
         written = written.and_then(|()| csv.write_record(row.iter().chain(settings)));
     }
     written.expect("CSV into memory cannot fail");

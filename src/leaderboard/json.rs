@@ -6,8 +6,12 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::columns::{self, Value, COLUMNS};
-use super::{Leaderboard, ModelRow, Partial, RaterLeader, TargetCounts, TargetRow};
+use super::{
+    JudgeBoard, JudgePair, Leaderboard, ModelRow, Partial, RaterLeader, RatersOnly, TargetCounts,
+    TargetRow,
+};
 use crate::decision::Decision;
+use crate::domain::JudgeName;
 use crate::metrics::{Judgments, Settings};
 
 impl Leaderboard {
@@ -20,11 +24,13 @@ impl Leaderboard {
                 pool_depth: self.pool_depth.get(),
                 partial: self.partial,
                 judgments: self.judgments.as_ref(),
+                judge: self.judge.as_ref().map(|judge| &judge.name),
             },
             targets: &self.targets,
             decision: self.decision.as_ref(),
             leader_by_rater: self.by_rater.as_deref(),
             models: ModelsJson(&self.models),
+            judge: self.judge.as_ref().map(JudgeJson),
             per_target: per_target.then_some(PerTargetJson(self)),
         };
         let mut text = serde_json::to_string_pretty(&json).expect("a leaderboard serializes");
@@ -43,6 +49,9 @@ struct LeaderboardJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     leader_by_rater: Option<&'a [RaterLeader]>,
     models: ModelsJson<'a>,
+    /// With a judge only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judge: Option<JudgeJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     per_target: Option<PerTargetJson<'a>>,
 }
@@ -56,6 +65,9 @@ struct SettingsJson<'a> {
     /// With raters only: how one judgment per pair came from their stars.
     #[serde(skip_serializing_if = "Option::is_none")]
     judgments: Option<&'a Judgments>,
+    /// With a judge only: its name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judge: Option<&'a JudgeName>,
 }
 
 /// Each row as an object: the model's name and rank, then a key per column.
@@ -82,7 +94,59 @@ impl Serialize for RowJson<'_> {
                 _ => map.serialize_entry(column.key, &row.number(column))?,
             }
         }
+        if let Some(raters) = &row.human_only {
+            map.serialize_entry("human_only", &RatersOnlyJson(raters))?;
+        }
         map.end()
+    }
+}
+
+struct RatersOnlyJson<'a>(&'a RatersOnly);
+
+impl Serialize for RatersOnlyJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("ndcg", &self.0.ndcg)?;
+        map.serialize_entry("ci95", &self.0.ci95)?;
+        map.serialize_entry("targets", &self.0.targets)?;
+        map.end()
+    }
+}
+
+/// The judge's part: the interface's keys, then whether the NDCG is prediction-powered (and
+/// why not) and the order warning's count.
+struct JudgeJson<'a>(&'a JudgeBoard);
+
+impl Serialize for JudgeJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let judge = self.0;
+        let mut map = serializer.serialize_map(Some(8))?;
+        map.serialize_entry("name", &judge.name)?;
+        map.serialize_entry("targets_judged", &judge.targets_judged)?;
+        map.serialize_entry("targets_rated", &judge.targets_rated)?;
+        map.serialize_entry("worth_rated_targets", &judge.worth_rated_targets)?;
+        map.serialize_entry("pairs", &PairsJson(&judge.pairs))?;
+        map.serialize_entry("prediction_powered", &judge.prediction_powered())?;
+        map.serialize_entry("unavailable", &judge.unavailable)?;
+        map.serialize_entry("rated_out_of_order", &judge.rated_out_of_order)?;
+        map.end()
+    }
+}
+
+struct PairsJson<'a>(&'a [JudgePair]);
+
+impl Serialize for PairsJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|pair| {
+            serde_json::json!({
+                "a": pair.a,
+                "b": pair.b,
+                "rho": pair.rho,
+                "lambda": pair.lambda,
+                "half_width": pair.half_width,
+                "half_width_human_only": pair.half_width_human_only,
+            })
+        }))
     }
 }
 

@@ -11,6 +11,7 @@
 pub mod columns;
 mod csv;
 mod json;
+mod judge;
 mod options;
 mod resample;
 mod score;
@@ -27,6 +28,7 @@ use crate::domain::{Grade, PoolDepth, RaterName};
 use crate::metrics::{Judgments, Settings, TargetScores};
 use columns::{Column, Value};
 
+pub use judge::{with_judge, JudgeBoard, JudgePair, JudgedTargets, RatersOnly};
 pub use options::{LeaderboardOption, LeaderboardOptions, OPTIONS};
 pub use resample::resample;
 pub use score::{score, score_target, Scores};
@@ -155,6 +157,9 @@ pub struct TargetCounts {
     /// Targets with some but not all pooled pairs rated: scored nowhere unless
     /// `include-partial` (then among the evaluated ones).
     pub partly_rated: usize,
+    /// With a judge: the targets whose every pooled pair it graded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judged: Option<usize>,
 }
 
 /// One model's row. Every `Option` is `None` where the value is undefined.
@@ -181,6 +186,9 @@ pub struct ModelRow {
     /// Evaluated targets whose pool left the model out (pruned before it was built): it is
     /// scored over the others.
     pub left_out_of: usize,
+    /// With a judge: the raters' figures alone, which the NDCG, its interval and its
+    /// comparisons replace when they are prediction-powered.
+    pub human_only: Option<RatersOnly>,
 }
 
 impl ModelRow {
@@ -238,6 +246,7 @@ impl ModelRow {
             p_value_vs_leader: None,
             p_value_holm: None,
             left_out_of: 0,
+            human_only: None,
         }
     }
 
@@ -348,6 +357,19 @@ impl TargetRow {
         &self.values[row * width..(row + 1) * width]
     }
 
+    /// This row with the models in another row order: new row `r` is old row `old[r]`.
+    pub fn reordered(&self, old: &[usize]) -> TargetRow {
+        TargetRow {
+            target: self.target.clone(),
+            position: self.position,
+            values: old
+                .iter()
+                .flat_map(|&row| self.values(row))
+                .copied()
+                .collect(),
+        }
+    }
+
     /// The model in row `row`'s value of a per-target column; `None` for other columns.
     pub fn value(&self, row: usize, column: &Column) -> Option<f64> {
         let position = columns::per_target().position(|shown| shown.key == column.key)?;
@@ -379,6 +401,8 @@ pub struct Leaderboard {
     /// The anytime-valid verdict (see [`verdict`]); `None` with fewer than two models or
     /// where the order the targets were completed in is not known.
     pub decision: Option<Decision>,
+    /// With a judge (`--judge NAME`): what it did to the board.
+    pub judge: Option<JudgeBoard>,
 }
 
 impl Leaderboard {

@@ -9,7 +9,7 @@ use std::num::NonZeroUsize;
 use clap::{Arg, ArgMatches, Args, FromArgMatches};
 
 use crate::decision::Margin;
-use crate::domain::{PoolDepth, Stars};
+use crate::domain::{JudgeName, PoolDepth, Stars};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Judgments, Relevance, Settings, Unjudged};
 
 /// The leaderboard's options; each one left out takes its default.
@@ -25,6 +25,9 @@ pub struct LeaderboardOptions {
     pub ap_denominator: Option<ApDenominator>,
     pub margin: Option<Margin>,
     pub judgments: Option<Judgments>,
+    /// A machine judge whose grades make the estimates prediction-powered (docs/metrics.md,
+    /// "Prediction-powered estimates"); the owner's alone.
+    pub judge: Option<JudgeName>,
 }
 
 /// One option: its name (`--name` on the command line, `name=` in an address), what the
@@ -58,7 +61,7 @@ macro_rules! option {
 }
 
 /// Every option, in the order the help lists them and links write them.
-pub static OPTIONS: [LeaderboardOption; 10] = [
+pub static OPTIONS: [LeaderboardOption; 11] = [
     option!(
         k,
         "k",
@@ -138,6 +141,17 @@ pub static OPTIONS: [LeaderboardOption; 10] = [
         "One judgment per pair from its raters' stars: lower-median, upper-median, mean or \
          rater:NAME (that rater's stars alone) [default: lower-median]",
         |text: &str| text.parse::<Judgments>()
+    ),
+    option!(
+        judge,
+        "judge",
+        "NAME",
+        "A machine judge whose grades of the targets nobody rated narrow the NDCG's intervals \
+         and the verdict's (prediction-powered; the raters' figures alone are shown beside) \
+         [default: none]",
+        |text: &str| text
+            .parse::<JudgeName>()
+            .map_err(|invalid| invalid.to_string())
     ),
 ];
 
@@ -253,6 +267,7 @@ mod tests {
             ("ap_denominator", "hits"),
             ("margin", "0.02"),
             ("judgments", "rater:Ann"),
+            ("judge", "smollm2"),
         ] {
             assert_eq!(options.read(name, value), Some(Ok(())), "{name}");
         }

@@ -45,6 +45,7 @@ pub fn resample<K: Sync>(collection: &Collection<K>, scores: Scores) -> Leaderbo
         models,
         per_target,
         decision,
+        judge: None,
     }
 }
 
@@ -106,6 +107,7 @@ fn model_rows(
                 p_value_vs_leader: comparison.p_value,
                 p_value_holm: comparison.p_value_holm,
                 left_out_of: left_out[model],
+                human_only: None,
             }
         })
         .collect()

@@ -89,5 +89,6 @@ fn count_targets<K: Copy + Eq + Hash>(
         skipped_no_relevant: (nothing_to_find.iter())
             .filter(|s| s.precision.is_none())
             .count(),
+        judged: None,
     }
 }

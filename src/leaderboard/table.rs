@@ -32,6 +32,13 @@ impl Leaderboard {
             self.targets_in_words(),
             self.pool_depth,
         ));
+        if let Some(judge) = &self.judge {
+            table.push_str(&crate::terminal::escape(&judge.in_words()));
+            table.push('\n');
+            if let Some(warning) = judge.order_warning() {
+                table.push_str(&format!("Warning: {warning}.\n"));
+            }
+        }
         for line in &lines {
             let cells: Vec<String> = (line.iter().zip(&widths).enumerate())
                 .map(|(column, (cell, &width))| {
@@ -47,6 +54,11 @@ impl Leaderboard {
             table.push('\n');
         }
         for row in &self.models {
+            if let Some(raters) = row.human_only.filter(|_| self.prediction_powered()) {
+                let line = format!("{}: raters alone {}", row.model, raters.in_words());
+                table.push_str(&crate::terminal::escape(&line));
+                table.push('\n');
+            }
             if let Some(pruned) = row.pruned_in_words() {
                 let line = format!("{}: {pruned}", row.model);
                 table.push_str(&crate::terminal::escape(&line));
@@ -61,12 +73,21 @@ impl Leaderboard {
             table.push_str(&crate::terminal::escape(&who_rated));
             table.push('\n');
         }
-        table.push_str(&format!(
-            "diff and p: paired against the leader; p from a two-sided sign-flip test with \
+        if self.prediction_powered() {
+            // The judge's sentence above says how NDCG's diff and p were made.
+        } else {
+            table.push_str(&format!(
+                "diff and p: paired against the leader; p from a two-sided sign-flip test with \
              {RESAMPLES} permutations, Holm-adjusted over every pair of models; 95% CI from \
              {RESAMPLES} bootstrap resamples\n"
-        ));
-        if let Some(beside) = (self.decision.as_ref()).and_then(|d| d.beside_the_table()) {
+            ));
+        }
+        // Beside prediction-powered tests, the comparison of the table's tests and the verdict
+        // (written for the raters' own) would mislead.
+        let beside = (self.decision.as_ref())
+            .filter(|_| !self.prediction_powered())
+            .and_then(|d| d.beside_the_table());
+        if let Some(beside) = beside {
             table.push_str(&beside);
             table.push('\n');
         }
@@ -80,6 +101,7 @@ impl Leaderboard {
             unrated,
             skipped_no_relevant,
             partly_rated,
+            ..
         } = self.targets;
         let partly_rated = match self.partial {
             Partial::Exclude => format!("{partly_rated} partly rated and left out"),

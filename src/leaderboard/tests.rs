@@ -86,6 +86,7 @@ fn hand_computed_study() {
             unrated: 1,
             skipped_no_relevant: 1,
             partly_rated: 0,
+            judged: None,
         }
     );
     let names: Vec<&str> = board.models.iter().map(|m| m.model.as_str()).collect();

@@ -115,6 +115,24 @@ pub fn pairwise_alpha(alpha: f64, models: usize) -> f64 {
     alpha / (models * (models - 1) / 2) as f64
 }
 
+/// The interval on [0, 1] of the candidates kept, `first` to `last` on a grid `step` apart,
+/// one step wider at each end (the grid cannot see between its points).
+pub(super) fn grid_interval(first: Option<usize>, last: Option<usize>, step: f64) -> Interval {
+    match (first, last) {
+        (Some(first), Some(last)) => Interval {
+            low: (first as f64 * step - step).max(0.0),
+            high: (last as f64 * step + step).min(1.0),
+        },
+        // No candidate left: the grid missed a sequence narrower than its step (or, with
+        // probability below alpha, the data contradict every mean in the interval, where
+        // confseq's running intersection would cross).
+        _ => Interval {
+            low: 0.0,
+            high: 1.0,
+        },
+    }
+}
+
 /// The running confidence sequence of one mean, fed one observation at a time in the order
 /// they arrived.
 ///
@@ -268,19 +286,7 @@ impl ConfidenceSequence {
         let mean_after = (0.5 + self.sum) / (t + 1) as f64;
         self.squared_deviations += (x - mean_after) * (x - mean_after);
 
-        let interval = match (first_kept, last_kept) {
-            (Some(first), Some(last)) => Interval {
-                low: (first as f64 * step - step).max(0.0),
-                high: (last as f64 * step + step).min(1.0),
-            },
-            // No candidate left: the grid missed a sequence narrower than its step (or, with
-            // probability below alpha, the data contradict every mean in the interval, where
-            // confseq's running intersection would cross).
-            _ => Interval {
-                low: 0.0,
-                high: 1.0,
-            },
-        };
+        let interval = grid_interval(first_kept, last_kept, step);
         let Interval { low, high } = Interval {
             low: self.unit_interval.low.max(interval.low),
             high: self.unit_interval.high.min(interval.high),

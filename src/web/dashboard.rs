@@ -11,6 +11,7 @@ use super::pruning::PruningView;
 use super::view::{self, Nav};
 use super::WebError;
 use crate::checks;
+use crate::study::judges::JudgeSummary;
 use crate::study::{Progress, Study, TargetChoice};
 
 /// With more candidate targets than this, the dashboard offers to choose targets: rating
@@ -54,6 +55,40 @@ struct DashboardPage {
     rater: Option<String>,
     /// With raters: how one judgment per pair came from their stars.
     judgments: Option<String>,
+    /// For the owner, each machine judge's share of the targets being rated: grading the rest
+    /// costs no rating, rating is what costs.
+    judges: Vec<JudgePlan>,
+}
+
+/// A judge's part in planning the study, for the owner.
+struct JudgePlan {
+    words: String,
+    /// `/leaderboard?judge=NAME`.
+    leaderboard: String,
+}
+
+impl JudgePlan {
+    fn of(judge: &JudgeSummary, targets: i64) -> JudgePlan {
+        let to_grade = (targets - judge.targets_judged).max(0);
+        JudgePlan {
+            words: format!(
+                "The judge {} graded {} of the {targets} targets being rated whole; {} to grade, \
+                 which costs no rating (rating them is what costs: each target rated in \
+                 /next's order makes its grades count for more).",
+                judge.name,
+                judge.targets_judged,
+                match to_grade {
+                    0 => "none left".to_owned(),
+                    1 => "1 more".to_owned(),
+                    more => format!("{more} more"),
+                },
+            ),
+            leaderboard: format!(
+                "/leaderboard?judge={}",
+                crate::web::papers::encode_query_value(judge.name.as_str())
+            ),
+        }
+    }
 }
 
 /// How many models the dashboard shows of the leaderboard.
@@ -108,13 +143,17 @@ pub async fn show(
         .and_then(|decision| decision.targets_to_choose())
         .map(|wanted| wanted.min(overview.choosable()))
         .filter(|&count| count > 0);
-    // Choosing targets and pruning change the study for everyone: the owner's.
-    let (choose_more, pruning) = match rater {
+    // Choosing targets and pruning change the study for everyone, and a judge's figures are
+    // never a rater's: the owner's.
+    let (choose_more, pruning, judges) = match rater {
         None => (
             choose_more,
             PruningView::new(&study.pruning().await?, board.decision.as_ref()),
+            (study.judges().await?.iter())
+                .map(|judge| JudgePlan::of(judge, overview.active))
+                .collect(),
         ),
-        Some(_) => (None, None),
+        Some(_) => (None, None, Vec::new()),
     };
     let mut response = view::html(&DashboardPage {
         nav: Nav::of(&signed.0),
@@ -139,6 +178,7 @@ pub async fn show(
             .judgments
             .as_ref()
             .map(|judgments| judgments.describe()),
+        judges,
     })?;
     csrf.set_cookie_on(&mut response)?;
     Ok(response)

@@ -17,8 +17,11 @@ use super::csrf::CsrfToken;
 use super::pruning::PruningView;
 use super::view::{self, Nav};
 use super::WebError;
+use crate::domain::JudgeName;
 use crate::leaderboard::columns::{self, Value, COLUMNS};
-use crate::leaderboard::{Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL};
+use crate::leaderboard::{
+    JudgeBoard, Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL,
+};
 use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Judgments, Relevance, Settings, Unjudged};
 use crate::study::{Evaluated, Study};
 use chart::Chart;
@@ -72,6 +75,8 @@ struct LeaderboardPage {
     /// What the verdict can tell apart, beside the table's fixed-sample p-values.
     beside_the_table: Option<String>,
     pruning: Option<PruningView>,
+    /// With a judge (the owner's): what it did, and the raters' figures beside.
+    judge: Option<JudgeView>,
     csrf_token: String,
     chart: Chart,
     form: OptionsForm,
@@ -92,10 +97,18 @@ pub async fn show(
     let board = asked(&study, &query).await?.seen_by(signed.rater_only());
     let mut sorted = board.models.clone();
     query.sort.apply(&mut sorted);
-    // Pruning changes the study for everyone: the owner's to offer.
+    // Pruning changes the study for everyone: the owner's to offer, from the raters' own
+    // verdict (what `paperjudge prune` follows), never from a judge's.
     let pruning = match signed.rater_only() {
-        None => PruningView::new(&study.pruning().await?, board.decision.as_ref()),
+        None => {
+            let raters_verdict = board.decision.as_ref().filter(|_| board.judge.is_none());
+            PruningView::new(&study.pruning().await?, raters_verdict)
+        }
         Some(_) => None,
+    };
+    let judges = match signed.rater_only() {
+        None => study.judge_names().await?,
+        Some(_) => Vec::new(),
     };
     let mut response = view::html(&LeaderboardPage {
         nav: Nav::of(&signed.0),
@@ -117,15 +130,70 @@ pub async fn show(
         rows: sorted.iter().map(RowView::new).collect(),
         decision: board.decision.as_ref().map(|d| d.in_words()),
         decided: board.decision.as_ref().is_some_and(|d| d.decided),
-        beside_the_table: (board.decision.as_ref()).and_then(|d| d.beside_the_table()),
+        beside_the_table: (board.decision.as_ref())
+            .filter(|_| !board.prediction_powered())
+            .and_then(|d| d.beside_the_table()),
         pruning,
+        judge: board
+            .judge
+            .as_ref()
+            .map(|judge| JudgeView::new(judge, &board)),
         csrf_token: csrf.value().to_owned(),
         chart: Chart::new(&board.models),
-        form: OptionsForm::new(&board, query.sort, &signed),
+        form: OptionsForm::new(&board, query.sort, &signed, &judges),
         links: Links::new(&query, &board.settings),
     })?;
     csrf.set_cookie_on(&mut response)?;
     Ok(response)
+}
+
+/// What a judge did to the board, and each model's figures with it and without.
+struct JudgeView {
+    words: String,
+    warning: Option<String>,
+    /// Whether the NDCG column is prediction-powered (else the raters' alone, and no table).
+    prediction_powered: bool,
+    rows: Vec<JudgeRowView>,
+}
+
+struct JudgeRowView {
+    model: String,
+    ndcg: String,
+    ci95: String,
+    raters_ndcg: String,
+    raters_ci95: String,
+    raters_targets: usize,
+}
+
+impl JudgeView {
+    fn new(judge: &JudgeBoard, board: &Leaderboard) -> JudgeView {
+        let number =
+            |value: Option<f64>| value.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"));
+        let interval = |ends: Option<[f64; 2]>| {
+            ends.map_or_else(
+                || "–".to_owned(),
+                |[low, high]| format!("[{low:.3}, {high:.3}]"),
+            )
+        };
+        JudgeView {
+            words: judge.in_words(),
+            warning: judge.order_warning(),
+            prediction_powered: judge.prediction_powered(),
+            rows: (board.models.iter())
+                .filter_map(|row| {
+                    let raters = row.human_only?;
+                    Some(JudgeRowView {
+                        model: row.model.clone(),
+                        ndcg: number(row.ndcg()),
+                        ci95: interval(row.ci95),
+                        raters_ndcg: number(raters.ndcg),
+                        raters_ci95: interval(raters.ci95),
+                        raters_targets: raters.targets,
+                    })
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A model's row as the page and the dashboard show it.
@@ -301,6 +369,7 @@ fn targets_in_words(board: &Leaderboard, rater: bool) -> String {
         unrated,
         skipped_no_relevant,
         partly_rated,
+        ..
     } = board.targets;
     let yours = if rater { " you rated" } else { "" };
     let partly_rated = match board.partial {
@@ -421,6 +490,8 @@ struct Choice {
 
 struct ChoiceValue {
     value: String,
+    /// As the list shows it: the value, or "none" for the empty one (the option left out).
+    label: String,
     selected: bool,
 }
 
@@ -434,6 +505,10 @@ impl Choice {
         let values = (values.into_iter())
             .map(|value| ChoiceValue {
                 selected: value == current,
+                label: match value.as_str() {
+                    "" => "none".to_owned(),
+                    _ => value.clone(),
+                },
                 value,
             })
             .collect();
@@ -452,8 +527,9 @@ impl Choice {
 
 impl OptionsForm {
     /// The form for `board`; with raters, a choice of judgments too: the combinations, and for
-    /// the owner each rater's stars alone (for a rater, their own).
-    fn new(board: &Leaderboard, sort: Sort, signed: &Signed) -> OptionsForm {
+    /// the owner each rater's stars alone (for a rater, their own); for the owner of a study
+    /// with judges, a choice of judge.
+    fn new(board: &Leaderboard, sort: Sort, signed: &Signed, judges: &[JudgeName]) -> OptionsForm {
         let s: &Settings = &board.settings;
         let judgments = board.judgments.as_ref().map(|current| {
             let raters = (board.by_rater.iter().flatten())
@@ -520,6 +596,18 @@ impl OptionsForm {
                         s.ap_denominator.as_str(),
                     ),
                 ])
+                .chain((!judges.is_empty()).then(|| {
+                    let current = board.judge.as_ref().map(|judge| judge.name.to_string());
+                    Choice::new(
+                        "judge",
+                        "a machine judge whose grades of the targets nobody rated narrow the \
+                         NDCG's intervals and the verdict's (prediction-powered; the raters' \
+                         figures shown beside)",
+                        std::iter::once(String::new())
+                            .chain(judges.iter().map(ToString::to_string)),
+                        current.unwrap_or_default(),
+                    )
+                }))
                 .collect(),
             include_partial: board.partial == Partial::Include,
             sort: sort.by.as_str(),

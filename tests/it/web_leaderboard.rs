@@ -398,7 +398,7 @@ async fn an_invalid_option_is_refused_with_400_naming_the_allowed_values() {
     assert_eq!(unknown.status(), StatusCode::BAD_REQUEST);
     assert!(unknown.text().await.unwrap().contains(
         "is not a parameter of the leaderboard; the parameters are: k, gain, relevance, ideal, \
-         unjudged, empty, threshold, ap-denominator, margin, judgments, partial, sort, order, per_target"
+         unjudged, empty, threshold, ap-denominator, margin, judgments, judge, partial, sort, order, per_target"
     ));
 }
 

@@ -15,6 +15,7 @@ use crate::db;
 use crate::db::evaluation::Revision;
 use crate::leaderboard::{Leaderboard, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings};
+use crate::study::judges::JudgeVersion;
 use crate::study::{Study, StudyError};
 
 /// Leaderboards kept for the current revision: the default view, the page under a few other
@@ -51,6 +52,8 @@ struct BoardKey {
     settings: Settings,
     judgments: Judgments,
     partial: Partial,
+    /// With a judge: which, at which revision of its grades.
+    judge: Option<JudgeVersion>,
 }
 
 impl Evaluations {
@@ -61,16 +64,29 @@ impl Evaluations {
         options: &LeaderboardOptions,
         partial: Partial,
     ) -> Result<Evaluated, StudyError> {
+        let judge = match &options.judge {
+            Some(name) => Some(study.judge_version(name).await?),
+            None => None,
+        };
         let set = self.set(study, options.list_depth()).await?;
         let key = BoardKey {
             revision: set.revision,
             settings: options.settings(set.collection.pool_depth),
             judgments: options.judgments(),
             partial,
+            judge: judge.clone(),
         };
         let board = self.board_cell(key);
-        let board = (board
-            .get_or_try_init(|| async { evaluate(&set, options, partial).await.map(Arc::new) }))
+        let board = (board.get_or_try_init(|| async {
+            let judged = match &judge {
+                Some(judge) => Some(
+                    (study.judged_collection(judge, &set.collection.models, &set, set.depth))
+                        .await?,
+                ),
+                None => None,
+            };
+            evaluate(&set, options, partial, judged).await.map(Arc::new)
+        }))
         .await?
         .clone();
         Ok(Evaluated { set, board })

@@ -31,7 +31,8 @@ use crate::checks::{self, ranking, Checks, History, RaterRanking, RatersInput, T
 use crate::db;
 use crate::domain::{PaperKey, RaterId, Stars};
 use crate::leaderboard::{
-    self, Collection, Leaderboard, LeaderboardOptions, Partial, RaterLeader, TargetInput,
+    self, Collection, JudgedTargets, Leaderboard, LeaderboardOptions, Partial, RaterLeader,
+    TargetInput,
 };
 use crate::metrics::{Judgments, Settings};
 
@@ -215,11 +216,13 @@ fn rater_rankings(set: &EvaluationSet, settings: &Settings, partial: Partial) ->
 
 /// Scores and resamples in a blocking thread: the work keeps the cores busy for a while, and
 /// the async workers go on serving the rating pages meanwhile. With raters, the board says
-/// which judgments it used; refused for a rater the study has not.
+/// which judgments it used; refused for a rater the study has not. With a judge's targets
+/// (`judged`), its NDCG and verdict are prediction-powered ([`leaderboard::with_judge`]).
 async fn evaluate(
     set: &Arc<EvaluationSet>,
     options: &LeaderboardOptions,
     partial: Partial,
+    judged: Option<JudgedTargets<PaperKey>>,
 ) -> Result<Leaderboard, StudyError> {
     let set = set.clone();
     let settings = options.settings(set.collection.pool_depth);
@@ -242,6 +245,10 @@ async fn evaluate(
                     .collect(),
             );
             board.judgments = Some(judgments);
+        }
+        if let Some(judged) = &judged {
+            board = leaderboard::with_judge(board, &collection, judged);
+            tracing::debug!(elapsed = ?started.elapsed(), "with the judge");
         }
         Ok(board)
     })

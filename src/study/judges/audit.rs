@@ -5,13 +5,14 @@
 use std::collections::HashMap;
 
 use super::store::{self, JudgeRecord};
+use super::JudgeVersion;
 use crate::checks::judges::{audit, JudgeInput};
 use crate::checks::ranking;
-use crate::domain::{Grade, JudgeName, PaperId, PaperKey, Stars};
+use crate::domain::{JudgeName, PaperId, PaperKey, Stars};
 use crate::leaderboard::{LeaderboardOptions, Partial, TargetInput};
 use crate::metrics::Settings;
 use crate::study::evaluation::EvaluationSet;
-use crate::study::{Refusal, Study, StudyError};
+use crate::study::{Study, StudyError};
 
 pub use crate::checks::judges::JudgeAudit;
 
@@ -117,15 +118,6 @@ impl Study {
         .await
     }
 
-    async fn judge_named(&self, name: &JudgeName) -> Result<JudgeRecord, StudyError> {
-        self.read(async |conn| {
-            store::find(&mut *conn, name)
-                .await?
-                .ok_or_else(|| Refusal::UnknownJudge(name.clone()).into())
-        })
-        .await
-    }
-
     /// The pairs of fully rated targets the judge graded that have a judgment of the raters in
     /// whole stars: (target, paper, the raters' judgment, the judge's grade).
     async fn compared_pairs(
@@ -159,44 +151,10 @@ impl Study {
         let pairs = (self.compared_pairs(set, judge).await?.into_iter())
             .map(|(_, _, raters, judge)| (raters, judge))
             .collect();
-        let judged = store::load_judged(&self.path, judge.id, depth).await?;
         let models = set.collection.models.clone();
-        let position_of_model: HashMap<_, usize> = (judged.models.iter())
-            .filter_map(|(id, name)| Some((*id, models.iter().position(|known| known == name)?)))
-            .collect();
-        let mut targets: Vec<TargetInput<PaperKey>> = (judged.targets.iter())
-            .map(|(_, external_id)| TargetInput {
-                target: external_id.clone(),
-                fully_rated: true,
-                judgments: HashMap::new(),
-                lists: vec![None; models.len()],
-                left_out: Vec::new(),
-            })
-            .collect();
-        let position_of_target: HashMap<PaperKey, usize> = (judged.targets.iter().enumerate())
-            .map(|(position, (key, _))| (*key, position))
-            .collect();
-        for (target, paper, stars) in judged.grades {
-            if let Some(&at) = position_of_target.get(&target) {
-                targets[at].judgments.insert(paper, Grade::from(stars));
-            }
-        }
-        for (target, model, papers) in judged.lists {
-            if let (Some(&at), Some(&model)) = (
-                position_of_target.get(&target),
-                position_of_model.get(&model),
-            ) {
-                targets[at].lists[model] = Some(papers);
-            }
-        }
-        for (target, model) in judged.left_out {
-            if let (Some(&at), Some(&model)) = (
-                position_of_target.get(&target),
-                position_of_model.get(&model),
-            ) {
-                targets[at].left_out.push(model);
-            }
-        }
+        let judged = self
+            .judged_collection(&JudgeVersion::of(judge), &models, set, depth)
+            .await?;
         let settings = *settings;
         let finished: Vec<&TargetInput<PaperKey>> = (set.collection.targets.iter())
             .filter(|target| Partial::Exclude.evaluates(target))
@@ -208,12 +166,13 @@ impl Study {
             name: judge.name.clone(),
             pairs,
             judge_ndcg: {
-                let judged: Vec<&TargetInput<PaperKey>> = targets.iter().collect();
+                let judged: Vec<&TargetInput<PaperKey>> =
+                    judged.collection.targets.iter().collect();
                 (0..models.len())
                     .map(|model| ranking::mean_ndcg(&judged, model, &settings))
                     .collect()
             },
-            targets_judged: targets.len(),
+            targets_judged: judged.collection.targets.len(),
             models,
             raters_ndcg,
         };

@@ -17,12 +17,18 @@ pub mod prompt;
 pub mod run;
 mod store;
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use serde::Serialize;
 
+use super::evaluation::EvaluationSet;
 use super::{Refusal, Study, StudyError};
-use crate::domain::{JudgeName, PaperId, Stars};
+use crate::domain::{Grade, JudgeName, PaperId, PaperKey, Stars};
 use crate::import::judgments::StagedGrade;
 use crate::import::Summary;
+use crate::leaderboard::{Collection, JudgedTargets, TargetInput};
+use store::JudgeRecord;
 
 pub use audit::{Disagreement, JudgeAudit};
 pub use jobs::{JudgeRuns, RunJobReport, RunState, RUNS_KEPT};
@@ -59,6 +65,15 @@ pub struct JudgmentRow {
 }
 
 impl Study {
+    /// The names of the study's judges, in order: a lookup of one small table, for the pages
+    /// that offer a choice of judge.
+    pub async fn judge_names(&self) -> Result<Vec<JudgeName>, StudyError> {
+        let judges = self
+            .read(async |conn| Ok(store::all(&mut *conn).await?))
+            .await?;
+        Ok(judges.into_iter().map(|judge| judge.name).collect())
+    }
+
     /// Every judge, by name, with its progress over the study's targets.
     pub async fn judges(&self) -> Result<Vec<JudgeSummary>, StudyError> {
         let rows = self
@@ -144,4 +159,117 @@ pub(super) fn write_imported(
     summary.updated = written.updated;
     summary.unchanged = written.unchanged;
     Ok(summary)
+}
+
+/// A judge as what is computed with it depends on it: a judge removed and added again is
+/// another one, and its revision moves with every change of its grades.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeVersion {
+    id: i64,
+    pub name: JudgeName,
+    revision: i64,
+}
+
+impl JudgeVersion {
+    fn of(record: &JudgeRecord) -> Self {
+        JudgeVersion {
+            id: record.id,
+            name: record.name.clone(),
+            revision: record.revision,
+        }
+    }
+}
+
+impl Study {
+    async fn judge_named(&self, name: &JudgeName) -> Result<JudgeRecord, StudyError> {
+        self.read(async |conn| {
+            store::find(&mut *conn, name)
+                .await?
+                .ok_or_else(|| Refusal::UnknownJudge(name.clone()).into())
+        })
+        .await
+    }
+
+    /// The judge named `name` as it is now; refused for a name the study has no judge of.
+    pub(in crate::study) async fn judge_version(
+        &self,
+        name: &JudgeName,
+    ) -> Result<JudgeVersion, StudyError> {
+        Ok(JudgeVersion::of(&self.judge_named(name).await?))
+    }
+
+    /// The judged targets of the judge named `name` (refused for a name the study has no
+    /// judge of), beside the evaluation set of at least `depth` they were read with: what
+    /// `paperjudge simulate --judge` replays.
+    pub async fn judged_targets(
+        &self,
+        name: &JudgeName,
+        depth: usize,
+    ) -> Result<(Arc<EvaluationSet>, JudgedTargets<PaperKey>), StudyError> {
+        let judge = self.judge_version(name).await?;
+        let set = self.evaluation_set(depth).await?;
+        let judged =
+            (self.judged_collection(&judge, &set.collection.models, &set, set.depth)).await?;
+        Ok((set, judged))
+    }
+
+    /// The judged targets of `judge` with its grades and the lists of `models` (the
+    /// evaluation set's order), cut at `depth`.
+    pub(in crate::study) async fn judged_collection(
+        &self,
+        judge: &JudgeVersion,
+        models: &[String],
+        set: &EvaluationSet,
+        depth: usize,
+    ) -> Result<JudgedTargets<PaperKey>, StudyError> {
+        let judged = store::load_judged(&self.path, judge.id, depth).await?;
+        let name = judge.name.clone();
+        let position_of_model: HashMap<_, usize> = (judged.models.iter())
+            .filter_map(|(id, name)| Some((*id, models.iter().position(|known| known == name)?)))
+            .collect();
+        let position_of_target: HashMap<PaperKey, usize> = (judged.targets.iter().enumerate())
+            .map(|(position, (key, _))| (*key, position))
+            .collect();
+        let mut targets: Vec<TargetInput<PaperKey>> = (judged.targets.iter())
+            .map(|(_, external_id)| TargetInput {
+                target: external_id.clone(),
+                fully_rated: true,
+                judgments: HashMap::new(),
+                lists: vec![None; models.len()],
+                left_out: Vec::new(),
+            })
+            .collect();
+        for (target, paper, stars) in judged.grades {
+            if let Some(&at) = position_of_target.get(&target) {
+                targets[at].judgments.insert(paper, Grade::from(stars));
+            }
+        }
+        for (target, model, papers) in judged.lists {
+            if let (Some(&at), Some(&model)) = (
+                position_of_target.get(&target),
+                position_of_model.get(&model),
+            ) {
+                targets[at].lists[model] = Some(papers);
+            }
+        }
+        for (target, model) in judged.left_out {
+            if let (Some(&at), Some(&model)) = (
+                position_of_target.get(&target),
+                position_of_model.get(&model),
+            ) {
+                targets[at].left_out.push(model);
+            }
+        }
+        let in_set_position: HashMap<PaperKey, usize> = (set.targets.iter().enumerate())
+            .map(|(position, (key, _))| (*key, position))
+            .collect();
+        let in_raters = (judged.targets.iter())
+            .map(|(key, _)| in_set_position.get(key).copied())
+            .collect();
+        Ok(JudgedTargets {
+            name,
+            collection: Collection::of(models.to_vec(), targets, set.collection.pool_depth),
+            in_raters,
+        })
+    }
 }

@@ -355,7 +355,7 @@ pub(super) async fn grade_rows<'e, E: SqliteExecutor<'e>>(
 /// judge graded, with those grades and the targets' lists.
 #[derive(Debug, PartialEq)]
 pub(super) struct JudgedSnapshot {
-    /// The judged targets, by key, with their external ids.
+    /// The judged targets, by key, with their external ids, in the study's order (`/next`'s).
     pub targets: Vec<(PaperKey, String)>,
     /// The judge's grades of their pooled pairs, by target and paper.
     pub grades: Vec<(PaperKey, PaperKey, Stars)>,
@@ -378,33 +378,42 @@ pub(super) async fn load_judged(
     crate::blocking::run(move || {
         let mut conn = open_reader(&path)?;
         let tx = conn.transaction()?;
-        // The targets being rated whose pooled pairs the judge graded, all of them.
-        let judged = format!(
+        // The targets being rated whose pooled pairs the judge graded, all of them, found once
+        // and handed to the queries after as a JSON array of keys (an aggregate over every
+        // grade of the judge, too dear to repeat per query).
+        let keys: Vec<i64> = (tx.prepare(&format!(
             "SELECT c.target_id FROM ({GRADED_PER_TARGET_OF_JUDGE}) c
              JOIN targets t ON t.target_id = c.target_id
              WHERE t.active = 1 AND c.graded = t.pooled"
-        );
-        let targets = (tx.prepare(&format!(
-            "SELECT p.id, p.external_id FROM papers p WHERE p.id IN ({judged})
-             ORDER BY p.external_id"
         ))?)
-        .query_map([judge], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([judge], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+        let keys = serde_json::to_string(&keys).expect("integers serialize");
+        let judged = "SELECT value FROM json_each(?1)";
+        let targets = (tx.prepare(&format!(
+            "SELECT p.id, p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
+             WHERE t.target_id IN ({judged})
+             ORDER BY t.order_key, t.target_id"
+        ))?)
+        .query_map([&keys], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<Vec<(PaperKey, String)>>>()?;
         let grades = (tx.prepare(&format!(
             "SELECT g.target_id, g.paper_id, g.stars FROM judge_grades g
              JOIN pool p ON p.target_id = g.target_id AND p.paper_id = g.paper_id
-             WHERE g.judge_id = ?1 AND g.target_id IN ({judged})
+             WHERE g.judge_id = ?2 AND g.target_id IN ({judged})
              ORDER BY g.target_id, g.paper_id"
         ))?)
-        .query_map([judge], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .query_map((&keys, judge), |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+        })?
         .collect::<rusqlite::Result<_>>()?;
         let depth = depth.max(crate::db::study::pool_depth_directly(&tx)?.get() as usize);
-        let lists = read_lists(&tx, &judged, judge, depth)?;
+        let lists = read_lists(&tx, judged, &keys, depth)?;
         let left_out = (tx.prepare(&format!(
             "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({judged})
              ORDER BY target_id, model_id"
         ))?)
-        .query_map([judge], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([&keys], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
         let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
@@ -421,12 +430,12 @@ pub(super) async fn load_judged(
     .await
 }
 
-/// The lists of the `judged` targets (a query of target keys taking the judge as `?1`), cut
-/// at `depth`, by target and model.
+/// The lists of the `judged` targets (a query of target keys taking `keys` as `?1`), cut at
+/// `depth`, by target and model.
 fn read_lists(
     tx: &rusqlite::Transaction,
     judged: &str,
-    judge: i64,
+    keys: &str,
     depth: usize,
 ) -> rusqlite::Result<Vec<List>> {
     let mut statement = tx.prepare(&format!(
@@ -434,7 +443,7 @@ fn read_lists(
          WHERE target_id IN ({judged}) AND model_id IN (SELECT id FROM models) AND position <= ?2
          ORDER BY target_id, model_id, position"
     ))?;
-    let mut rows = statement.query((judge, i64::try_from(depth).unwrap_or(i64::MAX)))?;
+    let mut rows = statement.query((keys, i64::try_from(depth).unwrap_or(i64::MAX)))?;
     let mut lists: Vec<List> = Vec::new();
     while let Some(row) = rows.next()? {
         let (target, model, paper): (PaperKey, ModelId, PaperKey) =

@@ -67,7 +67,7 @@ impl LeaderboardQuery {
     }
 
     /// Refuses (403) what only the owner may see in a study with raters: per-target rows, partly
-    /// rated targets, and another rater's judgments. A rater sees the comparison over fully
+    /// rated targets, another rater's judgments, and a machine judge's figures. A rater sees the comparison over fully
     /// rated targets, by the study's judgments or their own stars.
     pub fn allowed_for(&self, Signed(rater): &Signed) -> Result<(), WebError> {
         if rater.is_owner() {
@@ -77,7 +77,9 @@ impl LeaderboardQuery {
             Some(Judgments::Rater(name)) => name != &rater.name,
             _ => false,
         };
-        if self.per_target || self.partial == Partial::Include || others {
+        // A judge's figures are the owner's: they never move a number a rater reads.
+        let judge = self.options.judge.is_some();
+        if self.per_target || self.partial == Partial::Include || others || judge {
             return Err(WebError::OwnerOnly(rater.name.to_string()));
         }
         Ok(())

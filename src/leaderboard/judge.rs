@@ -1,0 +1,434 @@
+//! The leaderboard with a machine judge (docs/metrics.md, "Prediction-powered estimates"):
+//! the raters' board, its NDCG made prediction-powered by a judge's grades of many targets.
+//!
+//! Population: the study's targets, of which the judged ones J are a random sample and the
+//! fully rated judged ones H a random sample of J (rated in `/next`'s order). Each model's mean
+//! NDCG and each pair's mean difference are the PPI++ estimates of
+//! [`metrics::estimate_mean`](crate::metrics::estimate_mean) over J, with H's ratings
+//! correcting the judge's error; the verdict uses the judge's sequences
+//! ([`decision::decide_with_judge`]). The other columns (judged@k, P, R, F1, AP, RR) stay the
+//! raters' means: their undefined values are skipped, which a prediction-powered mean cannot
+//! do (on a target nobody rated, nobody knows whether the raters' value would be defined).
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use super::columns;
+use super::{score, Collection, Leaderboard, Partial};
+use crate::decision::{self, RatedTarget};
+use crate::domain::JudgeName;
+use crate::metrics::{self, compare_pairs, estimate_mean, Judged, Unavailable};
+
+/// A judge's targets as the leaderboard reads them.
+#[derive(Debug, Clone)]
+pub struct JudgedTargets<K> {
+    pub name: JudgeName,
+    /// The judged targets (every pooled pair graded) in the study's order, the judge's grades
+    /// as their judgments, the models in the order of the raters' collection.
+    pub collection: Collection<K>,
+    /// Each judged target's position among the raters' collection's targets; `None` for a
+    /// target without a rating.
+    pub in_raters: Vec<Option<usize>>,
+}
+
+/// What the judge did to the board.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeBoard {
+    pub name: JudgeName,
+    pub targets_judged: usize,
+    /// The fully rated judged targets: the sample that corrects the judge.
+    pub targets_rated: usize,
+    /// How many rated targets the raters alone would need for the widths the judge gives:
+    /// the median over the pairs of models.
+    pub worth_rated_targets: Option<f64>,
+    /// Every pair of models (in the order of the study's models), estimated.
+    pub pairs: Vec<JudgePair>,
+    /// Why the NDCG is the raters' alone; `None` when it is prediction-powered.
+    pub unavailable: Option<String>,
+    /// Fully rated judged targets that come, in the study's order, after a judged target
+    /// nobody has rated: a sign that someone picked which targets to rate.
+    pub rated_out_of_order: usize,
+}
+
+impl JudgeBoard {
+    /// Whether the rows' NDCG, intervals and tests are prediction-powered.
+    pub fn prediction_powered(&self) -> bool {
+        self.unavailable.is_none()
+    }
+
+    /// How much the judge is worth, in words: "the judge's 200 targets count as 14 more rated
+    /// ones here".
+    pub fn worth_in_words(&self) -> Option<String> {
+        let worth = self
+            .worth_rated_targets
+            .filter(|_| self.prediction_powered())?;
+        let more = (worth - self.targets_rated as f64).round();
+        Some(if more >= 1.0 {
+            format!(
+                "the judge's {} targets count as {more:.0} more rated {} here",
+                self.targets_judged,
+                if more == 1.0 { "one" } else { "ones" }
+            )
+        } else {
+            format!(
+                "the judge's {} targets add nothing the {} rated ones do not give (its weight \
+                 goes to 0 where it cannot help)",
+                self.targets_judged, self.targets_rated
+            )
+        })
+    }
+
+    /// What the judge did, in a sentence: which figures are prediction-powered and how, or
+    /// why none is.
+    pub fn in_words(&self) -> String {
+        match &self.unavailable {
+            None => format!(
+                "Judge {}: {} targets judged, {} of them rated. NDCG, its 95% CI, diff and p are \
+                 prediction-powered (PPI++: the judge's mean over the judged targets corrected \
+                 by its error on the rated ones; t intervals and t tests with {} degrees of \
+                 freedom, p Holm-adjusted over every pair of models); the other columns are the \
+                 raters' alone. {}. The verdict's sequences take the judged targets too, valid \
+                 whatever the judge is worth.",
+                self.name,
+                self.targets_judged,
+                self.targets_rated,
+                self.targets_rated.saturating_sub(1),
+                capitalized(&self.worth_in_words().unwrap_or_default()),
+            ),
+            Some(why) => format!(
+                "Judge {}: {} targets judged, {} of them rated; {why}.",
+                self.name, self.targets_judged, self.targets_rated
+            ),
+        }
+    }
+
+    /// The warning to show when the rated targets are not the first of the study's order.
+    pub fn order_warning(&self) -> Option<String> {
+        (self.rated_out_of_order > 0).then(|| {
+            format!(
+                "{} rated {} after a judged target nobody rated, in the study's order: if \
+                 someone picked which targets to rate, the rated ones are no random sample of \
+                 the judged ones and the prediction-powered intervals may mislead",
+                self.rated_out_of_order,
+                if self.rated_out_of_order == 1 {
+                    "target comes"
+                } else {
+                    "targets come"
+                }
+            )
+        })
+    }
+}
+
+/// One pair of models: the prediction-powered estimate of their mean NDCG difference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgePair {
+    pub a: String,
+    pub b: String,
+    /// The correlation of the judge's and the raters' differences over the rated targets.
+    pub rho: Option<f64>,
+    pub lambda: f64,
+    pub half_width: f64,
+    pub half_width_human_only: f64,
+}
+
+/// The raters' figures alone, shown beside the prediction-powered ones.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RatersOnly {
+    pub ndcg: Option<f64>,
+    pub ci95: Option<[f64; 2]>,
+    pub targets: usize,
+}
+
+impl RatersOnly {
+    /// "NDCG 0.6123 [0.5801, 0.6445] over 48 targets".
+    pub fn in_words(&self) -> String {
+        format!(
+            "NDCG {} {} over {} targets",
+            self.ndcg.map_or("-".to_owned(), |v| format!("{v:.4}")),
+            self.ci95
+                .map_or("-".to_owned(), |[lo, hi]| format!("[{lo:.4}, {hi:.4}]")),
+            self.targets
+        )
+    }
+}
+
+impl Leaderboard {
+    /// Whether a judge made the NDCG column prediction-powered.
+    pub fn prediction_powered(&self) -> bool {
+        self.judge
+            .as_ref()
+            .is_some_and(JudgeBoard::prediction_powered)
+    }
+}
+
+/// The raters' `board` of `raters` with the judge's targets `judged`: the NDCG column, its
+/// intervals, differences and tests prediction-powered when at least
+/// [`metrics::MIN_RATED`] judged targets are rated for every model (else the raters' figures,
+/// with the reason), the verdict from the judge's sequences, and the raters' figures kept
+/// beside each row.
+pub fn with_judge<K: Copy + Eq + Hash + Sync>(
+    mut board: Leaderboard,
+    raters: &Collection<K>,
+    judged: &JudgedTargets<K>,
+) -> Leaderboard {
+    let models = raters.models.len();
+    let judge_scores = score(&judged.collection, board.settings, Partial::Exclude);
+    let judge_index: HashMap<usize, usize> = (judge_scores.evaluated.iter().enumerate())
+        .map(|(index, &position)| (position, index))
+        .collect();
+    // The judge's NDCG per judged target and model (undefined: 0; not pooled: none).
+    let judge_ndcg: Vec<Vec<Option<f64>>> = (judged.collection.targets.iter().enumerate())
+        .map(|(position, target)| {
+            (0..models)
+                .map(|model| {
+                    let index = *judge_index.get(&position)?;
+                    target
+                        .pooled(model)
+                        .then(|| judge_scores.by_model[model][index].ndcg.unwrap_or(0.0))
+                })
+                .collect()
+        })
+        .collect();
+    let raters_ndcg = RatersNdcg::of(&board, raters);
+    let rated: Vec<Option<&[Option<f64>]>> = (judged.in_raters.iter())
+        .map(|position| raters_ndcg.fully_rated(raters, (*position)?))
+        .collect();
+
+    let per_model: Vec<Vec<Option<Judged>>> = (0..models)
+        .map(|model| {
+            (judge_ndcg.iter().zip(&rated))
+                .map(|(judge, rated)| {
+                    Some(Judged {
+                        judge: judge[model]?,
+                        raters: rated.and_then(|values| values[model]),
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let estimates: Result<Vec<_>, Unavailable> = (per_model.iter())
+        .map(|values| estimate_mean(&values.iter().flatten().copied().collect::<Vec<_>>()))
+        .collect();
+    let comparisons = compare_pairs(&per_model);
+    let pairs: Vec<JudgePair> = (comparisons.iter())
+        .filter_map(|comparison| {
+            let test = comparison.result.as_ref().ok()?;
+            Some(JudgePair {
+                a: raters.models[comparison.a].clone(),
+                b: raters.models[comparison.b].clone(),
+                rho: test.difference.rho,
+                lambda: test.difference.lambda,
+                half_width: test.difference.half_width,
+                half_width_human_only: test.difference.human_only.half_width,
+            })
+        })
+        .collect();
+    let worth_rated_targets = median(
+        (comparisons.iter())
+            .filter_map(|c| c.result.as_ref().ok()?.difference.worth_rated_targets())
+            .collect(),
+    );
+
+    let targets_rated = rated.iter().filter(|values| values.is_some()).count();
+    let mut seen_unrated = false;
+    let mut rated_out_of_order = 0;
+    for (position, values) in judged.in_raters.iter().zip(&rated) {
+        match (position, values) {
+            (None, _) => seen_unrated = true,
+            (Some(_), Some(_)) if seen_unrated => rated_out_of_order += 1,
+            _ => {}
+        }
+    }
+
+    for row in &mut board.models {
+        row.human_only = Some(RatersOnly {
+            ndcg: row.ndcg(),
+            ci95: row.ci95,
+            targets: row.targets,
+        });
+    }
+    let unavailable = match &estimates {
+        Ok(estimates) => {
+            replace_ndcg(&mut board, raters, estimates, &comparisons);
+            None
+        }
+        Err(why) => Some(format!("{why}: the NDCG is the raters' alone")),
+    };
+
+    if let Some(completion) = &raters.completion {
+        let rated_in_order: Vec<RatedTarget> = (completion.order.iter())
+            .filter_map(|&position| {
+                let values = raters_ndcg.fully_rated(raters, position)?;
+                let judge = (judged.in_raters.iter())
+                    .position(|at| *at == Some(position))
+                    .map(|index| judge_ndcg[index].as_slice());
+                Some(RatedTarget {
+                    raters: values,
+                    judge,
+                })
+            })
+            .collect();
+        let ahead = decision::TargetsAhead {
+            left: completion.population.saturating_sub(rated_in_order.len()),
+            choosable: completion.choosable,
+        };
+        match decision::decide_with_judge(
+            raters.models.clone(),
+            &judge_ndcg,
+            &rated_in_order,
+            board.settings.margin,
+            ahead,
+        ) {
+            Ok(decision) => board.decision = decision,
+            // Every NDCG lies in [0, 1] and every target has a value per model: unreachable;
+            // the raters' own verdict stands.
+            Err(error) => tracing::warn!(%error, "no verdict with the judge"),
+        }
+    }
+
+    board.targets.judged = Some(judged.collection.targets.len());
+    board.judge = Some(JudgeBoard {
+        name: judged.name.clone(),
+        targets_judged: judged.collection.targets.len(),
+        targets_rated,
+        worth_rated_targets,
+        pairs,
+        unavailable,
+        rated_out_of_order,
+    });
+    board
+}
+
+/// The raters' NDCG of every fully rated evaluated target, per model in the collection's
+/// order (undefined: 0; not pooled: none), read from the board's per-target rows.
+struct RatersNdcg {
+    by_position: HashMap<usize, Vec<Option<f64>>>,
+}
+
+impl RatersNdcg {
+    fn of<K>(board: &Leaderboard, raters: &Collection<K>) -> Self {
+        let row_of_model: Vec<usize> = (raters.models.iter())
+            .map(|model| {
+                (board.models.iter())
+                    .position(|row| row.model == *model)
+                    .expect("a row per model")
+            })
+            .collect();
+        let by_position = (board.per_target.iter())
+            .filter(|row| raters.targets[row.position].fully_rated)
+            .map(|row| {
+                let target = &raters.targets[row.position];
+                let values = (row_of_model.iter().enumerate())
+                    .map(|(model, &at)| {
+                        target
+                            .pooled(model)
+                            .then(|| row.value(at, columns::RANKING).unwrap_or(0.0))
+                    })
+                    .collect();
+                (row.position, values)
+            })
+            .collect();
+        RatersNdcg { by_position }
+    }
+
+    fn fully_rated<K>(&self, raters: &Collection<K>, position: usize) -> Option<&[Option<f64>]> {
+        raters.targets.get(position).filter(|t| t.fully_rated)?;
+        self.by_position.get(&position).map(Vec::as_slice)
+    }
+}
+
+/// Puts the prediction-powered NDCG, its interval, the differences from the new leader and
+/// their tests into the rows, ranked again by it (then by name), the per-target rows
+/// following the new order.
+fn replace_ndcg<K>(
+    board: &mut Leaderboard,
+    raters: &Collection<K>,
+    estimates: &[metrics::PredictionPowered],
+    comparisons: &[metrics::PairComparison],
+) {
+    let ranking = (columns::means())
+        .find(|(_, column, _)| column.key == columns::RANKING.key)
+        .map(|(position, ..)| position)
+        .expect("the ranking column is a mean");
+    let model_of = |name: &str| {
+        (raters.models.iter())
+            .position(|model| model == name)
+            .expect("a model per row")
+    };
+    let old_rows: Vec<String> = board.models.iter().map(|row| row.model.clone()).collect();
+    board.models.sort_by(|a, b| {
+        let (x, y) = (
+            estimates[model_of(&a.model)].estimate,
+            estimates[model_of(&b.model)].estimate,
+        );
+        y.total_cmp(&x).then_with(|| a.model.cmp(&b.model))
+    });
+    let leader = model_of(&board.models[0].model);
+    for (rank, row) in board.models.iter_mut().enumerate() {
+        let model = model_of(&row.model);
+        let estimate = &estimates[model];
+        row.rank = rank + 1;
+        row.means[ranking] = Some(estimate.estimate);
+        row.ci95 = Some(estimate.ci95());
+        row.targets = estimate.judged;
+        if model == leader {
+            row.mean_diff_vs_leader = Some(0.0);
+            row.p_value_vs_leader = None;
+            row.p_value_holm = None;
+            continue;
+        }
+        let pair = (comparisons.iter())
+            .find(|c| (c.a, c.b) == (leader.min(model), leader.max(model)))
+            .and_then(|c| c.result.as_ref().ok());
+        row.mean_diff_vs_leader = pair.map(|test| {
+            let a_minus_b = test.difference.estimate;
+            if model < leader {
+                a_minus_b
+            } else {
+                -a_minus_b
+            }
+        });
+        row.p_value_vs_leader = pair.map(|test| test.p_value);
+        row.p_value_holm = pair.map(|test| test.p_value_holm);
+    }
+    let new_from_old: Vec<usize> = (board.models.iter())
+        .map(|row| {
+            (old_rows.iter())
+                .position(|old| *old == row.model)
+                .expect("the same rows")
+        })
+        .collect();
+    board.per_target = (board.per_target.iter())
+        .map(|row| row.reordered(&new_from_old))
+        .collect();
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    match values.len() {
+        0 => None,
+        len if len % 2 == 1 => Some(values[middle]),
+        _ => Some((values[middle - 1] + values[middle]) / 2.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(median(vec![]), None);
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), Some(2.5));
+    }
+}
