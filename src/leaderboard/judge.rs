@@ -207,9 +207,16 @@ pub fn with_judge<K: Copy + Eq + Hash + Sync>(
                 .collect()
         })
         .collect();
-    let estimates: Result<Vec<_>, Unavailable> = (per_model.iter())
-        .map(|values| estimate_mean(&values.iter().flatten().copied().collect::<Vec<_>>()))
-        .collect();
+    let targets_rated = rated.iter().filter(|values| values.is_some()).count();
+    // Without a model there is nothing to estimate (and no leader to rank the rows by).
+    let estimates: Result<Vec<_>, Unavailable> = match models {
+        0 => Err(Unavailable::TooFewRated {
+            rated: targets_rated,
+        }),
+        _ => (per_model.iter())
+            .map(|values| estimate_mean(&values.iter().flatten().copied().collect::<Vec<_>>()))
+            .collect(),
+    };
     let comparisons = compare_pairs(&per_model);
     let pairs: Vec<JudgePair> = (comparisons.iter())
         .filter_map(|comparison| {
@@ -230,7 +237,6 @@ pub fn with_judge<K: Copy + Eq + Hash + Sync>(
             .collect(),
     );
 
-    let targets_rated = rated.iter().filter(|values| values.is_some()).count();
     let mut seen_unrated = false;
     let mut rated_out_of_order = 0;
     for (position, values) in judged.in_raters.iter().zip(&rated) {
@@ -424,6 +430,33 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::domain::PoolDepth;
+    use crate::metrics::Settings;
+
+    /// A study without models (a judge whose run found nothing to grade) gets a board without
+    /// rows, and no panic.
+    #[test]
+    fn a_study_without_models_gets_an_empty_board() {
+        let raters: Collection<u32> = Collection::of(Vec::new(), Vec::new(), PoolDepth::DEFAULT);
+        let board = Leaderboard::of(&raters, Settings::default(), Partial::Exclude);
+        let judged = JudgedTargets {
+            name: JudgeName::new("empty").unwrap(),
+            collection: Collection::of(Vec::new(), Vec::new(), PoolDepth::DEFAULT),
+            in_raters: Vec::new(),
+        };
+        let board = with_judge(board, &raters, &judged);
+        assert!(board.models.is_empty());
+        let judge = board.judge.expect("the judge's part");
+        assert_eq!(judge.targets_judged, 0);
+        assert_eq!(
+            judge.unavailable.as_deref(),
+            Some(
+                "0 judged targets are rated; a prediction-powered estimate needs 20: the NDCG is \
+                 the raters' alone"
+            )
+        );
+    }
 
     #[test]
     fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
