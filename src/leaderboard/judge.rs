@@ -132,7 +132,9 @@ pub struct JudgePair {
     pub half_width_human_only: f64,
 }
 
-/// The raters' figures alone, shown beside the prediction-powered ones.
+/// The raters' figures alone, shown beside the prediction-powered ones: their mean over the
+/// rated judged targets (undefined counting 0) with its t interval; where the figures are not
+/// prediction-powered, the row's own.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RatersOnly {
     pub ndcg: Option<f64>,
@@ -247,6 +249,7 @@ pub fn with_judge<K: Copy + Eq + Hash + Sync>(
         }
     }
 
+    // Without the estimate, the rows are the raters' own, and so is what stands beside them.
     for row in &mut board.models {
         row.human_only = Some(RatersOnly {
             ndcg: row.ndcg(),
@@ -378,6 +381,17 @@ fn replace_ndcg<K>(
         row.means[ranking] = Some(estimate.estimate);
         row.ci95 = Some(estimate.ci95());
         row.targets = estimate.judged;
+        // Beside it, the raters' mean over the same rated targets, counted the same way (an
+        // undefined NDCG as 0), with its t interval: the two intervals compare directly.
+        let raters = &estimate.human_only;
+        row.human_only = Some(RatersOnly {
+            ndcg: Some(raters.estimate),
+            ci95: Some([
+                raters.estimate - raters.half_width,
+                raters.estimate + raters.half_width,
+            ]),
+            targets: estimate.rated,
+        });
         if model == leader {
             row.mean_diff_vs_leader = Some(0.0);
             row.p_value_vs_leader = None;
