@@ -1202,7 +1202,7 @@ async fn simulate(study: &Study, args: SimulateArgs) -> Result<(), CliError> {
     let settings = args.options.settings(set.collection.pool_depth);
     let collection = (set.collection(&args.options.judgments()))
         .map_err(|refusal| CliError::Usage(refusal.to_string()))?;
-    let replay = simulation::Replay::of(&collection, settings)
+    let replay = simulation::Replay::of(&collection, settings, args.options.margin())
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
     let judge = judged.map(|judged| JudgeValues::of(&collection, &judged, settings));
     report_simulation(&replay, args, judge.as_ref())
@@ -1228,7 +1228,7 @@ fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
     }
     let collection = runs.collection(&qrels, PoolDepth::DEFAULT);
     let settings = args.options.settings(PoolDepth::DEFAULT);
-    let replay = simulation::Replay::of(&collection, settings)
+    let replay = simulation::Replay::of(&collection, settings, args.options.margin())
         .map_err(|unusable| CliError::Usage(unusable.to_string()))?;
     report_simulation(&replay, args, None)
 }

@@ -15,7 +15,6 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::decision::Margin;
 use crate::domain::{Grade, PoolDepth, RaterName, Stars};
 
 mod agreement;
@@ -309,10 +308,6 @@ pub struct Settings {
     #[serde(serialize_with = "serialize_stars")]
     pub threshold: Stars,
     pub ap_denominator: ApDenominator,
-    /// How close to the leader the verdict counts a model as equivalent (0: never). It
-    /// changes no metric; the verdict states it beside its own numbers.
-    #[serde(skip)]
-    pub margin: Margin,
 }
 
 fn serialize_stars<S: Serializer>(stars: &Stars, serializer: S) -> Result<S::Ok, S::Error> {
@@ -330,7 +325,6 @@ impl Default for Settings {
             empty: Empty::default(),
             threshold: Stars::new(4).expect("4 is a valid number of stars"),
             ap_denominator: ApDenominator::default(),
-            margin: Margin::NONE,
         }
     }
 }

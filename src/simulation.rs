@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::decision::{adaptive_probabilities, list_disagreement, Monitor, Order, State};
+use crate::decision::{adaptive_probabilities, list_disagreement, Margin, Monitor, Order, State};
 use crate::domain::Grade;
 use crate::leaderboard::{self, Collection, Partial};
 use crate::metrics::{self, Settings};
@@ -84,6 +84,8 @@ impl Replayed {
 pub struct Replay {
     models: Vec<String>,
     settings: Settings,
+    /// The verdict's margin: models within it of the leader count as equivalent.
+    margin: Margin,
     targets: Vec<Replayed>,
     /// Each model's mean NDCG over all targets (an undefined NDCG counting 0, as in the
     /// verdict): the truth of the resampled world.
@@ -123,10 +125,11 @@ pub struct Plan {
 impl Replay {
     /// The fully rated targets of `study` as the leaderboard scores them under `settings`:
     /// each model's NDCG (from the scoring step), its top pool depth, its list, and the
-    /// judgments.
+    /// judgments; the verdict watches them with `margin`.
     pub fn of<K: Copy + Eq + Hash + Sync>(
         collection: &Collection<K>,
         settings: Settings,
+        margin: Margin,
     ) -> Result<Replay, ReplayError> {
         let count = collection.models.len();
         if count < 2 {
@@ -188,6 +191,7 @@ impl Replay {
         Ok(Replay {
             models: collection.models.clone(),
             settings,
+            margin,
             targets,
             means,
         })
@@ -240,7 +244,7 @@ impl Replay {
     pub fn run(&self, plan: Plan, seed: u64) -> Outcome {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let count = self.models.len();
-        let mut monitor = Monitor::new(self.models.clone(), plan.order, self.settings.margin);
+        let mut monitor = Monitor::new(self.models.clone(), plan.order, self.margin);
         let mut order: Vec<usize> = (0..self.targets.len()).collect();
         order.shuffle(&mut rng);
         // A replay takes the study's targets in this order, and ends with them.
@@ -291,7 +295,7 @@ impl Replay {
                 let declared = (standing.states.iter().enumerate())
                     .filter(|(_, state)| matches!(state, State::Leader | State::Equivalent))
                     .map(|(model, _)| model);
-                let margin = self.settings.margin.get();
+                let margin = self.margin.get();
                 wrong |= declared
                     .clone()
                     .any(|model| self.means[model] < top - margin - SAME_MEAN)
@@ -519,7 +523,7 @@ mod tests {
             k: std::num::NonZeroUsize::new(2).unwrap(),
             ..Settings::default()
         };
-        Replay::of(&study(gap), settings).unwrap()
+        Replay::of(&study(gap), settings, Margin::NONE).unwrap()
     }
 
     const RANDOM: Plan = Plan {

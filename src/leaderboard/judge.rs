@@ -286,7 +286,7 @@ pub fn with_judge<K: Copy + Eq + Hash + Sync>(
             raters.models.clone(),
             &judge_ndcg,
             &rated_in_order,
-            board.settings.margin,
+            board.margin,
             ahead,
         ) {
             Ok(decision) => board.decision = decision,
@@ -445,6 +445,7 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
 mod tests {
     use super::*;
 
+    use crate::decision::Margin;
     use crate::domain::PoolDepth;
     use crate::metrics::Settings;
 
@@ -453,7 +454,7 @@ mod tests {
     #[test]
     fn a_study_without_models_gets_an_empty_board() {
         let raters: Collection<u32> = Collection::of(Vec::new(), Vec::new(), PoolDepth::DEFAULT);
-        let board = Leaderboard::of(&raters, Settings::default(), Partial::Exclude);
+        let board = Leaderboard::of(&raters, Settings::default(), Margin::NONE, Partial::Exclude);
         let judged = JudgedTargets {
             name: JudgeName::new("empty").unwrap(),
             collection: Collection::of(Vec::new(), Vec::new(), PoolDepth::DEFAULT),

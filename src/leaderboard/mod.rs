@@ -23,7 +23,7 @@ use std::hash::Hash;
 
 use serde::Serialize;
 
-use crate::decision::Decision;
+use crate::decision::{Decision, Margin};
 use crate::domain::{Grade, PoolDepth, RaterName};
 use crate::metrics::{Judgments, Settings, TargetScores};
 use columns::{Column, Value};
@@ -381,6 +381,9 @@ impl TargetRow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Leaderboard {
     pub settings: Settings,
+    /// How close to the leader the verdict counts a model as equivalent (0: never): a setting
+    /// of the verdict, not of any metric.
+    pub margin: Margin,
     pub pool_depth: PoolDepth,
     /// Whether partly rated targets were evaluated.
     pub partial: Partial,
@@ -420,13 +423,14 @@ impl Leaderboard {
     }
 
     /// Scores and compares the models of `collection` under `settings`: [`score`], then
-    /// [`resample`].
+    /// [`resample`], the verdict with `margin`.
     pub fn of<K: Copy + Eq + Hash + Sync>(
         collection: &Collection<K>,
         settings: Settings,
+        margin: Margin,
         partial: Partial,
     ) -> Leaderboard {
-        resample(collection, score(collection, settings, partial))
+        resample(collection, score(collection, settings, partial), margin)
     }
 }
 

@@ -187,8 +187,12 @@ impl LeaderboardOptions {
             empty: self.empty.unwrap_or(defaults.empty),
             threshold: self.threshold.unwrap_or(defaults.threshold),
             ap_denominator: self.ap_denominator.unwrap_or(defaults.ap_denominator),
-            margin: self.margin.unwrap_or(defaults.margin),
         }
+    }
+
+    /// The verdict's margin these options ask for (none by default): it changes no metric.
+    pub fn margin(&self) -> Margin {
+        self.margin.unwrap_or(Margin::NONE)
     }
 
     /// The judgments these options ask for.

@@ -6,15 +6,20 @@
 
 use super::columns;
 use super::{verdict, Collection, Leaderboard, ModelRow, Scores, TargetRow};
+use crate::decision::Margin;
 use crate::metrics::{self, TargetScores};
 
-/// The leaderboard of `collection` from its `scores`.
-pub fn resample<K: Sync>(collection: &Collection<K>, scores: Scores) -> Leaderboard {
+/// The leaderboard of `collection` from its `scores`, its verdict with `margin`.
+pub fn resample<K: Sync>(
+    collection: &Collection<K>,
+    scores: Scores,
+    margin: Margin,
+) -> Leaderboard {
     let order = leaderboard_order(&collection.models, &scores.by_model);
     // The verdict is one thread's work, the resampling every thread's: side by side, the
     // resampling takes up what the verdict leaves of the cores.
     let (decision, models) = rayon::join(
-        || verdict(collection, &scores),
+        || verdict(collection, &scores, margin),
         || {
             let left_out: Vec<usize> = (0..collection.models.len())
                 .map(|model| {
@@ -37,6 +42,7 @@ pub fn resample<K: Sync>(collection: &Collection<K>, scores: Scores) -> Leaderbo
         .collect();
     Leaderboard {
         settings: scores.settings,
+        margin,
         pool_depth: collection.pool_depth,
         partial: scores.partial,
         judgments: None,

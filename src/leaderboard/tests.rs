@@ -60,6 +60,7 @@ fn board() -> Leaderboard {
     Leaderboard::of(
         &Collection::of(models, targets, pool_depth),
         settings(),
+        Margin::NONE,
         Partial::Include,
     )
 }
@@ -274,7 +275,7 @@ fn a_study_without_ratings_has_nothing_defined() {
         }],
         PoolDepth::DEFAULT,
     );
-    let board = Leaderboard::of(&study, settings(), Partial::Exclude);
+    let board = Leaderboard::of(&study, settings(), Margin::NONE, Partial::Exclude);
     let row = &board.models[0];
     assert_eq!((row.ndcg(), row.ci95, row.targets), (None, None, 0));
     assert_eq!(
@@ -288,7 +289,7 @@ fn a_study_without_ratings_has_nothing_defined() {
     );
     assert!(board.per_target.is_empty());
     let empty = Collection::<i64>::of(Vec::new(), Vec::new(), PoolDepth::DEFAULT);
-    let empty = Leaderboard::of(&empty, settings(), Partial::Exclude);
+    let empty = Leaderboard::of(&empty, settings(), Margin::NONE, Partial::Exclude);
     assert!(empty.models.is_empty());
     assert!(empty.to_table().lines().count() >= 3);
 }

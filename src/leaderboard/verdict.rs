@@ -3,11 +3,12 @@
 //! already has (nothing is scored again).
 
 use super::{Collection, Scores};
-use crate::decision::{self, Decision, TargetsAhead};
+use crate::decision::{self, Decision, Margin, TargetsAhead};
 
-/// The verdict of `collection` from its `scores`; `None` with fewer than two models or without the
-/// order the targets were completed in.
-pub fn verdict<K>(collection: &Collection<K>, scores: &Scores) -> Option<Decision> {
+/// The verdict of `collection` from its `scores`, models within `margin` of the leader counting
+/// as equivalent; `None` with fewer than two models or without the order the targets were
+/// completed in.
+pub fn verdict<K>(collection: &Collection<K>, scores: &Scores, margin: Margin) -> Option<Decision> {
     let completion = collection.completion.as_ref()?;
     let started = std::time::Instant::now();
     // `scores.evaluated` holds positions in ascending order: a fully rated target is among
@@ -33,18 +34,13 @@ pub fn verdict<K>(collection: &Collection<K>, scores: &Scores) -> Option<Decisio
         left: completion.population.saturating_sub(ndcg.len()),
         choosable: completion.choosable,
     };
-    let decision = decision::decide(
-        collection.models.clone(),
-        &ndcg,
-        scores.settings.margin,
-        ahead,
-    )
-    .unwrap_or_else(|error| {
-        // Every NDCG lies in [0, 1] and every target has a value per model: unreachable,
-        // yet a page without a verdict beats a page that fails.
-        tracing::warn!(%error, "no verdict");
-        None
-    });
+    let decision = decision::decide(collection.models.clone(), &ndcg, margin, ahead)
+        .unwrap_or_else(|error| {
+            // Every NDCG lies in [0, 1] and every target has a value per model: unreachable,
+            // yet a page without a verdict beats a page that fails.
+            tracing::warn!(%error, "no verdict");
+            None
+        });
     tracing::debug!(elapsed = ?started.elapsed(), targets = ndcg.len(), "the verdict");
     decision
 }

@@ -260,7 +260,7 @@ impl Replay {
         drawn: &[usize],
         judge: Option<(&JudgeValues, &[Vec<Option<f64>>])>,
     ) -> Watched {
-        let margin = self.settings.margin;
+        let margin = self.margin;
         let mut monitor = match judge {
             Some((_, judged)) => Monitor::with_judge(self.models.clone(), margin, judged)
                 .expect("the judge's values are NDCG, one per model"),
@@ -301,7 +301,7 @@ impl Replay {
     /// Whether a decision named a model that is not best (or, with a margin, not within it of
     /// the best), or named one best of a tie.
     fn declared_wrongly(&self, standing: &Standing, best: &[usize], top: f64) -> bool {
-        let margin = self.settings.margin.get();
+        let margin = self.margin.get();
         (standing.states.iter().enumerate())
             .filter(|(_, state)| matches!(state, State::Leader | State::Equivalent))
             .any(|(model, _)| self.means[model] < top - margin - SAME_MEAN)

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
 
+use paperjudge::decision::Margin;
 use paperjudge::domain::{PoolDepth, Stars};
 use paperjudge::leaderboard::{Collection, Leaderboard, Partial, TargetInput};
 use paperjudge::metrics::{
@@ -40,7 +41,6 @@ fn any_settings() -> impl Strategy<Value = Settings> {
                 empty,
                 threshold: Stars::new(threshold).unwrap(),
                 ap_denominator,
-                ..Settings::default()
             },
         )
 }
@@ -199,7 +199,7 @@ proptest! {
             })
             .collect();
         let study = Collection::of(models, targets, PoolDepth::DEFAULT);
-        let board = Leaderboard::of(&study, Settings::default(), Partial::Exclude);
+        let board = Leaderboard::of(&study, Settings::default(), Margin::NONE, Partial::Exclude);
         let second = &board.models[1];
         if second.ndcg().is_some() {
             prop_assert_eq!(second.p_value_vs_leader, Some(1.0));

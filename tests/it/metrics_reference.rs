@@ -178,7 +178,6 @@ fn seed_003_settings(k: usize) -> Settings {
         empty: Empty::Skip,
         threshold: stars(2),
         ap_denominator: ApDenominator::Hits,
-        ..Settings::default()
     }
 }
 

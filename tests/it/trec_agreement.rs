@@ -44,7 +44,6 @@ fn trec_settings(k: usize, unjudged: Unjudged) -> Settings {
         // trec_eval -l 3: rel >= 3, that is stars >= 4.
         threshold: Stars::new(4).unwrap(),
         ap_denominator: ApDenominator::Relevant,
-        ..Settings::default()
     }
 }
 

@@ -13,6 +13,7 @@ use tokio::sync::OnceCell;
 use super::{evaluate, Evaluated, EvaluationSet};
 use crate::db;
 use crate::db::evaluation::Revision;
+use crate::decision::Margin;
 use crate::leaderboard::{Leaderboard, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings};
 use crate::study::judges::JudgeVersion;
@@ -50,6 +51,7 @@ struct SetEntry {
 struct BoardKey {
     revision: Revision,
     settings: Settings,
+    margin: Margin,
     judgments: Judgments,
     partial: Partial,
     /// With a judge: which, at which revision of its grades.
@@ -72,6 +74,7 @@ impl Evaluations {
         let key = BoardKey {
             revision: set.revision,
             settings: options.settings(set.collection.pool_depth),
+            margin: options.margin(),
             judgments: options.judgments(),
             partial,
             judge: judge.clone(),

@@ -226,13 +226,14 @@ async fn evaluate(
 ) -> Result<Leaderboard, StudyError> {
     let set = set.clone();
     let settings = options.settings(set.collection.pool_depth);
+    let margin = options.margin();
     let judgments = options.judgments();
     crate::blocking::run(move || {
         let started = Instant::now();
         let collection = set.collection(&judgments)?;
         let scores = leaderboard::score(&collection, settings, partial);
         tracing::debug!(elapsed = ?started.elapsed(), "scored");
-        let mut board = leaderboard::resample(&collection, scores);
+        let mut board = leaderboard::resample(&collection, scores, margin);
         tracing::debug!(elapsed = ?started.elapsed(), "resampled");
         if set.has_raters {
             board.by_rater = Some(
