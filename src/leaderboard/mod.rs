@@ -29,7 +29,7 @@ use crate::metrics::{Judgments, Settings, TargetScores};
 use columns::{Column, Value};
 
 pub use judge::{with_judge, JudgeBoard, JudgePair, JudgedTargets, RatersOnly};
-pub use options::{LeaderboardOption, LeaderboardOptions, OPTIONS};
+pub use options::{LeaderboardOption, LeaderboardOptions, OnThePage, OPTIONS};
 pub use resample::resample;
 pub use score::{score, score_target, Scores};
 pub use verdict::verdict;

@@ -31,26 +31,54 @@ pub struct LeaderboardOptions {
 }
 
 /// One option: its name (`--name` on the command line, `name=` in an address), what the
-/// help says of it, and how it is read and written.
+/// help says of it, how it is read and written, and how the leaderboard page offers it.
 pub struct LeaderboardOption {
     pub name: &'static str,
     /// The name of its value in the command line's help.
     value_name: &'static str,
     help: &'static str,
+    pub on_the_page: OnThePage,
     /// Reads the option's value into the options; the message says what it must be.
     read: fn(&mut LeaderboardOptions, &str) -> Result<(), String>,
     /// The value given, as it is read back.
     written: fn(&LeaderboardOptions) -> Option<String>,
 }
 
-/// An entry of [`OPTIONS`]: the option's field, name, value name and help, and the function
-/// that reads its value (one that answers what a wrong value should be).
+/// How the leaderboard page's form offers an option: the page's form is made from [`OPTIONS`]
+/// alone, so that a new option is added in one place.
+pub enum OnThePage {
+    /// The cutoff: a number, the study's pool depth by default.
+    Cutoff,
+    /// One of fixed values, the one in force selected.
+    Choice {
+        help: &'static str,
+        values: fn() -> Vec<String>,
+        /// The value in force under these settings.
+        current: fn(&Settings) -> String,
+    },
+    /// In a study with raters: how one judgment per pair comes from their stars, offered
+    /// first (it says whose stars the rest is computed on).
+    Judgments { help: &'static str },
+    /// For the owner of a study with machine judges: none, or one of them.
+    Judge { help: &'static str },
+    /// Given in the address alone (`?margin=`): a setting of the verdict, not of the table.
+    AddressOnly,
+}
+
+/// The values of an option's type named as the option's values are written.
+fn names(names: &'static [&'static str]) -> Vec<String> {
+    names.iter().map(|&name| name.to_owned()).collect()
+}
+
+/// An entry of [`OPTIONS`]: the option's field, name, value name and help, the function that
+/// reads its value (one that answers what a wrong value should be), and how the page offers it.
 macro_rules! option {
-    ($field:ident, $name:literal, $value_name:literal, $help:expr, $parse:expr) => {
+    ($field:ident, $name:literal, $value_name:literal, $help:expr, $parse:expr, $page:expr) => {
         LeaderboardOption {
             name: $name,
             value_name: $value_name,
             help: $help,
+            on_the_page: $page,
             read: |options, text| {
                 options.$field = Some($parse(text)?);
                 Ok(())
@@ -70,21 +98,32 @@ pub static OPTIONS: [LeaderboardOption; 11] = [
         |text: &str| {
             (text.parse::<NonZeroUsize>())
                 .map_err(|_| format!("k must be a whole number from 1 up (got {text:?})"))
-        }
+        },
+        OnThePage::Cutoff
     ),
     option!(
         gain,
         "gain",
         "GAIN",
         "linear (gain = rel) or exponential (2^rel - 1) [default: linear]",
-        named
+        named,
+        OnThePage::Choice {
+            help: "linear: gain = rel; exponential: 2^rel − 1",
+            values: || names(Gain::NAMES),
+            current: |settings| settings.gain.as_str().to_owned(),
+        }
     ),
     option!(
         relevance,
         "relevance",
         "RELEVANCE",
         "stars-minus-one or stars [default: stars-minus-one]",
-        named
+        named,
+        OnThePage::Choice {
+            help: "rel = stars − 1 (1 star is worth nothing), or rel = stars",
+            values: || names(Relevance::NAMES),
+            current: |settings| settings.relevance.as_str().to_owned(),
+        }
     ),
     option!(
         ideal,
@@ -92,21 +131,36 @@ pub static OPTIONS: [LeaderboardOption; 11] = [
         "IDEAL",
         "judged (all judged papers of the target) or list (the list's own top k) \
          [default: judged]",
-        named
+        named,
+        OnThePage::Choice {
+            help: "judged: all judged papers of the target; list: the list's own top k",
+            values: || names(Ideal::NAMES),
+            current: |settings| settings.ideal.as_str().to_owned(),
+        }
     ),
     option!(
         unjudged,
         "unjudged",
         "UNJUDGED",
         "zero (unrated papers count 0) or skip (removed before the cutoff) [default: zero]",
-        named
+        named,
+        OnThePage::Choice {
+            help: "zero: unrated papers count 0; skip: removed before the cutoff",
+            values: || names(Unjudged::NAMES),
+            current: |settings| settings.unjudged.as_str().to_owned(),
+        }
     ),
     option!(
         empty,
         "empty",
         "EMPTY",
         "skip or zero: targets where a metric is undefined [default: skip]",
-        named
+        named,
+        OnThePage::Choice {
+            help: "a target with nothing relevant: left out (skip) or 0 (zero)",
+            values: || names(Empty::NAMES),
+            current: |settings| settings.empty.as_str().to_owned(),
+        }
     ),
     option!(
         threshold,
@@ -117,6 +171,11 @@ pub static OPTIONS: [LeaderboardOption; 11] = [
             (text.parse::<Stars>()).map_err(|_| {
                 format!("threshold must be a number of stars from 1 to 5 (got {text:?})")
             })
+        },
+        OnThePage::Choice {
+            help: "least stars that count as relevant for P, R, F1, AP and RR",
+            values: || (1..=5).map(|stars: u8| stars.to_string()).collect(),
+            current: |settings| settings.threshold.to_string(),
         }
     ),
     option!(
@@ -124,7 +183,12 @@ pub static OPTIONS: [LeaderboardOption; 11] = [
         "ap-denominator",
         "AP_DENOMINATOR",
         "relevant, hits or min-k-relevant [default: relevant]",
-        named
+        named,
+        OnThePage::Choice {
+            help: "AP over all relevant papers, the hits in the top k, or min(k, relevant)",
+            values: || names(ApDenominator::NAMES),
+            current: |settings| settings.ap_denominator.as_str().to_owned(),
+        }
     ),
     option!(
         margin,
@@ -132,7 +196,8 @@ pub static OPTIONS: [LeaderboardOption; 11] = [
         "MARGIN",
         "The verdict counts a model whose difference from the leader lies within ±this (in \
          NDCG, at the verdict's confidence) as equivalent to it [default: none]",
-        |text: &str| text.parse::<Margin>()
+        |text: &str| text.parse::<Margin>(),
+        OnThePage::AddressOnly
     ),
     option!(
         judgments,
@@ -140,7 +205,11 @@ pub static OPTIONS: [LeaderboardOption; 11] = [
         "JUDGMENTS",
         "One judgment per pair from its raters' stars: lower-median, upper-median, mean or \
          rater:NAME (that rater's stars alone) [default: lower-median]",
-        |text: &str| text.parse::<Judgments>()
+        |text: &str| text.parse::<Judgments>(),
+        OnThePage::Judgments {
+            help: "one judgment per pair from its raters' stars: their median (the lower or the \
+                   higher of two middle ones), their mean, or one rater's stars alone",
+        }
     ),
     option!(
         judge,
@@ -151,7 +220,12 @@ pub static OPTIONS: [LeaderboardOption; 11] = [
          [default: none]",
         |text: &str| text
             .parse::<JudgeName>()
-            .map_err(|invalid| invalid.to_string())
+            .map_err(|invalid| invalid.to_string()),
+        OnThePage::Judge {
+            help: "a machine judge whose grades of the targets nobody rated narrow the NDCG's \
+                   intervals and the verdict's (prediction-powered; the raters' figures shown \
+                   beside)",
+        }
     ),
 ];
 

@@ -20,9 +20,10 @@ use super::WebError;
 use crate::domain::JudgeName;
 use crate::leaderboard::columns::{self, Value, COLUMNS};
 use crate::leaderboard::{
-    JudgeBoard, Leaderboard, ModelRow, Partial, TargetCounts, SIGNIFICANCE_LEVEL,
+    JudgeBoard, Leaderboard, LeaderboardOption, ModelRow, OnThePage, Partial, TargetCounts,
+    OPTIONS, SIGNIFICANCE_LEVEL,
 };
-use crate::metrics::{ApDenominator, Empty, Gain, Ideal, Judgments, Relevance, Settings, Unjudged};
+use crate::metrics::{Judgments, Settings};
 use crate::study::{Evaluated, Study};
 use chart::Chart;
 use query::{Sort, SortBy};
@@ -514,100 +515,54 @@ impl Choice {
             .collect();
         Choice { name, help, values }
     }
-
-    fn of(name: &'static str, help: &'static str, names: &[&str], current: &str) -> Choice {
-        Choice::new(
-            name,
-            help,
-            names.iter().map(|&name| name.to_owned()),
-            current.to_owned(),
-        )
-    }
 }
 
 impl OptionsForm {
-    /// The form for `board`; with raters, a choice of judgments too: the combinations, and for
-    /// the owner each rater's stars alone (for a rater, their own); for the owner of a study
-    /// with judges, a choice of judge.
+    /// The form for `board`, made from [`OPTIONS`]: a select for each option with fixed
+    /// values; with raters, the choice of judgments first (the combinations, and for the owner
+    /// each rater's stars alone; for a rater, their own); for the owner of a study with judges,
+    /// a choice of judge.
     fn new(board: &Leaderboard, sort: Sort, signed: &Signed, judges: &[JudgeName]) -> OptionsForm {
         let s: &Settings = &board.settings;
-        let judgments = board.judgments.as_ref().map(|current| {
-            let raters = (board.by_rater.iter().flatten())
-                .map(|own| own.rater.clone())
-                .filter(|name| signed.0.is_owner() || *name == signed.0.name);
-            let values = ["lower-median", "upper-median", "mean"]
-                .map(str::to_owned)
-                .into_iter()
-                .chain(raters.map(|name| Judgments::Rater(name).to_string()));
-            Choice::new(
-                "judgments",
-                "one judgment per pair from its raters' stars: their median (the lower or the \
-                 higher of two middle ones), their mean, or one rater's stars alone",
-                values,
-                current.to_string(),
-            )
-        });
-        OptionsForm {
-            k: s.k.get(),
-            pool_depth: board.pool_depth.get(),
-            choices: judgments
-                .into_iter()
-                .chain([
-                    Choice::of(
-                        "gain",
-                        "linear: gain = rel; exponential: 2^rel − 1",
-                        Gain::NAMES,
-                        s.gain.as_str(),
-                    ),
-                    Choice::of(
-                        "relevance",
-                        "rel = stars − 1 (1 star is worth nothing), or rel = stars",
-                        Relevance::NAMES,
-                        s.relevance.as_str(),
-                    ),
-                    Choice::of(
-                        "ideal",
-                        "judged: all judged papers of the target; list: the list's own top k",
-                        Ideal::NAMES,
-                        s.ideal.as_str(),
-                    ),
-                    Choice::of(
-                        "unjudged",
-                        "zero: unrated papers count 0; skip: removed before the cutoff",
-                        Unjudged::NAMES,
-                        s.unjudged.as_str(),
-                    ),
-                    Choice::of(
-                        "empty",
-                        "a target with nothing relevant: left out (skip) or 0 (zero)",
-                        Empty::NAMES,
-                        s.empty.as_str(),
-                    ),
-                    Choice::new(
-                        "threshold",
-                        "least stars that count as relevant for P, R, F1, AP and RR",
-                        (1..=5).map(|stars: u8| stars.to_string()),
-                        s.threshold.to_string(),
-                    ),
-                    Choice::of(
-                        "ap-denominator",
-                        "AP over all relevant papers, the hits in the top k, or min(k, relevant)",
-                        ApDenominator::NAMES,
-                        s.ap_denominator.as_str(),
-                    ),
-                ])
-                .chain((!judges.is_empty()).then(|| {
+        let offered = |option: &LeaderboardOption| -> Option<Choice> {
+            match option.on_the_page {
+                OnThePage::Choice {
+                    help,
+                    values,
+                    current,
+                } => Some(Choice::new(option.name, help, values(), current(s))),
+                OnThePage::Judgments { help } => {
+                    let current = board.judgments.as_ref()?;
+                    let raters = (board.by_rater.iter().flatten())
+                        .map(|own| own.rater.clone())
+                        .filter(|name| signed.0.is_owner() || *name == signed.0.name);
+                    let values = ["lower-median", "upper-median", "mean"]
+                        .map(str::to_owned)
+                        .into_iter()
+                        .chain(raters.map(|name| Judgments::Rater(name).to_string()));
+                    Some(Choice::new(option.name, help, values, current.to_string()))
+                }
+                OnThePage::Judge { help } => (!judges.is_empty()).then(|| {
                     let current = board.judge.as_ref().map(|judge| judge.name.to_string());
                     Choice::new(
-                        "judge",
-                        "a machine judge whose grades of the targets nobody rated narrow the \
-                         NDCG's intervals and the verdict's (prediction-powered; the raters' \
-                         figures shown beside)",
+                        option.name,
+                        help,
                         std::iter::once(String::new())
                             .chain(judges.iter().map(ToString::to_string)),
                         current.unwrap_or_default(),
                     )
-                }))
+                }),
+                OnThePage::Cutoff | OnThePage::AddressOnly => None,
+            }
+        };
+        let whose_stars =
+            |option: &&LeaderboardOption| matches!(option.on_the_page, OnThePage::Judgments { .. });
+        OptionsForm {
+            k: s.k.get(),
+            pool_depth: board.pool_depth.get(),
+            choices: (OPTIONS.iter().filter(whose_stars))
+                .chain(OPTIONS.iter().filter(|option| !whose_stars(option)))
+                .filter_map(offered)
                 .collect(),
             include_partial: board.partial == Partial::Include,
             sort: sort.by.as_str(),

@@ -577,3 +577,40 @@ async fn a_study_without_ratings_says_so() {
     assert!(!page.contains("<svg"));
     assert!(!page.contains("id=\"board-table\""));
 }
+
+/// The form offers every option of `leaderboard::OPTIONS` that has fixed values, each with all
+/// of them and the one in force selected; the margin, a setting of the verdict, is left to the
+/// address. A new option with fixed values is on the page once it is in OPTIONS.
+#[tokio::test]
+async fn the_form_offers_every_option_with_fixed_values_from_options_alone() {
+    use paperjudge::leaderboard::{OnThePage, OPTIONS};
+    use paperjudge::metrics::Settings;
+    let app = rated_study().await;
+    let page = Page::parse(&app.get_text("/leaderboard?gain=exponential").await);
+    let settings = Settings {
+        gain: paperjudge::metrics::Gain::Exponential,
+        ..Settings::default()
+    };
+    let mut offered = 0;
+    for option in &OPTIONS {
+        let select = format!("select#option-{}", option.name);
+        match option.on_the_page {
+            OnThePage::Choice {
+                values, current, ..
+            } => {
+                let options = format!("{select} option");
+                assert_eq!(page.attrs(&options, "value"), values(), "{}", option.name);
+                assert_eq!(
+                    page.attrs(&format!("{options}[selected]"), "value"),
+                    [current(&settings)],
+                    "{}",
+                    option.name
+                );
+                offered += 1;
+            }
+            _ => assert!(page.attrs(&select, "name").is_empty(), "{}", option.name),
+        }
+    }
+    assert_eq!(offered, 7);
+    assert_eq!(page.attrs("input#option-k", "value"), ["8"]);
+}
