@@ -5,6 +5,9 @@
 //! Both faces, the command line ([`cli`]) and the web app ([`web::run`], which the tests build
 //! on any port), work on a study through one handle, [`study::Study`].
 
+// No unsafe code anywhere in the app: the compiler keeps it so.
+#![forbid(unsafe_code)]
+
 pub mod blocking;
 pub mod checks;
 pub mod cli;
