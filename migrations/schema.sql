@@ -11,7 +11,7 @@
 -- whichever path writes (a rating from the browser, an import, an undo, a choice of targets,
 -- pruning), so the rule holds in every committed state and cannot be forgotten by a new path.
 -- The other rules of the study live in src/study/ (who may rate what, what a choice or undo
--- does) and in src/db/ (the pool's rule, what /next offers); ARCHITECTURE.md says which.
+-- does) and in src/study/db/ (the pool's rule, what /next offers); ARCHITECTURE.md says which.
 
 -- One row: the study's settings.
 CREATE TABLE study (
@@ -123,7 +123,7 @@ CREATE TABLE targets (
     active       INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1)),
     -- Drawn at random once: the order /next offers targets in.
     order_key    INTEGER NOT NULL,
-    -- Pairs in its blind pool (written with the pool, src/db/blind_pool.rs).
+    -- Pairs in its blind pool (written with the pool, src/study/db/blind_pool.rs).
     pooled       INTEGER NOT NULL DEFAULT 0 CHECK (pooled >= 0),
     -- Pairs with a rating, by anyone.
     rated        INTEGER NOT NULL DEFAULT 0 CHECK (rated >= 0),
@@ -254,7 +254,7 @@ WHERE s.id = 1;
 
 -- The raters each target needs under the plan: one more for the share of targets the overlap
 -- picks by their random order key, never more than there are raters. `targets.needed` is
--- written from it after every change of the plan or of the raters (src/db/raters.rs).
+-- written from it after every change of the plan or of the raters (src/study/db/raters.rs).
 CREATE VIEW target_needs AS
 SELECT t.target_id,
        MIN(p.per_target

@@ -92,7 +92,7 @@ impl<'r> sqlx::Decode<'r, sqlx::Sqlite> for Stars {
     }
 }
 
-/// The same through SQLite stepped directly (see `db::direct`).
+/// The same through SQLite stepped directly (see `study::db::direct`).
 impl rusqlite::types::FromSql for Stars {
     fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
         Stars::try_from(value.as_i64()?)

@@ -11,12 +11,10 @@
 pub mod blocking;
 pub mod checks;
 pub mod cli;
-pub mod db;
 pub mod decision;
 pub mod demo;
 pub mod domain;
 pub mod export;
-pub mod import;
 pub mod leaderboard;
 pub mod lists;
 pub mod metrics;
@@ -26,3 +24,8 @@ pub mod simulation;
 pub mod study;
 pub mod terminal;
 pub mod web;
+pub mod words;
+
+// Files in: an import is a command of the study (the study's own folder), and its formats,
+// options and summaries are what the faces name.
+pub use study::import;

@@ -18,9 +18,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{plural, Refusal, Study, StudyError};
-use crate::db::targets::{self, TargetChoice};
-use crate::db::{self, blind_pool::BlindPoolChange};
 use crate::domain::{PaperId, PaperKey};
+use crate::study::db::targets::{self, TargetChoice};
+use crate::study::db::{self, blind_pool::BlindPoolChange};
 
 /// What a choice did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -12,8 +12,8 @@ use std::fmt;
 use rand::SeedableRng;
 
 use super::{BlindPoolChange, Study, StudyError};
-use crate::db;
 use crate::leaderboard::{LeaderboardOptions, Partial};
+use crate::study::db;
 
 /// Whether the study prunes, and the models pruned.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,12 +4,12 @@ use super::{
     BlindPoolRow, Hit, Listing, Overview, Paper, Progress, Rater, RatingRow, Refusal, Study,
     StudyError, StudyStatus, TargetSummary,
 };
-use crate::db;
-use crate::db::targets::RaterOverview;
 use crate::domain::{PaperId, PaperKey, RaterId, Stars};
 use crate::metrics::Judgments;
+use crate::study::db;
+use crate::study::db::targets::RaterOverview;
 
-pub use crate::db::targets::PooledPaper;
+pub use crate::study::db::targets::PooledPaper;
 
 /// A target's rating page for one rater: the target, its pooled papers in the blind order with
 /// the rater's stars, and the target to rate after it.

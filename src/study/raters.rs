@@ -10,10 +10,10 @@ use serde::Serialize;
 
 use super::{Refusal, Study, StudyError};
 use crate::blocking;
-use crate::db;
-use crate::db::raters::{Plan, RaterRow};
 use crate::domain::{RaterId, RaterName};
 use crate::password;
+use crate::study::db;
+use crate::study::db::raters::{Plan, RaterRow};
 
 /// Who is signed in: the owner or one of the raters.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,9 +14,9 @@
 use sqlx::SqliteConnection;
 
 use super::{Progress, Rater, Refusal, Study, StudyError};
-use crate::db;
-use crate::db::ratings::{Pair, Source, Undone};
 use crate::domain::{PaperId, PaperKey, RaterId, Stars};
+use crate::study::db;
+use crate::study::db::ratings::{Pair, Source, Undone};
 
 /// What an undo did: the paper whose rating went back, and to which stars. `undone` is false
 /// with a `paper` when another browser of the rater (or an import) changed that rating after

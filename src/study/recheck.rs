@@ -4,9 +4,9 @@
 //! re-checks their own ratings only.
 
 use super::{Paper, Rater, RecheckProgress, Refusal, Study, StudyError};
-use crate::db;
-use crate::db::checks::NewRecheck;
 use crate::domain::{PaperId, RaterId, Stars};
+use crate::study::db;
+use crate::study::db::checks::NewRecheck;
 
 /// What the re-check page shows: how far the re-checking is, and a pair to re-check (the
 /// target and the paper), drawn at random among the rated pairs of finished targets not

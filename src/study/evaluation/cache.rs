@@ -11,10 +11,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::OnceCell;
 
 use super::{evaluate, Evaluated, EvaluationSet};
-use crate::db;
-use crate::db::evaluation::Revision;
 use crate::leaderboard::{Leaderboard, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings};
+use crate::study::db;
+use crate::study::db::evaluation::Revision;
 use crate::study::{Study, StudyError};
 
 /// Leaderboards kept for the current revision: the default view, the page under a few other

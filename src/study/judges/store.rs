@@ -6,10 +6,10 @@ use std::path::Path;
 
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::db::direct::open_reader;
-use crate::db::evaluation::List;
 use crate::domain::{JudgeName, ModelId, PaperId, PaperKey, Stars};
 use crate::import::judgments::StagedGrade;
+use crate::study::db::direct::open_reader;
+use crate::study::db::evaluation::List;
 
 /// A judge as stored.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
@@ -398,7 +398,7 @@ pub(super) async fn load_judged(
         ))?)
         .query_map([judge], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
-        let depth = depth.max(crate::db::study::pool_depth_directly(&tx)?.get() as usize);
+        let depth = depth.max(crate::study::db::study::pool_depth_directly(&tx)?.get() as usize);
         let lists = read_lists(&tx, &judged, judge, depth)?;
         let left_out = (tx.prepare(&format!(
             "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({judged})

@@ -11,6 +11,7 @@
 //! follows the researcher's own papers file; `/next` offers them in a random order fixed
 //! once per target (`order_key`).
 
+use crate::words::thousands;
 use std::fmt;
 
 use rand::Rng;
@@ -168,22 +169,6 @@ impl Overview {
             ),
         }
     }
-}
-
-/// A count with thousands separated by commas: 40,000.
-pub fn thousands(count: i64) -> String {
-    let digits = count.unsigned_abs().to_string();
-    let mut text = String::new();
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            text.push(',');
-        }
-        text.push(digit);
-    }
-    if count < 0 {
-        text.insert(0, '-');
-    }
-    text
 }
 
 pub async fn overview<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Overview, sqlx::Error> {
@@ -654,16 +639,6 @@ pub async fn is_unblinded(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thousands_are_separated() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(40000), "40,000");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(thousands(-1234), "-1,234");
-    }
 
     fn overview(choice: TargetChoice, active: i64, candidates: i64) -> Overview {
         Overview {

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::num::NonZeroI64;
 
 use super::super::{Problem, Problems};
-use crate::db::papers::PaperIndex;
-use crate::db::recommendations::NewEntry;
+use crate::study::db::papers::PaperIndex;
+use crate::study::db::recommendations::NewEntry;
 
 /// One row of the file, its ids resolved: 32 bytes, so that the 6.4 million rows of a large
 /// study take about 200 MB.

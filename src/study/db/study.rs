@@ -64,7 +64,7 @@ fn valid_pool_depth(stored: i64) -> PoolDepth {
 /// Marks a change of what the evaluation reads, other than a rating: call once per import and
 /// once per change of the targets chosen, inside its transaction. Ratings need no call: each
 /// change of one adds a row to the rating history, whose last id is the other half of the
-/// revision (see [`crate::db::evaluation::Revision`]).
+/// revision (see [`crate::study::db::evaluation::Revision`]).
 pub async fn bump_revision(conn: &mut SqliteConnection) -> Result<(), sqlx::Error> {
     sqlx::query(BUMP_REVISION).execute(conn).await?;
     Ok(())

@@ -14,10 +14,10 @@ use time::OffsetDateTime;
 use super::input::{self, Header};
 use super::records::{Parse, Records};
 use super::{Format, InvalidInput, KnownRater, Problem, Problems, RowsRead, Summary};
-use crate::db::papers::PaperIndex;
-use crate::db::ratings::Pair;
-use crate::db::{self, blind_pool, ratings};
 use crate::domain::{PaperKey, RaterId, RaterName, Stars};
+use crate::study::db::papers::PaperIndex;
+use crate::study::db::ratings::Pair;
+use crate::study::db::{self, blind_pool, ratings};
 
 /// How to read a ratings file.
 #[derive(Debug, Clone, Default)]

@@ -50,3 +50,28 @@ pub async fn top_lists(
     tx.commit().await?;
     Ok(Some(papers))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::PaperId;
+    use crate::study::db::{papers, small_study};
+
+    /// The per-target view's lists are refused by the data layer too, whoever asks, until the
+    /// target is fully rated.
+    #[tokio::test]
+    async fn the_lists_of_a_target_not_fully_rated_are_not_read() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let study = small_study(dir.path()).await;
+        let connections = &study.connections;
+        let key = async |id: &str| {
+            (papers::id_of(connections, &PaperId::given(id)).await)
+                .expect("read")
+                .expect("a paper")
+        };
+        let (t1, t2) = (key("T1").await, key("T2").await);
+        assert_eq!(top_lists(connections, t2, 8).await.expect("read"), None);
+        let t1_lists = top_lists(connections, t1, 8).await.expect("read");
+        assert_eq!(t1_lists.map(|lists| lists.len()), Some(3));
+    }
+}

@@ -12,8 +12,8 @@ use std::io::Read;
 use super::input::{self, Header};
 use super::records::{Parse, Records};
 use super::{Format, InvalidInput, Problem, Problems, RowsRead};
-use crate::db::papers::PaperIndex;
 use crate::domain::{JudgeName, PaperKey, Stars};
+use crate::study::db::papers::PaperIndex;
 
 /// How to read a judgments file: whose grades it holds.
 #[derive(Debug, Clone)]

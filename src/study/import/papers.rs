@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::input::{self, Header};
 use super::records::{Parse, Records};
 use super::{check_paper_id, Format, InvalidInput, Problem, Problems, RowsRead, Summary};
-use crate::db::papers::{self, NewPaper, PaperWriter, Upserted};
+use crate::study::db::papers::{self, NewPaper, PaperWriter, Upserted};
 
 /// A papers file, read and checked.
 pub struct Staged {

@@ -24,11 +24,6 @@ use sqlx::sqlite::{
     SqliteSynchronous,
 };
 
-/// Opens (creating if missing) the study file and brings its schema up to date.
-pub async fn open(path: &Path) -> Result<SqlitePool, sqlx::Error> {
-    open_with(connect_options(path)).await
-}
-
 /// How every connection to the study file is set up.
 ///
 /// WAL lets the web app read while a rating commits; `synchronous = FULL` makes every commit
@@ -331,6 +326,45 @@ pub fn now_rfc3339() -> String {
         .expect("zero nanoseconds is always valid");
     now.format(&time::format_description::well_known::Rfc3339)
         .expect("a UTC date always formats as RFC 3339")
+}
+
+/// A small study of two targets for the data layer's own tests: T1 (pooled P1, P2, P3, every
+/// pair rated) and T2 (pooled P1, P2, one pair rated), from the lists of models a and b, made
+/// through the study's import as a file would be.
+#[cfg(test)]
+pub(super) async fn small_study(dir: &Path) -> crate::study::Study {
+    use rand::SeedableRng;
+
+    use crate::import::{recommendations, Format, Kind};
+    use crate::study::{ImportFile, Study};
+
+    let study = Study::open(&dir.join("study.db")).await.expect("a study");
+    let files = [
+        (
+            Kind::Papers(Format::Csv),
+            "id,title\nT1,One\nT2,Two\nP1,A\nP2,B\nP3,C\n",
+        ),
+        (
+            Kind::Recommendations(recommendations::Options {
+                format: Format::Csv,
+                model: None,
+            }),
+            "model,target,rank,paper\na,T1,2,P2\na,T1,1,P1\nb,T1,1,P3\na,T2,1,P1\nb,T2,1,P2\n",
+        ),
+        (
+            Kind::Ratings(Default::default()),
+            "target,paper,stars\nT1,P1,5\nT1,P2,3\nT1,P3,1\nT2,P1,4\n",
+        ),
+    ];
+    for (kind, text) in files {
+        let file = ImportFile::new("test.csv", std::io::Cursor::new(text.as_bytes().to_vec()));
+        let rng = rand::rngs::StdRng::seed_from_u64(1);
+        study
+            .import(kind, vec![file], rng, ())
+            .await
+            .expect("imported");
+    }
+    study
 }
 
 #[cfg(test)]

@@ -196,7 +196,7 @@ fn parse_rank(text: &str, line: u64) -> Result<Option<i64>, Problem> {
     }
 }
 
-pub(in crate::import) fn parse_score(text: &str, line: u64) -> Result<Option<f64>, Problem> {
+pub(in crate::study::import) fn parse_score(text: &str, line: u64) -> Result<Option<f64>, Problem> {
     if text.is_empty() {
         return Ok(None);
     }

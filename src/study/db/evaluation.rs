@@ -125,6 +125,7 @@ pub async fn load(path: &Path, depth: usize) -> rusqlite::Result<Snapshot> {
 }
 
 /// What [`load`] reads, read in one transaction: slower, and never mixes two revisions.
+#[cfg(test)]
 pub async fn load_in_one_transaction(path: &Path, depth: usize) -> rusqlite::Result<Snapshot> {
     let path = path.to_owned();
     crate::blocking::run(move || read_in_one_transaction(&path, depth)).await
@@ -457,5 +458,58 @@ mod tests {
                 assert_eq!(lists, (depth, expected), "{in_order} {depth} {half:?}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod loaded {
+    use super::*;
+    use crate::domain::PaperId;
+    use crate::study::db::{papers, small_study};
+
+    #[tokio::test]
+    async fn the_reads_at_once_equal_the_read_in_one_transaction() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let study = small_study(dir.path()).await;
+        let path = &dir.path().join("study.db");
+        let key = |id: &'static str| {
+            let connections = study.connections.clone();
+            async move {
+                (papers::id_of(&connections, &PaperId::given(id)).await)
+                    .expect("read")
+                    .expect("a paper")
+            }
+        };
+        let (t1, t2) = (key("T1").await, key("T2").await);
+
+        for depth in [0, 2, usize::MAX] {
+            let snapshot = load(path, depth).await.expect("loaded");
+            let one = load_in_one_transaction(path, depth).await.expect("loaded");
+            assert_eq!(snapshot, one, "depth {depth}");
+            assert_eq!(snapshot.depth, depth.max(8), "at least the pool depth");
+        }
+        let snapshot = load(path, 0).await.expect("loaded");
+        let targets: Vec<(&str, bool)> = (snapshot.targets.iter())
+            .map(|target| (target.external_id.as_str(), target.fully_rated))
+            .collect();
+        assert_eq!(targets, [("T1", true), ("T2", false)]);
+        let t2_ratings = (snapshot.ratings.iter())
+            .find(|rated| rated.target == t2)
+            .map(|rated| rated.ratings.clone());
+        let p1 = key("P1").await;
+        assert_eq!(
+            t2_ratings,
+            Some(vec![(p1, RaterId::OWNER, Stars::new(4).expect("stars"))])
+        );
+        // Lists in ranked order, whatever order the file and SQLite gave them in.
+        let a = (snapshot.models.iter())
+            .find(|(_, name)| name == "a")
+            .map(|(id, _)| *id)
+            .expect("model a");
+        let a_t1 = (snapshot.lists.iter())
+            .find(|(target, model, _)| (*target, *model) == (t1, a))
+            .map(|(_, _, papers)| papers.clone());
+        assert_eq!(a_t1, Some(vec![p1, key("P2").await]));
+        assert_eq!(snapshot.lists.len(), 4, "two models' lists of T1 and of T2");
     }
 }

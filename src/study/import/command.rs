@@ -19,14 +19,14 @@ use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 
-use super::{Refusal, Study, StudyError};
 use crate::blocking;
-use crate::db::papers::PaperIndex;
-use crate::db::{self, direct, Writer};
 use crate::demo;
 use crate::import::{
     self, judgments, ratings, Bulk, BulkKind, Format, InvalidInput, Kind, RowsRead, Summary,
 };
+use crate::study::db::papers::PaperIndex;
+use crate::study::db::{self, direct, Writer};
+use crate::study::{Refusal, Study, StudyError};
 
 /// One file to import: its name, as problems give it, and its bytes.
 pub struct ImportFile {
@@ -203,7 +203,7 @@ impl Study {
     }
 
     /// A machine judge's grades: every file read first, then all written in one transaction
-    /// on the import's own connection, apart from the ratings (see [`super::judges`]): the
+    /// on the import's own connection, apart from the ratings (see [`crate::study::judges`]): the
     /// study's revision does not move, since no number of the raters' changes.
     async fn import_judgments(
         &self,
@@ -235,8 +235,12 @@ impl Study {
             let mut summary = Summary::new("judgments");
             for (index, file) in staged.into_iter().enumerate() {
                 progress.writing(index);
-                summary +=
-                    super::judges::write_imported(tx, &options.judge, &file.grades, file.read)?;
+                summary += crate::study::judges::write_imported(
+                    tx,
+                    &options.judge,
+                    &file.grades,
+                    file.read,
+                )?;
             }
             Ok(summary)
         })

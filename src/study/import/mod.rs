@@ -10,6 +10,7 @@
 //! are written directly on a connection of the import's own ([`Bulk::write`]); ratings as the
 //! raters' are ([`ratings::Staged::write`]); a judge's grades apart from both, by the study.
 
+mod command;
 mod input;
 pub mod judgments;
 pub mod papers;
@@ -27,9 +28,11 @@ use std::sync::Arc;
 
 use rand::Rng;
 
-use crate::db::papers::PaperIndex;
-pub use crate::db::raters::KnownRater;
 use crate::domain::PaperId;
+use crate::study::db::papers::PaperIndex;
+pub use crate::study::db::raters::KnownRater;
+
+pub use command::{ImportFile, ImportProgress};
 
 /// What a file holds, and how to read it.
 #[derive(Debug, Clone)]
