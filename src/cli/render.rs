@@ -64,7 +64,7 @@ pub(super) fn targets_csv(targets: &[TargetSummary]) -> Result<String, csv::Erro
 }
 
 /// The raters' lines of `status`: each rater's ratings and targets; nothing without raters.
-pub(super) fn raters_status(raters: &[crate::study::RaterRow]) -> String {
+pub(super) fn raters_status(raters: &[crate::study::RaterProgress]) -> String {
     let lines: String = (raters.iter())
         .map(|rater| {
             let line = format!(
@@ -82,7 +82,7 @@ pub(super) fn raters_status(raters: &[crate::study::RaterRow]) -> String {
 }
 
 /// The plan in words: "each target rated by 1 rater, and 10% of them by one more".
-pub(super) fn plan_in_words(plan: &crate::study::Plan) -> String {
+pub(super) fn plan_in_words(plan: &crate::study::RatingPlan) -> String {
     let per_target = match plan.per_target {
         1 => "each target rated by 1 rater".to_owned(),
         count => format!("each target rated by {count} raters"),

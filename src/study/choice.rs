@@ -18,8 +18,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{plural, Refusal, Study, StudyError};
+use crate::domain::TargetChoice;
 use crate::domain::{PaperId, PaperKey};
-use crate::study::db::targets::{self, TargetChoice};
+use crate::study::db::targets;
 use crate::study::db::{self, blind_pool::BlindPoolChange};
 
 /// What a choice did.

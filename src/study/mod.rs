@@ -26,6 +26,7 @@ mod raters;
 mod rating;
 mod recheck;
 mod settings;
+mod status;
 mod upload;
 
 use std::path::{Path, PathBuf};
@@ -42,10 +43,10 @@ pub use choice::{Chosen, DropRule, Dropped};
 pub use db::blind_pool::{BlindPoolChange, BlindPoolRow};
 pub use db::checks::RecheckProgress;
 pub use db::papers::{Hit, Paper, MARK_END, MARK_START};
-pub use db::raters::{Plan, RaterRow};
 pub use db::ratings::RatingRow;
-pub use db::study::StudyStatus;
-pub use db::targets::{Listing, Overview, Progress, RaterOverview, TargetChoice, TargetSummary};
+pub use db::targets::{Listing, Overview, RaterOverview, TargetSummary};
+// Values of the domain the study's views carry, named where the views are.
+pub use crate::domain::{Progress, TargetChoice};
 pub use db::unblinded::ListedPaper;
 use error::plural;
 pub use error::{Cause, Refusal, StudyError};
@@ -53,9 +54,10 @@ pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
 pub use import::{ImportFile, ImportProgress};
 pub use pruning::Pruning;
 pub use queries::{NextTarget, PooledPaper, RatingPage, Search, TargetList};
-pub use raters::{Added, Credential, Rater, Raters};
+pub use raters::{Added, Credential, Rater, RaterProgress, Raters, RatingPlan};
 pub use rating::Undo;
 pub use recheck::Recheck;
+pub use status::StudyStatus;
 pub use upload::{JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT};
 
 /// One study file, as the app works on it. Cloning it is cheap: clones share the connections,

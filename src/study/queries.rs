@@ -2,7 +2,7 @@
 
 use super::{
     BlindPoolRow, Hit, Listing, Overview, Paper, Progress, Rater, RatingRow, Refusal, Study,
-    StudyError, StudyStatus, TargetSummary,
+    StudyError, TargetSummary,
 };
 use crate::domain::{PaperId, PaperKey, RaterId, Stars};
 use crate::metrics::Judgments;
@@ -160,11 +160,6 @@ impl Study {
             Ok(Search { overview, found })
         })
         .await
-    }
-
-    /// The counts `paperjudge status` prints.
-    pub async fn status(&self) -> Result<StudyStatus, StudyError> {
-        Ok(db::study::status(&self.connections).await?)
     }
 
     /// Every rating (`rater` `None`), or one rater's, by target id, paper id and rater: the

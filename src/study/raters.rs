@@ -7,13 +7,13 @@
 //! still sign in ([`Study::signed_in_rater`]).
 
 use serde::Serialize;
+use sqlx::SqliteConnection;
 
 use super::{Refusal, Study, StudyError};
 use crate::blocking;
 use crate::domain::{RaterId, RaterName};
 use crate::password;
 use crate::study::db;
-use crate::study::db::raters::{Plan, RaterRow};
 
 /// Who is signed in: the owner or one of the raters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,11 +36,73 @@ impl Rater {
     }
 }
 
-/// The study's raters and its plan, as `raters list` shows them.
+/// The study's raters and its plan, as `raters list` shows them (its JSON).
 #[derive(Debug, Clone, Serialize)]
 pub struct Raters {
-    pub plan: Plan,
-    pub raters: Vec<RaterRow>,
+    pub plan: RatingPlan,
+    pub raters: Vec<RaterProgress>,
+}
+
+/// A rater with their progress, as `raters list` and `status` show them (and their JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RaterProgress {
+    #[serde(skip)]
+    pub id: RaterId,
+    pub name: RaterName,
+    /// Still signs in (not removed).
+    pub active: bool,
+    /// Their ratings, of every target.
+    pub ratings: i64,
+    /// Targets they took (from `/next` or with a rating) and have not rated every pooled pair
+    /// of.
+    pub targets_in_progress: i64,
+    /// Targets they rated every pooled pair of.
+    pub targets_finished: i64,
+}
+
+impl From<db::raters::RaterRow> for RaterProgress {
+    fn from(row: db::raters::RaterRow) -> RaterProgress {
+        RaterProgress {
+            id: row.id,
+            name: row.name,
+            active: row.active,
+            ratings: row.ratings,
+            targets_in_progress: row.targets_in_progress,
+            targets_finished: row.targets_finished,
+        }
+    }
+}
+
+/// How many raters rate each target, and the share of targets with one more.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RatingPlan {
+    /// Raters per target (`raters set --per-target`).
+    pub per_target: i64,
+    /// The share of targets one more rater rates, as set or by default.
+    pub overlap: f64,
+    /// Whether the share is the default's (not set).
+    pub overlap_by_default: bool,
+    /// Raters who sign in (not removed), the owner left out.
+    pub raters: i64,
+}
+
+impl From<db::raters::Plan> for RatingPlan {
+    fn from(plan: db::raters::Plan) -> RatingPlan {
+        RatingPlan {
+            per_target: plan.per_target,
+            overlap: plan.overlap,
+            overlap_by_default: plan.overlap_by_default,
+            raters: plan.raters,
+        }
+    }
+}
+
+/// Every rater but the owner, by name, removed ones too, with their progress.
+pub(super) async fn progress(
+    conn: &mut SqliteConnection,
+) -> Result<Vec<RaterProgress>, StudyError> {
+    let rows = db::raters::list(conn).await?;
+    Ok(rows.into_iter().map(RaterProgress::from).collect())
 }
 
 /// What adding a rater did: a new one, or one removed before and back.
@@ -123,7 +185,7 @@ impl Study {
         &self,
         per_target: Option<u32>,
         overlap: Option<Option<f64>>,
-    ) -> Result<Plan, StudyError> {
+    ) -> Result<RatingPlan, StudyError> {
         if let Some(Some(share)) = overlap {
             if !(0.0..=1.0).contains(&share) {
                 return Err(Refusal::OverlapOutOfRange(share).into());
@@ -142,7 +204,7 @@ impl Study {
             }
             db::raters::set_plan(&mut *conn, per_target.map(i64::from), overlap).await?;
             db::raters::follow_plan(&mut *conn).await?;
-            Ok(db::raters::plan(conn).await?)
+            Ok(db::raters::plan(conn).await?.into())
         })
         .await
     }
@@ -151,8 +213,8 @@ impl Study {
     pub async fn raters(&self) -> Result<Raters, StudyError> {
         self.read(async |conn| {
             Ok(Raters {
-                plan: db::raters::plan(&mut *conn).await?,
-                raters: db::raters::list(conn).await?,
+                plan: db::raters::plan(&mut *conn).await?.into(),
+                raters: progress(conn).await?,
             })
         })
         .await

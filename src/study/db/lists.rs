@@ -9,7 +9,6 @@
 use std::path::Path;
 
 use super::evaluation::at_revision;
-use super::targets::TargetChoice;
 use crate::domain::{ModelId, PaperKey};
 use crate::lists::{ListsInput, ModelLists, Scope};
 
@@ -128,7 +127,7 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
             lists: Vec::new(),
             scope: Scope {
                 count: targets.len(),
-                choice: TargetChoice::from_db(&choice).as_str(),
+                choice: super::targets::choice_of(&choice).as_str(),
                 candidates: usize::try_from(candidates).unwrap_or_default(),
                 without_lists: 0,
             },

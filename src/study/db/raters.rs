@@ -2,15 +2,13 @@
 //! each target (`rating_plan`), and who took which target (`assignments`; its counts are kept
 //! by the triggers of the migration `raters`).
 
-use serde::Serialize;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperKey, RaterId, RaterName};
 
-/// A rater as the study lists them.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow, Serialize)]
+/// A rater as the study lists them (`study::RaterProgress` is what the faces get).
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct RaterRow {
-    #[serde(skip)]
     pub id: RaterId,
     pub name: RaterName,
     /// Still signs in (not removed).
@@ -179,8 +177,9 @@ pub async fn remove(
     Ok(())
 }
 
-/// How many raters rate each target, and the share of targets with one more.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, sqlx::FromRow)]
+/// How many raters rate each target, and the share of targets with one more
+/// (`study::RatingPlan` is what the faces get).
+#[derive(Debug, Clone, Copy, PartialEq, sqlx::FromRow)]
 pub struct Plan {
     /// Raters per target (`raters set --per-target`).
     pub per_target: i64,

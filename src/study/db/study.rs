@@ -1,10 +1,8 @@
 //! Study-wide settings and counts.
 
 use rand::Rng;
-use serde::Serialize;
 use sqlx::{SqliteConnection, SqlitePool};
 
-use super::targets::{self, TargetChoice};
 use crate::domain::PoolDepth;
 
 pub(crate) async fn ensure_exists(connections: &SqlitePool) -> Result<(), sqlx::Error> {
@@ -96,73 +94,16 @@ pub async fn set_pool_depth(
     Ok(())
 }
 
-/// The counts `paperjudge status` prints. Targets, pairs and progress are those of the
-/// targets rated now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct StudyStatus {
-    pub papers: i64,
-    pub models: i64,
-    /// The targets to rate now: the chosen ones, or every candidate.
-    pub targets: i64,
-    pub recommendations: i64,
-    pub pooled_pairs: i64,
-    pub rated_pairs: i64,
-    pub targets_finished: i64,
-    pub pool_depth: u32,
-    /// Papers with recommendations, chosen or not.
-    pub candidate_targets: i64,
-    pub target_choice: TargetChoice,
-    pub targets_partly_rated: i64,
-    /// Targets chosen before any model recommended for them: nothing to rate yet.
-    pub targets_without_recommendations: i64,
-    /// Rating changes (by a rater, an undo or an import) of a target that had been fully
-    /// rated before: its numbers were out, and they tell which models listed the paper.
-    pub judgments_with_provenance_known: i64,
-    /// Whether pools built from now on leave out the models ruled out (`paperjudge prune`).
-    pub pruning: bool,
-    /// The models pruned, by name.
-    pub pruned_models: Vec<String>,
-    /// The raters besides the owner, by name, with their progress (removed ones too).
-    pub raters: Vec<super::raters::RaterRow>,
-}
-
-pub async fn status(connections: &SqlitePool) -> Result<StudyStatus, sqlx::Error> {
-    let mut tx = connections.begin().await?;
-    let (papers, models, recommendations, judgments_with_provenance_known): (i64, i64, i64, i64) =
-        sqlx::query_as(
-            "SELECT
-                (SELECT COUNT(*) FROM papers),
-                (SELECT COUNT(*) FROM models),
-                (SELECT COUNT(*) FROM recommendations),
-                (SELECT COUNT(*) FROM rating_history WHERE provenance_known = 1)",
-        )
-        .fetch_one(&mut *tx)
-        .await?;
-    let overview = targets::overview(&mut *tx).await?;
-    let pool_depth = pool_depth(&mut *tx).await?.get();
-    let pruning = super::pruning::is_on(&mut *tx).await?;
-    let pruned_models = (super::pruning::pruned(&mut *tx).await?)
-        .into_iter()
-        .map(|(_, name)| name)
-        .collect();
-    let raters = super::raters::list(&mut *tx).await?;
-    tx.commit().await?;
-    Ok(StudyStatus {
-        papers,
-        models,
-        targets: overview.active,
-        recommendations,
-        pooled_pairs: overview.pairs.total,
-        rated_pairs: overview.pairs.rated,
-        targets_finished: overview.finished,
-        pool_depth,
-        candidate_targets: overview.candidates,
-        target_choice: overview.choice,
-        targets_partly_rated: overview.partly_rated,
-        targets_without_recommendations: overview.without_pool,
-        judgments_with_provenance_known,
-        pruning,
-        pruned_models,
-        raters,
-    })
+/// The study's own counts `paperjudge status` prints: papers, models, list entries, and the
+/// rating changes made with provenance known.
+pub async fn counts(conn: &mut SqliteConnection) -> Result<(i64, i64, i64, i64), sqlx::Error> {
+    sqlx::query_as(
+        "SELECT
+            (SELECT COUNT(*) FROM papers),
+            (SELECT COUNT(*) FROM models),
+            (SELECT COUNT(*) FROM recommendations),
+            (SELECT COUNT(*) FROM rating_history WHERE provenance_known = 1)",
+    )
+    .fetch_one(conn)
+    .await
 }

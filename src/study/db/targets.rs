@@ -12,46 +12,21 @@
 //! once per target (`order_key`).
 
 use crate::words::thousands;
-use std::fmt;
 
 use rand::Rng;
 use serde::Serialize;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
 use super::papers::Paper;
-use crate::domain::{PaperId, PaperKey, RaterId};
+use crate::domain::{PaperId, PaperKey, Progress, RaterId, TargetChoice};
 
-/// How the study decides which targets it rates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TargetChoice {
-    /// Every paper with recommendations (today's default, and the demo's).
-    All,
-    /// Only the targets chosen explicitly.
-    Chosen,
-}
-
-impl TargetChoice {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TargetChoice::All => "all",
-            TargetChoice::Chosen => "chosen",
-        }
-    }
-
-    pub(super) fn from_db(text: &str) -> TargetChoice {
-        // The schema's CHECK constraint allows only these two.
-        if text == "chosen" {
-            TargetChoice::Chosen
-        } else {
-            TargetChoice::All
-        }
-    }
-}
-
-impl fmt::Display for TargetChoice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+/// The study's stored choice (`study.target_choice`) as a [`TargetChoice`].
+pub(super) fn choice_of(text: &str) -> TargetChoice {
+    // The schema's CHECK constraint allows only these two.
+    if text == "chosen" {
+        TargetChoice::Chosen
+    } else {
+        TargetChoice::All
     }
 }
 
@@ -61,7 +36,7 @@ pub fn choice(conn: &rusqlite::Connection) -> rusqlite::Result<TargetChoice> {
         conn.query_row("SELECT target_choice FROM study WHERE id = 1", [], |row| {
             row.get(0)
         })?;
-    Ok(TargetChoice::from_db(&text))
+    Ok(choice_of(&text))
 }
 
 pub fn set_choice(conn: &rusqlite::Connection, choice: TargetChoice) -> rusqlite::Result<()> {
@@ -70,29 +45,6 @@ pub fn set_choice(conn: &rusqlite::Connection, choice: TargetChoice) -> rusqlite
         [choice.as_str()],
     )?;
     Ok(())
-}
-
-/// How much of a pool is rated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Progress {
-    pub rated: i64,
-    pub total: i64,
-}
-
-impl Progress {
-    /// Something to rate, and all of it rated.
-    pub fn is_finished(&self) -> bool {
-        self.total > 0 && self.rated == self.total
-    }
-
-    /// Whole percent rated, rounded down so that 100 means every pair.
-    pub fn percent(&self) -> i64 {
-        if self.total == 0 {
-            0
-        } else {
-            self.rated * 100 / self.total
-        }
-    }
 }
 
 /// The targets of the study at a glance: which it rates and how far it is.
@@ -118,7 +70,7 @@ impl Overview {
     pub(super) fn from_row(row: OverviewRow) -> Overview {
         let (choice, active, candidates, pooled, rated, finished, partly_rated, without_pool) = row;
         Overview {
-            choice: TargetChoice::from_db(&choice),
+            choice: choice_of(&choice),
             active,
             candidates,
             pairs: Progress {
