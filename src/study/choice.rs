@@ -20,8 +20,9 @@ use rand_chacha::ChaCha8Rng;
 use super::{plural, Refusal, Study, StudyError};
 use crate::domain::TargetChoice;
 use crate::domain::{PaperId, PaperKey};
+use crate::study::db;
 use crate::study::db::targets;
-use crate::study::db::{self, blind_pool::BlindPoolChange};
+use crate::study::BlindPoolChange;
 
 /// What a choice did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -20,6 +20,8 @@ pub mod evaluation;
 pub mod import;
 pub mod judges;
 mod lists;
+mod papers;
+mod pool;
 mod pruning;
 mod queries;
 mod raters;
@@ -27,6 +29,7 @@ mod rating;
 mod recheck;
 mod settings;
 mod status;
+mod targets;
 mod upload;
 
 use std::path::{Path, PathBuf};
@@ -40,24 +43,21 @@ use crate::blocking;
 use db::{WriteQueue, Writer};
 
 pub use choice::{Chosen, DropRule, Dropped};
-pub use db::blind_pool::{BlindPoolChange, BlindPoolRow};
-pub use db::checks::RecheckProgress;
-pub use db::papers::{Hit, Paper, MARK_END, MARK_START};
-pub use db::ratings::RatingRow;
-pub use db::targets::{Listing, Overview, RaterOverview, TargetSummary};
 // Values of the domain the study's views carry, named where the views are.
 pub use crate::domain::{Progress, TargetChoice};
-pub use db::unblinded::ListedPaper;
 use error::plural;
 pub use error::{Cause, Refusal, StudyError};
 pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
 pub use import::{ImportFile, ImportProgress};
+pub use papers::{Hit, ListedPaper, Paper, PooledPaper, MARK_END, MARK_START};
+pub use pool::{BlindPoolChange, BlindPoolRow};
 pub use pruning::Pruning;
-pub use queries::{NextTarget, PooledPaper, RatingPage, Search, TargetList};
+pub use queries::{NextTarget, RatingPage, Search, TargetList};
 pub use raters::{Added, Credential, Rater, RaterProgress, Raters, RatingPlan};
-pub use rating::Undo;
-pub use recheck::Recheck;
+pub use rating::{RatingRow, Undo};
+pub use recheck::{Recheck, RecheckProgress};
 pub use status::StudyStatus;
+pub use targets::{Listing, Overview, RaterOverview, TargetSummary};
 pub use upload::{JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT};
 
 /// One study file, as the app works on it. Cloning it is cheap: clones share the connections,

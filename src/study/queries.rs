@@ -7,9 +7,9 @@ use super::{
 use crate::domain::{PaperId, PaperKey, RaterId, Stars};
 use crate::metrics::Judgments;
 use crate::study::db;
-use crate::study::db::targets::RaterOverview;
+use crate::study::RaterOverview;
 
-pub use crate::study::db::targets::PooledPaper;
+use crate::study::PooledPaper;
 
 /// A target's rating page for one rater: the target, its pooled papers in the blind order with
 /// the rater's stars, and the target to rate after it.

@@ -14,7 +14,7 @@
 use sqlx::SqliteConnection;
 
 use super::{Progress, Rater, Refusal, Study, StudyError};
-use crate::domain::{PaperId, PaperKey, RaterId, Stars};
+use crate::domain::{PaperId, PaperKey, RaterId, RaterName, Stars};
 use crate::study::db;
 use crate::study::db::ratings::{Pair, Source, Undone};
 
@@ -118,4 +118,16 @@ async fn progress(
     db::targets::rater_progress(conn, target, rater)
         .await?
         .ok_or_else(|| Refusal::NoSuchTarget(target).into())
+}
+
+/// One row of the ratings export.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct RatingRow {
+    pub target: PaperId,
+    pub target_title: String,
+    pub paper: PaperId,
+    pub paper_title: String,
+    pub stars: Stars,
+    pub rated_at: String,
+    pub rater: RaterName,
 }

@@ -3,7 +3,7 @@
 //! changes a rating, and a rater re-checks a pair once: the first answer counts. Each rater
 //! re-checks their own ratings only.
 
-use super::{Paper, Rater, RecheckProgress, Refusal, Study, StudyError};
+use super::{Paper, Rater, Refusal, Study, StudyError};
 use crate::domain::{PaperId, RaterId, Stars};
 use crate::study::db;
 use crate::study::db::checks::NewRecheck;
@@ -90,4 +90,13 @@ impl Study {
     ) -> Result<RecheckProgress, StudyError> {
         Ok(db::checks::recheck_progress(&self.connections, rater).await?)
     }
+}
+
+/// How far the re-checking is: pairs re-checked, and the pairs rated in finished targets (a
+/// re-check draws from them); of one rater, or of all (a pair rated by several counted once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RecheckProgress {
+    pub rechecked: i64,
+    pub rated_in_finished: i64,
+    pub finished_targets: i64,
 }

@@ -10,19 +10,13 @@
 //! pools seconds; here it is one statement per few hundred targets.) The target's row must
 //! exist first.
 
+use crate::study::pool::{BlindPoolChange, BlindPoolRow};
 use std::collections::HashSet;
 
 use rand::Rng;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperId, PaperKey};
-
-/// What refreshing a target's pool changed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct BlindPoolChange {
-    pub added: u64,
-    pub removed: u64,
-}
+use crate::domain::PaperKey;
 
 /// The rule of the pool, for the pairs `pairs` selects of it: a pair stays while it is rated,
 /// or while some model the pool does not leave out (see [`super::pruning`]) ranks it in its
@@ -187,15 +181,6 @@ pub async fn contains<'e, E: SqliteExecutor<'e>>(
         .bind(paper.0)
         .fetch_one(executor)
         .await
-}
-
-/// One row of the blind pool export: `position` is the 1-based order shown to the rater.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
-pub struct BlindPoolRow {
-    pub target: PaperId,
-    pub paper: PaperId,
-    pub position: i64,
-    pub stars: Option<i64>,
 }
 
 /// The blind pool of every target being rated, by target id and display position, with the

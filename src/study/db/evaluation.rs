@@ -14,8 +14,9 @@ use std::path::Path;
 use sqlx::{FromRow, SqliteExecutor};
 
 use super::direct::open_reader;
-use super::targets::{self, Overview};
+use super::targets;
 use crate::domain::{ModelId, PaperKey, PoolDepth, RaterId, RaterName, Stars};
+use crate::study::Overview;
 
 /// A revision of everything the evaluation reads: the last id of the rating history (every
 /// change of a rating adds a row to it) and the study's revision counter (bumped by every
@@ -202,7 +203,7 @@ impl Head {
 
 fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
     let overview = tx.query_row(targets::OVERVIEW, [], |row| {
-        Ok(Overview::from_row((
+        Ok(targets::overview_of((
             row.get(0)?,
             row.get(1)?,
             row.get(2)?,

@@ -1,7 +1,7 @@
 //! Papers: the library every target and recommendation refers to.
 
-use serde::Serialize;
-use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
+use crate::study::papers::{Hit, Paper};
+use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperId, PaperKey, RaterId};
 
@@ -141,19 +141,6 @@ pub fn index(conn: &rusqlite::Connection) -> rusqlite::Result<PaperIndex> {
     Ok(index)
 }
 
-/// A paper as pages show it.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
-pub struct Paper {
-    pub id: i64,
-    pub external_id: PaperId,
-    pub title: String,
-    #[sqlx(rename = "abstract")]
-    pub abstract_text: String,
-    pub authors: String,
-    pub year: Option<i64>,
-    pub url: String,
-}
-
 pub async fn get<'e, E: SqliteExecutor<'e>>(
     executor: E,
     id: PaperKey,
@@ -224,31 +211,6 @@ pub fn search_expression(text: &str) -> Option<String> {
         .collect();
     (!terms.is_empty()).then(|| terms.join(" "))
 }
-
-/// A paper a search found, best first, with what the study makes of it.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub struct Hit {
-    pub id: i64,
-    pub external_id: PaperId,
-    pub title: String,
-    pub authors: String,
-    pub year: Option<i64>,
-    /// A passage of the abstract around the words found, each found word between
-    /// [`MARK_START`] and [`MARK_END`].
-    pub passage: String,
-    /// Some model has a list for it.
-    pub listed: bool,
-    /// It is a target being rated.
-    pub active: bool,
-    pub rated: i64,
-    /// Pairs pooled; for a rater, only of a target they took: the pool of one nobody took yet
-    /// may change with others' doings (pruning), and a rater reads no count that moves so.
-    pub pooled: Option<i64>,
-}
-
-/// Where a found word starts and ends in [`Hit::passage`].
-pub const MARK_START: char = '\u{2}';
-pub const MARK_END: char = '\u{3}';
 
 /// The papers matching `expression` (see [`search_expression`]), ranked by bm25 (a match in
 /// the id weighs most, then the title, the authors, the abstract), a page of them, and how

@@ -13,8 +13,9 @@
 use rand::Rng;
 use sqlx::SqliteExecutor;
 
-use super::blind_pool::{self, BlindPoolChange};
+use super::blind_pool;
 use crate::domain::{ModelId, PaperKey};
+use crate::study::BlindPoolChange;
 
 const IS_ON: &str = "SELECT pruning = 1 FROM study WHERE id = 1";
 

@@ -1,8 +1,9 @@
 //! Ratings and their append-only history.
 
+use crate::study::RatingRow;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperId, PaperKey, RaterId, RaterName, Stars};
+use crate::domain::{PaperKey, RaterId, Stars};
 
 /// Where a change of a rating came from. Web changes and undos name the browser session that
 /// made them (as the web layer tags it), so that undo reverts only that session's changes.
@@ -259,18 +260,6 @@ async fn append_history(
     .execute(conn)
     .await?;
     Ok(())
-}
-
-/// One row of the ratings export.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
-pub struct RatingRow {
-    pub target: PaperId,
-    pub target_title: String,
-    pub paper: PaperId,
-    pub paper_title: String,
-    pub stars: Stars,
-    pub rated_at: String,
-    pub rater: RaterName,
 }
 
 /// Every rating, or only `rater`'s, by target id, paper id (byte order) and rater's name.

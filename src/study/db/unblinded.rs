@@ -5,23 +5,11 @@
 //! it is fully rated that can no longer bias a rating of it, so the read refuses any target
 //! before then.
 
-use sqlx::{FromRow, SqlitePool};
+use crate::study::ListedPaper;
+use sqlx::SqlitePool;
 
 use super::targets;
-use crate::domain::{Grade, PaperId, PaperKey};
-
-/// A paper at its place in one model's list, with its judgment (`None` when unrated: a paper
-/// below the pool depth may be), which the evaluation fills in.
-#[derive(Debug, Clone, PartialEq, FromRow)]
-pub struct ListedPaper {
-    pub model: String,
-    pub position: i64,
-    pub key: PaperKey,
-    pub paper: PaperId,
-    pub title: String,
-    #[sqlx(skip)]
-    pub judgment: Option<Grade>,
-}
+use crate::domain::PaperKey;
 
 /// Every model's top `k` for `target`, by model name and position; `None` unless the target
 /// is fully rated.

@@ -13,7 +13,7 @@ use crate::domain::PaperKey;
 use crate::leaderboard::{self, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings, TargetScores};
 use crate::study::db;
-use crate::study::db::unblinded::ListedPaper;
+use crate::study::ListedPaper;
 use crate::study::{Paper, Progress, Refusal, Study, StudyError};
 
 /// One target under the leaderboard's options.

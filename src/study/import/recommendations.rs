@@ -23,10 +23,11 @@ use super::{Format, InvalidInput, Problem, Problems, RowsRead, Summary};
 use crate::domain::TargetChoice;
 use crate::domain::{ModelId, PaperKey};
 use crate::study::db;
-use crate::study::db::blind_pool::{BlindPoolChange, PoolWriter};
+use crate::study::db::blind_pool::PoolWriter;
 use crate::study::db::papers::PaperIndex;
 use crate::study::db::recommendations::{self as stored, ListWriter, Model};
 use crate::study::db::targets::{Found, ListedTargets};
+use crate::study::BlindPoolChange;
 use lists::{Gathered, Lists, NewRow};
 use rows::RowParser;
 // `simulate --qrels` reads run scores as the importer does.
