@@ -1,18 +1,25 @@
-//! The data-access layer: every SQL statement of paperjudge lives below this module.
+//! The data-access layer: the study file's connections ([`open_with`], [`direct`]), the write
+//! queue, and the SQL no single feature owns (the study's settings and revision, the lists, the
+//! evaluation's reads, the unblinded per-target lists). Each feature's own SQL is the `store`
+//! module of its folder (`study/raters/store.rs`, `study/targets/store.rs`, ...), private to the
+//! study; it is named here too, under the name the rest of the study reads it by
+//! (`db::raters::list`), so that a feature's reads can be used by another without reaching into
+//! its folder.
 
-pub mod blind_pool;
-pub mod checks;
 pub mod direct;
 pub mod evaluation;
 pub mod lists;
-pub mod papers;
-pub mod pruning;
-pub mod raters;
-pub mod ratings;
 pub mod recommendations;
 pub mod study;
-pub mod targets;
 pub mod unblinded;
+
+pub(in crate::study) use super::papers::store as papers;
+pub(in crate::study) use super::pool::store as blind_pool;
+pub(in crate::study) use super::pruning::store as pruning;
+pub(in crate::study) use super::raters::store as raters;
+pub(in crate::study) use super::rating::store as ratings;
+pub(in crate::study) use super::recheck::store as checks;
+pub(in crate::study) use super::targets::store as targets;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -24,7 +24,7 @@ pub enum Upserted {
     Unchanged,
 }
 
-/// Adds and updates papers on an import's connection (directly: see [`super::direct`]).
+/// Adds and updates papers on an import's connection (directly: see [`crate::study::db::direct`]).
 pub struct PaperWriter<'c> {
     insert: rusqlite::Statement<'c>,
     update: rusqlite::Statement<'c>,
@@ -120,12 +120,12 @@ impl PaperIndex {
     }
 }
 
-/// Whether the study holds any paper (directly: see [`super::direct`]).
+/// Whether the study holds any paper (directly: see [`crate::study::db::direct`]).
 pub fn any(conn: &rusqlite::Connection) -> rusqlite::Result<bool> {
     conn.query_row("SELECT EXISTS (SELECT 1 FROM papers)", [], |row| row.get(0))
 }
 
-/// Reads the index of every paper (directly: see [`super::direct`]).
+/// Reads the index of every paper (directly: see [`crate::study::db::direct`]).
 pub fn index(conn: &rusqlite::Connection) -> rusqlite::Result<PaperIndex> {
     let mut statement = conn.prepare("SELECT external_id, id FROM papers ORDER BY external_id")?;
     let mut rows = statement.query([])?;
@@ -167,7 +167,7 @@ pub async fn id_of<'e, E: SqliteExecutor<'e>>(
     Ok(id.map(PaperKey))
 }
 
-/// [`id_of`], directly (see [`super::direct`]).
+/// [`id_of`], directly (see [`crate::study::db::direct`]).
 pub fn id_of_directly(
     conn: &rusqlite::Connection,
     external_id: &PaperId,

@@ -8,13 +8,13 @@
 //! changes under them, so that a page shows every paper that may be rated for the target, and
 //! a paper a pruned model lists, shown to no one, is refused like any paper outside the pool
 //! (one that joined the pool would tell the rater which model listed it). Pools are rebuilt
-//! directly (see [`super::direct`]), in the commands that change them.
+//! directly (see [`crate::study::db::direct`]), in the commands that change them.
 
 use rand::Rng;
 use sqlx::SqliteExecutor;
 
-use super::blind_pool;
 use crate::domain::{ModelId, PaperKey};
+use crate::study::db::blind_pool;
 use crate::study::BlindPoolChange;
 
 const IS_ON: &str = "SELECT pruning = 1 FROM study WHERE id = 1";
@@ -54,7 +54,7 @@ pub async fn pruned<'e, E: SqliteExecutor<'e>>(
 /// Adds the models named `models` to the models pruned (those pruned already stay as they
 /// were; a name that is no model is passed over).
 pub fn add_pruned(conn: &rusqlite::Connection, models: &[String]) -> rusqlite::Result<()> {
-    let now = super::now_rfc3339();
+    let now = crate::study::db::now_rfc3339();
     let mut insert = conn.prepare(
         "INSERT OR IGNORE INTO pruned_models (model_id, pruned_at)
          SELECT id, ? FROM models WHERE name = ?",

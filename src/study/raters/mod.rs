@@ -6,6 +6,9 @@
 //! them in ([`Study::sign_in`]) and asks, on every request of a session, whether its rater may
 //! still sign in ([`Study::signed_in_rater`]).
 
+/// The feature's SQL: reached by the study only (as `db::raters` too).
+pub(in crate::study) mod store;
+
 use serde::Serialize;
 use sqlx::SqliteConnection;
 

@@ -3,6 +3,9 @@
 //! changes a rating, and a rater re-checks a pair once: the first answer counts. Each rater
 //! re-checks their own ratings only.
 
+/// The feature's SQL: reached by the study only (as `db::checks` too).
+pub(in crate::study) mod store;
+
 use super::{Paper, Rater, Refusal, Study, StudyError};
 use crate::domain::{PaperId, RaterId, Stars};
 use crate::study::db;

@@ -19,7 +19,7 @@ use sqlx::{SqliteConnection, SqliteExecutor};
 use crate::domain::PaperKey;
 
 /// The rule of the pool, for the pairs `pairs` selects of it: a pair stays while it is rated,
-/// or while some model the pool does not leave out (see [`super::pruning`]) ranks it in its
+/// or while some model the pool does not leave out (see [`crate::study::db::pruning`]) ranks it in its
 /// top `depth` (a parameter); the others are deleted. Every change of a pool goes by it
 /// ([`refresh_target`], [`PoolWriter::follow`]).
 fn let_go(pairs: &str, depth: &str) -> String {
@@ -37,17 +37,18 @@ fn let_go(pairs: &str, depth: &str) -> String {
 }
 
 /// Makes the pool of `target` the union of the top `depth` of every model its pool does not
-/// leave out (see [`super::pruning`]), keeping rated pairs even when no model ranks them any
-/// more, and `targets.pooled` with it (directly: see [`super::direct`]).
+/// leave out (see [`crate::study::db::pruning`]), keeping rated pairs even when no model ranks them any
+/// more, and `targets.pooled` with it (directly: see [`crate::study::db::direct`]).
 pub fn refresh_target(
     conn: &rusqlite::Connection,
     target: PaperKey,
     depth: u32,
     rng: &mut impl Rng,
 ) -> rusqlite::Result<BlindPoolChange> {
-    let wanted: HashSet<PaperKey> = (conn.prepare_cached(super::recommendations::TOP_PAPERS)?)
-        .query_map((target.0, depth), |row| row.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let wanted: HashSet<PaperKey> = (conn
+        .prepare_cached(crate::study::db::recommendations::TOP_PAPERS)?)
+    .query_map((target.0, depth), |row| row.get(0))?
+    .collect::<rusqlite::Result<_>>()?;
     let present: HashSet<PaperKey> = (conn
         .prepare_cached("SELECT paper_id FROM pool WHERE target_id = ?")?)
     .query_map([target.0], |row| row.get(0))?
@@ -65,16 +66,16 @@ pub fn refresh_target(
         added: arriving.len() as u64,
         removed,
     };
-    conn.prepare_cached(super::targets::ADD_POOLED)?
+    conn.prepare_cached(crate::study::db::targets::ADD_POOLED)?
         .execute((target.0, change.added as i64 - change.removed as i64))?;
     Ok(change)
 }
 
-/// Changes the pools of an import's targets (directly: see [`super::direct`]). It leaves
+/// Changes the pools of an import's targets (directly: see [`crate::study::db::direct`]). It leaves
 /// `targets.pooled` to its caller, which writes the change with the rest of the target's row
-/// (see [`super::targets::ListedTargets::register`]), in the same transaction.
+/// (see [`crate::study::db::targets::ListedTargets::register`]), in the same transaction.
 pub struct PoolWriter<'c> {
-    add: super::direct::RowsInsert<'c>,
+    add: crate::study::db::direct::RowsInsert<'c>,
     keys: Vec<(PaperKey, i64)>,
     remove: rusqlite::Statement<'c>,
 }
@@ -82,7 +83,7 @@ pub struct PoolWriter<'c> {
 impl<'c> PoolWriter<'c> {
     pub fn prepare(conn: &'c rusqlite::Connection) -> rusqlite::Result<PoolWriter<'c>> {
         Ok(PoolWriter {
-            add: super::direct::RowsInsert::new(
+            add: crate::study::db::direct::RowsInsert::new(
                 conn,
                 "INSERT OR FAIL INTO pool (target_id, paper_id, sort_key) VALUES",
                 3,
@@ -152,7 +153,7 @@ pub async fn ensure_pair(
     paper: PaperKey,
     rng: &mut impl Rng,
 ) -> Result<bool, sqlx::Error> {
-    super::targets::ensure(&mut *conn, target, rng).await?;
+    crate::study::db::targets::ensure(&mut *conn, target, rng).await?;
     let inserted =
         sqlx::query("INSERT OR IGNORE INTO pool (target_id, paper_id, sort_key) VALUES (?, ?, ?)")
             .bind(target.0)
@@ -162,7 +163,7 @@ pub async fn ensure_pair(
             .await?;
     let added = inserted.rows_affected() > 0;
     if added {
-        sqlx::query(super::targets::ADD_POOLED)
+        sqlx::query(crate::study::db::targets::ADD_POOLED)
             .bind(target.0)
             .bind(1)
             .execute(conn)

@@ -11,6 +11,9 @@
 //! rating history with the rater and the browser session that made it, which is what undo
 //! goes by.
 
+/// The feature's SQL: reached by the study only (as `db::ratings` too).
+pub(in crate::study) mod store;
+
 use sqlx::SqliteConnection;
 
 use super::{Progress, Rater, Refusal, Study, StudyError};

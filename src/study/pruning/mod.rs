@@ -7,6 +7,9 @@
 //! time the rater asks for a target to rate (`Study::next_target`: `/next`, `paperjudge
 //! next`), before the target is chosen, so that the target's pool is built without it.
 
+/// The feature's SQL: reached by the study only (as `db::pruning` too).
+pub(in crate::study) mod store;
+
 use std::fmt;
 
 use rand::SeedableRng;

@@ -70,7 +70,7 @@ pub async fn set(
     if !change.changed() {
         return Ok(change);
     }
-    let provenance_known = super::targets::is_unblinded(&mut *conn, pair.target).await?;
+    let provenance_known = crate::study::db::targets::is_unblinded(&mut *conn, pair.target).await?;
     write(&mut *conn, pair, stars, rated_at).await?;
     append_history(conn, pair, change, source, provenance_known).await?;
     Ok(change)
@@ -173,7 +173,7 @@ pub async fn undo_last_web_change(
         previous: now,
         current: previous,
     };
-    let provenance_known = super::targets::is_unblinded(&mut *conn, target).await?;
+    let provenance_known = crate::study::db::targets::is_unblinded(&mut *conn, target).await?;
     write(&mut *conn, pair, change.current, rated_at).await?;
     append_history(conn, pair, change, undo, provenance_known).await?;
     Ok(Some(Undone::Reverted(PairChange {
@@ -233,7 +233,7 @@ async fn write(
 }
 
 /// Records a change; `provenance_known` when the target was unblinded before it (see
-/// [`super::targets::is_unblinded`]): its numbers were out, and they tell which models listed
+/// [`crate::study::db::targets::is_unblinded`]): its numbers were out, and they tell which models listed
 /// the paper. The change that completes a target is made before they are.
 async fn append_history(
     conn: &mut SqliteConnection,
@@ -253,7 +253,7 @@ async fn append_history(
     .bind(change.current.map(|s| i64::from(s.get())))
     .bind(change.previous.map(|s| i64::from(s.get())))
     .bind(source.as_str())
-    .bind(super::now_rfc3339())
+    .bind(crate::study::db::now_rfc3339())
     .bind(source.browser())
     .bind(provenance_known)
     .bind(pair.rater)

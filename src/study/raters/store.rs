@@ -60,7 +60,7 @@ pub async fn has_active_raters<'e, E: SqliteExecutor<'e>>(
 /// A rater as an import of ratings knows them: id, name, and whether they were removed.
 pub type KnownRater = (RaterId, RaterName, bool);
 
-/// Every rater, the owner too (directly: see [`super::direct`]).
+/// Every rater, the owner too (directly: see [`crate::study::db::direct`]).
 pub fn known_directly(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<KnownRater>> {
     (conn.prepare("SELECT id, name, removed_at IS NOT NULL FROM raters")?)
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?

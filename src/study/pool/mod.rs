@@ -1,6 +1,9 @@
 //! The blind pool as the faces see it: what a change of it did, and its rows as exported
 //! (no model, rank or score).
 
+/// The feature's SQL: reached by the study only (as `db::blind_pool` too).
+pub(in crate::study) mod store;
+
 use crate::domain::PaperId;
 
 /// What refreshing a target's pool changed.

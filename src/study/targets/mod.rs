@@ -1,6 +1,9 @@
 //! The targets as the faces see them: the study at a glance (and in words), a target with its
 //! progress, and which of them a list shows.
 
+/// The feature's SQL: reached by the study only (as `db::targets` too).
+pub(in crate::study) mod store;
+
 use serde::Serialize;
 use sqlx::FromRow;
 

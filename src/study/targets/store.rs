@@ -20,7 +20,7 @@ use crate::domain::{PaperKey, Progress, RaterId, TargetChoice};
 use crate::study::PooledPaper;
 
 /// The study's stored choice (`study.target_choice`) as a [`TargetChoice`].
-pub(super) fn choice_of(text: &str) -> TargetChoice {
+pub(in crate::study) fn choice_of(text: &str) -> TargetChoice {
     // The schema's CHECK constraint allows only these two.
     if text == "chosen" {
         TargetChoice::Chosen
@@ -29,7 +29,7 @@ pub(super) fn choice_of(text: &str) -> TargetChoice {
     }
 }
 
-/// How the study decides which targets it rates (directly: see [`super::direct`]).
+/// How the study decides which targets it rates (directly: see [`crate::study::db::direct`]).
 pub fn choice(conn: &rusqlite::Connection) -> rusqlite::Result<TargetChoice> {
     let text: String =
         conn.query_row("SELECT target_choice FROM study WHERE id = 1", [], |row| {
@@ -47,7 +47,7 @@ pub fn set_choice(conn: &rusqlite::Connection, choice: TargetChoice) -> rusqlite
 }
 
 /// The overview from the row of [`OVERVIEW`].
-pub(super) fn overview_of(row: OverviewRow) -> Overview {
+pub(in crate::study) fn overview_of(row: OverviewRow) -> Overview {
     let (choice, active, candidates, pooled, rated, finished, partly_rated, without_pool) = row;
     Overview {
         choice: choice_of(&choice),
@@ -69,8 +69,8 @@ pub async fn overview<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Overview
 }
 
 /// The query of [`overview`]; its row is an [`OverviewRow`]. (The evaluation reads it too,
-/// through SQLite directly: see [`super::evaluation`].)
-pub(super) const OVERVIEW: &str = "SELECT (SELECT target_choice FROM study WHERE id = 1),
+/// through SQLite directly: see [`crate::study::db::evaluation`].)
+pub(in crate::study) const OVERVIEW: &str = "SELECT (SELECT target_choice FROM study WHERE id = 1),
         COUNT(*),
         (SELECT COUNT(*) FROM targets WHERE listed = 1),
         COALESCE(SUM(pooled), 0),
@@ -81,7 +81,7 @@ pub(super) const OVERVIEW: &str = "SELECT (SELECT target_choice FROM study WHERE
  FROM targets WHERE active = 1";
 
 /// The columns of [`OVERVIEW`], in order.
-pub(super) type OverviewRow = (String, i64, i64, i64, i64, i64, i64, i64);
+pub(in crate::study) type OverviewRow = (String, i64, i64, i64, i64, i64, i64, i64);
 
 /// The active targets, in import order, with the study's progress (`rater` `None`), or those a
 /// rater has taken or may take with their own progress.
@@ -288,7 +288,7 @@ impl Found {
     }
 }
 
-/// The target rows of an import of lists (directly: see [`super::direct`]).
+/// The target rows of an import of lists (directly: see [`crate::study::db::direct`]).
 pub struct ListedTargets<'c> {
     find: rusqlite::Statement<'c>,
     add: rusqlite::Statement<'c>,

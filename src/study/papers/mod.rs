@@ -1,5 +1,8 @@
 //! The library as the pages show it: a paper, and a hit of a search with its marked words.
 
+/// The feature's SQL: reached by the study only (as `db::papers` too).
+pub(in crate::study) mod store;
+
 use serde::Serialize;
 use sqlx::FromRow;
 
