@@ -1,6 +1,7 @@
 //! The server's request log (issue 33): one line per request at `info` with the method, the
-//! route's pattern, the status, the time and who asked, and nothing a visitor sent besides:
-//! no password, no cookie, no CSRF token, not even on the line of a sign-in.
+//! route's pattern, the status, the time and who asked (the health check at `debug`), and
+//! nothing a visitor sent besides: no password, no cookie, no CSRF token, not even on the line
+//! of a sign-in, at any level the server logs (`debug` here).
 
 use std::time::{Duration, Instant};
 
@@ -69,14 +70,19 @@ async fn every_request_is_logged_without_what_the_visitor_sent() {
         owner.get("/no/such/page").await.status(),
         StatusCode::NOT_FOUND
     );
+    // A health check, asked for again and again, at debug only.
+    assert_eq!(owner.get("/healthz").await.status(), StatusCode::OK);
 
-    let answered = lines_of(&server, 8, |line| line.contains(" answered "));
+    let answered = lines_of(&server, 9, |line| line.contains(" answered "));
     let said: Vec<String> = answered
         .iter()
         .map(|line| without_time_and_latency(line))
         .collect();
     let line = |span: &str, status: u16| {
         format!("INFO request{{{span}}}: paperjudge::web::request_log: answered status={status}")
+    };
+    let debug = |span: &str, status: u16| {
+        format!("DEBUG request{{{span}}}: paperjudge::web::request_log: answered status={status}")
     };
     assert_eq!(
         said,
@@ -89,6 +95,7 @@ async fn every_request_is_logged_without_what_the_visitor_sent() {
             line(r#"method=POST route="/login""#, 303),
             line(r#"method=GET route="/next" rater=2"#, 303),
             line(r#"method=GET route="/{address:.*}" rater=1"#, 404),
+            debug(r#"method=GET route="/healthz""#, 200),
         ]
     );
     for line in &answered {
