@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::error::CliError;
 use super::judges;
-use super::{LeaderboardArgs, SimulateArgs};
+use crate::decision::Order;
 use crate::domain::{ByteSize, RaterName};
 use crate::import::Format;
 use crate::leaderboard::LeaderboardOptions;
@@ -334,4 +334,58 @@ pub enum Switch {
 /// A rater's name given on the command line.
 pub(super) fn rater_name(text: &str) -> Result<RaterName, CliError> {
     RaterName::new(text).map_err(|invalid| CliError::Usage(invalid.to_string()))
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// The metric settings of the NDCG replayed, and the verdict's margin.
+    #[command(flatten)]
+    pub options: LeaderboardOptions,
+    /// Simulated studies per setting, each with its own seed.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub seeds: u64,
+    /// The first seed; the studies use this one and those after it.
+    #[arg(long, default_value_t = 0)]
+    pub first_seed: u64,
+    /// The orders to simulate (repeatable) [default: random]. `adaptive` leans each draw to
+    /// targets where the models still open list differently, and needs --resample.
+    #[arg(long, value_enum)]
+    pub order: Vec<Order>,
+    /// Draw targets with replacement from the fully rated ones (a library whose truth is
+    /// this study's means) instead of replaying the study's own targets in a random order.
+    #[arg(long)]
+    pub resample: bool,
+    /// Targets per simulated study [default: as many as the study has fully rated].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub targets: Option<u64>,
+    /// Also simulate with pruning (targets pooled after a model is out leave it out), and
+    /// report the ratings it saved on the same draws.
+    #[arg(long)]
+    pub prune: bool,
+    #[arg(long, value_enum, default_value_t = StatusFormat::Text)]
+    pub format: StatusFormat,
+    /// Replay this TREC qrels file (`target 0 paper grade`, grades 0..4 as 1..5 stars, as
+    /// `export qrels` writes them) with the runs of --run instead of the study; a target
+    /// counts as fully rated when the top 8 of every run are judged.
+    #[arg(long, value_name = "FILE", requires = "runs")]
+    pub qrels: Option<PathBuf>,
+    /// The TREC run files to replay with --qrels; the model is the run tag.
+    #[arg(long = "run", value_name = "FILE", num_args = 1.., requires = "qrels")]
+    pub runs: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct LeaderboardArgs {
+    #[command(flatten)]
+    pub options: LeaderboardOptions,
+    #[arg(long, value_enum, default_value_t = LeaderboardFormat::Table)]
+    pub format: LeaderboardFormat,
+    /// Add every evaluated target's NDCG and Judged@k per model.
+    #[arg(long)]
+    pub per_target: bool,
+    /// Also evaluate targets with some but not all pooled pairs rated. Their numbers move
+    /// with every rating and so tell which models listed the paper just rated: for analysis,
+    /// never while rating.
+    #[arg(long)]
+    pub include_partial: bool,
 }
