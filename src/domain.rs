@@ -92,7 +92,7 @@ impl<'r> sqlx::Decode<'r, sqlx::Sqlite> for Stars {
     }
 }
 
-/// The same through SQLite stepped directly (see `db::direct`).
+/// The same through SQLite stepped directly (see `study::db::direct`).
 impl rusqlite::types::FromSql for Stars {
     fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
         Stars::try_from(value.as_i64()?)
@@ -603,6 +603,54 @@ pub fn is_control_or_format(c: char) -> bool {
         c.general_category(),
         GeneralCategory::Control | GeneralCategory::Format
     )
+}
+
+/// How the study decides which targets it rates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetChoice {
+    /// Every paper with recommendations (today's default, and the demo's).
+    All,
+    /// Only the targets chosen explicitly.
+    Chosen,
+}
+
+impl TargetChoice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetChoice::All => "all",
+            TargetChoice::Chosen => "chosen",
+        }
+    }
+}
+
+impl fmt::Display for TargetChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How much of a pool is rated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Progress {
+    pub rated: i64,
+    pub total: i64,
+}
+
+impl Progress {
+    /// Something to rate, and all of it rated.
+    pub fn is_finished(&self) -> bool {
+        self.total > 0 && self.rated == self.total
+    }
+
+    /// Whole percent rated, rounded down so that 100 means every pair.
+    pub fn percent(&self) -> i64 {
+        if self.total == 0 {
+            0
+        } else {
+            self.rated * 100 / self.total
+        }
+    }
 }
 
 #[cfg(test)]

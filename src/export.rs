@@ -3,11 +3,10 @@
 
 use std::io::Write;
 
-use crate::db::blind_pool::BlindPoolRow;
-use crate::db::ratings::RatingRow;
 use crate::domain::{PaperId, Stars};
 use crate::metrics::Relevance;
 use crate::study::judges::JudgmentRow;
+use crate::study::{BlindPoolRow, RatingRow};
 
 /// The ratings CSV header; the importer reads the same file back.
 pub const RATINGS_HEADER: [&str; 7] = [

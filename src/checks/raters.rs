@@ -11,13 +11,15 @@ use serde::Serialize;
 
 use super::ranking::{self, tau};
 use super::strength;
-use crate::db::evaluation::Ratings;
-use crate::domain::{RaterId, RaterName, Stars};
+use crate::domain::{PaperKey, RaterId, RaterName, Stars};
 use crate::leaderboard::{listed, who_rated, RaterLeader};
 use crate::metrics::{
     krippendorff_alpha, krippendorff_alpha_ci95, quadratic_weighted_kappa, star_counts,
     ConfusionMatrix, Level, Settings, StarCounts,
 };
+
+/// One target's ratings: each rated paper's stars by each rater who rated it.
+type Ratings = Vec<(PaperKey, RaterId, Stars)>;
 
 /// One rater's own ranking of the models: their stars alone (`rater:NAME`) over the targets
 /// they rated whole.

@@ -7,7 +7,8 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{print, CliError, StatusFormat};
+use super::output::print;
+use super::{CliError, StatusFormat};
 use crate::domain::JudgeName;
 use crate::study::judges::{JudgeSummary, RunProgress, RunReport, RunRequest, KEY_VARIABLE};
 use crate::study::Study;

@@ -339,7 +339,7 @@ impl Lists {
             candidates,
             ..
         } = self.targets;
-        let thousands = |n: usize| crate::db::targets::thousands(n as i64);
+        let thousands = |n: usize| crate::words::thousands(n as i64);
         match (choice, count) {
             (_, 0) => "no target (none is being rated)".to_owned(),
             ("chosen", 1) => format!(
@@ -726,7 +726,7 @@ fn contribution_in_words(
     pool: Pool,
     settings: ListsSettings,
 ) -> String {
-    let thousands = |n: u64| crate::db::targets::thousands(n as i64);
+    let thousands = |n: u64| crate::words::thousands(n as i64);
     let percent = |model: &Contribution| model.unique_share.unwrap_or_default() * 100.0;
     // Most unique pairs first, then by name.
     let mut ranked: Vec<&Contribution> = contribution.iter().collect();
@@ -779,7 +779,7 @@ fn coverage_in_words(coverage: &[Coverage]) -> String {
              distinct papers ({:.1}% of the library).",
             model.model,
             model.gini.unwrap_or_default(),
-            crate::db::targets::thousands(model.distinct_papers as i64),
+            crate::words::thousands(model.distinct_papers as i64),
             model.library_share.unwrap_or_default() * 100.0,
         ),
     }

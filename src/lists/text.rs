@@ -3,8 +3,8 @@
 
 use super::Lists;
 use crate::checks::text::{number, push_table};
-use crate::db::targets::thousands;
 use crate::terminal::escape;
+use crate::words::thousands;
 
 impl Lists {
     /// The view for a terminal.

@@ -18,9 +18,11 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{plural, Refusal, Study, StudyError};
-use crate::db::targets::{self, TargetChoice};
-use crate::db::{self, blind_pool::BlindPoolChange};
+use crate::domain::TargetChoice;
 use crate::domain::{PaperId, PaperKey};
+use crate::study::db;
+use crate::study::db::targets;
+use crate::study::BlindPoolChange;
 
 /// What a choice did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -273,8 +273,8 @@ impl From<InvalidInput> for StudyError {
     }
 }
 
-impl From<crate::db::ImportHoldsTheStudy> for StudyError {
-    fn from(busy: crate::db::ImportHoldsTheStudy) -> StudyError {
+impl From<crate::study::db::ImportHoldsTheStudy> for StudyError {
+    fn from(busy: crate::study::db::ImportHoldsTheStudy) -> StudyError {
         StudyError::Busy(Box::new(busy))
     }
 }

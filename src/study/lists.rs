@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::OnceCell;
 
 use super::{Study, StudyError};
-use crate::db;
 use crate::lists::{Lists, ListsOptions};
+use crate::study::db;
 
 /// Views kept of the current revision: the page, its download, and a few other options.
 const VIEWS_KEPT: usize = 4;

@@ -8,22 +8,28 @@
 //! view, the checks, the status, the next target, the exports) is one read. Either answers a
 //! value or a [`StudyError`].
 //!
-//! The rules live here, each command in its module; the SQL lives below, in `crate::db`; the
+//! The rules live here, each command in its module; the SQL lives below, in `db`, a module
+//! private to the study (no face can name it), and so do the importers ([`import`]); the
 //! faces only read a request and show the answer. A new command is one more method of
 //! [`Study`] in its module, its work inside [`Study::write`].
 
 mod choice;
+mod db;
 mod error;
 pub mod evaluation;
-mod import;
+pub mod import;
 pub mod judges;
 mod lists;
+mod papers;
+mod pool;
 mod pruning;
 mod queries;
 mod raters;
 mod rating;
 mod recheck;
 mod settings;
+mod status;
+mod targets;
 mod upload;
 
 use std::path::{Path, PathBuf};
@@ -34,28 +40,24 @@ use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{SqliteConnection, SqlitePool};
 
 use crate::blocking;
-use crate::db::{self, WriteQueue, Writer};
+use db::{WriteQueue, Writer};
 
-pub use crate::db::blind_pool::{BlindPoolChange, BlindPoolRow};
-pub use crate::db::checks::RecheckProgress;
-pub use crate::db::papers::{Hit, Paper, MARK_END, MARK_START};
-pub use crate::db::raters::{Plan, RaterRow};
-pub use crate::db::ratings::RatingRow;
-pub use crate::db::study::StudyStatus;
-pub use crate::db::targets::{
-    thousands, Listing, Overview, Progress, RaterOverview, TargetChoice, TargetSummary,
-};
-pub use crate::db::unblinded::ListedPaper;
 pub use choice::{Chosen, DropRule, Dropped};
+// Values of the domain the study's views carry, named where the views are.
+pub use crate::domain::{Progress, TargetChoice};
 use error::plural;
 pub use error::{Cause, Refusal, StudyError};
 pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
 pub use import::{ImportFile, ImportProgress};
+pub use papers::{Hit, ListedPaper, Paper, PooledPaper, MARK_END, MARK_START};
+pub use pool::{BlindPoolChange, BlindPoolRow};
 pub use pruning::Pruning;
-pub use queries::{NextTarget, PooledPaper, RatingPage, Search, TargetList};
-pub use raters::{Added, Credential, Rater, Raters};
-pub use rating::Undo;
-pub use recheck::Recheck;
+pub use queries::{NextTarget, RatingPage, Search, TargetList};
+pub use raters::{Added, Credential, Rater, RaterProgress, Raters, RatingPlan};
+pub use rating::{RatingRow, Undo};
+pub use recheck::{Recheck, RecheckProgress};
+pub use status::StudyStatus;
+pub use targets::{Listing, Overview, RaterOverview, TargetSummary};
 pub use upload::{JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT};
 
 /// One study file, as the app works on it. Cloning it is cheap: clones share the connections,
@@ -83,6 +85,13 @@ impl Study {
     /// date.
     pub async fn open(path: &Path) -> Result<Study, StudyError> {
         Study::open_with(db::connect_options(path)).await
+    }
+
+    /// How every connection to the study file at `path` is set up (WAL, durable commits,
+    /// foreign keys, the busy timeout): for [`Study::open_with`] with settings of its own, and
+    /// for another program's connections to the same file.
+    pub fn connect_options(path: &Path) -> SqliteConnectOptions {
+        db::connect_options(path)
     }
 
     /// Opens the study with connections set up as `options` say (the tests' full disk).

@@ -2,14 +2,14 @@
 
 use super::{
     BlindPoolRow, Hit, Listing, Overview, Paper, Progress, Rater, RatingRow, Refusal, Study,
-    StudyError, StudyStatus, TargetSummary,
+    StudyError, TargetSummary,
 };
-use crate::db;
-use crate::db::targets::RaterOverview;
 use crate::domain::{PaperId, PaperKey, RaterId, Stars};
 use crate::metrics::Judgments;
+use crate::study::db;
+use crate::study::RaterOverview;
 
-pub use crate::db::targets::PooledPaper;
+use crate::study::PooledPaper;
 
 /// A target's rating page for one rater: the target, its pooled papers in the blind order with
 /// the rater's stars, and the target to rate after it.
@@ -160,11 +160,6 @@ impl Study {
             Ok(Search { overview, found })
         })
         .await
-    }
-
-    /// The counts `paperjudge status` prints.
-    pub async fn status(&self) -> Result<StudyStatus, StudyError> {
-        Ok(db::study::status(&self.connections).await?)
     }
 
     /// Every rating (`rater` `None`), or one rater's, by target id, paper id and rater: the

@@ -2,8 +2,8 @@
 //! command of its own.
 
 use super::{Refusal, Study, StudyError};
-use crate::db;
 use crate::domain::PoolDepth;
+use crate::study::db;
 
 impl Study {
     /// Sets the pool depth, which is allowed only while the study has no recommendations.

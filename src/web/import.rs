@@ -16,7 +16,8 @@ use super::upload::{self, job_path, UploadLimit};
 use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::PoolDepth;
-use crate::study::{thousands, JobFailure, JobId, JobReport, JobState, Outcome, Study, JOBS_KEPT};
+use crate::study::{JobFailure, JobId, JobReport, JobState, Outcome, Study, JOBS_KEPT};
+use crate::words::thousands;
 
 /// `GET` and `POST /import`, `POST /import/settings`, `GET /import/{job}` and its JSON.
 pub fn routes(limit: UploadLimit) -> impl FnOnce(&mut web::ServiceConfig) {

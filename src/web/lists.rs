@@ -150,7 +150,7 @@ impl ListsPage {
     }
 
     fn count(&self, count: &u64) -> String {
-        crate::study::thousands(*count as i64)
+        crate::words::thousands(*count as i64)
     }
 }
 

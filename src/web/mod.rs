@@ -27,6 +27,7 @@ mod proxy;
 mod pruning;
 mod rating_page;
 mod ratings;
+mod request_log;
 mod security;
 mod target_list;
 mod tokens;
@@ -120,6 +121,8 @@ pub fn run(listener: TcpListener, study: Study, access: Access) -> std::io::Resu
             .wrap(from_fn(error::answer_errors_by_accept))
             // The headers wrap everything, so that every refusal and redirect carries them too.
             .wrap(security::headers())
+            // Outside everything: every request's span, and its line once it is answered.
+            .wrap(from_fn(request_log::log_request))
             .configure(routes)
             .configure(import::routes(upload::UploadLimit {
                 size: access.max_upload,

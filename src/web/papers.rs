@@ -13,7 +13,8 @@ use super::csrf::CsrfToken;
 use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::PaperId;
-use crate::study::{thousands, Hit, Study, TargetChoice, MARK_END, MARK_START};
+use crate::study::{Hit, Study, TargetChoice, MARK_END, MARK_START};
+use crate::words::thousands;
 
 /// Hits per page.
 const HITS_PER_PAGE: i64 = 20;

@@ -397,7 +397,9 @@ async fn wait_for_an_import(browser: &BrowserTest) -> Result<(), String> {
     let anchors = browser.open_t1().await?;
     let importer = sqlx::sqlite::SqlitePoolOptions::new()
         .max_connections(1)
-        .connect_with(paperjudge::db::connect_options(&app.study.db_path()))
+        .connect_with(paperjudge::study::Study::connect_options(
+            &app.study.db_path(),
+        ))
         .await
         .map_err(|error| format!("no second connection: {error}"))?;
     let mut import = importer

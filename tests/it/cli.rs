@@ -291,8 +291,8 @@ async fn a_file_with_a_header_and_no_rows_imports_nothing_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let db = small_study(dir.path());
     let revision = || async {
-        let pool = paperjudge::db::open(&db).await.unwrap();
-        let revision = paperjudge::db::evaluation::revision(&pool).await.unwrap();
+        let pool = crate::common::connections_to(&db).await;
+        let revision = crate::common::revision(&pool).await;
         pool.close().await;
         revision
     };

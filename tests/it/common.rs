@@ -25,7 +25,7 @@ impl TestStudy {
     pub async fn open(dir: tempfile::TempDir) -> TestStudy {
         let file = dir.path().join("study.db");
         let study = Study::open(&file).await.expect("the study opens");
-        let connections = paperjudge::db::open(&file).await.expect("the study opens");
+        let connections = connections_to(&file).await;
         TestStudy {
             study,
             connections,
@@ -194,4 +194,31 @@ impl TestStudy {
         .await
         .expect("pool order")
     }
+}
+
+/// Connections of a test's own to the study file at `path` (opened already), set up as the
+/// study's are.
+pub async fn connections_to(path: &std::path::Path) -> SqlitePool {
+    sqlx::sqlite::SqlitePoolOptions::new()
+        .connect_with(Study::connect_options(path))
+        .await
+        .expect("the study opens")
+}
+
+/// A revision of everything the evaluation reads, as the study counts it: the last id of the
+/// rating history and the study's revision counter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
+pub struct Revision {
+    pub ratings: i64,
+    pub study: i64,
+}
+
+pub async fn revision(pool: &SqlitePool) -> Revision {
+    sqlx::query_as(
+        "SELECT (SELECT COALESCE(MAX(id), 0) FROM rating_history) AS ratings, revision AS study
+         FROM study WHERE id = 1",
+    )
+    .fetch_one(pool)
+    .await
+    .expect("the revision")
 }

@@ -438,10 +438,10 @@ async fn two_tabs_rating_the_same_paper_at_once_lose_no_update() {
     }
 }
 
-/// The options `db::open` uses, with the study file unable to grow beyond `max_pages`: SQLite's
+/// The options every connection of a study uses, with the study file unable to grow beyond `max_pages`: SQLite's
 /// `max_page_count` on every connection stands for a full disk, without root or a tmpfs.
 fn study_on_a_full_disk(db: &Path, max_pages: i64) -> SqliteConnectOptions {
-    paperjudge::db::connect_options(db).pragma("max_page_count", max_pages.to_string())
+    paperjudge::study::Study::connect_options(db).pragma("max_page_count", max_pages.to_string())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -658,7 +658,9 @@ async fn a_save_while_an_import_holds_the_study_answers_503_and_the_next_one_sav
     // Another process importing: a connection of its own holding the write lock.
     let importer = SqlitePoolOptions::new()
         .max_connections(1)
-        .connect_with(paperjudge::db::connect_options(&app.study.db_path()))
+        .connect_with(paperjudge::study::Study::connect_options(
+            &app.study.db_path(),
+        ))
         .await
         .expect("a second connection");
     let mut import = importer.acquire().await.expect("a connection");

@@ -7,11 +7,10 @@ use rand::SeedableRng;
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use crate::common;
+use crate::common::{self, revision, Revision};
 use crate::process_support::{paperjudge, stderr};
 use crate::web_support::{fixture_study, Answer, TestApp, MODELS};
-use paperjudge::db::{self, evaluation::Revision};
-use paperjudge::domain::{PaperId, PaperKey, RaterId, Stars};
+use paperjudge::domain::PaperId;
 use paperjudge::import::{Format, Kind};
 use paperjudge::leaderboard::{LeaderboardOptions, Partial};
 use paperjudge::study::{DropRule, EvaluationSet};
@@ -82,56 +81,6 @@ async fn stars_out_of_range_fail_the_evaluation() {
     unreadable(&app, "stars must be from 1 to 5, got 7").await;
 }
 
-#[tokio::test]
-async fn the_reads_at_once_equal_the_read_in_one_transaction() {
-    let app = TestApp::with_fixture().await;
-    app.rate_all_of_t1().await;
-    app.store_rating("T2", "P7", 5).await;
-    let path = &app.study.db_path();
-    let app = &app;
-    let key = |id: &'static str| async move { PaperKey(app.paper_id(id).await) };
-    let (t1, t2) = (key("T1").await, key("T2").await);
-
-    for depth in [0, 2, usize::MAX] {
-        let snapshot = db::evaluation::load(path, depth).await.unwrap();
-        let one = db::evaluation::load_in_one_transaction(path, depth)
-            .await
-            .unwrap();
-        assert_eq!(snapshot, one, "depth {depth}");
-        assert_eq!(snapshot.depth, depth.max(8), "at least the pool depth");
-    }
-    let snapshot = db::evaluation::load(path, 0).await.unwrap();
-    let targets: Vec<(&str, bool)> = (snapshot.targets.iter())
-        .map(|target| (target.external_id.as_str(), target.fully_rated))
-        .collect();
-    assert_eq!(targets, [("T1", true), ("T2", false)]);
-    let t2_ratings = (snapshot.ratings.iter())
-        .find(|rated| rated.target == t2)
-        .map(|rated| rated.ratings.clone());
-    let p7 = key("P7").await;
-    assert_eq!(
-        t2_ratings,
-        Some(vec![(p7, RaterId::OWNER, Stars::new(5).unwrap())])
-    );
-    // Lists in ranked order, whatever order SQLite aggregated them in.
-    let alpha = (snapshot.models.iter())
-        .find(|(_, name)| name == MODELS[0])
-        .map(|(id, _)| *id)
-        .unwrap();
-    let alpha_t1 = (snapshot.lists.iter())
-        .find(|(target, model, _)| (*target, *model) == (t1, alpha))
-        .map(|(_, _, papers)| papers.clone());
-    assert_eq!(
-        alpha_t1,
-        Some(vec![key("P1").await, key("P2").await, key("P3").await])
-    );
-    assert_eq!(
-        snapshot.lists.len(),
-        6,
-        "three models' lists of T1 and of T2"
-    );
-}
-
 /// The fully rated targets in the order the verdict watches them, by external id.
 async fn completion_order(app: &TestApp) -> Vec<String> {
     let set = EvaluationSet::load(&app.study.db_path(), 0).await.unwrap();
@@ -167,10 +116,6 @@ async fn targets_are_ordered_by_when_their_last_pair_was_first_rated() {
     assert_eq!(completion_order(&app).await, ["T1"]);
     app.store_rating("T2", "P8", 2).await;
     assert_eq!(completion_order(&app).await, ["T2", "T1"]);
-}
-
-async fn revision(pool: &sqlx::SqlitePool) -> Revision {
-    db::evaluation::revision(pool).await.unwrap()
 }
 
 #[tokio::test]

@@ -1,20 +1,19 @@
 use crate::common::TestStudy;
-use paperjudge::db::papers::{self, Paper};
-use paperjudge::domain::{PaperId, PaperKey};
 use paperjudge::import::{Format, Kind};
+use paperjudge::study::Paper;
 
 const CSV: Kind = Kind::Papers(Format::Csv);
 const JSONL: Kind = Kind::Papers(Format::Jsonl);
 
 async fn paper(study: &TestStudy, id: &str) -> Paper {
-    let paper_id: PaperKey = papers::id_of(&study.connections, &PaperId::given(id))
-        .await
-        .unwrap()
-        .expect("paper exists");
-    papers::get(&study.connections, paper_id)
-        .await
-        .unwrap()
-        .unwrap()
+    sqlx::query_as(
+        "SELECT id, external_id, title, abstract, authors, year, url FROM papers
+         WHERE external_id = ?",
+    )
+    .bind(id)
+    .fetch_one(&study.connections)
+    .await
+    .expect("paper exists")
 }
 
 #[tokio::test]

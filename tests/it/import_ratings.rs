@@ -1,9 +1,9 @@
 use crate::common::TestStudy;
-use paperjudge::db::{self, ratings::Pair, ratings::Source};
-use paperjudge::domain::{PaperId, RaterId, Stars};
+use paperjudge::domain::{PaperId, PaperKey};
 use paperjudge::export;
 use paperjudge::import::Kind;
 use paperjudge::metrics::{Judgments, Relevance};
+use paperjudge::study::Rater;
 
 async fn study_with_pool() -> TestStudy {
     let study = TestStudy::new().await;
@@ -35,9 +35,7 @@ async fn ratings_upsert_into_the_history_and_join_the_pool() {
     assert_eq!((summary.updated, summary.unchanged), (1, 1));
     assert_eq!(stars_of(&study, "P1", "P2").await, [Some(4), Some(2)]);
     assert_eq!(stars_of(&study, "P1", "P3").await, [Some(1)]);
-    let rows = db::ratings::all_rows(&study.connections, None)
-        .await
-        .unwrap();
+    let rows = study.study.ratings(None).await.unwrap();
     assert_eq!(rows[0].rated_at, "2026-01-02T02:04:05Z");
     assert_eq!(study.count("rating_history").await, 4);
 }
@@ -120,26 +118,14 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
         .ratings("target,paper,stars\nT1,R1,5\nT1,R2,1\nT1,R3,3\n")
         .await;
     let mut exported = Vec::new();
-    export::ratings_csv(
-        &db::ratings::all_rows(&study.connections, None)
-            .await
-            .unwrap(),
-        &mut exported,
-    )
-    .unwrap();
+    export::ratings_csv(&study.study.ratings(None).await.unwrap(), &mut exported).unwrap();
 
     let fresh = TestStudy::new().await;
     fresh.papers(HOSTILE_PAPERS).await;
     let summary = fresh.ratings(std::str::from_utf8(&exported).unwrap()).await;
     assert_eq!((summary.read, summary.added), (3, 3));
     let mut again = Vec::new();
-    export::ratings_csv(
-        &db::ratings::all_rows(&fresh.connections, None)
-            .await
-            .unwrap(),
-        &mut again,
-    )
-    .unwrap();
+    export::ratings_csv(&fresh.study.ratings(None).await.unwrap(), &mut again).unwrap();
     assert_eq!(
         String::from_utf8(again).unwrap(),
         String::from_utf8(exported.clone()).unwrap()
@@ -165,36 +151,22 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
 async fn a_cleared_rating_is_recorded_in_the_history() {
     let study = study_with_pool().await;
     study.ratings("target,paper,stars\nP1,P2,3\n").await;
-    let (p1, p2) = (PaperId::given("P1"), PaperId::given("P2"));
-    let target = db::papers::id_of(&study.connections, &p1)
-        .await
-        .unwrap()
-        .unwrap();
-    let paper = db::papers::id_of(&study.connections, &p2)
-        .await
-        .unwrap()
-        .unwrap();
-    let mut tx = study
-        .connections
-        .begin_with("BEGIN IMMEDIATE")
+    let target: i64 = sqlx::query_scalar("SELECT id FROM papers WHERE external_id = 'P1'")
+        .fetch_one(&study.connections)
         .await
         .unwrap();
-    let pair = Pair {
-        target,
-        paper,
-        rater: RaterId::OWNER,
-    };
-    let change = db::ratings::set(
-        &mut tx,
-        pair,
-        None,
-        "2026-11-22T00:00:00Z",
-        Source::Web { browser: "tab" },
-    )
-    .await
-    .unwrap();
-    tx.commit().await.unwrap();
-    assert_eq!((change.previous, change.current), (Stars::new(3), None));
+    let cleared = study
+        .study
+        .rate(
+            PaperKey(target),
+            &PaperId::given("P2"),
+            None,
+            "tab",
+            &Rater::owner(),
+        )
+        .await
+        .unwrap();
+    assert_eq!((cleared.rated, cleared.total), (0, 3));
     assert_eq!(stars_of(&study, "P1", "P2").await, [Some(3), None]);
     assert_eq!(study.count("ratings").await, 0);
 }

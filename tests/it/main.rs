@@ -52,6 +52,8 @@ mod raters_cli;
 mod raters_migration;
 mod raters_web;
 mod rating_page_contract;
+mod request_log;
+mod schema;
 mod security_access;
 mod sign_in_attack;
 mod targets_choice;

@@ -76,7 +76,7 @@ fn imported(dir: &Path, name: &str) -> PathBuf {
 }
 
 async fn count(db: &Path, sql: &str) -> i64 {
-    let pool = paperjudge::db::open(db).await.unwrap();
+    let pool = crate::common::connections_to(db).await;
     let count = sqlx::query_scalar(sql).fetch_one(&pool).await.unwrap();
     pool.close().await;
     count

@@ -598,9 +598,8 @@ async fn a_rating_while_a_browser_import_writes_answers_503_at_once() {
     let rater = app.session(t1).await;
     let session = app.session_from("/import").await;
     // Another process holds the write lock, so that the import waits in its turn, writing.
-    let mut other = paperjudge::db::open(&app.study.db_path())
+    let mut other = crate::common::connections_to(&app.study.db_path())
         .await
-        .expect("the study")
         .acquire()
         .await
         .expect("a connection");

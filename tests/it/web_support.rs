@@ -6,8 +6,6 @@
 use std::net::{IpAddr, Ipv4Addr, TcpListener};
 use std::time::Duration;
 
-use paperjudge::db;
-use paperjudge::domain::PaperId;
 use paperjudge::web::Access;
 use reqwest::header::{HeaderMap, ACCEPT, COOKIE, HOST, LOCATION, ORIGIN, SET_COOKIE};
 use reqwest::{Response, StatusCode};
@@ -167,11 +165,12 @@ impl TestApp {
 
     /// The row id of a paper (the `n` of `/targets/{n}`).
     pub async fn paper_id(&self, external_id: &str) -> i64 {
-        db::papers::id_of(&self.study.connections, &PaperId::given(external_id))
+        sqlx::query_scalar("SELECT id FROM papers WHERE external_id = ?")
+            .bind(external_id)
+            .fetch_optional(&self.study.connections)
             .await
             .expect("the query runs")
             .unwrap_or_else(|| panic!("paper {external_id} exists"))
-            .0
     }
 
     /// Opens a rating page as a new browser would: no cookie, so it gets one.

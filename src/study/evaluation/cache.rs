@@ -11,11 +11,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::OnceCell;
 
 use super::{evaluate, Evaluated, EvaluationSet};
-use crate::db;
-use crate::db::evaluation::Revision;
 use crate::decision::Margin;
 use crate::leaderboard::{Leaderboard, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings};
+use crate::study::db;
+use crate::study::db::evaluation::Revision;
 use crate::study::judges::JudgeVersion;
 use crate::study::{Study, StudyError};
 

@@ -28,13 +28,13 @@ use time::OffsetDateTime;
 
 use super::{Study, StudyError};
 use crate::checks::{self, ranking, Checks, History, RaterRanking, RatersInput, TimedRecheck};
-use crate::db;
 use crate::domain::{PaperKey, RaterId, Stars};
 use crate::leaderboard::{
     self, Collection, JudgedTargets, Leaderboard, LeaderboardOptions, Partial, RaterLeader,
     TargetInput,
 };
 use crate::metrics::{Judgments, Settings};
+use crate::study::db;
 
 pub use cache::Evaluations;
 pub use set::EvaluationSet;

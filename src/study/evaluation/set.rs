@@ -5,12 +5,12 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::db;
-use crate::db::evaluation::{Ratings, Revision, Snapshot};
-use crate::db::targets::Overview;
 use crate::domain::{Grade, ModelId, PaperKey, RaterId, RaterName};
 use crate::leaderboard::{Collection, Completion, TargetInput};
 use crate::metrics::Judgments;
+use crate::study::db;
+use crate::study::db::evaluation::{Ratings, Revision, Snapshot};
+use crate::study::Overview;
 use crate::study::{Refusal, StudyError};
 
 /// The study's targets with ratings, their judgments and lists, in memory.

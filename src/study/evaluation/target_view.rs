@@ -9,11 +9,11 @@
 
 use std::collections::HashMap;
 
-use crate::db;
-use crate::db::unblinded::ListedPaper;
 use crate::domain::PaperKey;
 use crate::leaderboard::{self, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings, TargetScores};
+use crate::study::db;
+use crate::study::ListedPaper;
 use crate::study::{Paper, Progress, Refusal, Study, StudyError};
 
 /// One target under the leaderboard's options.

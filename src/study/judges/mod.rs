@@ -145,7 +145,7 @@ pub(super) fn write_imported(
     grades: &[StagedGrade],
     read: u64,
 ) -> Result<Summary, StudyError> {
-    let now = crate::db::now_rfc3339();
+    let now = crate::study::db::now_rfc3339();
     let id = store::imported_judge_directly(conn, judge, &now)?.map_err(|model| {
         Refusal::JudgeGradesThroughModel {
             judge: judge.clone(),

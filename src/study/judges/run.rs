@@ -393,7 +393,7 @@ impl Study {
         loop {
             let stored = self
                 .write(async |conn| {
-                    let now = crate::db::now_rfc3339();
+                    let now = crate::study::db::now_rfc3339();
                     let id = match judge_id {
                         Some(id) => id,
                         None => match store::find(&mut *conn, judge.name).await? {

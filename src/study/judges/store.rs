@@ -6,14 +6,14 @@ use std::path::Path;
 
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::db::direct::open_reader;
-use crate::db::evaluation::List;
 use crate::domain::{JudgeName, ModelId, PaperId, PaperKey, Stars};
 use crate::import::judgments::StagedGrade;
+use crate::study::db::direct::open_reader;
+use crate::study::db::evaluation::List;
 
 /// A judge as stored.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub(super) struct JudgeRecord {
+pub(in crate::study) struct JudgeRecord {
     pub id: i64,
     pub name: JudgeName,
     pub model: Option<String>,
@@ -26,7 +26,7 @@ pub(super) struct JudgeRecord {
 const JUDGE_COLUMNS: &str = "id, name, model, endpoint, prompt, prompt_sha256, revision";
 
 /// The judge named `name`, if the study has one.
-pub(super) async fn find<'e, E: SqliteExecutor<'e>>(
+pub(in crate::study) async fn find<'e, E: SqliteExecutor<'e>>(
     executor: E,
     name: &JudgeName,
 ) -> Result<Option<JudgeRecord>, sqlx::Error> {
@@ -39,7 +39,7 @@ pub(super) async fn find<'e, E: SqliteExecutor<'e>>(
 }
 
 /// Every judge, by name.
-pub(super) async fn all<'e, E: SqliteExecutor<'e>>(
+pub(in crate::study) async fn all<'e, E: SqliteExecutor<'e>>(
     executor: E,
 ) -> Result<Vec<JudgeRecord>, sqlx::Error> {
     sqlx::query_as(&format!("SELECT {JUDGE_COLUMNS} FROM judges ORDER BY name"))
@@ -49,7 +49,7 @@ pub(super) async fn all<'e, E: SqliteExecutor<'e>>(
 
 /// Every judge by name, with how much of the study's targets it graded.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub(super) struct JudgeProgressRow {
+pub(in crate::study) struct JudgeProgressRow {
     pub name: JudgeName,
     pub model: Option<String>,
     pub endpoint: Option<String>,
@@ -78,7 +78,7 @@ const GRADED_PER_TARGET_OF_JUDGE: &str = "
     WHERE g.judge_id = ?1
     GROUP BY g.target_id";
 
-pub(super) async fn progress<'e, E: SqliteExecutor<'e>>(
+pub(in crate::study) async fn progress<'e, E: SqliteExecutor<'e>>(
     executor: E,
 ) -> Result<Vec<JudgeProgressRow>, sqlx::Error> {
     sqlx::query_as(&format!(
@@ -98,7 +98,7 @@ pub(super) async fn progress<'e, E: SqliteExecutor<'e>>(
 
 /// What identifies a judge that grades through a model endpoint, and what its requests are.
 #[derive(Debug, Clone)]
-pub(super) struct EndpointJudge<'a> {
+pub(in crate::study) struct EndpointJudge<'a> {
     pub name: &'a JudgeName,
     pub model: &'a str,
     pub endpoint: &'a str,
@@ -109,7 +109,7 @@ pub(super) struct EndpointJudge<'a> {
 }
 
 /// Adds a judge that grades through a model endpoint.
-pub(super) async fn add_endpoint_judge(
+pub(in crate::study) async fn add_endpoint_judge(
     conn: &mut SqliteConnection,
     judge: &EndpointJudge<'_>,
     now: &str,
@@ -131,7 +131,7 @@ pub(super) async fn add_endpoint_judge(
 
 /// Records where and how a judge is run now: the endpoint may move (a server restarted on
 /// another port) and the settings may follow the server (the form of JSON output it takes).
-pub(super) async fn update_endpoint(
+pub(in crate::study) async fn update_endpoint(
     conn: &mut SqliteConnection,
     judge: i64,
     endpoint: &str,
@@ -147,7 +147,7 @@ pub(super) async fn update_endpoint(
 }
 
 /// Removes the judge named `name` and its grades; `false` when there is none.
-pub(super) async fn remove(
+pub(in crate::study) async fn remove(
     conn: &mut SqliteConnection,
     name: &JudgeName,
 ) -> Result<bool, sqlx::Error> {
@@ -173,7 +173,7 @@ const UPSERT_GRADE: &str = "
 const BUMP_REVISION: &str = "UPDATE judges SET revision = revision + 1 WHERE id = ?";
 
 /// Stores one grade of `judge` as a run receives it, and moves the judge's revision.
-pub(super) async fn store_grade(
+pub(in crate::study) async fn store_grade(
     conn: &mut SqliteConnection,
     judge: i64,
     (target, paper): (PaperKey, PaperKey),
@@ -195,7 +195,7 @@ pub(super) async fn store_grade(
 
 /// What an import of grades did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Written {
+pub(in crate::study) struct Written {
     pub added: u64,
     pub updated: u64,
     pub unchanged: u64,
@@ -203,7 +203,7 @@ pub(super) struct Written {
 
 /// The judge named `name` for an import of its grades, added if the study has none: its id,
 /// or the model it grades through (such a judge's grades come from its runs alone).
-pub(super) fn imported_judge_directly(
+pub(in crate::study) fn imported_judge_directly(
     conn: &rusqlite::Connection,
     name: &JudgeName,
     now: &str,
@@ -234,7 +234,7 @@ pub(super) fn imported_judge_directly(
 
 /// Writes the grades of an import of `judge`'s, each given at `now`, on the import's
 /// connection, and moves the judge's revision once if anything changed.
-pub(super) fn write_grades_directly(
+pub(in crate::study) fn write_grades_directly(
     conn: &rusqlite::Connection,
     judge: i64,
     grades: &[StagedGrade],
@@ -275,7 +275,7 @@ pub(super) fn write_grades_directly(
 /// has not graded, in the order
 /// `/next` offers the targets and each target's blind order: a run cut short (`--limit`, a
 /// kill) has graded whole targets in the study's order.
-pub(super) async fn pairs_to_grade(
+pub(in crate::study) async fn pairs_to_grade(
     conn: &mut SqliteConnection,
     judge: Option<i64>,
 ) -> Result<Vec<(PaperKey, PaperKey)>, sqlx::Error> {
@@ -299,14 +299,14 @@ pub(super) async fn pairs_to_grade(
 
 /// A paper's texts, as a judge reads them.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub(super) struct PaperText {
+pub(in crate::study) struct PaperText {
     pub external_id: PaperId,
     pub title: String,
     #[sqlx(rename = "abstract")]
     pub abstract_text: String,
 }
 
-pub(super) async fn paper_text<'e, E: SqliteExecutor<'e>>(
+pub(in crate::study) async fn paper_text<'e, E: SqliteExecutor<'e>>(
     executor: E,
     paper: PaperKey,
 ) -> Result<Option<PaperText>, sqlx::Error> {
@@ -318,7 +318,7 @@ pub(super) async fn paper_text<'e, E: SqliteExecutor<'e>>(
 
 /// A grade as `export judgments` writes it.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub(super) struct GradeRow {
+pub(in crate::study) struct GradeRow {
     pub target: PaperId,
     pub paper: PaperId,
     pub judge: JudgeName,
@@ -330,7 +330,7 @@ pub(super) struct GradeRow {
 }
 
 /// Every grade (of the judge named `judge`, if given), by judge, target and paper.
-pub(super) async fn grade_rows<'e, E: SqliteExecutor<'e>>(
+pub(in crate::study) async fn grade_rows<'e, E: SqliteExecutor<'e>>(
     executor: E,
     judge: Option<&JudgeName>,
 ) -> Result<Vec<GradeRow>, sqlx::Error> {
@@ -354,7 +354,7 @@ pub(super) async fn grade_rows<'e, E: SqliteExecutor<'e>>(
 /// What the evaluation of a judge reads: the targets being rated whose every pooled pair the
 /// judge graded, with those grades and the targets' lists.
 #[derive(Debug, PartialEq)]
-pub(super) struct JudgedSnapshot {
+pub(in crate::study) struct JudgedSnapshot {
     /// The judged targets, by key, with their external ids, in the study's order (`/next`'s).
     pub targets: Vec<(PaperKey, String)>,
     /// The judge's grades of their pooled pairs, by target and paper.
@@ -369,7 +369,7 @@ pub(super) struct JudgedSnapshot {
 
 /// Reads the judged targets of `judge` with its grades and their lists, in one read
 /// transaction on a connection of its own.
-pub(super) async fn load_judged(
+pub(in crate::study) async fn load_judged(
     path: &Path,
     judge: i64,
     depth: usize,
@@ -407,7 +407,7 @@ pub(super) async fn load_judged(
             Ok((row.get(0)?, row.get(1)?, row.get(2)?))
         })?
         .collect::<rusqlite::Result<_>>()?;
-        let depth = depth.max(crate::db::study::pool_depth_directly(&tx)?.get() as usize);
+        let depth = depth.max(crate::study::db::study::pool_depth_directly(&tx)?.get() as usize);
         let lists = read_lists(&tx, judged, &keys, depth)?;
         let left_out = (tx.prepare(&format!(
             "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({judged})
@@ -457,7 +457,7 @@ fn read_lists(
 }
 
 /// `judge`'s grades of the pairs of fully rated targets being rated, by target and paper.
-pub(super) async fn grades_of_finished_targets<'e, E: SqliteExecutor<'e>>(
+pub(in crate::study) async fn grades_of_finished_targets<'e, E: SqliteExecutor<'e>>(
     executor: E,
     judge: i64,
 ) -> Result<Vec<(PaperKey, PaperKey, Stars)>, sqlx::Error> {

@@ -76,6 +76,8 @@
 //! This binary is standalone: it does not use the `paperjudge` library, so it keeps working
 //! (and keeps producing the same bytes) whatever the library does.
 
+#![forbid(unsafe_code)]
+
 mod config;
 mod format;
 mod papers;

@@ -1,0 +1,53 @@
+//! `paperjudge export`: ratings, qrels, the blind pool or judgments, to a file or stdout.
+
+use std::io::{self};
+
+use super::arguments::ExportCommand;
+use super::error::CliError;
+use super::judges;
+use super::output::write_output;
+use crate::export;
+use crate::study::Study;
+
+pub(super) async fn run_export(study: &Study, command: ExportCommand) -> Result<(), CliError> {
+    match command {
+        ExportCommand::Ratings { output } => {
+            let rows = study.ratings(None).await?;
+            write_output(output.as_deref(), |out| {
+                export::ratings_csv(&rows, out).map_err(io::Error::other)
+            })
+        }
+        ExportCommand::Qrels {
+            output,
+            relevance,
+            judgments,
+        } => {
+            let judged = study.judged_pairs(&judgments).await?;
+            write_output(output.as_deref(), |out| {
+                export::qrels(&judged, relevance, out)
+            })
+        }
+        ExportCommand::Pool { output } => {
+            let rows = study.blind_pool().await?;
+            write_output(output.as_deref(), |out| {
+                export::pool_csv(&rows, out).map_err(io::Error::other)
+            })
+        }
+        ExportCommand::Judgments { output, judge } => {
+            let judge = judge.as_deref().map(judges::judge_name).transpose()?;
+            let rows = study.judgment_rows(judge.as_ref()).await?;
+            write_output(output.as_deref(), |out| {
+                export::judgments_csv(&rows, out).map_err(io::Error::other)
+            })?;
+            let unfinished = rows.iter().filter(|row| !row.target_finished).count();
+            if unfinished > 0 {
+                crate::tell!(
+                    "note: {unfinished} of these {} grades are of targets not fully rated: read \
+                     before rating them, a machine's grade anchors the rating",
+                    rows.len()
+                );
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,516 @@
+//! What the evaluation reads: the study's revision, and a snapshot of the targets being rated
+//! with their ratings and the top of every list, as typed rows.
+//!
+//! What is read agrees with itself and with the revision it is labelled with while raters
+//! keep rating: it comes from one revision of the study (see [`load`]). The reads step SQLite
+//! directly, on read connections of their own ([`super::direct::open_reader`]), in threads that
+//! may block: through sqlx every row is handed from its connection's thread to ours, which
+//! for the quarter of a million list entries of 3,600 targets was most of a leaderboard's
+//! time. Values are read as the domain's types (`PaperKey`, `ModelId`, `Stars`): anything that
+//! is not what it should be (stars out of range, a NULL) fails the read.
+
+use std::path::Path;
+
+use sqlx::{FromRow, SqliteExecutor};
+
+use super::direct::open_reader;
+use super::targets;
+use crate::domain::{ModelId, PaperKey, PoolDepth, RaterId, RaterName, Stars};
+use crate::study::Overview;
+
+/// A revision of everything the evaluation reads: the last id of the rating history (every
+/// change of a rating adds a row to it) and the study's revision counter (bumped by every
+/// import and every change of the targets chosen). Equal revisions mean equal evaluations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, FromRow)]
+pub struct Revision {
+    pub ratings: i64,
+    pub study: i64,
+}
+
+const REVISION: &str =
+    "SELECT (SELECT COALESCE(MAX(id), 0) FROM rating_history) AS ratings, revision AS study
+     FROM study WHERE id = 1";
+
+/// The study's revision now: two index lookups, cheap enough to ask on every page view.
+pub async fn revision<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Revision, sqlx::Error> {
+    sqlx::query_as(REVISION).fetch_one(executor).await
+}
+
+/// A target being rated that has at least one rating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RatedTarget {
+    pub id: PaperKey,
+    pub external_id: String,
+    pub title: String,
+    /// Every pooled pair of it is rated by every rater it needs.
+    pub fully_rated: bool,
+    /// The raters who rated every pooled pair of it.
+    pub finished_by: Vec<RaterId>,
+}
+
+/// A target's ratings: each rated paper with its rater and stars, by paper and rater.
+pub type Ratings = Vec<(PaperKey, RaterId, Stars)>;
+
+/// The ratings of a target with at least one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetRatings {
+    pub target: PaperKey,
+    pub ratings: Ratings,
+    /// The latest of its ratings' first ratings (a `rating_history` id). For a fully rated
+    /// target, whose ratings are those of every pooled pair by every rater it needs, the
+    /// moment it was completed: the order the verdict watches targets in (see
+    /// [`crate::decision`]).
+    pub last_first_rating: i64,
+}
+
+/// A model's list for a target: (target, model, its papers best first).
+pub type List = (PaperKey, ModelId, Vec<PaperKey>);
+
+/// One revision of the study as the evaluation reads it.
+#[derive(Debug, PartialEq)]
+pub struct Snapshot {
+    pub revision: Revision,
+    pub pool_depth: PoolDepth,
+    /// The targets being rated, at a glance (counts, progress, how they are chosen).
+    pub overview: Overview,
+    /// Every model, by name.
+    pub models: Vec<(ModelId, String)>,
+    /// Every rater who ever rated or was added, the owner too, by name.
+    pub raters: Vec<(RaterId, RaterName)>,
+    /// Whether the study has raters beyond its owner (removed ones too).
+    pub has_raters: bool,
+    /// The targets being rated that have a rating, by external id.
+    pub targets: Vec<RatedTarget>,
+    /// Their ratings: each target with its rated papers and their stars.
+    pub ratings: Vec<TargetRatings>,
+    /// Their lists: (target, model, the first `depth` papers best first).
+    pub lists: Vec<List>,
+    /// The models whose lists their pools leave out (see [`super::pruning`]).
+    pub left_out: Vec<(PaperKey, ModelId)>,
+    /// Where the lists are cut: the larger of the pool depth and the depth asked for.
+    pub depth: usize,
+}
+
+/// The targets whose ratings and lists the evaluation reads.
+const RATED_TARGETS: &str = "SELECT target_id FROM targets WHERE active = 1 AND rated > 0";
+
+/// Reads the snapshot the evaluation of the targets being rated needs, with every list cut at
+/// `depth` or the pool depth, whichever is larger (`usize::MAX`: whole lists).
+///
+/// Three reads run at once, each in a read transaction of its own on a connection of its
+/// own: the counts, targets and ratings, and each half of the lists. They saw the same study
+/// when they saw the same revision; when a change came between them, everything is read again
+/// in one transaction.
+pub async fn load(path: &Path, depth: usize) -> rusqlite::Result<Snapshot> {
+    let path = path.to_owned();
+    crate::blocking::run(move || {
+        let (head, even, odd) = std::thread::scope(|scope| {
+            let even =
+                scope.spawn(|| at_revision(&path, |tx| read_lists(tx, depth, Some(Half::Even))));
+            let odd =
+                scope.spawn(|| at_revision(&path, |tx| read_lists(tx, depth, Some(Half::Odd))));
+            let head = at_revision(&path, |tx| Ok((read_head(tx)?, read_ratings(tx)?)));
+            (head, joined(even), joined(odd))
+        });
+        let ((revision, (head, ratings)), (of_even, (depth, mut lists)), (of_odd, (_, odd))) =
+            (head?, even?, odd?);
+        if [of_even, of_odd] == [revision; 2] {
+            lists.extend(odd);
+            // By target and model, as one read gives them.
+            lists.sort_unstable_by_key(|&(target, model, _)| (target, model));
+            return Ok(head.into_snapshot(revision, ratings, (depth, lists)));
+        }
+        read_in_one_transaction(&path, depth)
+    })
+    .await
+}
+
+/// What [`load`] reads, read in one transaction: slower, and never mixes two revisions.
+#[cfg(test)]
+pub async fn load_in_one_transaction(path: &Path, depth: usize) -> rusqlite::Result<Snapshot> {
+    let path = path.to_owned();
+    crate::blocking::run(move || read_in_one_transaction(&path, depth)).await
+}
+
+fn read_in_one_transaction(path: &Path, depth: usize) -> rusqlite::Result<Snapshot> {
+    let (revision, (head, ratings, lists)) = at_revision(path, |tx| {
+        Ok((
+            read_head(tx)?,
+            read_ratings(tx)?,
+            read_lists(tx, depth, None)?,
+        ))
+    })?;
+    Ok(head.into_snapshot(revision, ratings, lists))
+}
+
+fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// Runs `read` in a read transaction of its own, on a connection of its own to the study at
+/// `path`, and answers the revision it saw with it.
+pub(super) fn at_revision<T>(
+    path: &Path,
+    read: impl FnOnce(&rusqlite::Transaction) -> rusqlite::Result<T>,
+) -> rusqlite::Result<(Revision, T)> {
+    let mut conn = open_reader(path)?;
+    let tx = conn.transaction()?;
+    let revision = tx.query_row(REVISION, [], |row| {
+        Ok(Revision {
+            ratings: row.get(0)?,
+            study: row.get(1)?,
+        })
+    })?;
+    let value = read(&tx)?;
+    tx.commit()?;
+    Ok((revision, value))
+}
+
+/// Everything of a [`Snapshot`] but the ratings and the lists.
+struct Head {
+    pool_depth: PoolDepth,
+    overview: Overview,
+    models: Vec<(ModelId, String)>,
+    raters: Vec<(RaterId, RaterName)>,
+    targets: Vec<RatedTarget>,
+    left_out: Vec<(PaperKey, ModelId)>,
+}
+
+impl Head {
+    fn into_snapshot(
+        self,
+        revision: Revision,
+        ratings: Vec<TargetRatings>,
+        (depth, lists): (usize, Vec<List>),
+    ) -> Snapshot {
+        Snapshot {
+            revision,
+            pool_depth: self.pool_depth,
+            overview: self.overview,
+            models: self.models,
+            has_raters: self.raters.iter().any(|(id, _)| *id != RaterId::OWNER),
+            raters: self.raters,
+            targets: self.targets,
+            ratings,
+            lists,
+            left_out: self.left_out,
+            depth,
+        }
+    }
+}
+
+fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
+    let overview = tx.query_row(targets::OVERVIEW, [], |row| {
+        Ok(targets::overview_of((
+            row.get(0)?,
+            row.get(1)?,
+            row.get(2)?,
+            row.get(3)?,
+            row.get(4)?,
+            row.get(5)?,
+            row.get(6)?,
+            row.get(7)?,
+        )))
+    })?;
+    let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let raters = (tx.prepare("SELECT id, name FROM raters ORDER BY name")?)
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut finished: Vec<(PaperKey, RaterId)> = (tx.prepare(&format!(
+        "SELECT a.target_id, a.rater_id FROM assignments a JOIN targets t USING (target_id)
+         WHERE a.target_id IN ({RATED_TARGETS}) AND t.pooled > 0 AND a.rated = t.pooled"
+    ))?)
+    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .collect::<rusqlite::Result<_>>()?;
+    finished.sort_unstable();
+    let targets = (tx.prepare(
+        "SELECT s.target_id, p.external_id, p.title, s.fully_rated
+         FROM targets s JOIN papers p ON p.id = s.target_id
+         WHERE s.active = 1 AND s.rated > 0
+         ORDER BY p.external_id",
+    )?)
+    .query_map([], |row| {
+        let id: PaperKey = row.get(0)?;
+        let start = finished.partition_point(|(target, _)| *target < id);
+        let finished_by = (finished[start..].iter())
+            .take_while(|(target, _)| *target == id)
+            .map(|(_, rater)| *rater)
+            .collect();
+        Ok(RatedTarget {
+            id,
+            external_id: row.get(1)?,
+            title: row.get(2)?,
+            fully_rated: row.get(3)?,
+            finished_by,
+        })
+    })?
+    .collect::<rusqlite::Result<_>>()?;
+    let left_out = (tx.prepare(&format!(
+        "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({RATED_TARGETS})
+         ORDER BY target_id, model_id"
+    ))?)
+    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .collect::<rusqlite::Result<_>>()?;
+    Ok(Head {
+        pool_depth: super::study::pool_depth_directly(tx)?,
+        overview,
+        models,
+        raters,
+        targets,
+        left_out,
+    })
+}
+
+/// The ratings of the targets evaluated: each target's rated papers with their raters and
+/// stars, and when its last rating was first made (every rating has its first in the
+/// history: see the migrations `first_ratings` and `raters`).
+///
+/// The rows come by target, paper and rater (the table's key, so SQLite sorts nothing) and
+/// are grouped as they come: nothing holds all of them at once but the targets' own ratings
+/// (collecting study L's 100,000 rows and sorting them freed about 10 MB at once on every
+/// evaluation, which the allocator kept).
+fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRatings>> {
+    let mut statement = tx.prepare(&format!(
+        "SELECT target_id, paper_id, rater_id, stars, first_rated
+         FROM ratings WHERE target_id IN ({RATED_TARGETS})
+         ORDER BY target_id, paper_id, rater_id"
+    ))?;
+    let mut rows = statement.query([])?;
+    let mut targets: Vec<TargetRatings> = Vec::new();
+    // The ratings of the target being read, copied into a vector of their size at its end.
+    let mut current: Ratings = Vec::new();
+    while let Some(row) = rows.next()? {
+        let (target, paper, rater, stars, first_rated): (PaperKey, PaperKey, RaterId, Stars, i64) = (
+            row.get(0)?,
+            row.get(1)?,
+            row.get(2)?,
+            row.get(3)?,
+            row.get(4)?,
+        );
+        if targets.last().is_none_or(|open| open.target != target) {
+            close_target(&mut targets, &mut current);
+            targets.push(TargetRatings {
+                target,
+                ratings: Vec::new(),
+                last_first_rating: first_rated,
+            });
+        }
+        let open = targets.last_mut().expect("a target was pushed");
+        open.last_first_rating = open.last_first_rating.max(first_rated);
+        current.push((paper, rater, stars));
+    }
+    close_target(&mut targets, &mut current);
+    Ok(targets)
+}
+
+/// Gives the last target read the ratings read for it.
+fn close_target(targets: &mut [TargetRatings], current: &mut Ratings) {
+    if let Some(open) = targets.last_mut() {
+        open.ratings = current.as_slice().to_vec();
+    }
+    current.clear();
+}
+
+/// Half of the targets, by the parity of their keys.
+#[derive(Debug, Clone, Copy)]
+enum Half {
+    Even = 0,
+    Odd = 1,
+}
+
+/// The lists of the targets evaluated (or of `half` of them), cut at `depth` or the pool
+/// depth, whichever is larger, with that depth; by target and model.
+///
+/// The entries come list by list, by model, target and position (the table's key, so SQLite
+/// sorts nothing), and each list is made as it comes: nothing holds every entry at once
+/// (collecting study L's 288,000 entries and sorting them freed some 16 MB at once on every
+/// evaluation, which the allocator kept).
+fn read_lists(
+    tx: &rusqlite::Transaction,
+    depth: usize,
+    half: Option<Half>,
+) -> rusqlite::Result<(usize, Vec<List>)> {
+    let depth = depth.max(super::study::pool_depth_directly(tx)?.get() as usize);
+    // Naming every model lets SQLite seek straight to the top of each list. `position` is
+    // selected though only its order counts, so that a damaged row is named by the same column
+    // numbers as ever.
+    let mut statement = tx.prepare(&format!(
+        "SELECT target_id, model_id, position, paper_id
+         FROM recommendations
+         WHERE target_id IN ({RATED_TARGETS} AND (?1 IS NULL OR target_id % 2 = ?1))
+           AND model_id IN (SELECT id FROM models) AND position <= ?2
+         ORDER BY model_id, target_id, position"
+    ))?;
+    let mut rows = statement.query((
+        half.map(|half| half as i64),
+        i64::try_from(depth).unwrap_or(i64::MAX),
+    ))?;
+    let mut lists: Vec<List> = Vec::new();
+    // The papers of the list being read, copied into a vector of their size at its end.
+    let mut current: Vec<PaperKey> = Vec::new();
+    let mut open: Option<(PaperKey, ModelId)> = None;
+    while let Some(row) = rows.next()? {
+        let (target, model, paper): (PaperKey, ModelId, PaperKey) =
+            (row.get(0)?, row.get(1)?, row.get(3)?);
+        if let Some((t, m)) = open.filter(|&list| list != (target, model)) {
+            lists.push((t, m, current.as_slice().to_vec()));
+            current.clear();
+        }
+        current.push(paper);
+        open = Some((target, model));
+    }
+    if let Some((target, model)) = open {
+        lists.push((target, model, current.as_slice().to_vec()));
+    }
+    lists.sort_unstable_by_key(|&(target, model, _)| (target, model));
+    Ok((depth, lists))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A study of the tables these reads touch, its rows in the order the real tables keep
+    /// them (`in_order`) or in another (ratings by rater first, lists by paper): 3 targets of
+    /// which 2 are rated, 2 models, 2 raters.
+    fn study(in_order: bool) -> rusqlite::Connection {
+        let (ratings_key, lists_key) = if in_order {
+            (
+                "target_id, paper_id, rater_id",
+                "model_id, target_id, position",
+            )
+        } else {
+            (
+                "rater_id, paper_id, target_id",
+                "paper_id, model_id, target_id",
+            )
+        };
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(&format!(
+            "CREATE TABLE study (id INTEGER PRIMARY KEY, pool_depth INTEGER);
+             INSERT INTO study VALUES (1, 2);
+             CREATE TABLE models (id INTEGER PRIMARY KEY);
+             INSERT INTO models VALUES (1), (2);
+             CREATE TABLE targets (target_id INTEGER PRIMARY KEY, active, rated);
+             INSERT INTO targets VALUES (10, 1, 3), (11, 1, 1), (12, 1, 0);
+             CREATE TABLE ratings (target_id, paper_id, rater_id, stars, first_rated,
+                                   PRIMARY KEY ({ratings_key})) WITHOUT ROWID;
+             INSERT INTO ratings VALUES (10, 22, 1, 3, 5), (10, 21, 2, 1, 7), (10, 21, 1, 2, 6),
+                                        (11, 20, 2, 5, 4), (12, 20, 1, 4, 9);
+             CREATE TABLE recommendations (target_id, model_id, position, paper_id,
+                                           PRIMARY KEY ({lists_key})) WITHOUT ROWID;
+             INSERT INTO recommendations VALUES
+                 (10, 1, 1, 23), (10, 1, 2, 21), (10, 1, 3, 22), (10, 2, 1, 21), (10, 2, 2, 20),
+                 (11, 2, 2, 21), (11, 2, 1, 22), (11, 1, 1, 20), (12, 1, 1, 21);"
+        ))
+        .unwrap();
+        conn
+    }
+
+    /// Grouped by target (ratings) and by target and model (lists), in order, whatever order
+    /// the tables keep their rows in.
+    #[test]
+    fn rows_are_grouped_in_order_however_the_tables_keep_them() {
+        let rated = |ratings: &[(i64, i64, i64)]| -> Ratings {
+            (ratings.iter())
+                .map(|&(paper, rater, stars)| {
+                    (PaperKey(paper), RaterId(rater), Stars::new(stars).unwrap())
+                })
+                .collect()
+        };
+        let expected_ratings = vec![
+            TargetRatings {
+                target: PaperKey(10),
+                ratings: rated(&[(21, 1, 2), (21, 2, 1), (22, 1, 3)]),
+                last_first_rating: 7,
+            },
+            TargetRatings {
+                target: PaperKey(11),
+                ratings: rated(&[(20, 2, 5)]),
+                last_first_rating: 4,
+            },
+        ];
+        let list = |target, model, papers: &[i64]| -> List {
+            (
+                PaperKey(target),
+                ModelId(model),
+                papers.iter().map(|&paper| PaperKey(paper)).collect(),
+            )
+        };
+        for in_order in [true, false] {
+            let mut conn = study(in_order);
+            let tx = conn.transaction().unwrap();
+            let ratings = read_ratings(&tx).unwrap();
+            assert_eq!(ratings, expected_ratings, "{in_order}");
+            for (depth, half) in [(0, None), (3, None), (0, Some(Half::Even))] {
+                let lists = read_lists(&tx, depth, half).unwrap();
+                let depth = depth.max(2);
+                let mut expected = vec![
+                    list(10, 1, if depth == 2 { &[23, 21] } else { &[23, 21, 22] }),
+                    list(10, 2, &[21, 20]),
+                ];
+                if half.is_none() {
+                    expected.extend([list(11, 1, &[20]), list(11, 2, &[22, 21])]);
+                }
+                assert_eq!(lists, (depth, expected), "{in_order} {depth} {half:?}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod loaded {
+    use super::*;
+    use crate::domain::PaperId;
+    use crate::study::db::{papers, small_study};
+
+    #[tokio::test]
+    async fn the_reads_at_once_equal_the_read_in_one_transaction() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let study = small_study(dir.path()).await;
+        let path = &dir.path().join("study.db");
+        let key = |id: &'static str| {
+            let connections = study.connections.clone();
+            async move {
+                (papers::id_of(&connections, &PaperId::given(id)).await)
+                    .expect("read")
+                    .expect("a paper")
+            }
+        };
+        let (t1, t2) = (key("T1").await, key("T2").await);
+
+        for depth in [0, 2, usize::MAX] {
+            let snapshot = load(path, depth).await.expect("loaded");
+            let one = load_in_one_transaction(path, depth).await.expect("loaded");
+            assert_eq!(snapshot, one, "depth {depth}");
+            assert_eq!(snapshot.depth, depth.max(8), "at least the pool depth");
+        }
+        let snapshot = load(path, 0).await.expect("loaded");
+        let targets: Vec<(&str, bool)> = (snapshot.targets.iter())
+            .map(|target| (target.external_id.as_str(), target.fully_rated))
+            .collect();
+        assert_eq!(targets, [("T1", true), ("T2", false)]);
+        let t2_ratings = (snapshot.ratings.iter())
+            .find(|rated| rated.target == t2)
+            .map(|rated| rated.ratings.clone());
+        let p1 = key("P1").await;
+        assert_eq!(
+            t2_ratings,
+            Some(vec![(p1, RaterId::OWNER, Stars::new(4).expect("stars"))])
+        );
+        // Lists in ranked order, whatever order the file and SQLite gave them in.
+        let a = (snapshot.models.iter())
+            .find(|(_, name)| name == "a")
+            .map(|(id, _)| *id)
+            .expect("model a");
+        let a_t1 = (snapshot.lists.iter())
+            .find(|(target, model, _)| (*target, *model) == (t1, a))
+            .map(|(_, _, papers)| papers.clone());
+        assert_eq!(a_t1, Some(vec![p1, key("P2").await]));
+        assert_eq!(snapshot.lists.len(), 4, "two models' lists of T1 and of T2");
+    }
+}

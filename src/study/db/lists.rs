@@ -1,0 +1,179 @@
+//! What the lists view reads: every model's top of its list for each target being rated, with
+//! the counts the view speaks of, from one revision of the study.
+//!
+//! Read as the evaluation reads (see [`super::evaluation`]): SQLite stepped directly, on read
+//! connections of their own in threads that may block, the models shared among the threads.
+//! The study's revision counter labels what was read (a rating does not move it); the view
+//! reads no rating.
+
+use std::path::Path;
+
+use super::evaluation::at_revision;
+use crate::domain::{ModelId, PaperKey};
+use crate::lists::{ListsInput, ModelLists, Scope};
+
+/// The lists of one revision of the study.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListsSnapshot {
+    /// The study's revision counter when read: lists, targets, papers and the pool depth
+    /// change only with it.
+    pub revision: i64,
+    pub input: ListsInput,
+}
+
+/// Everything but the lists, and what the lists' reads need.
+struct Head {
+    input: ListsInput,
+    model_ids: Vec<ModelId>,
+    /// The targets being rated, by key.
+    targets: Vec<PaperKey>,
+}
+
+/// Reads every list of the targets being rated cut at the larger of `k` and the pool depth.
+///
+/// The head (models, targets, counts) is read first; then the lists, each thread its share
+/// of the models in a read transaction of its own. They saw the same study when they saw the
+/// same revision counter; when a change came between them, everything is read again in one
+/// transaction.
+pub async fn load(path: &Path, k: usize) -> rusqlite::Result<ListsSnapshot> {
+    let path = path.to_owned();
+    crate::blocking::run(move || {
+        let (revision, head) = at_revision(&path, read_head)?;
+        let depth = k.max(head.input.pool_depth.get() as usize);
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, head.model_ids.len().max(1));
+        let shares: Vec<rusqlite::Result<_>> = std::thread::scope(|scope| {
+            let reads: Vec<_> = (0..threads)
+                .map(|thread| {
+                    let (path, head) = (&path, &head);
+                    scope.spawn(move || {
+                        at_revision(path, |tx| {
+                            (head.model_ids.iter().skip(thread).step_by(threads))
+                                .map(|&model| read_lists(tx, model, &head.targets, depth))
+                                .collect::<rusqlite::Result<Vec<_>>>()
+                        })
+                    })
+                })
+                .collect();
+            (reads.into_iter())
+                .map(|read| {
+                    read.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        let shares = shares.into_iter().collect::<rusqlite::Result<Vec<_>>>()?;
+        if shares.iter().all(|(seen, _)| seen.study == revision.study) {
+            let mut shares: Vec<_> = shares
+                .into_iter()
+                .map(|(_, lists)| lists.into_iter())
+                .collect();
+            let lists = (0..head.model_ids.len())
+                .map(|model| shares[model % threads].next().expect("a share per model"))
+                .collect();
+            return Ok(head.into_snapshot(revision.study, lists));
+        }
+        let (revision, (head, lists)) = at_revision(&path, |tx| {
+            let head = read_head(tx)?;
+            let depth = k.max(head.input.pool_depth.get() as usize);
+            let lists = (head.model_ids.iter())
+                .map(|&model| read_lists(tx, model, &head.targets, depth))
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok((head, lists))
+        })?;
+        Ok(head.into_snapshot(revision.study, lists))
+    })
+    .await
+}
+
+impl Head {
+    fn into_snapshot(mut self, revision: i64, lists: Vec<ModelLists>) -> ListsSnapshot {
+        let targets = self.targets.len();
+        self.input.scope.without_lists = (0..targets)
+            .filter(|&target| lists.iter().all(|model| model.list(target).is_empty()))
+            .count();
+        self.input.lists = lists;
+        ListsSnapshot {
+            revision,
+            input: self.input,
+        }
+    }
+}
+
+fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
+    let (model_ids, models): (Vec<ModelId>, Vec<String>) = (tx
+        .prepare("SELECT id, name FROM models ORDER BY name")?)
+    .query_map([], |row| {
+        Ok((row.get::<_, ModelId>(0)?, row.get::<_, String>(1)?))
+    })?
+    .collect::<rusqlite::Result<Vec<_>>>()?
+    .into_iter()
+    .unzip();
+    let targets: Vec<PaperKey> = (tx
+        .prepare("SELECT target_id FROM targets WHERE active = 1 ORDER BY target_id")?)
+    .query_map([], |row| row.get(0))?
+    .collect::<rusqlite::Result<_>>()?;
+    let (choice, candidates, library): (String, i64, i64) = tx.query_row(
+        "SELECT target_choice, (SELECT COUNT(*) FROM targets WHERE listed = 1),
+                (SELECT COUNT(*) FROM papers)
+         FROM study WHERE id = 1",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+    )?;
+    Ok(Head {
+        input: ListsInput {
+            models,
+            lists: Vec::new(),
+            scope: Scope {
+                count: targets.len(),
+                choice: super::targets::choice_of(&choice).as_str(),
+                candidates: usize::try_from(candidates).unwrap_or_default(),
+                without_lists: 0,
+            },
+            library: usize::try_from(library).unwrap_or_default(),
+            pool_depth: super::study::pool_depth_directly(tx)?,
+        },
+        model_ids,
+        targets,
+    })
+}
+
+/// The entries of a list room is made for ahead: a pool depth or k of more is rare, and the
+/// room then grows as the lists come.
+const LIST_ROOM: usize = 64;
+
+/// `model`'s lists of `targets` (in their order, by key, the study's targets being rated), cut
+/// at `depth`. Each target's list is sought: reading the model's part of the table from end to
+/// end instead (its lists whole) cost a third more on study L, where every paper is a target.
+fn read_lists(
+    tx: &rusqlite::Transaction,
+    model: ModelId,
+    targets: &[PaperKey],
+    depth: usize,
+) -> rusqlite::Result<ModelLists> {
+    let mut statement = tx.prepare_cached(
+        "SELECT target_id, paper_id FROM recommendations
+         WHERE model_id = ?1 AND position <= ?2
+           AND target_id IN (SELECT target_id FROM targets WHERE active = 1)
+         ORDER BY target_id, position",
+    )?;
+    let mut rows = statement.query((model.0, i64::try_from(depth).unwrap_or(i64::MAX)))?;
+    let mut lists = ModelLists::with_capacity(targets.len(), depth.min(LIST_ROOM));
+    // `targets[next]`: the first target whose list is not ended.
+    let mut next = 0;
+    while let Some(row) = rows.next()? {
+        let target: PaperKey = row.get(0)?;
+        while next < targets.len() && targets[next] < target {
+            lists.end_list();
+            next += 1;
+        }
+        if targets.get(next) == Some(&target) {
+            lists.push(row.get(1)?);
+        }
+    }
+    while lists.targets() < targets.len() {
+        lists.end_list();
+    }
+    Ok(lists)
+}

@@ -1,0 +1,407 @@
+//! The data-access layer: the study file's connections ([`open_with`], [`direct`]), the write
+//! queue, and the SQL no single feature owns (the study's settings and revision, the lists, the
+//! evaluation's reads, the unblinded per-target lists). Each feature's own SQL is the `store`
+//! module of its folder (`study/raters/store.rs`, `study/targets/store.rs`, ...), private to the
+//! study; it is named here too, under the name the rest of the study reads it by
+//! (`db::raters::list`), so that a feature's reads can be used by another without reaching into
+//! its folder.
+
+pub mod direct;
+pub mod evaluation;
+pub mod lists;
+pub mod recommendations;
+pub mod study;
+pub mod unblinded;
+
+pub(in crate::study) use super::papers::store as papers;
+pub(in crate::study) use super::pool::store as blind_pool;
+pub(in crate::study) use super::pruning::store as pruning;
+pub(in crate::study) use super::raters::store as raters;
+pub(in crate::study) use super::rating::store as ratings;
+pub(in crate::study) use super::recheck::store as checks;
+pub(in crate::study) use super::targets::store as targets;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::pool::PoolConnection;
+use sqlx::sqlite::{
+    Sqlite, SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteSynchronous,
+};
+
+/// How every connection to the study file is set up.
+///
+/// WAL lets the web app read while a rating commits; `synchronous = FULL` makes every commit
+/// durable before we answer that it is saved; the busy timeout turns writer contention into
+/// waiting instead of "database is locked".
+pub fn connect_options(path: &Path) -> SqliteConnectOptions {
+    SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Full)
+        .foreign_keys(true)
+        .busy_timeout(BUSY_TIMEOUT)
+}
+
+/// How long a statement waits for another connection's lock before it fails.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Opens the study with connections set up as `options` say, and brings its schema up to date.
+pub async fn open_with(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx::Error> {
+    let connections = SqlitePoolOptions::new()
+        .max_connections(8)
+        .connect_with(options)
+        .await?;
+    sqlx::migrate!("./migrations").run(&connections).await?;
+    study::ensure_exists(&connections).await?;
+    Ok(connections)
+}
+
+/// The write transactions of this process take turns here, in arrival order, before SQLite
+/// sees them. Left to SQLite, a writer that finds the database locked polls with sleeps of up
+/// to 100 ms, so with many raters at once some wait far longer than the queue ahead of them.
+///
+/// An import of this process (from the browser) holds its turn for as long as it writes, as
+/// an import of another process holds SQLite's write lock: a command waits for it at most
+/// [`LOCK_WAIT`], as it waits for the other process's lock, and is then refused with
+/// [`ImportHoldsTheStudy`].
+#[derive(Debug, Clone, Default)]
+pub struct WriteQueue {
+    turns: Arc<tokio::sync::Mutex<()>>,
+    /// Whether the turn is an import's now.
+    importing: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+/// How long a write of the queue waits for another process's write (an import) to finish
+/// before it gives up: a rater is told within seconds why the save waits, instead of hearing
+/// nothing for the 30 s of the busy timeout.
+pub const LOCK_WAIT: Duration = Duration::from_secs(2);
+
+/// This process's turn to write, held until it is dropped.
+pub struct Turn {
+    _turn: tokio::sync::OwnedMutexGuard<()>,
+    writer: Writer,
+    /// Set for an import's turn, which says so while it lasts.
+    importing: Option<Arc<tokio::sync::watch::Sender<bool>>>,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if let Some(importing) = &self.importing {
+            importing.send_replace(false);
+        }
+    }
+}
+
+/// A command waited [`LOCK_WAIT`] for an import of this process to finish writing.
+#[derive(Debug, thiserror::Error)]
+#[error("an import of this process has held the study for {LOCK_WAIT:?}")]
+pub struct ImportHoldsTheStudy;
+
+impl WriteQueue {
+    /// Waits for this process's turn to write, as `writer`: a command waits at most
+    /// [`LOCK_WAIT`] while an import has the turn; an import waits as long as it takes, and
+    /// says that it has the turn until it drops it.
+    pub async fn turn(&self, writer: Writer) -> Result<Turn, ImportHoldsTheStudy> {
+        let turn = self.turns.clone().lock_owned();
+        let turn = match writer {
+            Writer::Import => {
+                let turn = turn.await;
+                self.importing.send_replace(true);
+                return Ok(Turn {
+                    _turn: turn,
+                    writer,
+                    importing: Some(self.importing.clone()),
+                });
+            }
+            Writer::Command => turn,
+        };
+        let mut importing = self.importing.subscribe();
+        let import_too_long = async {
+            // The sender lives as long as the queue, so this waits until an import has the turn.
+            let _ = importing.wait_for(|importing| *importing).await;
+            tokio::time::sleep(LOCK_WAIT).await;
+        };
+        tokio::select! {
+            turn = turn => Ok(Turn { _turn: turn, writer, importing: None }),
+            () = import_too_long => Err(ImportHoldsTheStudy),
+        }
+    }
+}
+
+impl Turn {
+    /// Begins an immediate transaction in this turn on one of `connections`, set up for the
+    /// turn's writer.
+    ///
+    /// The transaction is begun and ended with plain SQL rather than `sqlx::Transaction`:
+    /// when SQLite rolls a transaction back by itself (a full disk does), sqlx's rollback
+    /// fails and leaves the connection believing it is still inside the transaction, so that
+    /// every later `BEGIN` on it fails. Here every failure ends in a rollback, or in closing
+    /// the connection.
+    pub async fn begin(self, connections: &SqlitePool) -> Result<WriteTransaction, sqlx::Error> {
+        let mut conn = connections.acquire().await?;
+        let begun = match self.writer {
+            Writer::Command => {
+                let wait = format!("PRAGMA busy_timeout = {}", LOCK_WAIT.as_millis());
+                sqlx::query(&wait).execute(&mut *conn).await?;
+                let begun = sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await;
+                let restore = format!("PRAGMA busy_timeout = {}", BUSY_TIMEOUT.as_millis());
+                if let Err(error) = sqlx::query(&restore).execute(&mut *conn).await {
+                    // Never hand a connection with another wait back to the others.
+                    conn.close_on_drop();
+                    if begun.is_ok() {
+                        return Err(error);
+                    }
+                }
+                begun
+            }
+            Writer::Import => {
+                // Closed at the end: nothing of the import's settings outlives it.
+                conn.close_on_drop();
+                for (pragma, value) in direct::IMPORT_PRAGMAS {
+                    sqlx::query(&format!("PRAGMA {pragma} = {value}"))
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await
+            }
+        };
+        begun?;
+        Ok(WriteTransaction {
+            conn,
+            open: true,
+            _turn: self,
+        })
+    }
+}
+
+/// Who writes, and so how the transaction's connection is set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    /// A command a person waits for: it waits at most [`LOCK_WAIT`] for another process.
+    Command,
+    /// An import: it waits as long as SQLite waits for a lock, and works with the import's
+    /// settings ([`direct::IMPORT_PRAGMAS`]) on a connection closed at its end.
+    Import,
+}
+
+/// A write transaction holding its turn of the [`WriteQueue`] until it ends. One dropped
+/// before it ended (a cancelled request) closes its connection, which rolls it back.
+pub struct WriteTransaction {
+    conn: PoolConnection<Sqlite>,
+    open: bool,
+    _turn: Turn,
+}
+
+impl WriteTransaction {
+    /// Commits; if the commit fails, rolls back, so that the connection is fit for reuse.
+    pub async fn commit(mut self) -> Result<(), sqlx::Error> {
+        match sqlx::query("COMMIT").execute(&mut *self.conn).await {
+            Ok(_) => {
+                self.open = false;
+                Ok(())
+            }
+            Err(error) => {
+                self.roll_back().await;
+                Err(error)
+            }
+        }
+    }
+
+    /// Commits when `work` (done inside this transaction) succeeded, rolls back when it
+    /// failed; answers `work`'s result, or the commit's error.
+    pub async fn finish<T, E: From<sqlx::Error>>(mut self, work: Result<T, E>) -> Result<T, E> {
+        match work {
+            Ok(value) => {
+                self.commit().await?;
+                Ok(value)
+            }
+            Err(error) => {
+                self.roll_back().await;
+                Err(error)
+            }
+        }
+    }
+
+    /// Rolls back. SQLite may have rolled back already (after a full disk, say), and then
+    /// `ROLLBACK` fails; whatever the reason, a connection whose state is uncertain is closed
+    /// rather than handed to the next writer.
+    async fn roll_back(&mut self) {
+        if let Err(error) = sqlx::query("ROLLBACK").execute(&mut *self.conn).await {
+            tracing::debug!(%error, "the rollback failed; closing the connection");
+            self.conn.close_on_drop();
+        }
+        self.open = false;
+    }
+}
+
+impl Drop for WriteTransaction {
+    fn drop(&mut self) {
+        if self.open {
+            self.conn.close_on_drop();
+        }
+    }
+}
+
+impl std::ops::Deref for WriteTransaction {
+    type Target = sqlx::SqliteConnection;
+
+    fn deref(&self) -> &Self::Target {
+        &self.conn
+    }
+}
+
+impl std::ops::DerefMut for WriteTransaction {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.conn
+    }
+}
+
+/// Leaves the study file whole on its own, then closes the connections: the WAL is copied
+/// into the file and emptied (`wal_checkpoint(TRUNCATE)`), and the last connection to close
+/// removes it. A copy of the `.db` alone is then the whole study: people copy, sync and mail that one
+/// file. Every command ends here, the server once it has stopped.
+///
+/// If another process (a running server) has the study open, the checkpoint does not wait for
+/// it: that would hold up its writers. The study is whole in one file again once that process
+/// closes it; until then, `paperjudge backup` makes the copy.
+pub async fn close(connections: &SqlitePool) {
+    let checkpoint = async {
+        let mut conn = connections.acquire().await?;
+        sqlx::query("PRAGMA busy_timeout = 0")
+            .execute(&mut *conn)
+            .await?;
+        let (busy, _, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(TRUNCATE)")
+            .fetch_one(&mut *conn)
+            .await?;
+        // Not back among the connections with the zero busy timeout.
+        conn.close().await?;
+        Ok::<_, sqlx::Error>(busy != 0)
+    };
+    match checkpoint.await {
+        Ok(false) => {}
+        Ok(true) => tracing::debug!(
+            "another process has the study open: its write-ahead log stays until it closes"
+        ),
+        Err(error) => tracing::warn!(%error, "the study's write-ahead log was not checkpointed"),
+    }
+    connections.close().await;
+}
+
+/// Writes a consistent snapshot of the study to `file` (which must not exist) while others
+/// go on reading and writing: SQLite's `VACUUM INTO` copies one read transaction.
+///
+/// The copy is written to a new file of a unique name beside the target, created here (so
+/// nothing of anyone else's is ever overwritten or removed), and gets the target's name only
+/// once complete and on disk, without replacing a file that appeared meanwhile: a crash never
+/// leaves half a backup under the target's name.
+pub async fn backup(connections: &SqlitePool, file: &Path) -> Result<(), sqlx::Error> {
+    let directory = match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let name = file
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // VACUUM INTO writes into an empty file.
+    let partial = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".partial")
+        .tempfile_in(directory)?;
+    sqlx::query("VACUUM INTO ?")
+        .bind(partial.path().to_string_lossy().into_owned())
+        .execute(connections)
+        .await?;
+    // VACUUM INTO does not sync what it writes: the copy reaches the disk before it gets its
+    // name, and the name before "backup written" is said.
+    partial.as_file().sync_all()?;
+    partial
+        .persist_noclobber(file)
+        .map_err(|error| sqlx::Error::Io(error.error))?;
+    std::fs::File::open(directory)?.sync_all()?;
+    Ok(())
+}
+
+/// The current time as RFC 3339 UTC with second precision, as stored and exported.
+pub fn now_rfc3339() -> String {
+    let now = time::OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .expect("zero nanoseconds is always valid");
+    now.format(&time::format_description::well_known::Rfc3339)
+        .expect("a UTC date always formats as RFC 3339")
+}
+
+/// A small study of two targets for the data layer's own tests: T1 (pooled P1, P2, P3, every
+/// pair rated) and T2 (pooled P1, P2, one pair rated), from the lists of models a and b, made
+/// through the study's import as a file would be.
+#[cfg(test)]
+pub(super) async fn small_study(dir: &Path) -> crate::study::Study {
+    use rand::SeedableRng;
+
+    use crate::import::{recommendations, Format, Kind};
+    use crate::study::{ImportFile, Study};
+
+    let study = Study::open(&dir.join("study.db")).await.expect("a study");
+    let files = [
+        (
+            Kind::Papers(Format::Csv),
+            "id,title\nT1,One\nT2,Two\nP1,A\nP2,B\nP3,C\n",
+        ),
+        (
+            Kind::Recommendations(recommendations::Options {
+                format: Format::Csv,
+                model: None,
+            }),
+            "model,target,rank,paper\na,T1,2,P2\na,T1,1,P1\nb,T1,1,P3\na,T2,1,P1\nb,T2,1,P2\n",
+        ),
+        (
+            Kind::Ratings(Default::default()),
+            "target,paper,stars\nT1,P1,5\nT1,P2,3\nT1,P3,1\nT2,P1,4\n",
+        ),
+    ];
+    for (kind, text) in files {
+        let file = ImportFile::new("test.csv", std::io::Cursor::new(text.as_bytes().to_vec()));
+        let rng = rand::rngs::StdRng::seed_from_u64(1);
+        study
+            .import(kind, vec![file], rng, ())
+            .await
+            .expect("imported");
+    }
+    study
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::time::Instant;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_command_waits_at_most_lock_wait_for_an_import_of_this_process() {
+        let queue = WriteQueue::default();
+        let import = queue.turn(Writer::Import).await.expect("the import's turn");
+        let started = Instant::now();
+        assert!(queue.turn(Writer::Command).await.is_err());
+        assert_eq!(started.elapsed(), LOCK_WAIT);
+        drop(import);
+        let started = Instant::now();
+        assert!(queue.turn(Writer::Command).await.is_ok());
+        assert_eq!(started.elapsed(), Duration::ZERO);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn behind_another_command_a_command_waits_as_long_as_it_takes() {
+        let queue = WriteQueue::default();
+        // An import that has ended says so: it is no reason to give up any more.
+        drop(queue.turn(Writer::Import).await.expect("the import's turn"));
+        let first = queue.turn(Writer::Command).await.expect("a turn");
+        let waiting = queue.clone();
+        let second = tokio::spawn(async move { waiting.turn(Writer::Command).await.is_ok() });
+        tokio::time::sleep(LOCK_WAIT * 10).await;
+        drop(first);
+        assert!(second.await.expect("the second command"));
+    }
+}

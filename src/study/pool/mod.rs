@@ -1,0 +1,23 @@
+//! The blind pool as the faces see it: what a change of it did, and its rows as exported
+//! (no model, rank or score).
+
+/// The feature's SQL: reached by the study only (as `db::blind_pool` too).
+pub(in crate::study) mod store;
+
+use crate::domain::PaperId;
+
+/// What refreshing a target's pool changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlindPoolChange {
+    pub added: u64,
+    pub removed: u64,
+}
+
+/// One row of the blind pool export: `position` is the 1-based order shown to the rater.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct BlindPoolRow {
+    pub target: PaperId,
+    pub paper: PaperId,
+    pub position: i64,
+    pub stars: Option<i64>,
+}

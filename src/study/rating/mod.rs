@@ -1,0 +1,136 @@
+//! Rating: a rater's change of a rating (a set, a clear, an undo). Imports write ratings their
+//! own way, a whole file in one transaction.
+//!
+//! The rules: only a paper in the blind pool of a target being rated can be rated. The pool a
+//! rater was shown never shrinks under them (pruning leaves a target they took alone, see
+//! `db::pruning`), and a paper outside it is refused alike whoever lists it, and never joins
+//! the pool: an answer that differed would tell the rater which model lists the paper. A rater
+//! rates a target they took or one that still needs a rater (taking it), the owner any; each
+//! rater changes and undoes only their own ratings; and each change is one command, committed
+//! durably before it answers, so that "saved" means saved. Every change is recorded in the
+//! rating history with the rater and the browser session that made it, which is what undo
+//! goes by.
+
+/// The feature's SQL: reached by the study only (as `db::ratings` too).
+pub(in crate::study) mod store;
+
+use sqlx::SqliteConnection;
+
+use super::{Progress, Rater, Refusal, Study, StudyError};
+use crate::domain::{PaperId, PaperKey, RaterId, RaterName, Stars};
+use crate::study::db;
+use crate::study::db::ratings::{Pair, Source, Undone};
+
+/// What an undo did: the paper whose rating went back, and to which stars. `undone` is false
+/// with a `paper` when another browser of the rater (or an import) changed that rating after
+/// this browser's change: that rating stays, and `stars` is it. Neither, when there was
+/// nothing to undo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undo {
+    pub undone: bool,
+    pub paper: Option<PaperId>,
+    pub stars: Option<Stars>,
+    pub progress: Progress,
+}
+
+impl Study {
+    /// Sets (`Some`) or clears (`None`) `rater`'s rating of `paper` for `target`, as the
+    /// browser session tagged `browser` asks; answers the rater's progress of the target
+    /// after it. Refused when the target has the raters it needs and `rater` is not one of
+    /// them.
+    pub async fn rate(
+        &self,
+        target: PaperKey,
+        paper: &PaperId,
+        stars: Option<Stars>,
+        browser: &str,
+        rater: &Rater,
+    ) -> Result<Progress, StudyError> {
+        self.write(async |conn| {
+            progress(conn, target, rater.id).await?;
+            let not_in_pool = || Refusal::NotInPool(paper.to_owned());
+            let paper = db::papers::id_of(&mut *conn, paper)
+                .await?
+                .ok_or_else(not_in_pool)?;
+            if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
+                return Err(Refusal::TargetTaken(target).into());
+            }
+            if !db::blind_pool::contains(&mut *conn, target, paper).await? {
+                return Err(not_in_pool().into());
+            }
+            let pair = Pair {
+                target,
+                paper,
+                rater: rater.id,
+            };
+            let source = Source::Web { browser };
+            db::ratings::set(conn, pair, stars, &db::now_rfc3339(), source).await?;
+            progress(conn, target, rater.id).await
+        })
+        .await
+    }
+
+    /// Reverts the last change `rater` made on `target` in the browser session tagged
+    /// `browser`; see [`db::ratings::undo_last_web_change`] for how undos walk back through
+    /// the history. Refused as [`Study::rate`] is when `rater` may not rate the target (they
+    /// have no change there to undo, and would learn the size of its pool).
+    pub async fn undo(
+        &self,
+        target: PaperKey,
+        browser: &str,
+        rater: &Rater,
+    ) -> Result<Undo, StudyError> {
+        self.write(async |conn| {
+            progress(conn, target, rater.id).await?;
+            if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
+                return Err(Refusal::TargetTaken(target).into());
+            }
+            let now = db::now_rfc3339();
+            let undone =
+                db::ratings::undo_last_web_change(conn, target, rater.id, browser, &now).await?;
+            let (undone, paper, stars) = match undone {
+                None => (false, None, None),
+                Some(Undone::Reverted(reverted)) => {
+                    (true, Some(reverted.paper), reverted.change.current)
+                }
+                Some(Undone::Superseded { paper, kept }) => (false, Some(paper), kept),
+            };
+            let paper = match paper {
+                Some(paper) => db::papers::get(&mut *conn, paper)
+                    .await?
+                    .map(|paper| paper.external_id),
+                None => None,
+            };
+            Ok(Undo {
+                undone,
+                paper,
+                stars,
+                progress: progress(conn, target, rater.id).await?,
+            })
+        })
+        .await
+    }
+}
+
+/// The rater's progress of the target; refused when the paper is no target being rated.
+async fn progress(
+    conn: &mut SqliteConnection,
+    target: PaperKey,
+    rater: RaterId,
+) -> Result<Progress, StudyError> {
+    db::targets::rater_progress(conn, target, rater)
+        .await?
+        .ok_or_else(|| Refusal::NoSuchTarget(target).into())
+}
+
+/// One row of the ratings export.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct RatingRow {
+    pub target: PaperId,
+    pub target_title: String,
+    pub paper: PaperId,
+    pub paper_title: String,
+    pub stars: Stars,
+    pub rated_at: String,
+    pub rater: RaterName,
+}

@@ -1,0 +1,174 @@
+//! The targets as the faces see them: the study at a glance (and in words), a target with its
+//! progress, and which of them a list shows.
+
+/// The feature's SQL: reached by the study only (as `db::targets` too).
+pub(in crate::study) mod store;
+
+use serde::Serialize;
+use sqlx::FromRow;
+
+use crate::domain::{PaperId, Progress, TargetChoice};
+use crate::words::thousands;
+
+/// The targets of the study at a glance: which it rates and how far it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Overview {
+    pub choice: TargetChoice,
+    /// The targets rated now.
+    pub active: i64,
+    /// Papers with recommendations, chosen or not.
+    pub candidates: i64,
+    /// Pooled and rated pairs of the active targets.
+    pub pairs: Progress,
+    /// Active targets fully rated: every pooled pair rated by every rater it needs.
+    pub finished: i64,
+    /// Active targets with a rating, not fully rated.
+    pub partly_rated: i64,
+    /// Active targets without a pool: chosen before any model recommended for them.
+    pub without_pool: i64,
+}
+
+impl Overview {
+    /// Papers with recommendations that could still be chosen as targets: none while the
+    /// study rates every one (a first choice would drop the others).
+    pub fn choosable(&self) -> usize {
+        match self.choice {
+            TargetChoice::All => 0,
+            TargetChoice::Chosen => {
+                let with_pool = self.active - self.without_pool;
+                usize::try_from(self.candidates - with_pool).unwrap_or_default()
+            }
+        }
+    }
+
+    /// Which targets the study rates, in words: "rating all 8 targets that have
+    /// recommendations" or "rating 65 chosen targets of 40,000 with recommendations".
+    pub fn in_words(&self) -> String {
+        match self.choice {
+            TargetChoice::All if self.active == 0 => {
+                "rating no target yet: no paper has recommendations".to_owned()
+            }
+            TargetChoice::All if self.active == 1 => {
+                "rating the 1 target that has recommendations".to_owned()
+            }
+            TargetChoice::All => format!(
+                "rating all {} targets that have recommendations",
+                thousands(self.active)
+            ),
+            TargetChoice::Chosen => format!(
+                "rating {} chosen {} of {} with recommendations",
+                thousands(self.active),
+                if self.active == 1 {
+                    "target"
+                } else {
+                    "targets"
+                },
+                thousands(self.candidates)
+            ),
+        }
+    }
+}
+
+/// One target with the progress of its pool: of the study (pairs with a rating, and whether
+/// it is fully rated), or of one rater (their ratings, and whether they rated every pair).
+#[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
+pub struct TargetSummary {
+    pub id: i64,
+    pub external_id: PaperId,
+    pub title: String,
+    pub rated: i64,
+    pub total: i64,
+    pub finished: bool,
+    /// In a rater's list, whether they took it; a target they did not take (one still needing
+    /// a rater) shows no count: its pool may change until someone takes it (pruning) and it
+    /// leaves the list once its raters have taken it, others' doing either way. Always true in
+    /// the owner's list.
+    pub taken: bool,
+}
+
+impl TargetSummary {
+    pub fn progress(&self) -> Progress {
+        Progress {
+            rated: self.rated,
+            total: self.total,
+        }
+    }
+}
+
+/// Which active targets to list, and which page of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listing {
+    /// Leave out the finished targets.
+    pub only_unfinished: bool,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+impl Listing {
+    pub const EVERY_TARGET: Listing = Listing {
+        only_unfinished: false,
+        offset: 0,
+        limit: i64::MAX,
+    };
+}
+
+/// A rater's part of the study: the targets they took, their ratings of them against the
+/// pairs pooled, and how many of them they rated whole. Only the rater's own doings move these
+/// counts: a target they took keeps its pool (see [`super::pruning`]), and the targets others
+/// take are not counted. `more_to_rate`: some target still needs them (one of theirs not
+/// rated whole, or one still needing a rater), as `/next` would find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RaterOverview {
+    pub pairs: Progress,
+    pub finished: i64,
+    pub targets: i64,
+    pub more_to_rate: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overview(choice: TargetChoice, active: i64, candidates: i64) -> Overview {
+        Overview {
+            choice,
+            active,
+            candidates,
+            pairs: Progress { rated: 0, total: 0 },
+            finished: 0,
+            partly_rated: 0,
+            without_pool: 0,
+        }
+    }
+
+    #[test]
+    fn the_choice_in_words() {
+        assert_eq!(
+            overview(TargetChoice::All, 8, 8).in_words(),
+            "rating all 8 targets that have recommendations"
+        );
+        assert_eq!(
+            overview(TargetChoice::All, 1, 1).in_words(),
+            "rating the 1 target that has recommendations"
+        );
+        assert_eq!(
+            overview(TargetChoice::All, 0, 0).in_words(),
+            "rating no target yet: no paper has recommendations"
+        );
+        assert_eq!(
+            overview(TargetChoice::Chosen, 65, 40000).in_words(),
+            "rating 65 chosen targets of 40,000 with recommendations"
+        );
+        assert_eq!(
+            overview(TargetChoice::Chosen, 1, 3).in_words(),
+            "rating 1 chosen target of 3 with recommendations"
+        );
+    }
+
+    #[test]
+    fn an_empty_pool_is_not_finished() {
+        assert!(!Progress { rated: 0, total: 0 }.is_finished());
+        assert!(Progress { rated: 3, total: 3 }.is_finished());
+        assert!(!Progress { rated: 2, total: 3 }.is_finished());
+    }
+}
