@@ -175,6 +175,25 @@ impl rusqlite::types::FromSql for PaperId {
 #[error("{0}")]
 pub struct InvalidPaperId(String);
 
+/// What is wrong with a name a person gives (`whose`: "a rater's"), if anything: empty, an
+/// invisible character, white space at an end, or more than `max_characters` characters.
+fn name_problem(text: &str, max_characters: usize, whose: &str) -> Option<String> {
+    let characters = text.chars().count();
+    if text.trim().is_empty() {
+        Some("is empty".to_owned())
+    } else if let Some(invisible) = invisible_character(text) {
+        Some(invisible)
+    } else if text.trim() != text {
+        Some("starts or ends with white space".to_owned())
+    } else if characters > max_characters {
+        Some(format!(
+            "has {characters} characters; {whose} name has at most {max_characters}"
+        ))
+    } else {
+        None
+    }
+}
+
 /// What is wrong with a name holding a control or format character, if it holds one.
 pub fn invisible_character(name: &str) -> Option<String> {
     let c = name.chars().find(|c| is_control_or_format(*c))?;
@@ -384,24 +403,12 @@ impl RaterName {
 
     /// A name as given; the message says what is wrong with it.
     pub fn new(text: &str) -> Result<RaterName, InvalidRaterName> {
-        let characters = text.chars().count();
-        let problem = if text.trim().is_empty() {
-            "is empty".to_owned()
-        } else if let Some(invisible) = invisible_character(text) {
-            invisible
-        } else if text.trim() != text {
-            "starts or ends with white space".to_owned()
-        } else if characters > Self::MAX_CHARACTERS {
-            format!(
-                "has {characters} characters; a rater's name has at most {}",
-                Self::MAX_CHARACTERS
-            )
-        } else {
-            return Ok(RaterName(text.nfc().collect()));
-        };
-        Err(InvalidRaterName(format!(
-            "the rater's name {text:?} {problem}"
-        )))
+        match name_problem(text, Self::MAX_CHARACTERS, "a rater's") {
+            None => Ok(RaterName(text.nfc().collect())),
+            Some(problem) => Err(InvalidRaterName(format!(
+                "the rater's name {text:?} {problem}"
+            ))),
+        }
     }
 
     /// What a person sees of the name: equal for two names a person would take for one another.
@@ -484,24 +491,12 @@ impl JudgeName {
 
     /// A name as given; the message says what is wrong with it.
     pub fn new(text: &str) -> Result<JudgeName, InvalidJudgeName> {
-        let characters = text.chars().count();
-        let problem = if text.trim().is_empty() {
-            "is empty".to_owned()
-        } else if let Some(invisible) = invisible_character(text) {
-            invisible
-        } else if text.trim() != text {
-            "starts or ends with white space".to_owned()
-        } else if characters > Self::MAX_CHARACTERS {
-            format!(
-                "has {characters} characters; a judge's name has at most {}",
-                Self::MAX_CHARACTERS
-            )
-        } else {
-            return Ok(JudgeName(text.to_owned()));
-        };
-        Err(InvalidJudgeName(format!(
-            "the judge's name {text:?} {problem}"
-        )))
+        match name_problem(text, Self::MAX_CHARACTERS, "a judge's") {
+            None => Ok(JudgeName(text.to_owned())),
+            Some(problem) => Err(InvalidJudgeName(format!(
+                "the judge's name {text:?} {problem}"
+            ))),
+        }
     }
 
     pub fn as_str(&self) -> &str {
