@@ -125,6 +125,10 @@ for c in (1, 4):
         lines.append("| %d | %s of %s | %s | %s | %s |" % (c, m[1], m[2], m[3], m[4], load))
     else:
         lines.append("| %d | the run said: `%s` | | | %s |" % (c, said.strip().replace("\n", " "), load))
+lines += ["", "llama-cpp-python's server answers one request at a time, so on a quiet machine concurrency 4",
+          "takes as long as 1: the concurrency pays with a server that batches requests (llama.cpp's",
+          "`llama-server --parallel N`, vLLM) or with several servers. Measured on a busy machine, the",
+          "two differed by the load the other work put on the cores, not by the concurrency."]
 checks = json.load(open(f"{work}/checks.json"))
 lines += ["", "The judge against the demo's scripted ratings (`paperjudge checks`, over the 8 fully rated",
           "targets; the llama-cpp-python server takes JSON output only as `json_object`, which the",
