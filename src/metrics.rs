@@ -592,6 +592,17 @@ pub struct Mean {
 }
 
 /// The arithmetic mean of the defined values.
+/// The median of `values` (the mean of the middle two of an even count); `None` for none.
+pub fn median(values: &mut [f64]) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    match values.len() {
+        0 => None,
+        len if len % 2 == 1 => Some(values[middle]),
+        _ => Some((values[middle - 1] + values[middle]) / 2.0),
+    }
+}
+
 pub fn mean(values: impl IntoIterator<Item = Option<f64>>) -> Mean {
     let (mut sum, mut used, mut skipped) = (0.0, 0usize, 0usize);
     for value in values {
@@ -613,6 +624,13 @@ pub fn mean(values: impl IntoIterator<Item = Option<f64>>) -> Mean {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(median(&mut []), None);
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), Some(2.5));
+    }
 
     #[test]
     fn options_parse_their_kebab_case_names_only() {

@@ -16,9 +16,27 @@ pub fn thousands(count: i64) -> String {
     text
 }
 
+/// A sentence's first letter in upper case: "the judge ..." opening a sentence.
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentence_opens_with_a_capital() {
+        assert_eq!(
+            capitalized("the judge's 30 targets"),
+            "The judge's 30 targets"
+        );
+        assert_eq!(capitalized("élan"), "Élan");
+        assert_eq!(capitalized(""), "");
+    }
 
     #[test]
     fn thousands_are_separated() {

@@ -18,6 +18,7 @@ use super::{score, Collection, Leaderboard, Partial};
 use crate::decision::{self, RatedTarget};
 use crate::domain::JudgeName;
 use crate::metrics::{self, compare_pairs, estimate_mean, Judged, Unavailable};
+use crate::words::capitalized;
 
 /// A judge's targets as the leaderboard reads them.
 #[derive(Debug, Clone)]
@@ -233,10 +234,10 @@ pub fn with_judge<K: Copy + Eq + Hash + Sync>(
             })
         })
         .collect();
-    let worth_rated_targets = median(
-        (comparisons.iter())
+    let worth_rated_targets = metrics::median(
+        &mut (comparisons.iter())
             .filter_map(|c| c.result.as_ref().ok()?.difference.worth_rated_targets())
-            .collect(),
+            .collect::<Vec<_>>(),
     );
 
     let mut seen_unrated = false;
@@ -266,12 +267,14 @@ pub fn with_judge<K: Copy + Eq + Hash + Sync>(
     };
 
     if let Some(completion) = &raters.completion {
+        // Each rated target's place among the judged ones.
+        let judged_at: HashMap<usize, usize> = (judged.in_raters.iter().enumerate())
+            .filter_map(|(index, position)| Some(((*position)?, index)))
+            .collect();
         let rated_in_order: Vec<RatedTarget> = (completion.order.iter())
             .filter_map(|&position| {
                 let values = raters_ndcg.fully_rated(raters, position)?;
-                let judge = (judged.in_raters.iter())
-                    .position(|at| *at == Some(position))
-                    .map(|index| judge_ndcg[index].as_slice());
+                let judge = (judged_at.get(&position)).map(|&index| judge_ndcg[index].as_slice());
                 Some(RatedTarget {
                     raters: values,
                     judge,
@@ -424,23 +427,6 @@ fn replace_ndcg<K>(
         .collect();
 }
 
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
-}
-
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    let middle = values.len() / 2;
-    match values.len() {
-        0 => None,
-        len if len % 2 == 1 => Some(values[middle]),
-        _ => Some((values[middle - 1] + values[middle]) / 2.0),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -471,12 +457,5 @@ mod tests {
                  the raters' alone"
             )
         );
-    }
-
-    #[test]
-    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
-        assert_eq!(median(vec![]), None);
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), Some(2.5));
     }
 }

@@ -21,7 +21,7 @@ use serde::Serialize;
 use super::{nearest_rank, Plan, Replay, ReplayError, SAME_MEAN};
 use crate::decision::{Monitor, Order, Standing, State};
 use crate::leaderboard::{self, Collection, JudgedTargets, Partial};
-use crate::metrics::{estimate_mean, Judged};
+use crate::metrics::{self, estimate_mean, Judged};
 
 /// The rated targets after which the half-widths are given.
 const HALF_WIDTHS_AT: [usize; 3] = [20, 40, 80];
@@ -166,10 +166,10 @@ impl Replay {
                     with.push(judged);
                     without.push(human);
                 }
-                (!with.is_empty()).then(|| HalfWidths {
+                Some(HalfWidths {
                     rated,
-                    with_judge: median_of(&mut with),
-                    without_judge: median_of(&mut without),
+                    with_judge: metrics::median(&mut with)?,
+                    without_judge: metrics::median(&mut without)?,
                 })
             })
             .collect();
@@ -353,16 +353,6 @@ impl Replay {
         };
         let estimate = estimate_mean(&sample).ok()?;
         Some((estimate.half_width, estimate.human_only.half_width))
-    }
-}
-
-fn median_of(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let middle = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[middle]
-    } else {
-        (values[middle - 1] + values[middle]) / 2.0
     }
 }
 

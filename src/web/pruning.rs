@@ -8,6 +8,7 @@ use super::auth::Owner;
 use super::{csrf, WebError};
 use crate::decision::Decision;
 use crate::study::{Pruning, Study};
+use crate::words::capitalized;
 
 /// The pruning control beside the verdict (dashboard, leaderboard): shown while pruning is on,
 /// or while it is off and the verdict rules a model out.
@@ -35,14 +36,6 @@ impl PruningView {
             ),
         })
     }
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// `POST /prune`.
