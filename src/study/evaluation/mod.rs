@@ -18,6 +18,7 @@
 
 mod cache;
 mod set;
+pub(in crate::study) mod store;
 mod target_view;
 
 use std::sync::Arc;

@@ -9,6 +9,8 @@
 //! write lock is taken, so that raters are kept waiting only while it writes. Papers and lists
 //! are written directly on a connection of the import's own ([`Bulk::write`]); ratings as the
 //! raters' are ([`ratings::Staged::write`]); a judge's grades apart from both, by the study.
+//! The SQL that writes the models' lists is [`store`]; an import from the browser is a job of
+//! its own ([`upload`]: the files received, then imported as the command line would).
 
 mod command;
 mod input;
@@ -17,7 +19,9 @@ pub mod papers;
 pub mod ratings;
 pub mod recommendations;
 mod records;
+pub(in crate::study) mod store;
 pub mod trec;
+mod upload;
 
 use std::fmt;
 use std::io::Read;
@@ -33,6 +37,8 @@ use crate::study::db::papers::PaperIndex;
 pub use crate::study::db::raters::KnownRater;
 
 pub use command::{ImportFile, ImportProgress};
+pub(in crate::study) use upload::ImportJobs;
+pub use upload::{JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT};
 
 /// What a file holds, and how to read it.
 #[derive(Debug, Clone)]

@@ -1,4 +1,4 @@
-//! The library as the pages show it: a paper, and a hit of a search with its marked words.
+//! The library as the pages show it: a paper, and a search of it (a hit with its marked words).
 
 /// The feature's SQL: reached by the study only (as `db::papers` too).
 pub(in crate::study) mod store;
@@ -6,7 +6,10 @@ pub(in crate::study) mod store;
 use serde::Serialize;
 use sqlx::FromRow;
 
+use crate::domain::RaterId;
 use crate::domain::{Grade, PaperId, PaperKey};
+use crate::study::db;
+use crate::study::{Overview, Study, StudyError};
 
 /// A paper as pages show it.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
@@ -66,4 +69,39 @@ pub struct PooledPaper {
     #[sqlx(flatten)]
     pub paper: Paper,
     pub stars: Option<i64>,
+}
+
+/// What a search of the library found, with the study's targets at a glance.
+#[derive(Debug, Clone)]
+pub struct Search {
+    pub overview: Overview,
+    /// A page of the papers found, best first, and how many were found in all; `None` when
+    /// the search had no word to search for.
+    pub found: Option<(Vec<Hit>, i64)>,
+}
+
+impl Study {
+    /// The papers whose id, title, authors or abstract hold every word of `text` (see
+    /// [`db::papers::search_expression`]), `limit` of them from `offset`; each target with the
+    /// pairs rated of the study (`rater` `None`: the owner's view) or of `rater` alone.
+    pub async fn search(
+        &self,
+        text: &str,
+        offset: i64,
+        limit: i64,
+        rater: Option<RaterId>,
+    ) -> Result<Search, StudyError> {
+        let expression = db::papers::search_expression(text);
+        self.read(async |conn| {
+            let overview = db::targets::overview(&mut *conn).await?;
+            let found = match &expression {
+                Some(expression) => {
+                    Some(db::papers::search(conn, expression, offset, limit, rater).await?)
+                }
+                None => None,
+            };
+            Ok(Search { overview, found })
+        })
+        .await
+    }
 }
