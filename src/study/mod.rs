@@ -47,10 +47,10 @@ pub use import::{
     ImportFile, ImportProgress, JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT,
 };
 pub use papers::{Hit, ListedPaper, Paper, PooledPaper, Search, MARK_END, MARK_START};
-pub use pool::{BlindPoolChange, BlindPoolRow};
+pub use pool::{BlindPoolChange, ExportedPoolEntry};
 pub use pruning::Pruning;
 pub use raters::{Added, Credential, Rater, RaterProgress, Raters, RatingPlan};
-pub use rating::{RatingPage, RatingRow, Undo};
+pub use rating::{ExportedRating, RatingPage, Undo};
 pub use recheck::{Recheck, RecheckProgress};
 pub use status::StudyStatus;
 pub use targets::{

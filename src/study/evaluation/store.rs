@@ -13,7 +13,7 @@ use std::path::Path;
 
 use sqlx::{FromRow, SqliteExecutor, SqlitePool};
 
-use crate::domain::{ModelId, PaperKey, PoolDepth, RaterId, RaterName, Stars};
+use crate::domain::{ModelId, PaperId, PaperKey, PoolDepth, RaterId, RaterName, Stars};
 use crate::study::db::direct::open_reader;
 use crate::study::db::targets;
 use crate::study::{ListedPaper, Overview};
@@ -536,7 +536,7 @@ pub async fn top_lists(
     if !targets::is_fully_rated(&mut *tx, target).await? {
         return Ok(None);
     }
-    let papers = sqlx::query_as(
+    let papers: Vec<ListedPaperRow> = sqlx::query_as(
         "SELECT m.name AS model, r.position, p.id AS key, p.external_id AS paper, p.title
          FROM recommendations r
          JOIN models m ON m.id = r.model_id
@@ -549,7 +549,30 @@ pub async fn top_lists(
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(Some(papers))
+    Ok(Some(papers.into_iter().map(ListedPaper::from).collect()))
+}
+
+#[derive(Debug, FromRow)]
+struct ListedPaperRow {
+    model: String,
+    position: i64,
+    key: PaperKey,
+    paper: PaperId,
+    title: String,
+}
+
+/// A listed paper as read, before the evaluation fills in its judgment.
+impl From<ListedPaperRow> for ListedPaper {
+    fn from(row: ListedPaperRow) -> ListedPaper {
+        ListedPaper {
+            model: row.model,
+            position: row.position,
+            key: row.key,
+            paper: row.paper,
+            title: row.title,
+            judgment: None,
+        }
+    }
 }
 
 #[cfg(test)]

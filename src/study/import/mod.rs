@@ -34,7 +34,7 @@ use rand::Rng;
 
 use crate::domain::PaperId;
 use crate::study::db::papers::PaperIndex;
-pub use crate::study::db::raters::KnownRater;
+use crate::study::db::raters::KnownRater;
 
 pub use command::{ImportFile, ImportProgress};
 pub(in crate::study) use upload::ImportJobs;

@@ -4,7 +4,6 @@
 pub(in crate::study) mod store;
 
 use serde::Serialize;
-use sqlx::FromRow;
 
 use crate::domain::RaterId;
 use crate::domain::{Grade, PaperId, PaperKey};
@@ -12,12 +11,11 @@ use crate::study::db;
 use crate::study::{Overview, Study, StudyError};
 
 /// A paper as pages show it.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Paper {
     pub id: i64,
     pub external_id: PaperId,
     pub title: String,
-    #[sqlx(rename = "abstract")]
     pub abstract_text: String,
     pub authors: String,
     pub year: Option<i64>,
@@ -25,7 +23,7 @@ pub struct Paper {
 }
 
 /// A paper a search found, best first, with what the study makes of it.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hit {
     pub id: i64,
     pub external_id: PaperId,
@@ -52,21 +50,19 @@ pub const MARK_END: char = '\u{3}';
 
 /// A paper at its place in one model's list, with its judgment (`None` when unrated: a paper
 /// below the pool depth may be), which the evaluation fills in.
-#[derive(Debug, Clone, PartialEq, FromRow)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListedPaper {
     pub model: String,
     pub position: i64,
     pub key: PaperKey,
     pub paper: PaperId,
     pub title: String,
-    #[sqlx(skip)]
     pub judgment: Option<Grade>,
 }
 
 /// A pooled paper with the rater's current rating of it, as the rating page lists it.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PooledPaper {
-    #[sqlx(flatten)]
     pub paper: Paper,
     pub stars: Option<i64>,
 }

@@ -17,8 +17,8 @@ pub struct BlindPoolChange {
 }
 
 /// One row of the blind pool export: `position` is the 1-based order shown to the rater.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
-pub struct BlindPoolRow {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportedPoolEntry {
     pub target: PaperId,
     pub paper: PaperId,
     pub position: i64,
@@ -27,7 +27,7 @@ pub struct BlindPoolRow {
 
 impl Study {
     /// The blind pool of every target being rated, by target id and display position.
-    pub async fn blind_pool(&self) -> Result<Vec<BlindPoolRow>, StudyError> {
+    pub async fn blind_pool(&self) -> Result<Vec<ExportedPoolEntry>, StudyError> {
         Ok(db::blind_pool::all_rows(&self.connections).await?)
     }
 }

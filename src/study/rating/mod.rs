@@ -129,8 +129,8 @@ async fn progress(
 }
 
 /// One row of the ratings export.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
-pub struct RatingRow {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportedRating {
     pub target: PaperId,
     pub target_title: String,
     pub paper: PaperId,
@@ -143,7 +143,7 @@ pub struct RatingRow {
 impl Study {
     /// Every rating (`rater` `None`), or one rater's, by target id, paper id and rater: the
     /// ratings CSV.
-    pub async fn ratings(&self, rater: Option<RaterId>) -> Result<Vec<RatingRow>, StudyError> {
+    pub async fn ratings(&self, rater: Option<RaterId>) -> Result<Vec<ExportedRating>, StudyError> {
         Ok(db::ratings::all_rows(&self.connections, rater).await?)
     }
 
@@ -164,7 +164,7 @@ impl Study {
                 known.ok_or_else(|| Refusal::UnknownRater(name.clone()))?;
             }
         }
-        let picked: Vec<&RatingRow> = (rows.iter())
+        let picked: Vec<&ExportedRating> = (rows.iter())
             .filter(|row| match judgments {
                 Judgments::Rater(name) => row.rater == *name,
                 _ => true,

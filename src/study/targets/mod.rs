@@ -11,7 +11,6 @@ pub use choice::{Chosen, DropRule, Dropped};
 pub use next::NextTarget;
 
 use serde::Serialize;
-use sqlx::FromRow;
 
 use crate::domain::RaterId;
 use crate::domain::{PaperId, Progress, TargetChoice};
@@ -80,7 +79,7 @@ impl Overview {
 
 /// One target with the progress of its pool: of the study (pairs with a rating, and whether
 /// it is fully rated), or of one rater (their ratings, and whether they rated every pair).
-#[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TargetSummary {
     pub id: i64,
     pub external_id: PaperId,
