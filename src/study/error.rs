@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::domain::{JudgeName, PaperId, PaperKey, PoolDepth, RaterName};
-use crate::import::{InvalidFiles, InvalidInput};
+use crate::formats::{InvalidFiles, InvalidInput};
 use crate::password::WeakPassword;
 
 /// What failed underneath, for the log.

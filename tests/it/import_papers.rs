@@ -1,5 +1,6 @@
 use crate::common::TestStudy;
-use paperjudge::import::{Format, Kind};
+use paperjudge::formats::Format;
+use paperjudge::study::import::Kind;
 use paperjudge::study::Paper;
 
 const CSV: Kind = Kind::Papers(Format::Csv);

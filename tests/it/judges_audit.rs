@@ -77,9 +77,10 @@ async fn judged_app() -> TestApp {
 }
 
 async fn import_judgments(study: &TestStudy, judge: &str) {
-    let kind = paperjudge::import::Kind::Judgments(paperjudge::import::judgments::Options {
-        judge: JudgeName::new(judge).unwrap(),
-    });
+    let kind =
+        paperjudge::study::import::Kind::Judgments(paperjudge::study::import::judgments::Options {
+            judge: JudgeName::new(judge).unwrap(),
+        });
     study
         .import(&kind, JUDGMENTS.as_bytes(), 9)
         .await

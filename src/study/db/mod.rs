@@ -340,7 +340,8 @@ pub fn now_rfc3339() -> String {
 pub(super) async fn small_study(dir: &Path) -> crate::study::Study {
     use rand::SeedableRng;
 
-    use crate::import::{recommendations, Format, Kind};
+    use crate::formats::Format;
+    use crate::study::import::{recommendations, Kind};
     use crate::study::{ImportFile, Study};
 
     let study = Study::open(&dir.join("study.db")).await.expect("a study");

@@ -23,7 +23,8 @@ use tempfile::TempPath;
 
 use super::{ImportFile, ImportProgress};
 use crate::blocking;
-use crate::import::{InvalidFiles, Kind, RowsRead, Summary};
+use crate::formats::{InvalidFiles, RowsRead};
+use crate::study::import::{Kind, Summary};
 use crate::study::{Refusal, Study, StudyError};
 
 /// How many jobs the study remembers (the one running among them): enough for the pages of

@@ -25,9 +25,9 @@ use serde::Serialize;
 use super::evaluation::EvaluationSet;
 use super::{Refusal, Study, StudyError};
 use crate::domain::{Grade, JudgeName, PaperId, PaperKey, Stars};
-use crate::import::judgments::StagedGrade;
-use crate::import::Summary;
 use crate::leaderboard::{Collection, JudgedTargets, TargetInput};
+use crate::study::import::judgments::StagedGrade;
+use crate::study::import::Summary;
 use store::JudgeRecord;
 
 pub use audit::{Disagreement, JudgeAudit};

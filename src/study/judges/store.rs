@@ -7,9 +7,9 @@ use std::path::Path;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
 use crate::domain::{JudgeName, ModelId, PaperId, PaperKey, Stars};
-use crate::import::judgments::StagedGrade;
 use crate::study::db::direct::open_reader;
 use crate::study::db::evaluation::List;
+use crate::study::import::judgments::StagedGrade;
 
 /// A judge as stored.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
