@@ -18,7 +18,7 @@ use super::{score, Collection, Leaderboard, Partial};
 use crate::decision::{self, RatedTarget};
 use crate::domain::JudgeName;
 use crate::metrics::{self, compare_pairs, estimate_mean, Judged, Unavailable};
-use crate::words::capitalized;
+use crate::words::{capitalized, terminal};
 
 /// A judge's targets as the leaderboard reads them.
 #[derive(Debug, Clone)]
@@ -148,9 +148,8 @@ impl RatersOnly {
     pub fn in_words(&self) -> String {
         format!(
             "NDCG {} {} over {} targets",
-            self.ndcg.map_or("-".to_owned(), |v| format!("{v:.4}")),
-            self.ci95
-                .map_or("-".to_owned(), |[lo, hi]| format!("[{lo:.4}, {hi:.4}]")),
+            terminal::number(self.ndcg),
+            terminal::interval(self.ci95, terminal::PLACES),
             self.targets
         )
     }

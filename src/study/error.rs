@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use crate::domain::{JudgeName, PaperId, PaperKey, PoolDepth, RaterName};
 use crate::formats::{InvalidFiles, InvalidInput};
 use crate::password::WeakPassword;
+use crate::words::plural;
 
 /// What failed underneath, for the log.
 pub type Cause = Box<dyn std::error::Error + Send + Sync>;
@@ -187,15 +188,6 @@ impl Refusal {
                 | Refusal::HasRatings(_)
                 | Refusal::SampleTooLarge { .. }
         )
-    }
-}
-
-/// `one` or `many`, as `count` asks.
-pub fn plural(count: usize, one: &'static str, many: &'static str) -> &'static str {
-    if count == 1 {
-        one
-    } else {
-        many
     }
 }
 

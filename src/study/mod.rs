@@ -40,7 +40,6 @@ use db::{WriteQueue, Writer};
 
 // Values of the domain the study's views carry, named where the views are.
 pub use crate::domain::{Progress, TargetChoice};
-use error::plural;
 pub use error::{Cause, Refusal, StudyError};
 pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
 pub use import::{

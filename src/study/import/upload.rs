@@ -158,8 +158,8 @@ impl fmt::Display for JobFailure {
                 write!(
                     f,
                     "{problems} {} in {files} {}",
-                    crate::study::plural(problems as usize, "problem", "problems"),
-                    crate::study::plural(files, "file", "files")
+                    crate::words::plural(problems as usize, "problem", "problems"),
+                    crate::words::plural(files, "file", "files")
                 )
             }
             JobFailure::Interrupted => f.write_str(

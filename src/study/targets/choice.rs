@@ -22,7 +22,8 @@ use crate::domain::{PaperId, PaperKey};
 use crate::study::db;
 use crate::study::db::targets;
 use crate::study::BlindPoolChange;
-use crate::study::{plural, Refusal, Study, StudyError};
+use crate::study::{Refusal, Study, StudyError};
+use crate::words::plural;
 
 /// What a choice did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -16,6 +16,7 @@ use crate::domain::RaterId;
 use crate::domain::{PaperId, Progress, TargetChoice};
 use crate::study::db;
 use crate::study::{Study, StudyError};
+use crate::words::plural;
 use crate::words::thousands;
 
 /// The targets of the study at a glance: which it rates and how far it is.
@@ -66,11 +67,7 @@ impl Overview {
             TargetChoice::Chosen => format!(
                 "rating {} chosen {} of {} with recommendations",
                 thousands(self.active),
-                if self.active == 1 {
-                    "target"
-                } else {
-                    "targets"
-                },
+                plural(self.active, "target", "targets"),
                 thousands(self.candidates)
             ),
         }
