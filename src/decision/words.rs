@@ -1,5 +1,5 @@
 //! The verdict in words: the sentences the dashboard, the leaderboard and the command line
-//! say of a [`Decision`]. The numbers they name are the statistics' own (`decision.rs`); only
+//! say of a [`Decision`]. The numbers they name are the statistics' own (`decision/mod.rs`); only
 //! the English is here.
 
 use super::{Decision, Sequence, ESTIMATE_LIMIT};
