@@ -33,6 +33,7 @@ mod judges_cli;
 mod judges_leaderboard;
 mod judges_run;
 mod judges_web;
+mod layers;
 mod leaderboard_blindness;
 mod lists_cli;
 mod lists_reference;
