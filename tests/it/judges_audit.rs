@@ -366,3 +366,31 @@ async fn a_judges_grades_change_nothing_a_rater_or_the_leaderboard_shows() {
         );
     }
 }
+
+/// `checks --judge NAME` (and `/checks.json?judge=NAME`) audits that judge alone; a name the
+/// study has no judge of is refused, naming it (404 here, as the leaderboard answers it; exit
+/// status 2 on the command line).
+#[tokio::test]
+async fn the_checks_audit_the_judge_they_are_asked_for_alone() {
+    let app = judged_app().await;
+    import_judgments(&app.study, "second").await;
+    let judges_of = async |query: &str| -> Vec<String> {
+        let checks: Value = (app.http.get(app.url(&format!("/checks.json{query}"))))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        (checks["judges"].as_array().unwrap().iter())
+            .map(|judge| judge["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(judges_of("").await, ["local", "second"]);
+    assert_eq!(judges_of("?judge=second").await, ["second"]);
+    assert_eq!(judges_of("?judge=local").await, ["local"]);
+    let unknown = app.get("/checks.json?judge=nobody").await;
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    let message = unknown.text().await.unwrap();
+    assert!(message.contains("nobody"), "{message}");
+}
