@@ -75,6 +75,8 @@ pub struct Study {
     jobs: Arc<import::ImportJobs>,
     /// The judge run of this process, and those from the browser.
     judge_runs: Arc<judges::JudgeRuns>,
+    /// The judges' progress as last read (the owner's dashboard shows it on every visit).
+    judge_progress: Arc<judges::KeptProgress>,
 }
 
 impl Study {
@@ -103,6 +105,7 @@ impl Study {
             kept_lists: Arc::default(),
             jobs: Arc::default(),
             judge_runs: Arc::default(),
+            judge_progress: Arc::default(),
         })
     }
 

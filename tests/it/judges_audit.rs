@@ -6,9 +6,11 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use paperjudge::checks::judges::{audit, JudgeInput};
-use paperjudge::domain::{JudgeName, RaterName, Stars};
+use paperjudge::domain::{JudgeName, PaperId, RaterName, Stars};
 use paperjudge::metrics::Settings;
+use paperjudge::study::DropRule;
 use paperjudge::web::{Access, Password};
+use rand::SeedableRng;
 
 use crate::common::TestStudy;
 use crate::web_support::{fixture_study, location, Browser, Page, TestApp, HOSTILE_ID};
@@ -393,4 +395,42 @@ async fn the_checks_audit_the_judge_they_are_asked_for_alone() {
     assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
     let message = unknown.text().await.unwrap();
     assert!(message.contains("nobody"), "{message}");
+}
+
+/// What `judges list` and the owner's dashboard say a judge graded is kept between views, and
+/// follows every change that moves it: its grades, a target dropped from the study and chosen
+/// again, another judge's grades.
+#[tokio::test]
+async fn a_judges_progress_follows_its_grades_and_the_targets_being_rated() {
+    let app = judged_app().await;
+    let study = &app.study.study;
+    let progress = async || -> Vec<(String, i64, i64)> {
+        (study.judges().await.expect("the judges").into_iter())
+            .map(|judge| {
+                let name = judge.name.as_str().to_owned();
+                (name, judge.pairs_judged, judge.targets_judged)
+            })
+            .collect()
+    };
+    let graded_whole = vec![("local".to_owned(), 11, 2)];
+    assert_eq!(progress().await, graded_whole);
+    assert_eq!(progress().await, graded_whole, "read again, the same");
+
+    let t2 = PaperId::given("T2");
+    study
+        .drop_targets(std::slice::from_ref(&t2), DropRule::Any)
+        .await
+        .expect("T2 dropped");
+    assert_eq!(progress().await, [("local".to_owned(), 7, 1)]);
+    study
+        .choose(&[t2], rand::rngs::StdRng::seed_from_u64(1))
+        .await
+        .expect("T2 chosen again");
+    assert_eq!(progress().await, graded_whole);
+
+    import_judgments(&app.study, "second").await;
+    assert_eq!(
+        progress().await,
+        [("local".to_owned(), 11, 2), ("second".to_owned(), 11, 2)]
+    );
 }
