@@ -99,18 +99,17 @@ fn ndcg(gains: &[f64], ideal: &[f64]) -> f64 {
     dcg(gains) / dcg(ideal)
 }
 
+/// `/checks.json` with the query `query` (empty, or `?judge=NAME`).
+async fn checks_json(app: &TestApp, query: &str) -> Value {
+    let answer = app.get(&format!("/checks.json{query}")).await;
+    assert_eq!(answer.status(), StatusCode::OK, "{query}");
+    answer.json().await.unwrap()
+}
+
 #[tokio::test]
 async fn the_checks_audit_the_judge_over_fully_rated_targets_and_rank_the_models_on_its_grades() {
     let app = judged_app().await;
-    let checks: Value = app
-        .http
-        .get(app.url("/checks.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let checks = checks_json(&app, "").await;
     let judges = checks["judges"].as_array().unwrap();
     assert_eq!(judges.len(), 1);
     let judge = &judges[0];
@@ -377,13 +376,7 @@ async fn the_checks_audit_the_judge_they_are_asked_for_alone() {
     let app = judged_app().await;
     import_judgments(&app.study, "second").await;
     let judges_of = async |query: &str| -> Vec<String> {
-        let checks: Value = (app.http.get(app.url(&format!("/checks.json{query}"))))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let checks = checks_json(&app, query).await;
         (checks["judges"].as_array().unwrap().iter())
             .map(|judge| judge["name"].as_str().unwrap().to_owned())
             .collect()
