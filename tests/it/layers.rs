@@ -117,3 +117,33 @@ fn the_study_names_no_face() {
         found.join("\n")
     );
 }
+
+/// A view is apart from the row its SQL reads: only a feature's `store.rs` derives `FromRow`,
+/// on a row struct of its own, so a change of SQL cannot change a page or a file format.
+#[test]
+fn only_a_store_reads_rows_as_they_are() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let modules: Vec<String> = (fs::read_dir(&src).expect("src").map(|entry| {
+        let path = entry.expect("an entry").path();
+        let name = path.file_stem().expect("a name").to_string_lossy();
+        name.into_owned()
+    }))
+    .filter(|name| name != "lib" && name != "main")
+    .collect();
+    let modules: Vec<&str> = modules.iter().map(String::as_str).collect();
+    let found: Vec<String> = lines_naming(&modules, &["FromRow"])
+        .into_iter()
+        .filter(|line| {
+            !line
+                .split(':')
+                .next()
+                .unwrap_or_default()
+                .ends_with("store.rs")
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "rows read outside a store:\n{}",
+        found.join("\n")
+    );
+}
