@@ -1,5 +1,5 @@
 //! The metric contract of `docs/metrics.md`: per-target NDCG@k, Judged@k, P@k, R@k,
-//! F1@k, AP@k and RR@k under named options, and the statistics over targets (means that skip
+//! F1@k, AP@k, RR@k and unique relevant@k under named options, and the statistics over targets (means that skip
 //! undefined values, a bootstrap interval, a paired randomization test, Holm's adjustment),
 //! the anytime-valid confidence sequences of the decision, and the study checks' statistics
 //! (weighted kappa, Kendall's tau-b).
@@ -33,7 +33,7 @@ pub use confidence_sequence::{
     confidence_sequence, pairwise_alpha, Betting, Bounds, ConfidenceSequence, Interval, GRID_STEPS,
 };
 pub use judged_sequence::JudgedSequence;
-pub use on_target::{OnTarget, Ranked, TargetTops};
+pub use on_target::{unique_relevant, OnTarget, Ranked, TargetTops};
 pub use prediction_powered::{
     compare_pairs, estimate_mean, estimate_mean_with, HumanOnly, Judged, PairComparison, PairTest,
     PredictionPowered, Unavailable, MIN_JUDGED_ONLY, MIN_RATED,

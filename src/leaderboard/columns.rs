@@ -5,7 +5,7 @@
 //! function of [`OnTarget`] in `metrics` (a model's top k beside the other models' of the
 //! target, the judgments, the settings and the standard scores) and one more entry here.
 
-use crate::metrics::OnTarget;
+use crate::metrics::{self, OnTarget};
 
 /// A column of the model table, after the model's name and rank.
 #[derive(Debug)]
@@ -178,6 +178,13 @@ pub const COLUMNS: &[Column] = &[
         table_heading: Heading::at_k("RR"),
         page_heading: Some(Heading::plain("RR")),
         description: "Reciprocal rank of the first relevant paper in the top k",
+    },
+    Column {
+        key: "unique_relevant",
+        value: mean(metrics::unique_relevant),
+        table_heading: Heading::at_k("unique"),
+        page_heading: Some(Heading::at_k("Unique")),
+        description: "Relevant papers in the top k that no other model has in its top k",
     },
 ];
 

@@ -146,3 +146,21 @@ impl OnTarget<'_> {
         self.tops.top(self.model)
     }
 }
+
+/// Unique relevant@k (docs/metrics.md): how many papers of the model's top k are relevant
+/// (judged at or above the threshold) and in no other model's top k of the target, every top
+/// read as the binary metrics read it (condensed under `unjudged = skip`). Defined exactly
+/// where the binary metrics are: not where no judged paper reaches the threshold (0 there
+/// under `empty = zero`, since then no paper is relevant).
+pub fn unique_relevant(on: &OnTarget) -> Option<f64> {
+    on.scores.precision?;
+    let found_alone = (on.top().iter())
+        .filter(|ranked| {
+            ranked
+                .grade
+                .is_some_and(|grade| on.settings.is_relevant(grade))
+                && on.tops.found_by(ranked.paper) == 1
+        })
+        .count();
+    Some(found_alone as f64)
+}
