@@ -15,15 +15,7 @@ use crate::domain::Stars;
 fn study() -> (Vec<String>, Vec<TargetInput<&'static str>>) {
     let models = ["gamma, v2", "beta", "alpha"].map(String::from).to_vec();
     let target = |id: &str, rated: &[(&'static str, i64)], lists: [Option<&[&'static str]>; 3]| {
-        TargetInput {
-            target: id.to_owned(),
-            fully_rated: true,
-            judgments: (rated.iter())
-                .map(|&(paper, stars)| (paper, Stars::new(stars).unwrap().into()))
-                .collect(),
-            lists: lists.map(|list| list.map(<[_]>::to_vec)).to_vec(),
-            left_out: Vec::new(),
-        }
+        fully_rated(id, rated, &lists, Vec::new())
     };
     let targets = vec![
         target(
@@ -44,6 +36,24 @@ fn study() -> (Vec<String>, Vec<TargetInput<&'static str>>) {
         target("T4", &[], [Some(&["a"]), None, Some(&["x"])]),
     ];
     (models, targets)
+}
+
+/// A fully rated target: its papers' stars, each model's list, the models its pool left out.
+fn fully_rated(
+    id: &str,
+    rated: &[(&'static str, i64)],
+    lists: &[Option<&[&'static str]>],
+    left_out: Vec<usize>,
+) -> TargetInput<&'static str> {
+    TargetInput {
+        target: id.to_owned(),
+        fully_rated: true,
+        judgments: (rated.iter())
+            .map(|&(paper, stars)| (paper, Stars::new(stars).unwrap().into()))
+            .collect(),
+        lists: lists.iter().map(|list| list.map(<[_]>::to_vec)).collect(),
+        left_out,
+    }
 }
 
 fn settings() -> Settings {
@@ -315,15 +325,7 @@ fn unique_relevant_counts_the_relevant_papers_no_other_model_has() {
     let target = |id: &str,
                   rated: &[(&'static str, i64)],
                   lists: [Option<&[&'static str]>; 4],
-                  left_out: Vec<usize>| TargetInput {
-        target: id.to_owned(),
-        fully_rated: true,
-        judgments: (rated.iter())
-            .map(|&(paper, stars)| (paper, Stars::new(stars).unwrap().into()))
-            .collect(),
-        lists: lists.map(|list| list.map(<[_]>::to_vec)).to_vec(),
-        left_out,
-    };
+                  left_out: Vec<usize>| fully_rated(id, rated, &lists, left_out);
     let targets = vec![
         // a alone has p (t is in the pruned model's list too), b alone r; they share q.
         target(
