@@ -41,19 +41,23 @@ impl TargetTops {
     /// against the target's `judgments`, and each model's standard scores there, as
     /// [`evaluate_target`](super::evaluate_target) gives them: the lists are read once.
     pub fn of<'a, K: Copy + Eq + Hash + 'a, G: Copy + Into<Grade>>(
-        lists: impl ExactSizeIterator<Item = &'a [K]>,
+        lists: impl ExactSizeIterator<Item = &'a [K]> + Clone,
         judgments: &HashMap<K, G>,
         settings: &Settings,
     ) -> (TargetTops, Vec<TargetScores>) {
         let k = settings.k.get();
         let models = lists.len();
+        // At most min(k, length) papers of each list make its top: sized for that, nothing grows
+        // while the lists are read.
+        let papers = lists.clone().map(|list| list.len().min(k)).sum();
         let mut tops = TargetTops {
-            ranked: Vec::with_capacity(models * k),
+            ranked: Vec::with_capacity(papers),
             starts: Vec::with_capacity(models + 1),
-            found_by: Vec::new(),
+            found_by: Vec::with_capacity(papers),
             judged: judgments.values().map(|&grade| grade.into()).collect(),
         };
-        let mut numbers: FxHashMap<K, u32> = FxHashMap::default();
+        let mut numbers: FxHashMap<K, u32> =
+            FxHashMap::with_capacity_and_hasher(papers, Default::default());
         let mut judged_at_k = Vec::with_capacity(models);
         for list in lists {
             tops.starts.push(tops.ranked.len());
