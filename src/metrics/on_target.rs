@@ -1,6 +1,7 @@
 //! One target as every per-target metric reads it: each model's top k, the papers numbered once
-//! for the target (so that lists compare without the study's keys), their judgments, the
-//! settings, and each model's standard scores ([`TargetScores`]).
+//! for the target (so that lists compare without the study's keys) with their judgments, the
+//! settings, and each model's standard scores ([`TargetScores`], which hold what the target's
+//! other judgments decide: NDCG's ideal, the relevant papers R behind recall).
 //!
 //! A metric is a pure `fn(&OnTarget) -> Option<f64>` (`None`: undefined on the target, left
 //! out of the mean): one of the standard scores, or a function of several models' lists or of
@@ -32,8 +33,6 @@ pub struct TargetTops {
     starts: Vec<usize>,
     /// For each paper's number, how many models' tops hold it.
     found_by: Vec<u32>,
-    /// Every judgment of the target, whichever model listed the paper.
-    judged: Vec<Grade>,
 }
 
 impl TargetTops {
@@ -54,7 +53,6 @@ impl TargetTops {
             ranked: Vec::with_capacity(papers),
             starts: Vec::with_capacity(models + 1),
             found_by: Vec::with_capacity(papers),
-            judged: judgments.values().map(|&grade| grade.into()).collect(),
         };
         let mut numbers: FxHashMap<K, u32> =
             FxHashMap::with_capacity_and_hasher(papers, Default::default());
@@ -123,11 +121,6 @@ impl TargetTops {
     /// How many models' tops hold the paper numbered `paper`.
     pub fn found_by(&self, paper: u32) -> usize {
         self.found_by[paper as usize] as usize
-    }
-
-    /// Every judgment of the target, whichever model listed the paper, in no order.
-    pub fn judged(&self) -> &[Grade] {
-        &self.judged
     }
 }
 
