@@ -187,7 +187,7 @@ pub fn with_judge<K: Copy + Eq + Hash + Sync>(
                     let index = *judge_index.get(&position)?;
                     target
                         .pooled(model)
-                        .then(|| judge_scores.by_model[model][index].ndcg.unwrap_or(0.0))
+                        .then(|| judge_scores.ndcg(model, index).unwrap_or(0.0))
                 })
                 .collect()
         })
@@ -358,10 +358,7 @@ fn replace_ndcg<K>(
     estimates: &[metrics::PredictionPowered],
     comparisons: &[metrics::PairComparison],
 ) {
-    let ranking = (columns::means())
-        .find(|(_, column, _)| column.key == columns::RANKING.key)
-        .map(|(position, ..)| position)
-        .expect("the ranking column is a mean");
+    let ranking = columns::ranking_position();
     let model_of = |name: &str| {
         (raters.models.iter())
             .position(|model| model == name)

@@ -60,6 +60,7 @@ mod sign_in_attack;
 mod targets_choice;
 mod trec_agreement;
 mod trec_agreement_study;
+mod unique_relevant;
 mod upload_limits;
 mod web_blind;
 mod web_import;

@@ -14,8 +14,7 @@ use askama::Template;
 
 use super::auth::Signed;
 use super::csrf::CsrfToken;
-use super::pruning::PruningView;
-use super::view::{self, Nav};
+use super::view::{self, Nav, PruningControl, Standing};
 use super::WebError;
 use crate::domain::JudgeName;
 use crate::leaderboard::columns::{self, Value, COLUMNS};
@@ -75,7 +74,7 @@ struct LeaderboardPage {
     decided: bool,
     /// What the verdict can tell apart, beside the table's fixed-sample p-values.
     beside_the_table: Option<String>,
-    pruning: Option<PruningView>,
+    pruning: Option<PruningControl>,
     /// With a judge (the owner's): what it did, and the raters' figures beside.
     judge: Option<JudgeView>,
     csrf_token: String,
@@ -103,7 +102,7 @@ pub async fn show(
     let pruning = match signed.rater_only() {
         None => {
             let raters_verdict = board.decision.as_ref().filter(|_| board.judge.is_none());
-            PruningView::new(&study.pruning().await?, raters_verdict)
+            PruningControl::new(&study.pruning().await?, raters_verdict)
         }
         Some(_) => None,
     };
@@ -168,14 +167,7 @@ struct JudgeRowView {
 
 impl JudgeView {
     fn new(judge: &JudgeBoard, board: &Leaderboard) -> JudgeView {
-        let number =
-            |value: Option<f64>| value.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"));
-        let interval = |ends: Option<[f64; 2]>| {
-            ends.map_or_else(
-                || "–".to_owned(),
-                |[low, high]| format!("[{low:.3}, {high:.3}]"),
-            )
-        };
+        let (number, interval) = (view::three_decimals, view::interval);
         JudgeView {
             words: judge.in_words(),
             warning: judge.order_warning(),
@@ -197,29 +189,24 @@ impl JudgeView {
     }
 }
 
-/// A model's row as the page and the dashboard show it.
-pub struct RowView {
-    pub rank: usize,
-    pub model: String,
-    pub is_leader: bool,
-    pub tied_with_leader: bool,
-    /// For a model pruned: the pools that left it out, and what it is scored over.
-    pub pruned: Option<String>,
+/// A model's row of the page's table.
+struct RowView {
+    standing: Standing,
     /// Each column of the page, in order.
-    pub cells: Vec<Cell>,
+    cells: Vec<Cell>,
 }
 
 /// A number as shown, with the exact value the script sorts by.
-pub struct Cell {
-    pub text: String,
+struct Cell {
+    text: String,
     /// `None` for a column the table is not ordered by (the interval); empty when undefined.
-    pub value: Option<String>,
+    value: Option<String>,
     /// The column the models are ranked by: shown strong.
-    pub ranking: bool,
+    ranking: bool,
     /// An interval: shown in its own style.
-    pub interval: bool,
+    interval: bool,
     /// The value asks for care (a Judged@k below 1).
-    pub flagged: bool,
+    flagged: bool,
 }
 
 impl Cell {
@@ -243,10 +230,7 @@ impl Cell {
                 ..Cell::shown_as(value, |v| format!("{v:.3}"))
             },
             Value::Interval => Cell {
-                text: row.ci95.map_or_else(
-                    || "–".to_owned(),
-                    |[low, high]| format!("[{low:.3}, {high:.3}]"),
-                ),
+                text: view::interval(row.ci95),
                 value: None,
                 interval: true,
                 ..Cell::shown_as(None, |_| String::new())
@@ -268,32 +252,14 @@ impl Cell {
 }
 
 impl RowView {
-    pub fn new(row: &ModelRow) -> RowView {
+    fn new(row: &ModelRow) -> RowView {
         RowView {
-            rank: row.rank,
-            model: row.model.clone(),
-            is_leader: row.rank == 1 && row.ndcg().is_some(),
-            tied_with_leader: row.tied_with_leader(),
-            pruned: row.pruned_in_words(),
+            standing: Standing::of(row),
             cells: (COLUMNS.iter())
                 .filter(|column| column.page_heading.is_some())
                 .map(|column| Cell::of(row, column))
                 .collect(),
         }
-    }
-
-    /// The cell of the column the models are ranked by.
-    pub fn ranking(&self) -> &Cell {
-        (self.cells.iter())
-            .find(|cell| cell.ranking)
-            .expect("the page shows the ranking column")
-    }
-
-    /// The cell of the interval.
-    pub fn interval(&self) -> &Cell {
-        (self.cells.iter())
-            .find(|cell| cell.interval)
-            .expect("the page shows the interval")
     }
 }
 

@@ -147,8 +147,7 @@ struct PaperInList {
 
 impl ModelList {
     fn new(model: &ModelOnTarget) -> ModelList {
-        let number =
-            |value: Option<f64>| value.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"));
+        let number = view::three_decimals;
         ModelList {
             model: model.model.clone(),
             rank: model.rank,
