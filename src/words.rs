@@ -43,6 +43,14 @@ pub mod page {
         typeset(format!("[{}, {}]", fixed(low, places), fixed(high, places)))
     }
 
+    /// A p-value: three decimals, `< 0.001` below that, or [`MISSING`].
+    pub fn p_value(p: Option<f64>) -> String {
+        match p {
+            Some(p) if p < 0.001 => "< 0.001".to_owned(),
+            p => number(p, 3),
+        }
+    }
+
     /// [`interval`], or [`MISSING`].
     pub fn interval_or_missing(ends: Option<[f64; 2]>, places: usize) -> String {
         ends.map_or_else(|| MISSING.to_owned(), |ends| interval(ends, places))
@@ -189,6 +197,9 @@ mod tests {
         assert_eq!(page::signed(Some(-0.0), 3), "+0.000");
         assert_eq!(page::signed(Some(-0.0125), 3), "−0.013");
         assert_eq!(terminal::signed(Some(0.012)), "+0.0120");
+        assert_eq!(page::p_value(Some(0.0004)), "< 0.001");
+        assert_eq!(page::p_value(Some(0.0123)), "0.012");
+        assert_eq!(page::p_value(None), "–");
         assert_eq!(page::percent(Some(0.256), 1), "25.6%");
         assert_eq!(page::percent(Some(0.256), 0), "26%");
         assert_eq!(page::interval([-0.1, 0.25], 2), "[−0.10, 0.25]");

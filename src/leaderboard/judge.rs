@@ -18,7 +18,7 @@ use super::{score, Collection, Leaderboard, Partial};
 use crate::decision::{self, RatedTarget};
 use crate::domain::JudgeName;
 use crate::metrics::{self, compare_pairs, estimate_mean, Judged, Unavailable};
-use crate::words::{capitalized, terminal};
+use crate::words::{capitalized, plural, terminal};
 
 /// A judge's targets as the leaderboard reads them.
 #[derive(Debug, Clone)]
@@ -111,11 +111,7 @@ impl JudgeBoard {
                  someone picked which targets to rate, the rated ones are no random sample of \
                  the judged ones and the prediction-powered intervals may mislead",
                 self.rated_out_of_order,
-                if self.rated_out_of_order == 1 {
-                    "target comes"
-                } else {
-                    "targets come"
-                }
+                plural(self.rated_out_of_order, "target comes", "targets come")
             )
         })
     }

@@ -26,6 +26,7 @@ use serde::Serialize;
 use crate::decision::{Decision, Margin};
 use crate::domain::{Grade, PoolDepth, RaterName};
 use crate::metrics::{Judgments, Settings};
+use crate::words::plural;
 use columns::{Column, Value};
 
 pub use judge::{with_judge, JudgeBoard, JudgePair, JudgedTargets, RatersOnly};
@@ -211,11 +212,7 @@ impl ModelRow {
                 "pruned: left out of the pools of {} {}, scored over the {} whose pool held its \
                  list",
                 self.left_out_of,
-                if self.left_out_of == 1 {
-                    "target"
-                } else {
-                    "targets"
-                },
+                plural(self.left_out_of, "target", "targets"),
                 self.targets
             )
         })

@@ -60,7 +60,7 @@ pub enum Refusal {
     #[error(
         "cannot sample {asked} targets: only {available} {} with recommendations {} not chosen",
         plural(*available, "paper", "papers"),
-        if *available == 1 { "is" } else { "are" }
+        plural(*available, "is", "are")
     )]
     SampleTooLarge { asked: usize, available: usize },
     /// The pair (by the ids given) is no rated pair of a finished target.
@@ -197,11 +197,7 @@ fn quoted(ids: &[PaperId]) -> String {
 }
 
 fn has(ids: &[PaperId]) -> String {
-    format!(
-        "{} {}",
-        quoted(ids),
-        if ids.len() == 1 { "has" } else { "have" }
-    )
+    format!("{} {}", quoted(ids), plural(ids.len(), "has", "have"))
 }
 
 /// SQLite's primary result codes that mean something to the person who asked.

@@ -13,6 +13,7 @@ use crate::checks;
 use crate::leaderboard::ModelRow;
 use crate::study::judges::JudgeSummary;
 use crate::study::{Progress, Study, TargetChoice};
+use crate::words::page;
 
 /// With more candidate targets than this, the dashboard offers to choose targets: rating
 /// every paper of a large library is rarely the plan.
@@ -71,8 +72,8 @@ impl LeaderView {
     fn of(row: &ModelRow) -> LeaderView {
         LeaderView {
             standing: Standing::of(row),
-            ndcg: view::three_decimals(row.ndcg()),
-            ci95: view::interval(row.ci95),
+            ndcg: page::number(row.ndcg(), 3),
+            ci95: page::interval_or_missing(row.ci95, 3),
         }
     }
 }

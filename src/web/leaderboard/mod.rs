@@ -24,6 +24,7 @@ use crate::leaderboard::{
 };
 use crate::metrics::{Judgments, Settings};
 use crate::study::{Evaluated, Study};
+use crate::words::{page, plural};
 use chart::Chart;
 use query::{Sort, SortBy};
 
@@ -167,7 +168,8 @@ struct JudgeRowView {
 
 impl JudgeView {
     fn new(judge: &JudgeBoard, board: &Leaderboard) -> JudgeView {
-        let (number, interval) = (view::three_decimals, view::interval);
+        let number = |value| page::number(value, 3);
+        let interval = |ends| page::interval_or_missing(ends, 3);
         JudgeView {
             words: judge.in_words(),
             warning: judge.order_warning(),
@@ -210,9 +212,10 @@ struct Cell {
 }
 
 impl Cell {
-    fn shown_as(value: Option<f64>, show: impl Fn(f64) -> String) -> Cell {
+    /// `value` written as `text`.
+    fn shown_as(value: Option<f64>, text: String) -> Cell {
         Cell {
-            text: value.map_or_else(|| "–".to_owned(), show),
+            text,
             value: Some(value.map(|v| v.to_string()).unwrap_or_default()),
             ranking: false,
             interval: false,
@@ -227,26 +230,16 @@ impl Cell {
             Value::Mean(metric) => Cell {
                 ranking: column.key == columns::RANKING.key,
                 flagged: metric.coverage && value.is_some_and(|share| share < 1.0),
-                ..Cell::shown_as(value, |v| format!("{v:.3}"))
+                ..Cell::shown_as(value, page::number(value, 3))
             },
             Value::Interval => Cell {
-                text: view::interval(row.ci95),
                 value: None,
                 interval: true,
-                ..Cell::shown_as(None, |_| String::new())
+                ..Cell::shown_as(None, page::interval_or_missing(row.ci95, 3))
             },
-            Value::Targets => Cell::shown_as(value, |n| n.to_string()),
-            // `+ 0.0` turns the leader's −0 into 0.
-            Value::Difference => {
-                Cell::shown_as(value, |d| format!("{:+.3}", d + 0.0).replace('-', "−"))
-            }
-            Value::PValue | Value::PValueHolm => Cell::shown_as(value, |p| {
-                if p < 0.001 {
-                    "< 0.001".to_owned()
-                } else {
-                    format!("{p:.3}")
-                }
-            }),
+            Value::Targets => Cell::shown_as(value, page::number(value, 0)),
+            Value::Difference => Cell::shown_as(value, page::signed(value, 3)),
+            Value::PValue | Value::PValueHolm => Cell::shown_as(value, page::p_value(value)),
         }
     }
 }
@@ -343,13 +336,9 @@ fn targets_in_words(board: &Leaderboard, rater: bool) -> String {
         Partial::Exclude => format!(
             "{partly_rated} partly rated {}{yours} {} left out until every pooled paper of {} \
              is rated",
-            if partly_rated == 1 {
-                "target"
-            } else {
-                "targets"
-            },
-            if partly_rated == 1 { "is" } else { "are" },
-            if partly_rated == 1 { "it" } else { "them" },
+            plural(partly_rated, "target", "targets"),
+            plural(partly_rated, "is", "are"),
+            plural(partly_rated, "it", "them"),
         ),
         Partial::Include => format!("{partly_rated} of them partly rated"),
     };
@@ -357,7 +346,7 @@ fn targets_in_words(board: &Leaderboard, rater: bool) -> String {
         "{evaluated} {} evaluated ({partly_rated}), {unrated} without {}ratings. Left out for \
          having nothing relevant: {skipped_empty} from NDCG, {skipped_no_relevant} from P, R, \
          F1, AP and RR.",
-        if evaluated == 1 { "target" } else { "targets" },
+        plural(evaluated, "target", "targets"),
         if rater { "your " } else { "" },
     )
 }
@@ -372,11 +361,7 @@ fn unblinding(board: &Leaderboard) -> Option<String> {
              paper just rated: rating {} after reading them is no longer blind, and nothing \
              records that they were read (the rating history marks as made with provenance \
              known only the changes of targets already fully rated).",
-            if partly_rated == 1 {
-                "that target"
-            } else {
-                "those targets"
-            },
+            plural(partly_rated, "that target", "those targets"),
         )
     })
 }
@@ -389,7 +374,7 @@ fn warnings(board: &Leaderboard) -> Vec<String> {
     let partly_judged: Vec<String> = (board.models.iter())
         .filter_map(|row| {
             let judged = row.number(judged).filter(|&judged| judged < 1.0)?;
-            Some(format!("{} ({judged:.3})", row.model))
+            Some(format!("{} ({})", row.model, page::number(Some(judged), 3)))
         })
         .collect();
     if !partly_judged.is_empty() {
@@ -403,12 +388,8 @@ fn warnings(board: &Leaderboard) -> Vec<String> {
     if partly_rated > 0 && board.partial == Partial::Include {
         warnings.push(format!(
             "{partly_rated} {} only partly rated: {} ideal ranking may still change.",
-            if partly_rated == 1 {
-                "target is"
-            } else {
-                "targets are"
-            },
-            if partly_rated == 1 { "its" } else { "their" },
+            plural(partly_rated, "target is", "targets are"),
+            plural(partly_rated, "its", "their"),
         ));
     }
     let evaluated = board.targets.evaluated;
@@ -417,11 +398,7 @@ fn warnings(board: &Leaderboard) -> Vec<String> {
             "Only {evaluated} {} evaluated: with fewer than {FEW_TARGETS}, the intervals are \
              wide, yet cover the mean less often than their 95% says (about 88% with 8 targets), \
              and the order may change with the next target.",
-            if evaluated == 1 {
-                "target is"
-            } else {
-                "targets are"
-            },
+            plural(evaluated, "target is", "targets are"),
         ));
     }
     if let [leader, second, ..] = &board.models[..] {

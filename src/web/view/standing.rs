@@ -1,5 +1,5 @@
 //! A model's standing on the board as the dashboard's summary and the leaderboard's table both
-//! show it (the badges of `macros.html`), and the figures both write.
+//! show it (the badges of `macros.html`).
 
 use crate::leaderboard::ModelRow;
 
@@ -23,17 +23,4 @@ impl Standing {
             pruned: row.pruned_in_words(),
         }
     }
-}
-
-/// A value as the pages' tables write it: three decimals, or "–" when undefined.
-pub fn three_decimals(value: Option<f64>) -> String {
-    value.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"))
-}
-
-/// An interval as the pages' tables write it: `[0.512, 0.634]`, or "–" when there is none.
-pub fn interval(ends: Option<[f64; 2]>) -> String {
-    ends.map_or_else(
-        || "–".to_owned(),
-        |[low, high]| format!("[{low:.3}, {high:.3}]"),
-    )
 }

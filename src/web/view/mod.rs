@@ -16,7 +16,7 @@ mod pruning_control;
 mod standing;
 
 pub use pruning_control::PruningControl;
-pub use standing::{interval, three_decimals, Standing};
+pub use standing::Standing;
 
 /// Abstracts longer than this are folded to their first lines, unfoldable in place.
 const FOLD_ABSTRACTS_LONGER_THAN: usize = 600;
