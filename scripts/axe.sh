@@ -80,8 +80,8 @@ sleep 0.5
 running_job=$(upload "$url" papers src/demo/papers.csv)
 first_target=$(curl -sf "$url/targets" | grep -m1 -o 'href="/targets/[0-9]*"' | sed 's/href="//; s/"$//')
 
-audit "$empty_url/" "$empty_url/import" "$empty_url/lists" \
+audit "$empty_url/" "$empty_url/import" "$empty_url/lists" "$empty_url/raters" \
     "$url$running_job" "$url$done_job" "$url$failed_job" "$url/import" \
     "$url/" "$url/targets" "$url$first_target" "$url/papers?q=topic" \
     "$url/leaderboard" "$url/leaderboard/targets" "$url/checks" "$url/checks/recheck" \
-    "$url/lists"
+    "$url/lists" "$url/raters"

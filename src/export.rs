@@ -6,7 +6,7 @@ use std::io::Write;
 use crate::domain::{PaperId, Stars};
 use crate::metrics::Relevance;
 use crate::study::judges::JudgmentRow;
-use crate::study::{BlindPoolRow, RatingRow};
+use crate::study::{ExportedPoolEntry, ExportedRating};
 
 /// The ratings CSV header; the importer reads the same file back.
 pub const RATINGS_HEADER: [&str; 7] = [
@@ -20,7 +20,7 @@ pub const RATINGS_HEADER: [&str; 7] = [
 ];
 
 /// Ratings as RFC 4180 CSV (fields with commas, quotes or line breaks are quoted).
-pub fn ratings_csv(rows: &[RatingRow], out: impl Write) -> Result<(), csv::Error> {
+pub fn ratings_csv(rows: &[ExportedRating], out: impl Write) -> Result<(), csv::Error> {
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(out);
@@ -54,7 +54,7 @@ pub fn qrels(
 
 /// The blind pool: `target,paper,position,stars`, stars empty when unrated. No model
 /// information, so the file can go to a second rater.
-pub fn pool_csv(rows: &[BlindPoolRow], out: impl Write) -> Result<(), csv::Error> {
+pub fn pool_csv(rows: &[ExportedPoolEntry], out: impl Write) -> Result<(), csv::Error> {
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
         .from_writer(out);

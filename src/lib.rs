@@ -15,6 +15,7 @@ pub mod decision;
 pub mod demo;
 pub mod domain;
 pub mod export;
+pub mod formats;
 pub mod leaderboard;
 pub mod lists;
 pub mod metrics;
@@ -25,7 +26,3 @@ pub mod study;
 pub mod terminal;
 pub mod web;
 pub mod words;
-
-// Files in: an import is a command of the study (the study's own folder), and its formats,
-// options and summaries are what the faces name.
-pub use study::import;

@@ -29,8 +29,9 @@ pub enum WeakPassword {
     )]
     Blank,
     #[error(
-        "has {0} character{plural}; a password needs {MIN_CHARACTERS} or more",
-        plural = if *.0 == 1 { "" } else { "s" }
+        "has {} {}; a password needs {MIN_CHARACTERS} or more",
+        .0,
+        crate::words::plural(*.0, "character", "characters")
     )]
     Short(usize),
     #[error(

@@ -11,7 +11,8 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use paperjudge::domain::RaterName;
-use paperjudge::import::{ratings, recommendations, Format, Kind};
+use paperjudge::formats::Format;
+use paperjudge::study::import::{ratings, recommendations, Kind};
 use paperjudge::study::{ImportFile, Study, StudyError};
 use rand::SeedableRng;
 

@@ -20,6 +20,7 @@ use serde::Serialize;
 use crate::domain::{PaperKey, PoolDepth, Stars};
 use crate::leaderboard::{Collection, Partial, TargetInput};
 use crate::metrics::{self, Judgments, Settings};
+use crate::words::plural;
 
 pub use pool_bias::{ModelBias, PoolBias};
 pub use raters::{RaterKappa, RaterRanking, RaterReport, RatersInput, RatersReport};
@@ -174,11 +175,11 @@ fn consistency(pairs: &[(Stars, Stars)], rated_pairs: i64) -> ConsistencyReport 
         None => format!(
             "κ is undefined over {count} re-checked {}: every rating then and now has the same \
              stars; re-check more pairs.",
-            if count == 1 { "pair" } else { "pairs" }
+            plural(count, "pair", "pairs")
         ),
         Some(kappa) => format!(
             "κ = {kappa:.2} over {count} re-checked {}: {}.",
-            if count == 1 { "pair" } else { "pairs" },
+            plural(count, "pair", "pairs"),
             strength(kappa)
         ),
     };

@@ -4,6 +4,7 @@
 use super::judges::JudgeAudit;
 use super::{Checks, RatersReport};
 use crate::terminal::escape;
+use crate::words::terminal::{self, number};
 
 pub fn render(checks: &Checks) -> String {
     let k = checks.settings.metrics.k;
@@ -56,11 +57,7 @@ pub fn render(checks: &Checks) -> String {
         "\nConsistency (re-checked pairs)\n{}\n",
         consistency.sentence
     ));
-    let interval = consistency
-        .kappa_ci95
-        .map_or("-".to_owned(), |[low, high]| {
-            format!("[{low:.4}, {high:.4}]")
-        });
+    let interval = terminal::interval(consistency.kappa_ci95, terminal::PLACES);
     out.push_str(&format!(
         "pairs {}  exact agreement {}  within one star {}  kappa {}  95% CI {interval}\n",
         consistency.pairs,
@@ -122,9 +119,7 @@ pub fn render(checks: &Checks) -> String {
         timing.judgments,
         timing.sittings,
         number(seconds.median),
-        seconds
-            .quartiles
-            .map_or("-".to_owned(), |[low, high]| format!("[{low:.1}, {high:.1}]")),
+        terminal::interval(seconds.quartiles, 1),
         number(timing.ratings_per_sitting.median),
     ));
     if seconds.timed > 0 {
@@ -178,11 +173,7 @@ fn render_judge(out: &mut String, judge: &JudgeAudit) {
         escape(judge.name.as_str()),
         escape(&judge.sentence)
     ));
-    let interval = judge
-        .alpha_ordinal_ci95
-        .map_or("-".to_owned(), |[low, high]| {
-            format!("[{low:.4}, {high:.4}]")
-        });
+    let interval = terminal::interval(judge.alpha_ordinal_ci95, terminal::PLACES);
     out.push_str(&format!(
         "pairs compared: {}; kappa (quadratic) {}; alpha (ordinal) {} {interval}; spearman {}; \
          mean stars {} (raters {}); share relevant {} (raters {}); tau-b {} over {} targets \
@@ -219,11 +210,7 @@ fn render_raters(out: &mut String, raters: &RatersReport) {
         "\nAgreement among raters\n{}\n",
         escape(&raters.sentence)
     ));
-    let interval = raters
-        .alpha_ordinal_ci95
-        .map_or("-".to_owned(), |[low, high]| {
-            format!("[{low:.4}, {high:.4}]")
-        });
+    let interval = terminal::interval(raters.alpha_ordinal_ci95, terminal::PLACES);
     out.push_str(&format!(
         "pairs rated twice or more: {}; alpha (ordinal) {} {interval}; alpha (interval) {}\n",
         raters.pairs_rated_twice,
@@ -270,10 +257,6 @@ fn render_raters(out: &mut String, raters: &RatersReport) {
     if rows.len() > 1 {
         push_table(out, &rows);
     }
-}
-
-pub(crate) fn number(value: Option<f64>) -> String {
-    value.map_or("-".to_owned(), |v| format!("{v:.4}"))
 }
 
 /// Appends rows as aligned columns: the first left-aligned, the rest right-aligned, except a

@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 
 use crate::domain::{RaterId, Stars};
 use crate::metrics::ConfusionMatrix;
+use crate::words::plural;
 
 /// A judgment as timing reads it: who made it, when (seconds since 1970), and its stars.
 pub type TimedJudgment = (RaterId, i64, Stars);
@@ -284,11 +285,7 @@ fn sentence(
     let mut sentence = format!(
         "A judgment took {median:.0} s (median) over {judgments} ratings in {} {}.",
         sittings.len(),
-        if sittings.len() == 1 {
-            "sitting"
-        } else {
-            "sittings"
-        }
+        plural(sittings.len(), "sitting", "sittings")
     );
     if let (Some(first), Some(last)) = (drift.first_third_mean_stars, drift.last_third_mean_stars) {
         sentence.push_str(&format!(

@@ -11,7 +11,7 @@ use super::error::CliError;
 use super::judges;
 use crate::decision::Order;
 use crate::domain::{ByteSize, RaterName};
-use crate::import::Format;
+use crate::formats::Format;
 use crate::leaderboard::LeaderboardOptions;
 use crate::lists::Persistence;
 use crate::metrics::{Judgments, Relevance};

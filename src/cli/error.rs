@@ -1,6 +1,6 @@
 //! Why a command failed ([`CliError`]), and so its message and exit status.
 
-use crate::import::{InvalidFiles, InvalidInput};
+use crate::formats::{InvalidFiles, InvalidInput};
 use crate::study::{Refusal, StudyError};
 
 /// Why a command failed, and so its exit status.

@@ -11,7 +11,8 @@ use rand::SeedableRng;
 use super::arguments::{rater_name, ImportCommand};
 use super::error::CliError;
 use super::judges;
-use crate::import::{self, Format, Kind, Summary};
+use crate::formats::Format;
+use crate::study::import::{self, Kind, Summary};
 use crate::study::{ImportFile, ImportProgress, Study};
 
 pub(super) async fn run_import(study: &Study, command: ImportCommand) -> Result<(), CliError> {

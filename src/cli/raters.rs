@@ -4,7 +4,7 @@ use super::arguments::{rater_name, RatersCommand, StatusFormat};
 use super::error::CliError;
 use super::output::print;
 use super::passwords::{rater_password, warn_if_others_can_read};
-use super::render::{plan_in_words, raters_table};
+use super::render::raters_table;
 use crate::study::{Added, Study};
 
 /// `paperjudge raters add|remove|password|list|set`.
@@ -77,7 +77,7 @@ pub(super) async fn raters(study: &Study, command: RatersCommand) -> Result<(), 
                 ));
             }
             let plan = study.set_rating_plan(per_target, overlap).await?;
-            crate::tell!("{}", plan_in_words(&plan));
+            crate::tell!("{}", plan.in_words());
         }
     }
     Ok(())

@@ -81,37 +81,8 @@ pub(super) fn raters_status(raters: &[crate::study::RaterProgress]) -> String {
     lines
 }
 
-/// The plan in words: "each target rated by 1 rater, and 10% of them by one more".
-pub(super) fn plan_in_words(plan: &crate::study::RatingPlan) -> String {
-    let per_target = match plan.per_target {
-        1 => "each target rated by 1 rater".to_owned(),
-        count => format!("each target rated by {count} raters"),
-    };
-    let overlap = match plan.overlap {
-        share if share > 0.0 => format!(
-            ", and {}% of them by one more{}",
-            share * 100.0,
-            if plan.overlap_by_default {
-                " (the default with two raters or more)"
-            } else {
-                ""
-            }
-        ),
-        _ => String::new(),
-    };
-    let capped = if plan.per_target > plan.raters.max(1) {
-        format!(
-            "; the study has {} raters, so no target needs more",
-            plan.raters.max(1)
-        )
-    } else {
-        String::new()
-    };
-    format!("{per_target}{overlap}{capped}")
-}
-
 pub(super) fn raters_table(raters: &crate::study::Raters) -> String {
-    let mut text = format!("{}\n", plan_in_words(&raters.plan));
+    let mut text = format!("{}\n", raters.plan.in_words());
     if raters.raters.is_empty() {
         text.push_str("no raters: the owner rates alone (`paperjudge raters add NAME`)\n");
         return text;

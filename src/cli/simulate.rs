@@ -10,7 +10,7 @@ use super::output::print;
 use super::CliError;
 use crate::decision::Order;
 use crate::domain::PoolDepth;
-use crate::import;
+use crate::formats::trec;
 use crate::simulation::{self, with_judge, with_judge::JudgeValues};
 use crate::study::Study;
 
@@ -50,8 +50,8 @@ pub(super) fn simulate_trec(args: SimulateArgs) -> Result<(), CliError> {
     let open =
         |path: &Path| open_input(path).map(|(file, _)| BufReader::with_capacity(1 << 20, file));
     let qrels_path = args.qrels.as_deref().unwrap_or(Path::new(""));
-    let qrels = import::trec::read_qrels(open(qrels_path)?, &qrels_path.display().to_string())?;
-    let mut runs = import::trec::Runs::default();
+    let qrels = trec::read_qrels(open(qrels_path)?, &qrels_path.display().to_string())?;
+    let mut runs = trec::Runs::default();
     for path in &args.runs {
         runs.read(open(path)?, &path.display().to_string())?;
     }

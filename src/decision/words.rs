@@ -1,9 +1,11 @@
 //! The verdict in words: the sentences the dashboard, the leaderboard and the command line
-//! say of a [`Decision`]. The numbers they name are the statistics' own (`decision.rs`); only
+//! say of a [`Decision`]. The numbers they name are the statistics' own (`decision/mod.rs`); only
 //! the English is here.
 
 use super::{Decision, Sequence, ESTIMATE_LIMIT};
 use crate::metrics::Bounds;
+use crate::words::counted;
+use crate::words::plural;
 
 /// "a", "a and b", "a, b and c".
 fn listed(names: &[&str]) -> String {
@@ -11,23 +13,6 @@ fn listed(names: &[&str]) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         Some((only, _)) => (*only).to_owned(),
         None => String::new(),
-    }
-}
-
-/// "1 more target", "12 more targets".
-fn more_targets(count: usize) -> String {
-    if count == 1 {
-        "1 more target".to_owned()
-    } else {
-        format!("{count} more targets")
-    }
-}
-
-fn targets_in_words(count: usize) -> String {
-    if count == 1 {
-        "1 target".to_owned()
-    } else {
-        format!("{count} targets")
     }
 }
 
@@ -53,11 +38,11 @@ impl Decision {
                  first."
             );
         };
-        let after = targets_in_words(self.targets_rated);
+        let after = counted(self.targets_rated, "target", "targets");
         let names = |names: &[String]| -> String {
             listed(&names.iter().map(String::as_str).collect::<Vec<_>>())
         };
-        let is_are = |names: &[String]| if names.len() == 1 { "is" } else { "are" };
+        let is_are = |names: &[String]| plural(names.len(), "is", "are");
         let out = if self.out.is_empty() {
             String::new()
         } else {
@@ -139,13 +124,13 @@ impl Decision {
                 "If the targets to come differ as those so far, {model} and {leader} would take \
                  more than {} to tell apart: {margin} says when two models are close enough \
                  for either to do.",
-                targets_in_words(ESTIMATE_LIMIT)
+                counted(ESTIMATE_LIMIT, "target", "targets")
             );
         }
         match (self.targets_estimate, self.targets_to_choose()) {
             (Some(more), None) => format!(
                 "About {} would settle it if they differ as those so far.",
-                more_targets(more)
+                counted(more, "more target", "more targets")
             ),
             (Some(more), Some(choose)) => {
                 let next = match (self.targets_left, self.choosable >= choose) {
@@ -168,7 +153,7 @@ impl Decision {
                 };
                 format!(
                     "About {} would settle it if they differ as those so far. {next}",
-                    more_targets(more)
+                    counted(more, "more target", "more targets")
                 )
             }
             (None, _) => String::new(),
@@ -191,9 +176,9 @@ impl Decision {
              all {} pairs). The verdict answers for the library they stand for, however often you \
              look, so it asks more of the data: after {} its intervals are about ±{} wide, and \
              smaller differences are not told apart yet.",
-            targets_in_words(self.targets_rated),
+            counted(self.targets_rated, "target", "targets"),
             self.pairs(),
-            targets_in_words(self.targets_rated),
+            counted(self.targets_rated, "target", "targets"),
             distance(typical)
         ))
     }

@@ -1,10 +1,11 @@
 //! The columns of the model table: one entry each, in the order every output shows them.
 //!
 //! [`ModelRow`](super::ModelRow) keeps a value per mean column, and the JSON, the CSV, the
-//! terminal table and the page's table all walk [`COLUMNS`]: a new per-target metric (a field
-//! of [`TargetScores`]) is one more entry here and nothing else.
+//! terminal table and the page's table all walk [`COLUMNS`]: a new per-target metric is a
+//! function of [`OnTarget`] in `metrics` (a model's top k beside the other models' of the
+//! target, the judgments, the settings and the standard scores) and one more entry here.
 
-use crate::metrics::TargetScores;
+use crate::metrics::{self, OnTarget};
 
 /// A column of the model table, after the model's name and rank.
 #[derive(Debug)]
@@ -38,10 +39,11 @@ pub enum Value {
     PValueHolm,
 }
 
-/// A per-target score, as [`crate::metrics::evaluate_target`] computes it.
+/// A per-target score: a pure function of the model on the target; `None` where it is
+/// undefined (left out of the mean).
 #[derive(Debug, Clone, Copy)]
 pub struct Metric {
-    pub score: fn(&TargetScores) -> Option<f64>,
+    pub score: fn(&OnTarget) -> Option<f64>,
     /// Shown for every target in the per-target outputs.
     pub per_target: bool,
     /// A share of the top k that is rated: below 1 it asks for care, and the page flags it.
@@ -74,7 +76,7 @@ impl Heading {
     }
 }
 
-const fn mean(score: fn(&TargetScores) -> Option<f64>) -> Value {
+const fn mean(score: fn(&OnTarget) -> Option<f64>) -> Value {
     Value::Mean(Metric {
         score,
         per_target: false,
@@ -87,7 +89,7 @@ pub const COLUMNS: &[Column] = &[
     Column {
         key: "ndcg",
         value: Value::Mean(Metric {
-            score: |scores| scores.ndcg,
+            score: |on| on.scores.ndcg,
             per_target: true,
             coverage: false,
         }),
@@ -112,7 +114,7 @@ pub const COLUMNS: &[Column] = &[
     Column {
         key: "judged_at_k",
         value: Value::Mean(Metric {
-            score: |scores| scores.judged_at_k,
+            score: |on| on.scores.judged_at_k,
             per_target: true,
             coverage: true,
         }),
@@ -144,38 +146,45 @@ pub const COLUMNS: &[Column] = &[
     },
     Column {
         key: "precision",
-        value: mean(|scores| scores.precision),
+        value: mean(|on| on.scores.precision),
         table_heading: Heading::at_k("P"),
         page_heading: Some(Heading::at_k("P")),
         description: "Precision: relevant papers in the top k, over k",
     },
     Column {
         key: "recall",
-        value: mean(|scores| scores.recall),
+        value: mean(|on| on.scores.recall),
         table_heading: Heading::at_k("R"),
         page_heading: Some(Heading::at_k("R")),
         description: "Recall: relevant papers in the top k, over all relevant",
     },
     Column {
         key: "f1",
-        value: mean(|scores| scores.f1),
+        value: mean(|on| on.scores.f1),
         table_heading: Heading::at_k("F1"),
         page_heading: Some(Heading::at_k("F1")),
         description: "Harmonic mean of P and R",
     },
     Column {
         key: "ap",
-        value: mean(|scores| scores.ap),
+        value: mean(|on| on.scores.ap),
         table_heading: Heading::at_k("AP"),
         page_heading: Some(Heading::at_k("AP")),
         description: "Average precision",
     },
     Column {
         key: "rr",
-        value: mean(|scores| scores.rr),
+        value: mean(|on| on.scores.rr),
         table_heading: Heading::at_k("RR"),
         page_heading: Some(Heading::plain("RR")),
         description: "Reciprocal rank of the first relevant paper in the top k",
+    },
+    Column {
+        key: "unique_relevant",
+        value: mean(metrics::unique_relevant),
+        table_heading: Heading::at_k("unique"),
+        page_heading: Some(Heading::at_k("Unique")),
+        description: "Relevant papers in the top k that no other model has in its top k",
     },
 ];
 
@@ -193,6 +202,18 @@ pub fn means() -> impl Iterator<Item = (usize, &'static Column, Metric)> {
         })
         .enumerate()
         .map(|(position, (column, metric))| (position, column, metric))
+}
+
+/// The position among the mean columns of the column named `key`.
+pub fn mean_position(key: &str) -> Option<usize> {
+    means()
+        .find(|(_, column, _)| column.key == key)
+        .map(|(position, ..)| position)
+}
+
+/// The position of [`RANKING`] among the mean columns.
+pub fn ranking_position() -> usize {
+    mean_position(RANKING.key).expect("the ranking column is a mean")
 }
 
 /// The columns shown for every target, in order.

@@ -5,6 +5,7 @@
 
 use super::columns::{self, Value, COLUMNS, SETTINGS_COLUMNS};
 use super::Leaderboard;
+use crate::words::csv_number;
 
 impl Leaderboard {
     /// One row per model.
@@ -30,15 +31,15 @@ impl Leaderboard {
                 match column.value {
                     Value::Interval => {
                         let [low, high] = row.ci95.map_or([None, None], |ends| ends.map(Some));
-                        record.extend([number(low), number(high)]);
+                        record.extend([csv_number(low), csv_number(high)]);
                     }
                     Value::Targets => record.push(row.targets.to_string()),
-                    _ => record.push(number(row.number(column))),
+                    _ => record.push(csv_number(row.number(column))),
                 }
             }
             if let Some(raters) = row.human_only {
                 let [low, high] = raters.ci95.map_or([None, None], |ends| ends.map(Some));
-                record.extend([number(raters.ndcg), number(low), number(high)]);
+                record.extend([csv_number(raters.ndcg), csv_number(low), csv_number(high)]);
                 record.push(raters.targets.to_string());
             }
             record
@@ -54,7 +55,7 @@ impl Leaderboard {
         let rows = self.per_target.iter().flat_map(|target| {
             (self.models.iter().enumerate()).map(move |(row, model)| {
                 let mut record = vec![target.target.clone(), model.model.clone()];
-                record.extend(target.values(row).iter().map(|&value| number(value)));
+                record.extend(target.values(row).iter().map(|&value| csv_number(value)));
                 record
             })
         });
@@ -102,9 +103,4 @@ fn write(
     written.expect("CSV into memory cannot fail");
     let bytes = csv.into_inner().expect("a flush into memory cannot fail");
     String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
-}
-
-/// The shortest text that reads back as the same number; empty when undefined.
-fn number(value: Option<f64>) -> String {
-    value.map_or(String::new(), |v| v.to_string())
 }

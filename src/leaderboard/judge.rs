@@ -18,7 +18,7 @@ use super::{score, Collection, Leaderboard, Partial};
 use crate::decision::{self, RatedTarget};
 use crate::domain::JudgeName;
 use crate::metrics::{self, compare_pairs, estimate_mean, Judged, Unavailable};
-use crate::words::capitalized;
+use crate::words::{capitalized, plural, terminal};
 
 /// A judge's targets as the leaderboard reads them.
 #[derive(Debug, Clone)]
@@ -111,11 +111,7 @@ impl JudgeBoard {
                  someone picked which targets to rate, the rated ones are no random sample of \
                  the judged ones and the prediction-powered intervals may mislead",
                 self.rated_out_of_order,
-                if self.rated_out_of_order == 1 {
-                    "target comes"
-                } else {
-                    "targets come"
-                }
+                plural(self.rated_out_of_order, "target comes", "targets come")
             )
         })
     }
@@ -148,9 +144,8 @@ impl RatersOnly {
     pub fn in_words(&self) -> String {
         format!(
             "NDCG {} {} over {} targets",
-            self.ndcg.map_or("-".to_owned(), |v| format!("{v:.4}")),
-            self.ci95
-                .map_or("-".to_owned(), |[lo, hi]| format!("[{lo:.4}, {hi:.4}]")),
+            terminal::number(self.ndcg),
+            terminal::interval(self.ci95, terminal::PLACES),
             self.targets
         )
     }
@@ -188,7 +183,7 @@ pub fn with_judge<K: Copy + Eq + Hash + Sync>(
                     let index = *judge_index.get(&position)?;
                     target
                         .pooled(model)
-                        .then(|| judge_scores.by_model[model][index].ndcg.unwrap_or(0.0))
+                        .then(|| judge_scores.ndcg(model, index).unwrap_or(0.0))
                 })
                 .collect()
         })
@@ -359,10 +354,7 @@ fn replace_ndcg<K>(
     estimates: &[metrics::PredictionPowered],
     comparisons: &[metrics::PairComparison],
 ) {
-    let ranking = (columns::means())
-        .find(|(_, column, _)| column.key == columns::RANKING.key)
-        .map(|(position, ..)| position)
-        .expect("the ranking column is a mean");
+    let ranking = columns::ranking_position();
     let model_of = |name: &str| {
         (raters.models.iter())
             .position(|model| model == name)

@@ -25,7 +25,8 @@ use serde::Serialize;
 
 use crate::decision::{Decision, Margin};
 use crate::domain::{Grade, PoolDepth, RaterName};
-use crate::metrics::{Judgments, Settings, TargetScores};
+use crate::metrics::{Judgments, Settings};
+use crate::words::plural;
 use columns::{Column, Value};
 
 pub use judge::{with_judge, JudgeBoard, JudgePair, JudgedTargets, RatersOnly};
@@ -195,9 +196,7 @@ impl ModelRow {
     /// The value of a column that holds one number (all but the interval).
     pub fn number(&self, column: &Column) -> Option<f64> {
         match column.value {
-            Value::Mean(_) => columns::means()
-                .find(|(_, mean, _)| mean.key == column.key)
-                .and_then(|(position, ..)| self.means[position]),
+            Value::Mean(_) => self.means[columns::mean_position(column.key)?],
             Value::Interval => None,
             Value::Targets => Some(self.targets as f64),
             Value::Difference => self.mean_diff_vs_leader,
@@ -213,11 +212,7 @@ impl ModelRow {
                 "pruned: left out of the pools of {} {}, scored over the {} whose pool held its \
                  list",
                 self.left_out_of,
-                if self.left_out_of == 1 {
-                    "target"
-                } else {
-                    "targets"
-                },
+                plural(self.left_out_of, "target", "targets"),
                 self.targets
             )
         })
@@ -253,9 +248,7 @@ impl ModelRow {
     /// This row with `value` in the mean column named `key`.
     #[cfg(test)]
     pub(crate) fn with(mut self, key: &str, value: Option<f64>) -> ModelRow {
-        let (position, ..) = columns::means()
-            .find(|(_, column, _)| column.key == key)
-            .expect("a mean column");
+        let position = columns::mean_position(key).expect("a mean column");
         self.means[position] = value;
         self
     }
@@ -334,13 +327,18 @@ pub struct TargetRow {
 }
 
 impl TargetRow {
-    fn new(target: String, position: usize, scores: impl Iterator<Item = TargetScores>) -> Self {
-        let values = scores
-            .flat_map(|scores| {
-                columns::per_target().map(move |column| match column.value {
-                    Value::Mean(metric) => (metric.score)(&scores),
-                    _ => None,
-                })
+    /// The row of `target` from each model's values of the mean columns (in
+    /// [`columns::means`]' order), in row order.
+    fn new<'a>(
+        target: String,
+        position: usize,
+        means: impl Iterator<Item = &'a [Option<f64>]>,
+    ) -> Self {
+        let values = means
+            .flat_map(|means| {
+                (columns::means())
+                    .filter(|(_, _, metric)| metric.per_target)
+                    .map(|(at, ..)| means[at])
             })
             .collect();
         TargetRow {

@@ -7,7 +7,7 @@
 use super::columns;
 use super::{verdict, Collection, Leaderboard, ModelRow, Scores, TargetRow};
 use crate::decision::Margin;
-use crate::metrics::{self, TargetScores};
+use crate::metrics;
 
 /// The leaderboard of `collection` from its `scores`, its verdict with `margin`.
 pub fn resample<K: Sync>(
@@ -15,7 +15,7 @@ pub fn resample<K: Sync>(
     scores: Scores,
     margin: Margin,
 ) -> Leaderboard {
-    let order = leaderboard_order(&collection.models, &scores.by_model);
+    let order = leaderboard_order(&collection.models, &scores);
     // The verdict is one thread's work, the resampling every thread's: side by side, the
     // resampling takes up what the verdict leaves of the cores.
     let (decision, models) = rayon::join(
@@ -28,7 +28,7 @@ pub fn resample<K: Sync>(
                         .count()
                 })
                 .collect();
-            model_rows(&collection.models, &scores.by_model, &order, &left_out)
+            model_rows(&collection.models, &scores, &order, &left_out)
         },
     );
     let per_target = (scores.evaluated.iter().enumerate())
@@ -36,7 +36,7 @@ pub fn resample<K: Sync>(
             TargetRow::new(
                 collection.targets[position].target.clone(),
                 position,
-                order.iter().map(|&model| scores.by_model[model][index]),
+                order.iter().map(|&model| scores.on_target(model, index)),
             )
         })
         .collect();
@@ -55,18 +55,15 @@ pub fn resample<K: Sync>(
     }
 }
 
-/// The per-target values the models are ranked and compared by.
-fn ranking_values(scores: &[TargetScores]) -> impl Iterator<Item = Option<f64>> + '_ {
-    let columns::Value::Mean(metric) = columns::RANKING.value else {
-        unreachable!("the ranking column is a mean")
-    };
-    scores.iter().map(metric.score)
+/// The per-target values the model at `model` is ranked and compared by.
+fn ranking_values(scores: &Scores, model: usize) -> impl Iterator<Item = Option<f64>> + '_ {
+    scores.values(model, columns::ranking_position())
 }
 
 /// Model indices by mean NDCG descending (undefined last), then by name.
-fn leaderboard_order(models: &[String], scores: &[Vec<TargetScores>]) -> Vec<usize> {
-    let mean_ndcg: Vec<Option<f64>> = (scores.iter())
-        .map(|s| metrics::mean(ranking_values(s)).value)
+fn leaderboard_order(models: &[String], scores: &Scores) -> Vec<usize> {
+    let mean_ndcg: Vec<Option<f64>> = (0..models.len())
+        .map(|model| metrics::mean(ranking_values(scores, model)).value)
         .collect();
     let mut order: Vec<usize> = (0..models.len()).collect();
     order.sort_by(|&a, &b| {
@@ -84,12 +81,12 @@ fn leaderboard_order(models: &[String], scores: &[Vec<TargetScores>]) -> Vec<usi
 /// model m out.
 fn model_rows(
     models: &[String],
-    scores: &[Vec<TargetScores>],
+    scores: &Scores,
     order: &[usize],
     left_out: &[usize],
 ) -> Vec<ModelRow> {
     let values: Vec<Vec<Option<f64>>> = (order.iter())
-        .map(|&model| ranking_values(&scores[model]).collect())
+        .map(|&model| ranking_values(scores, model).collect())
         .collect();
     let samples: Vec<Vec<f64>> = (values.iter())
         .map(|values| values.iter().flatten().copied().collect())
@@ -99,22 +96,19 @@ fn model_rows(
     let intervals = metrics::bootstrap_ci95_each(&samples);
     let comparisons = metrics::compare_with_first(&values);
     (order.iter().zip(comparisons).enumerate())
-        .map(|(position, (&model, comparison))| {
-            let scores = &scores[model];
-            ModelRow {
-                model: models[model].clone(),
-                rank: position + 1,
-                means: (columns::means())
-                    .map(|(_, _, metric)| metrics::mean(scores.iter().map(metric.score)).value)
-                    .collect(),
-                ci95: intervals[position],
-                targets: samples[position].len(),
-                mean_diff_vs_leader: comparison.mean_difference,
-                p_value_vs_leader: comparison.p_value,
-                p_value_holm: comparison.p_value_holm,
-                left_out_of: left_out[model],
-                human_only: None,
-            }
+        .map(|(position, (&model, comparison))| ModelRow {
+            model: models[model].clone(),
+            rank: position + 1,
+            means: (columns::means())
+                .map(|(column, ..)| metrics::mean(scores.values(model, column)).value)
+                .collect(),
+            ci95: intervals[position],
+            targets: samples[position].len(),
+            mean_diff_vs_leader: comparison.mean_difference,
+            p_value_vs_leader: comparison.p_value,
+            p_value_holm: comparison.p_value_holm,
+            left_out_of: left_out[model],
+            human_only: None,
         })
         .collect()
 }

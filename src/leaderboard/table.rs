@@ -5,6 +5,7 @@
 use super::columns::{Value, COLUMNS};
 use super::{Leaderboard, ModelRow, Partial, TargetCounts};
 use crate::metrics::RESAMPLES;
+use crate::words::terminal;
 
 impl Leaderboard {
     pub fn to_table(&self) -> String {
@@ -121,19 +122,11 @@ fn cells(row: &ModelRow) -> Vec<String> {
         row.rank.to_string(),
         crate::terminal::escape(&row.model).into_owned(),
     ];
-    line.extend(COLUMNS.iter().map(|column| {
-        match column.value {
-            Value::Interval => row
-                .ci95
-                .map_or("-".to_owned(), |[lo, hi]| format!("[{lo:.4}, {hi:.4}]")),
-            Value::Targets => row.targets.to_string(),
-            Value::Difference => {
-                (row.mean_diff_vs_leader).map_or("-".to_owned(), |d| format!("{d:+.4}"))
-            }
-            Value::Mean(_) | Value::PValue | Value::PValueHolm => row
-                .number(column)
-                .map_or("-".to_owned(), |v| format!("{v:.4}")),
-        }
+    line.extend(COLUMNS.iter().map(|column| match column.value {
+        Value::Interval => terminal::interval(row.ci95, terminal::PLACES),
+        Value::Targets => row.targets.to_string(),
+        Value::Difference => terminal::signed(row.mean_diff_vs_leader),
+        Value::Mean(_) | Value::PValue | Value::PValueHolm => terminal::number(row.number(column)),
     }));
     line
 }

@@ -15,15 +15,7 @@ use crate::domain::Stars;
 fn study() -> (Vec<String>, Vec<TargetInput<&'static str>>) {
     let models = ["gamma, v2", "beta", "alpha"].map(String::from).to_vec();
     let target = |id: &str, rated: &[(&'static str, i64)], lists: [Option<&[&'static str]>; 3]| {
-        TargetInput {
-            target: id.to_owned(),
-            fully_rated: true,
-            judgments: (rated.iter())
-                .map(|&(paper, stars)| (paper, Stars::new(stars).unwrap().into()))
-                .collect(),
-            lists: lists.map(|list| list.map(<[_]>::to_vec)).to_vec(),
-            left_out: Vec::new(),
-        }
+        fully_rated(id, rated, &lists, Vec::new())
     };
     let targets = vec![
         target(
@@ -44,6 +36,24 @@ fn study() -> (Vec<String>, Vec<TargetInput<&'static str>>) {
         target("T4", &[], [Some(&["a"]), None, Some(&["x"])]),
     ];
     (models, targets)
+}
+
+/// A fully rated target: its papers' stars, each model's list, the models its pool left out.
+fn fully_rated(
+    id: &str,
+    rated: &[(&'static str, i64)],
+    lists: &[Option<&[&'static str]>],
+    left_out: Vec<usize>,
+) -> TargetInput<&'static str> {
+    TargetInput {
+        target: id.to_owned(),
+        fully_rated: true,
+        judgments: (rated.iter())
+            .map(|&(paper, stars)| (paper, Stars::new(stars).unwrap().into()))
+            .collect(),
+        lists: lists.iter().map(|list| list.map(<[_]>::to_vec)).collect(),
+        left_out,
+    }
 }
 
 fn settings() -> Settings {
@@ -195,7 +205,8 @@ fn json_has_the_interface_shape() {
             "recall",
             "f1",
             "ap",
-            "rr"
+            "rr",
+            "unique_relevant"
         ]
     ));
     let value: Value = serde_json::from_str(&json).unwrap();
@@ -242,7 +253,7 @@ fn csv_and_table_state_values_and_settings() {
     assert_eq!(
         lines[0],
         "model,rank,ndcg,ci95_low,ci95_high,targets,judged_at_k,mean_diff_vs_leader,\
-         p_value_vs_leader,p_value_holm,precision,recall,f1,ap,rr,\
+         p_value_vs_leader,p_value_holm,precision,recall,f1,ap,rr,unique_relevant,\
          k,gain,relevance,ideal,unjudged,empty,threshold,ap_denominator,pool_depth,partial"
     );
     assert!(lines[1].starts_with("alpha,1,1,1,1,2,1,0,,,0.3333333333333333,1,0.5,1,1,"));
@@ -302,4 +313,56 @@ fn renders_are_byte_identical() {
     assert_eq!(first.to_csv(), second.to_csv());
     assert_eq!(first.per_target_csv(), second.per_target_csv());
     assert_eq!(first.to_table(), second.to_table());
+}
+
+/// Unique relevant@k (docs/metrics.md): a relevant paper counts for the one model whose top k
+/// holds it alone, for neither of two that share it; a model without a list finds 0 and takes
+/// nothing from the others; a model the pool left out is scored nowhere on that target, yet its
+/// list still has the papers it has; undefined where nothing reaches the threshold.
+#[test]
+fn unique_relevant_counts_the_relevant_papers_no_other_model_has() {
+    let models = ["a", "b", "c", "pruned"].map(String::from).to_vec();
+    let target = |id: &str,
+                  rated: &[(&'static str, i64)],
+                  lists: [Option<&[&'static str]>; 4],
+                  left_out: Vec<usize>| fully_rated(id, rated, &lists, left_out);
+    let targets = vec![
+        // a alone has p (t is in the pruned model's list too), b alone r; they share q.
+        target(
+            "T1",
+            &[("p", 5), ("q", 4), ("r", 4), ("s", 2), ("t", 5)],
+            [
+                Some(&["p", "q", "t", "r"]),
+                Some(&["q", "r", "s"]),
+                None,
+                Some(&["t", "x"]),
+            ],
+            vec![3],
+        ),
+        // Nothing reaches 4 stars.
+        target(
+            "T2",
+            &[("u", 2)],
+            [Some(&["u"]), Some(&["u"]), None, Some(&["u"])],
+            Vec::new(),
+        ),
+        // a and b share v; the pruned model, pooled here, has w alone.
+        target(
+            "T3",
+            &[("v", 5), ("w", 4)],
+            [Some(&["v"]), Some(&["v"]), None, Some(&["w"])],
+            Vec::new(),
+        ),
+    ];
+    let collection = Collection::of(models, targets, PoolDepth::new(3).unwrap());
+    let board = Leaderboard::of(&collection, settings(), Margin::NONE, Partial::Include);
+    let unique = |model: &str| {
+        let row = board.models.iter().find(|row| row.model == model).unwrap();
+        value(row, "unique_relevant")
+    };
+    assert_eq!(unique("a"), Some(0.5));
+    assert_eq!(unique("b"), Some(0.5));
+    assert_eq!(unique("c"), Some(0.0));
+    assert_eq!(unique("pruned"), Some(1.0));
+    assert_eq!(board.targets.skipped_no_relevant, 1);
 }

@@ -20,11 +20,11 @@ pub fn verdict<K>(collection: &Collection<K>, scores: &Scores, margin: Margin) -
             let index = scores.evaluated.binary_search(&position).ok()?;
             let target = &collection.targets[position];
             Some(
-                (scores.by_model.iter().enumerate())
-                    .map(|(model, values)| {
+                (0..collection.models.len())
+                    .map(|model| {
                         target
                             .pooled(model)
-                            .then(|| values[index].ndcg.unwrap_or(0.0))
+                            .then(|| scores.ndcg(model, index).unwrap_or(0.0))
                     })
                     .collect(),
             )

@@ -5,6 +5,7 @@
 //! same number.
 
 use super::Lists;
+use crate::words::csv_number;
 
 const HEADER: [&str; 12] = [
     "table",
@@ -150,9 +151,9 @@ impl Lists {
                 row.other.to_owned(),
                 row.paper.to_owned(),
                 row.statistic.to_owned(),
-                number(row.value),
-                number(low),
-                number(high),
+                csv_number(row.value),
+                csv_number(low),
+                csv_number(high),
             ];
             written = written.and_then(|()| csv.write_record(fields.iter().chain(&settings)));
         }
@@ -160,9 +161,4 @@ impl Lists {
         let bytes = csv.into_inner().expect("a flush into memory cannot fail");
         String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
     }
-}
-
-/// The shortest text that reads back as the same number; empty when undefined.
-fn number(value: Option<f64>) -> String {
-    value.map_or(String::new(), |v| v.to_string())
 }

@@ -2,8 +2,10 @@
 //! its numbers in aligned columns (the checks' tables: 4 decimals, `-` where undefined).
 
 use super::Lists;
-use crate::checks::text::{number, push_table};
+use crate::checks::text::push_table;
 use crate::terminal::escape;
+use crate::words::plural;
+use crate::words::terminal::{self, number};
 use crate::words::thousands;
 
 impl Lists {
@@ -13,11 +15,7 @@ impl Lists {
         let mut out = format!(
             "Lists of {} {} over {}; top {}, RBO p = {}, pool depth {}; library of {} papers\n",
             self.models.len(),
-            if self.models.len() == 1 {
-                "model"
-            } else {
-                "models"
-            },
+            plural(self.models.len(), "model", "models"),
             self.scope_in_words(),
             settings.k,
             settings.rbo_p,
@@ -61,9 +59,9 @@ impl Lists {
                 pair.targets.to_string(),
                 number(pair.shared),
                 number(pair.jaccard),
-                interval(pair.jaccard_ci95),
+                terminal::interval(pair.jaccard_ci95, terminal::PLACES),
                 number(pair.rbo),
-                interval(pair.rbo_ci95),
+                terminal::interval(pair.rbo_ci95, terminal::PLACES),
             ]);
         }
         push_table(&mut out, &rows);
@@ -130,10 +128,4 @@ impl Lists {
         push_table(&mut out, &rows);
         out
     }
-}
-
-fn interval(ends: Option<[f64; 2]>) -> String {
-    ends.map_or("-".to_owned(), |[low, high]| {
-        format!("[{low:.4}, {high:.4}]")
-    })
 }

@@ -54,8 +54,7 @@ impl JudgeValues {
             let target = &judged.collection.targets[position];
             let values: Vec<Option<f64>> = (0..models)
                 .map(|model| {
-                    (target.pooled(model))
-                        .then(|| scores.by_model[model][index].ndcg.unwrap_or(0.0))
+                    (target.pooled(model)).then(|| scores.ndcg(model, index).unwrap_or(0.0))
                 })
                 .collect();
             match judged.in_raters[position] {

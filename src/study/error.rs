@@ -10,8 +10,9 @@ use std::fmt;
 use std::path::PathBuf;
 
 use crate::domain::{JudgeName, PaperId, PaperKey, PoolDepth, RaterName};
-use crate::import::{InvalidFiles, InvalidInput};
+use crate::formats::{InvalidFiles, InvalidInput};
 use crate::password::WeakPassword;
+use crate::words::plural;
 
 /// What failed underneath, for the log.
 pub type Cause = Box<dyn std::error::Error + Send + Sync>;
@@ -59,7 +60,7 @@ pub enum Refusal {
     #[error(
         "cannot sample {asked} targets: only {available} {} with recommendations {} not chosen",
         plural(*available, "paper", "papers"),
-        if *available == 1 { "is" } else { "are" }
+        plural(*available, "is", "are")
     )]
     SampleTooLarge { asked: usize, available: usize },
     /// The pair (by the ids given) is no rated pair of a finished target.
@@ -190,26 +191,13 @@ impl Refusal {
     }
 }
 
-/// `one` or `many`, as `count` asks.
-pub fn plural(count: usize, one: &'static str, many: &'static str) -> &'static str {
-    if count == 1 {
-        one
-    } else {
-        many
-    }
-}
-
 fn quoted(ids: &[PaperId]) -> String {
     let quoted: Vec<String> = ids.iter().map(|id| format!("{id:?}")).collect();
     quoted.join(", ")
 }
 
 fn has(ids: &[PaperId]) -> String {
-    format!(
-        "{} {}",
-        quoted(ids),
-        if ids.len() == 1 { "has" } else { "have" }
-    )
+    format!("{} {}", quoted(ids), plural(ids.len(), "has", "have"))
 }
 
 /// SQLite's primary result codes that mean something to the person who asked.

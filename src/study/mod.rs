@@ -13,7 +13,6 @@
 //! faces only read a request and show the answer. A new command is one more method of
 //! [`Study`] in its module, its work inside [`Study::write`].
 
-mod choice;
 mod db;
 mod error;
 pub mod evaluation;
@@ -23,14 +22,11 @@ mod lists;
 mod papers;
 mod pool;
 mod pruning;
-mod queries;
 mod raters;
 mod rating;
 mod recheck;
-mod settings;
 mod status;
 mod targets;
-mod upload;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -42,23 +38,24 @@ use sqlx::{SqliteConnection, SqlitePool};
 use crate::blocking;
 use db::{WriteQueue, Writer};
 
-pub use choice::{Chosen, DropRule, Dropped};
 // Values of the domain the study's views carry, named where the views are.
 pub use crate::domain::{Progress, TargetChoice};
-use error::plural;
 pub use error::{Cause, Refusal, StudyError};
 pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
-pub use import::{ImportFile, ImportProgress};
-pub use papers::{Hit, ListedPaper, Paper, PooledPaper, MARK_END, MARK_START};
-pub use pool::{BlindPoolChange, BlindPoolRow};
+pub use import::{
+    ImportFile, ImportProgress, JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT,
+};
+pub use papers::{Hit, ListedPaper, Paper, PooledPaper, Search, MARK_END, MARK_START};
+pub use pool::{BlindPoolChange, ExportedPoolEntry};
 pub use pruning::Pruning;
-pub use queries::{NextTarget, RatingPage, Search, TargetList};
 pub use raters::{Added, Credential, Rater, RaterProgress, Raters, RatingPlan};
-pub use rating::{RatingRow, Undo};
+pub use rating::{ExportedRating, RatingPage, Undo};
 pub use recheck::{Recheck, RecheckProgress};
 pub use status::StudyStatus;
-pub use targets::{Listing, Overview, RaterOverview, TargetSummary};
-pub use upload::{JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT};
+pub use targets::{
+    Chosen, DropRule, Dropped, Listing, NextTarget, Overview, RaterOverview, TargetList,
+    TargetSummary,
+};
 
 /// One study file, as the app works on it. Cloning it is cheap: clones share the connections,
 /// the write queue and the evaluation kept in memory.
@@ -75,9 +72,11 @@ pub struct Study {
     /// The lists views of the study's current revision.
     kept_lists: Arc<lists::KeptLists>,
     /// The imports from the browser, the running one and the last ones.
-    jobs: Arc<upload::ImportJobs>,
+    jobs: Arc<import::ImportJobs>,
     /// The judge run of this process, and those from the browser.
     judge_runs: Arc<judges::JudgeRuns>,
+    /// The judges' progress as last read (the owner's dashboard shows it on every visit).
+    judge_progress: Arc<judges::KeptProgress>,
 }
 
 impl Study {
@@ -106,6 +105,7 @@ impl Study {
             kept_lists: Arc::default(),
             jobs: Arc::default(),
             judge_runs: Arc::default(),
+            judge_progress: Arc::default(),
         })
     }
 

@@ -6,13 +6,14 @@ use askama::Template;
 
 use super::auth::Signed;
 use super::csrf::CsrfToken;
-use super::leaderboard::{self, LeaderboardQuery, RowView};
-use super::pruning::PruningView;
-use super::view::{self, Nav};
+use super::leaderboard::{self, LeaderboardQuery};
+use super::view::{self, Nav, PruningControl, Standing};
 use super::WebError;
 use crate::checks;
+use crate::leaderboard::ModelRow;
 use crate::study::judges::JudgeSummary;
 use crate::study::{Progress, Study, TargetChoice};
+use crate::words::page;
 
 /// With more candidate targets than this, the dashboard offers to choose targets: rating
 /// every paper of a large library is rarely the plan.
@@ -41,7 +42,7 @@ struct DashboardPage {
     k: usize,
     /// The top of the leaderboard under the default settings; empty until a target is fully
     /// rated.
-    leaders: Vec<RowView>,
+    leaders: Vec<LeaderView>,
     /// Once a few targets are finished: re-checks done, and how many are suggested.
     recheck: Option<(i64, i64)>,
     /// The anytime-valid verdict in words, with two models or more.
@@ -49,7 +50,7 @@ struct DashboardPage {
     decided: bool,
     /// How many more targets the verdict asks to choose, when the study can choose them.
     choose_more: Option<usize>,
-    pruning: Option<PruningView>,
+    pruning: Option<PruningControl>,
     csrf_token: String,
     /// A rater's name, in a study with raters: the progress is theirs.
     rater: Option<String>,
@@ -58,6 +59,23 @@ struct DashboardPage {
     /// For the owner, each machine judge's share of the targets being rated: grading the rest
     /// costs no rating, rating is what costs.
     judges: Vec<JudgePlan>,
+}
+
+/// A model at the top of the board: its standing, its NDCG and the interval.
+struct LeaderView {
+    standing: Standing,
+    ndcg: String,
+    ci95: String,
+}
+
+impl LeaderView {
+    fn of(row: &ModelRow) -> LeaderView {
+        LeaderView {
+            standing: Standing::of(row),
+            ndcg: page::number(row.ndcg(), 3),
+            ci95: page::interval_or_missing(row.ci95, 3),
+        }
+    }
 }
 
 /// A judge's part in planning the study, for the owner.
@@ -134,7 +152,7 @@ pub async fn show(
             .models
             .iter()
             .take(LEADERS_SHOWN)
-            .map(RowView::new)
+            .map(LeaderView::of)
             .collect()
     } else {
         Vec::new()
@@ -148,7 +166,7 @@ pub async fn show(
     let (choose_more, pruning, judges) = match rater {
         None => (
             choose_more,
-            PruningView::new(&study.pruning().await?, board.decision.as_ref()),
+            PruningControl::new(&study.pruning().await?, board.decision.as_ref()),
             (study.judges().await?.iter())
                 .map(|judge| JudgePlan::of(judge, overview.active))
                 .collect(),

@@ -17,7 +17,7 @@ use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::PoolDepth;
 use crate::study::{JobFailure, JobId, JobReport, JobState, Outcome, Study, JOBS_KEPT};
-use crate::words::thousands;
+use crate::words::{plural, thousands};
 
 /// `GET` and `POST /import`, `POST /import/settings`, `GET /import/{job}` and its JSON.
 pub fn routes(limit: UploadLimit) -> impl FnOnce(&mut web::ServiceConfig) {
@@ -60,12 +60,8 @@ async fn page(
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
     let status = study.status().await?;
-    let count = |count: i64, one: &str, many: &str| {
-        format!(
-            "{} {}",
-            thousands(count),
-            if count == 1 { one } else { many }
-        )
+    let count = |count: i64, one: &'static str, many: &'static str| {
+        format!("{} {}", thousands(count), plural(count, one, many))
     };
     let holds = format!(
         "{} and {} of {}",

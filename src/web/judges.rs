@@ -23,6 +23,7 @@ use crate::study::judges::{
     RUNS_KEPT,
 };
 use crate::study::{JobId, Study};
+use crate::words;
 
 /// Requests in flight of a run from the browser, unless the form says otherwise.
 const DEFAULT_CONCURRENCY: usize = 4;
@@ -80,20 +81,16 @@ struct JudgeView {
 
 impl JudgesPage {
     fn number(&self, value: &Option<f64>) -> String {
-        value.map_or_else(
-            || "–".to_owned(),
-            |value| format!("{value:.2}").replace('-', "−"),
-        )
+        words::page::number(*value, 2)
     }
 
     fn percent(&self, value: &Option<f64>) -> String {
-        value.map_or_else(|| "–".to_owned(), |value| format!("{:.0}%", value * 100.0))
+        words::page::percent(*value, 0)
     }
 
+    /// Beside α, which shows the missing value already: nothing when there is no interval.
     fn interval(&self, value: &Option<[f64; 2]>) -> String {
-        value.map_or_else(String::new, |[low, high]| {
-            format!("[{low:.2}, {high:.2}]").replace('-', "−")
-        })
+        value.map_or_else(String::new, |ends| words::page::interval(ends, 2))
     }
 
     fn short_sha(&self, sha: &Option<String>) -> String {

@@ -19,6 +19,7 @@ use super::view::{self, Nav};
 use super::WebError;
 use crate::lists::{Lists, ListsOptions, Pair, READS_LISTS_ONLY};
 use crate::study::Study;
+use crate::words;
 
 /// `/lists` and `/lists.json`.
 pub fn routes(config: &mut web::ServiceConfig) {
@@ -135,22 +136,19 @@ impl Matrix {
 
 impl ListsPage {
     fn number(&self, value: &Option<f64>) -> String {
-        value.map_or_else(|| "–".to_owned(), |value| format!("{value:.3}"))
+        words::page::number(*value, 3)
     }
 
     fn percent(&self, value: &Option<f64>) -> String {
-        value.map_or_else(|| "–".to_owned(), |value| format!("{:.1}%", value * 100.0))
+        words::page::percent(*value, 1)
     }
 
     fn interval(&self, ends: &Option<[f64; 2]>) -> String {
-        ends.map_or_else(
-            || "–".to_owned(),
-            |[low, high]| format!("[{low:.3}, {high:.3}]"),
-        )
+        words::page::interval_or_missing(*ends, 3)
     }
 
     fn count(&self, count: &u64) -> String {
-        crate::words::thousands(*count as i64)
+        words::thousands(*count as i64)
     }
 }
 

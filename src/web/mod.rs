@@ -25,6 +25,7 @@ mod methods;
 mod papers;
 mod proxy;
 mod pruning;
+mod raters;
 mod rating_page;
 mod ratings;
 mod request_log;
@@ -148,6 +149,7 @@ fn routes(config: &mut web::ServiceConfig) {
         .configure(judges::routes)
         .configure(lists::routes)
         .configure(pruning::routes)
+        .configure(raters::routes)
         .configure(downloads::routes)
         .configure(assets::routes);
 }

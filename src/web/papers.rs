@@ -14,6 +14,7 @@ use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::PaperId;
 use crate::study::{Hit, Study, TargetChoice, MARK_END, MARK_START};
+use crate::words::plural;
 use crate::words::thousands;
 
 /// Hits per page.
@@ -121,7 +122,7 @@ fn heading(count: i64, offset: i64, shown: i64) -> String {
     let found = format!(
         "{} {} found",
         thousands(count),
-        if count == 1 { "paper" } else { "papers" }
+        plural(count, "paper", "papers")
     );
     if count == 0 {
         "No paper found".to_owned()

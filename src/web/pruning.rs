@@ -6,37 +6,7 @@ use serde::Deserialize;
 use super::answer::see_other;
 use super::auth::Owner;
 use super::{csrf, WebError};
-use crate::decision::Decision;
-use crate::study::{Pruning, Study};
-use crate::words::capitalized;
-
-/// The pruning control beside the verdict (dashboard, leaderboard): shown while pruning is on,
-/// or while it is off and the verdict rules a model out.
-pub struct PruningView {
-    pub on: bool,
-    pub words: String,
-}
-
-impl PruningView {
-    pub fn new(state: &Pruning, decision: Option<&Decision>) -> Option<PruningView> {
-        let out = decision.map_or(&[][..], |decision| &decision.out[..]);
-        if state.on {
-            return Some(PruningView {
-                on: true,
-                words: format!("{}.", capitalized(&state.to_string())),
-            });
-        }
-        (!out.is_empty()).then(|| PruningView {
-            on: false,
-            words: format!(
-                "With pruning on, the pools built from now on leave out the models that are out \
-                 ({}), so that the papers only they recommend stop costing ratings (a target with \
-                 a rating keeps its pool; no rating is removed).",
-                out.join(", ")
-            ),
-        })
-    }
-}
+use crate::study::Study;
 
 /// `POST /prune`.
 pub fn routes(config: &mut web::ServiceConfig) {

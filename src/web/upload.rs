@@ -33,7 +33,8 @@ use super::answer::{accepts_json, see_other};
 use super::auth::Owner;
 use super::{csrf, WebError};
 use crate::domain::{ByteSize, JudgeName};
-use crate::import::{self, Format, Kind};
+use crate::formats::Format;
+use crate::study::import::{self, Kind};
 use crate::study::{JobId, Study, Upload};
 
 /// What an upload may be: at most `size` bytes (`serve --max-upload`), and never silent for

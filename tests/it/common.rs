@@ -4,7 +4,8 @@
 use rand::SeedableRng;
 use sqlx::SqlitePool;
 
-use paperjudge::import::{self, Format, Kind, Summary};
+use paperjudge::formats::Format;
+use paperjudge::study::import::{self, Kind, Summary};
 use paperjudge::study::{ImportFile, Refusal, Study, StudyError};
 
 pub struct TestStudy {

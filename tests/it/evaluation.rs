@@ -11,8 +11,9 @@ use crate::common::{self, revision, Revision};
 use crate::process_support::{paperjudge, stderr};
 use crate::web_support::{fixture_study, Answer, TestApp, MODELS};
 use paperjudge::domain::PaperId;
-use paperjudge::import::{Format, Kind};
+use paperjudge::formats::Format;
 use paperjudge::leaderboard::{LeaderboardOptions, Partial};
+use paperjudge::study::import::Kind;
 use paperjudge::study::{DropRule, EvaluationSet};
 
 /// Runs `statements` on one connection of the study, with the checks that would refuse
@@ -139,7 +140,7 @@ async fn every_import_and_every_choice_bumps_the_revision_once() {
     );
     let rejected = study
         .import(
-            &paperjudge::import::Kind::Ratings(Default::default()),
+            &paperjudge::study::import::Kind::Ratings(Default::default()),
             b"target,paper,stars\nT1,P1,9\n",
             4,
         )

@@ -5,7 +5,8 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use crate::common::{papers_csv, recommendations, TestStudy};
-use paperjudge::import::{Format, Summary};
+use paperjudge::formats::Format;
+use paperjudge::study::import::Summary;
 
 /// One row of a run file: `target Q0 paper rank score model`.
 type RunRow = (String, String, f64, String);

@@ -1,19 +1,30 @@
 use crate::common::TestStudy;
-use paperjudge::import::{Format, Kind};
+use paperjudge::formats::Format;
+use paperjudge::study::import::Kind;
 use paperjudge::study::Paper;
 
 const CSV: Kind = Kind::Papers(Format::Csv);
 const JSONL: Kind = Kind::Papers(Format::Jsonl);
 
+/// The paper as stored, read with SQL of the test's own.
 async fn paper(study: &TestStudy, id: &str) -> Paper {
-    sqlx::query_as(
+    let (key, external_id, title, abstract_text, authors, year, url) = sqlx::query_as(
         "SELECT id, external_id, title, abstract, authors, year, url FROM papers
          WHERE external_id = ?",
     )
     .bind(id)
     .fetch_one(&study.connections)
     .await
-    .expect("paper exists")
+    .expect("paper exists");
+    Paper {
+        id: key,
+        external_id,
+        title,
+        abstract_text,
+        authors,
+        year,
+        url,
+    }
 }
 
 #[tokio::test]

@@ -1,8 +1,8 @@
 use crate::common::TestStudy;
 use paperjudge::domain::{PaperId, PaperKey};
 use paperjudge::export;
-use paperjudge::import::Kind;
 use paperjudge::metrics::{Judgments, Relevance};
+use paperjudge::study::import::Kind;
 use paperjudge::study::Rater;
 
 async fn study_with_pool() -> TestStudy {

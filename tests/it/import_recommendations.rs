@@ -1,5 +1,5 @@
 use crate::common::{recommendations, TestStudy};
-use paperjudge::import::Format;
+use paperjudge::formats::Format;
 
 /// Every stored list as `model target: papers in position order`.
 async fn lists(study: &TestStudy) -> Vec<String> {
@@ -274,11 +274,12 @@ async fn control_and_format_characters_in_model_names_are_refused() {
         )
         .await;
     assert_eq!(message, problem(1, "run\u{202e}1", 0x202e));
-    let named =
-        paperjudge::import::Kind::Recommendations(paperjudge::import::recommendations::Options {
+    let named = paperjudge::study::import::Kind::Recommendations(
+        paperjudge::study::import::recommendations::Options {
             format: Format::Csv,
             model: Some("m\u{7}".to_owned()),
-        });
+        },
+    );
     let message = study
         .rejected(&named, b"target,rank,paper\nP1,1,P2\n")
         .await;

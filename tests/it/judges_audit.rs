@@ -6,9 +6,11 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use paperjudge::checks::judges::{audit, JudgeInput};
-use paperjudge::domain::{JudgeName, RaterName, Stars};
+use paperjudge::domain::{JudgeName, PaperId, RaterName, Stars};
 use paperjudge::metrics::Settings;
+use paperjudge::study::DropRule;
 use paperjudge::web::{Access, Password};
+use rand::SeedableRng;
 
 use crate::common::TestStudy;
 use crate::web_support::{fixture_study, location, Browser, Page, TestApp, HOSTILE_ID};
@@ -77,9 +79,10 @@ async fn judged_app() -> TestApp {
 }
 
 async fn import_judgments(study: &TestStudy, judge: &str) {
-    let kind = paperjudge::import::Kind::Judgments(paperjudge::import::judgments::Options {
-        judge: JudgeName::new(judge).unwrap(),
-    });
+    let kind =
+        paperjudge::study::import::Kind::Judgments(paperjudge::study::import::judgments::Options {
+            judge: JudgeName::new(judge).unwrap(),
+        });
     study
         .import(&kind, JUDGMENTS.as_bytes(), 9)
         .await
@@ -96,18 +99,17 @@ fn ndcg(gains: &[f64], ideal: &[f64]) -> f64 {
     dcg(gains) / dcg(ideal)
 }
 
+/// `/checks.json` with the query `query` (empty, or `?judge=NAME`).
+async fn checks_json(app: &TestApp, query: &str) -> Value {
+    let answer = app.get(&format!("/checks.json{query}")).await;
+    assert_eq!(answer.status(), StatusCode::OK, "{query}");
+    answer.json().await.unwrap()
+}
+
 #[tokio::test]
 async fn the_checks_audit_the_judge_over_fully_rated_targets_and_rank_the_models_on_its_grades() {
     let app = judged_app().await;
-    let checks: Value = app
-        .http
-        .get(app.url("/checks.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let checks = checks_json(&app, "").await;
     let judges = checks["judges"].as_array().unwrap();
     assert_eq!(judges.len(), 1);
     let judge = &judges[0];
@@ -364,4 +366,64 @@ async fn a_judges_grades_change_nothing_a_rater_or_the_leaderboard_shows() {
             "output {index} changed with a judge's grades"
         );
     }
+}
+
+/// `checks --judge NAME` (and `/checks.json?judge=NAME`) audits that judge alone; a name the
+/// study has no judge of is refused, naming it (404 here, as the leaderboard answers it; exit
+/// status 2 on the command line).
+#[tokio::test]
+async fn the_checks_audit_the_judge_they_are_asked_for_alone() {
+    let app = judged_app().await;
+    import_judgments(&app.study, "second").await;
+    let judges_of = async |query: &str| -> Vec<String> {
+        let checks = checks_json(&app, query).await;
+        (checks["judges"].as_array().unwrap().iter())
+            .map(|judge| judge["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(judges_of("").await, ["local", "second"]);
+    assert_eq!(judges_of("?judge=second").await, ["second"]);
+    assert_eq!(judges_of("?judge=local").await, ["local"]);
+    let unknown = app.get("/checks.json?judge=nobody").await;
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    let message = unknown.text().await.unwrap();
+    assert!(message.contains("nobody"), "{message}");
+}
+
+/// What `judges list` and the owner's dashboard say a judge graded is kept between views, and
+/// follows every change that moves it: its grades, a target dropped from the study and chosen
+/// again, another judge's grades.
+#[tokio::test]
+async fn a_judges_progress_follows_its_grades_and_the_targets_being_rated() {
+    let app = judged_app().await;
+    let study = &app.study.study;
+    let progress = async || -> Vec<(String, i64, i64)> {
+        (study.judges().await.expect("the judges").into_iter())
+            .map(|judge| {
+                let name = judge.name.as_str().to_owned();
+                (name, judge.pairs_judged, judge.targets_judged)
+            })
+            .collect()
+    };
+    let graded_whole = vec![("local".to_owned(), 11, 2)];
+    assert_eq!(progress().await, graded_whole);
+    assert_eq!(progress().await, graded_whole, "read again, the same");
+
+    let t2 = PaperId::given("T2");
+    study
+        .drop_targets(std::slice::from_ref(&t2), DropRule::Any)
+        .await
+        .expect("T2 dropped");
+    assert_eq!(progress().await, [("local".to_owned(), 7, 1)]);
+    study
+        .choose(&[t2], rand::rngs::StdRng::seed_from_u64(1))
+        .await
+        .expect("T2 chosen again");
+    assert_eq!(progress().await, graded_whole);
+
+    import_judgments(&app.study, "second").await;
+    assert_eq!(
+        progress().await,
+        [("local".to_owned(), 11, 2), ("second".to_owned(), 11, 2)]
+    );
 }

@@ -135,9 +135,10 @@ async fn import_grades(study: &TestStudy, library: &Library) {
     let rows: Vec<(String, Vec<(String, u8)>)> = (library.grades.iter().enumerate())
         .map(|(t, grades)| (format!("T{}", t + 1), grades.clone()))
         .collect();
-    let kind = paperjudge::import::Kind::Judgments(paperjudge::import::judgments::Options {
-        judge: JudgeName::new("mini").unwrap(),
-    });
+    let kind =
+        paperjudge::study::import::Kind::Judgments(paperjudge::study::import::judgments::Options {
+            judge: JudgeName::new("mini").unwrap(),
+        });
     study
         .import(&kind, csv_of(&rows).as_bytes(), 7)
         .await

@@ -16,7 +16,8 @@ use std::future::Future;
 
 use crate::common::TestStudy;
 use crate::web_support::{Answer, Session, TestApp};
-use paperjudge::import::{self, Format, Kind};
+use paperjudge::formats::Format;
+use paperjudge::study::import::{self, Kind};
 use paperjudge::study::{Refusal, StudyError};
 use paperjudge::web::{Access, Password};
 use percent_encoding::{percent_encode, AsciiSet, NON_ALPHANUMERIC};
@@ -303,7 +304,7 @@ fn importer_input() -> impl Strategy<Value = (Kind, Vec<u8>)> {
 
 /// A judge's grades, of the judge `stand-in`.
 fn judgments() -> Kind {
-    Kind::Judgments(paperjudge::import::judgments::Options {
+    Kind::Judgments(paperjudge::study::import::judgments::Options {
         judge: paperjudge::domain::JudgeName::new("stand-in").expect("a judge's name"),
     })
 }

@@ -330,7 +330,7 @@ async fn a_raters_error_pages_offer_only_a_raters_navigation() {
     let app = TestApp::spawn_with(study_of_two_raters().await, access).await;
     let mut ann = signed_in(&app, "Ann").await;
     let owner_links = |page: &Page| {
-        ["/checks", "/import", "/papers"]
+        ["/checks", "/import", "/raters", "/papers"]
             .iter()
             .map(|href| page.count(&format!(".site-nav a[href='{href}']")))
             .collect::<Vec<_>>()
@@ -340,13 +340,14 @@ async fn a_raters_error_pages_offer_only_a_raters_navigation() {
         ("/targets/999999", StatusCode::NOT_FOUND),
         ("/checks", StatusCode::FORBIDDEN),
         ("/import", StatusCode::FORBIDDEN),
+        ("/raters", StatusCode::FORBIDDEN),
         ("/leaderboard/targets", StatusCode::FORBIDDEN),
     ] {
         let answer = ann.get(path).await;
         assert_eq!(answer.status(), status, "{path}");
         let page = Page::parse(&answer.text().await.unwrap());
         assert_eq!(page.count(".site-nav"), 1, "{path}");
-        assert_eq!(owner_links(&page)[..2], [0, 0], "{path}");
+        assert_eq!(owner_links(&page)[..3], [0, 0, 0], "{path}");
     }
     let mut owner = Browser::new(&app);
     assert_eq!(
@@ -356,5 +357,5 @@ async fn a_raters_error_pages_offer_only_a_raters_navigation() {
     let answer = owner.get("/no-such-page").await;
     assert_eq!(answer.status(), StatusCode::NOT_FOUND);
     let page = Page::parse(&answer.text().await.unwrap());
-    assert_eq!(owner_links(&page), [1, 1, 1]);
+    assert_eq!(owner_links(&page), [1, 1, 1, 1]);
 }

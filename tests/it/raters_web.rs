@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use crate::common::TestStudy;
-use crate::web_support::{hidden_token, location, Answer, Browser, Page, TestApp};
+use crate::web_support::{hidden_token, location, selector, text, Answer, Browser, Page, TestApp};
 use paperjudge::domain::RaterName;
 use paperjudge::leaderboard::{LeaderboardOptions, Partial};
 use paperjudge::web::{Access, Password};
@@ -770,7 +770,13 @@ async fn a_rater_is_offered_no_link_to_the_owners_pages() {
     let signed = owner.log_in(OWNER_PASSWORD).await;
     assert_eq!(signed.status(), StatusCode::SEE_OTHER);
     let reached = crawl(&mut owner, 300).await;
-    for page in ["/checks", "/judges", "/import", "/leaderboard/targets"] {
+    for page in [
+        "/checks",
+        "/judges",
+        "/raters",
+        "/import",
+        "/leaderboard/targets",
+    ] {
         assert_eq!(
             reached[page].0,
             StatusCode::OK,
@@ -789,7 +795,75 @@ async fn a_rater_is_offered_no_link_to_the_owners_pages() {
             "/lists",
             "/checks",
             "/judges",
+            "/raters",
             "/import"
         ]
     );
+}
+
+/// The cells of each row of the raters' table, as the page writes them.
+fn raters_rows(html: &str) -> Vec<Vec<String>> {
+    let page = Page::parse(html);
+    let cells = selector("th, td");
+    (page.select("table.raters tbody tr").into_iter())
+        .map(|row| row.select(&cells).map(text).collect())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_owner_sees_each_raters_progress_and_a_rater_is_refused_the_page() {
+    let app = served(study_with_three_raters().await).await;
+    // Annika takes a target and rates 3 of its 8 papers; Dora is removed.
+    let mut annika = signed_in(&app, "Annika").await;
+    let path = location(&annika.get("/next").await);
+    let (papers, token, _) = rating_page(&mut annika, &path).await;
+    for (paper, _) in &papers[..3] {
+        let fields = [
+            ("paper", paper.as_str()),
+            ("stars", "4"),
+            ("csrf_token", token.as_str()),
+        ];
+        let saved = annika
+            .post(&format!("{path}/ratings"), &fields, Answer::Json)
+            .await;
+        assert_eq!(saved.status(), StatusCode::OK, "Annika rates {paper}");
+    }
+    let dora = RaterName::new("Dora").unwrap();
+    app.study.study.remove_rater(&dora).await.expect("removed");
+
+    assert_eq!(annika.get("/raters").await.status(), StatusCode::FORBIDDEN);
+    let mut owner = Browser::new(&app);
+    assert_eq!(
+        owner.log_in(OWNER_PASSWORD).await.status(),
+        StatusCode::SEE_OTHER
+    );
+    let answer = owner.get("/raters").await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    let html = answer.text().await.unwrap();
+    assert_eq!(
+        Page::parse(&html).text(".plan"),
+        "Each target rated by 2 raters, and 50% of them by one more."
+    );
+    let row = |cells: [&str; 5]| cells.map(str::to_owned).to_vec();
+    assert_eq!(
+        raters_rows(&html),
+        [
+            row(["Annika", "3", "0", "1", "yes"]),
+            row(["Boris", "0", "0", "0", "yes"]),
+            row(["Cyrille", "0", "0", "0", "yes"]),
+            row(["Dora", "0", "0", "0", "no, removed (their ratings stay)"]),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn without_raters_the_raters_page_says_the_owner_rates_alone() {
+    let app = TestApp::with_fixture().await;
+    let html = app.get_text("/raters").await;
+    let page = Page::parse(&html);
+    assert_eq!(page.text(".plan"), "Each target rated by 1 rater.");
+    assert_eq!(page.count("table.raters"), 0);
+    assert!(page
+        .text(".no-raters")
+        .starts_with("No raters: you rate alone."));
 }

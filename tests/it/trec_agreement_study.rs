@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroUsize;
 
 use crate::common::TestStudy;
-use paperjudge::import::Format;
+use paperjudge::formats::Format;
 use paperjudge::leaderboard::LeaderboardOptions;
 use paperjudge::leaderboard::{columns, Partial};
 use paperjudge::metrics::{Empty, Unjudged};

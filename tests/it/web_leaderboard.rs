@@ -364,7 +364,7 @@ async fn an_invalid_option_is_refused_with_400_naming_the_allowed_values() {
         (
             "/leaderboard?sort=score",
             "sort must be one of: rank, model, ndcg, targets, judged_at_k, mean_diff_vs_leader, \
-             p_value_holm, precision, recall, f1, ap, rr (got \"score\")",
+             p_value_holm, precision, recall, f1, ap, rr, unique_relevant (got \"score\")",
         ),
         (
             "/leaderboard/targets?ap-denominator=all",

@@ -145,7 +145,7 @@ async fn the_order_of_targets_is_random_per_study() {
             csv.push_str(&format!("m,P{target},1,P{}\n", target + 12));
         }
         let rng = rand::rngs::StdRng::from_os_rng();
-        let kind = crate::common::recommendations(paperjudge::import::Format::Csv);
+        let kind = crate::common::recommendations(paperjudge::formats::Format::Csv);
         let file = ImportFile::new("r.csv", std::io::Cursor::new(csv.into_bytes()));
         (study.study)
             .import(kind, vec![file], rng, ())

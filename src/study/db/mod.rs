@@ -1,18 +1,16 @@
 //! The data-access layer: the study file's connections ([`open_with`], [`direct`]), the write
-//! queue, and the SQL no single feature owns (the study's settings and revision, the lists, the
-//! evaluation's reads, the unblinded per-target lists). Each feature's own SQL is the `store`
-//! module of its folder (`study/raters/store.rs`, `study/targets/store.rs`, ...), private to the
-//! study; it is named here too, under the name the rest of the study reads it by
-//! (`db::raters::list`), so that a feature's reads can be used by another without reaching into
-//! its folder.
+//! queue, and the one table no single feature owns (the study's settings and revision counter,
+//! [`study`]). Each feature's SQL is the `store` module of its folder (`study/raters/store.rs`,
+//! `study/evaluation/store.rs`, ...), private to the study; it is named here too, under the name
+//! the rest of the study reads it by (`db::raters::list`), so that a feature's reads can be used
+//! by another without reaching into its folder.
 
 pub mod direct;
-pub mod evaluation;
-pub mod lists;
-pub mod recommendations;
 pub mod study;
-pub mod unblinded;
 
+pub(in crate::study) use super::evaluation::store as evaluation;
+pub(in crate::study) use super::import::store as recommendations;
+pub(in crate::study) use super::lists::store as lists;
 pub(in crate::study) use super::papers::store as papers;
 pub(in crate::study) use super::pool::store as blind_pool;
 pub(in crate::study) use super::pruning::store as pruning;
@@ -342,7 +340,8 @@ pub fn now_rfc3339() -> String {
 pub(super) async fn small_study(dir: &Path) -> crate::study::Study {
     use rand::SeedableRng;
 
-    use crate::import::{recommendations, Format, Kind};
+    use crate::formats::Format;
+    use crate::study::import::{recommendations, Kind};
     use crate::study::{ImportFile, Study};
 
     let study = Study::open(&dir.join("study.db")).await.expect("a study");

@@ -18,6 +18,7 @@
 
 mod cache;
 mod set;
+pub(in crate::study) mod store;
 mod target_view;
 
 use std::sync::Arc;
@@ -105,7 +106,8 @@ impl Study {
     }
 
     /// The study checks under `options` (the leaderboard's), over fully rated targets or,
-    /// with `partial`, every target with a rating.
+    /// with `partial`, every target with a rating; the judges' audit of the judge `options`
+    /// names, or of every judge.
     pub async fn checks(
         &self,
         options: &LeaderboardOptions,
@@ -179,8 +181,12 @@ impl Study {
             Ok::<_, StudyError>(Checks::of(&collection, &history, settings, partial, raters))
         })
         .await?;
-        // The judges are audited over fully rated targets, whatever `partial` says.
-        checks.judges = self.judge_audits(options).await?;
+        // The judges are audited over fully rated targets, whatever `partial` says: the one
+        // the options name (refused when the study has no judge of that name), or every one.
+        checks.judges = match &options.judge {
+            Some(name) => vec![self.judge_audit(name, options).await?],
+            None => self.judge_audits(options).await?,
+        };
         Ok(checks)
     }
 }

@@ -64,7 +64,7 @@ impl Study {
             models: None,
         };
         let Some(listed) =
-            db::unblinded::top_lists(&self.connections, target, settings.k.get()).await?
+            db::evaluation::top_lists(&self.connections, target, settings.k.get()).await?
         else {
             return Ok(view);
         };

@@ -21,11 +21,11 @@ use rand::{Rng, SeedableRng};
 
 use crate::blocking;
 use crate::demo;
-use crate::import::{
-    self, judgments, ratings, Bulk, BulkKind, Format, InvalidInput, Kind, RowsRead, Summary,
-};
 use crate::study::db::papers::PaperIndex;
 use crate::study::db::{self, direct, Writer};
+use crate::study::import::{
+    self, judgments, ratings, Bulk, BulkKind, Format, InvalidInput, Kind, RowsRead, Summary,
+};
 use crate::study::{Refusal, Study, StudyError};
 
 /// One file to import: its name, as problems give it, and its bytes.

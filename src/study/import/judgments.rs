@@ -9,10 +9,10 @@
 use std::collections::HashMap;
 use std::io::Read;
 
-use super::input::{self, Header};
-use super::records::{Parse, Records};
-use super::{Format, InvalidInput, Problem, Problems, RowsRead};
 use crate::domain::{JudgeName, PaperKey, Stars};
+use crate::formats::input::{self, Header};
+use crate::formats::records::{Parse, Records};
+use crate::formats::{Format, InvalidInput, Problem, Problems, RowsRead};
 use crate::study::db::papers::PaperIndex;
 
 /// How to read a judgments file: whose grades it holds.

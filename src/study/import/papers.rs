@@ -5,9 +5,10 @@ use std::io::Read;
 
 use serde::Deserialize;
 
-use super::input::{self, Header};
-use super::records::{Parse, Records};
-use super::{check_paper_id, Format, InvalidInput, Problem, Problems, RowsRead, Summary};
+use super::Summary;
+use crate::formats::input::{self, Header};
+use crate::formats::records::{Parse, Records};
+use crate::formats::{check_paper_id, Format, InvalidInput, Problem, Problems, RowsRead};
 use crate::study::db::papers::{self, NewPaper, PaperWriter, Upserted};
 
 /// A papers file, read and checked.
@@ -225,8 +226,8 @@ where
 }
 
 fn json_paper(bytes: &[u8], line: u64) -> Result<NewPaper, Problem> {
-    let paper: JsonPaper =
-        serde_json::from_slice(bytes).map_err(|error| super::json_problem(&error, line))?;
+    let paper: JsonPaper = serde_json::from_slice(bytes)
+        .map_err(|error| crate::formats::json_problem(&error, line))?;
     let year = match paper.year {
         None => None,
         Some(None) => Some(None),

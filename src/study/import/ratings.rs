@@ -11,10 +11,11 @@ use sqlx::SqliteConnection;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-use super::input::{self, Header};
-use super::records::{Parse, Records};
-use super::{Format, InvalidInput, KnownRater, Problem, Problems, RowsRead, Summary};
+use super::{KnownRater, Summary};
 use crate::domain::{PaperKey, RaterId, RaterName, Stars};
+use crate::formats::input::{self, Header};
+use crate::formats::records::{Parse, Records};
+use crate::formats::{Format, InvalidInput, Problem, Problems, RowsRead};
 use crate::study::db::papers::PaperIndex;
 use crate::study::db::ratings::Pair;
 use crate::study::db::{self, blind_pool, ratings};

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::run::{RunProgress, RunReport, RunRequest};
 use crate::domain::JudgeName;
-use crate::study::upload::JobId;
+use crate::study::JobId;
 use crate::study::{Refusal, Study, StudyError};
 
 /// Runs remembered, the running one among them.

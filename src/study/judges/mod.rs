@@ -18,16 +18,17 @@ pub mod run;
 mod store;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 
 use super::evaluation::EvaluationSet;
 use super::{Refusal, Study, StudyError};
 use crate::domain::{Grade, JudgeName, PaperId, PaperKey, Stars};
-use crate::import::judgments::StagedGrade;
-use crate::import::Summary;
 use crate::leaderboard::{Collection, JudgedTargets, TargetInput};
+use crate::study::db;
+use crate::study::import::judgments::StagedGrade;
+use crate::study::import::Summary;
 use store::JudgeRecord;
 
 pub use audit::{Disagreement, JudgeAudit};
@@ -48,6 +49,32 @@ pub struct JudgeSummary {
     pub pairs_judged: i64,
     /// Targets being rated whose every pooled pair it graded.
     pub targets_judged: i64,
+}
+
+/// What the judges' progress was last read at: the study's revision (the rating history and
+/// the revision counter, which every change of a pool or of the targets being rated moves)
+/// and each judge's id and revision (which every grade stored moves).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ProgressKey {
+    study: db::evaluation::Revision,
+    judges: Vec<(i64, i64)>,
+}
+
+/// The judges' progress as last read, with what it was read at.
+#[derive(Debug, Default)]
+pub(in crate::study) struct KeptProgress(Mutex<Option<(ProgressKey, Vec<store::Graded>)>>);
+
+impl KeptProgress {
+    fn get(&self, key: &ProgressKey) -> Option<Vec<store::Graded>> {
+        let kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        (kept.as_ref())
+            .filter(|(kept_key, _)| kept_key == key)
+            .map(|(_, graded)| graded.clone())
+    }
+
+    fn keep(&self, key: ProgressKey, graded: Vec<store::Graded>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some((key, graded));
+    }
 }
 
 /// A judge's grade as `paperjudge export judgments` writes it.
@@ -74,22 +101,43 @@ impl Study {
         Ok(judges.into_iter().map(|judge| judge.name).collect())
     }
 
-    /// Every judge, by name, with its progress over the study's targets.
+    /// Every judge, by name, with its progress over the study's targets. The progress is an
+    /// aggregate over every grade (tens of milliseconds over 100,000), and the owner's
+    /// dashboard shows it on every visit: it is kept (see [`KeptProgress`]) and read again
+    /// only once a grade, a pool or the targets being rated may have changed it.
     pub async fn judges(&self) -> Result<Vec<JudgeSummary>, StudyError> {
-        let rows = self
-            .read(async |conn| Ok(store::progress(&mut *conn).await?))
-            .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| JudgeSummary {
-                name: row.name,
-                model: row.model,
-                endpoint: row.endpoint,
-                prompt_sha256: row.prompt_sha256,
-                pairs_judged: row.pairs_judged,
-                targets_judged: row.targets_judged,
-            })
-            .collect())
+        let kept = &self.judge_progress;
+        self.read(async |conn| {
+            let judges = store::all(&mut *conn).await?;
+            let key = ProgressKey {
+                study: db::evaluation::revision(&mut *conn).await?,
+                judges: (judges.iter())
+                    .map(|judge| (judge.id, judge.revision))
+                    .collect(),
+            };
+            let graded = match kept.get(&key) {
+                Some(graded) => graded,
+                None => {
+                    let graded = store::graded(&mut *conn).await?;
+                    kept.keep(key, graded.clone());
+                    graded
+                }
+            };
+            Ok((judges.into_iter())
+                .map(|judge| {
+                    let of_judge = graded.iter().find(|graded| graded.judge_id == judge.id);
+                    JudgeSummary {
+                        name: judge.name,
+                        model: judge.model,
+                        endpoint: judge.endpoint,
+                        prompt_sha256: judge.prompt_sha256,
+                        pairs_judged: of_judge.map_or(0, |graded| graded.pairs),
+                        targets_judged: of_judge.map_or(0, |graded| graded.targets),
+                    }
+                })
+                .collect())
+        })
+        .await
     }
 
     /// Removes the judge named `name` with all its grades (nothing else changes); refused for

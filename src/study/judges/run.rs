@@ -21,6 +21,7 @@ use super::prompt::{PairTexts, Prompt};
 use super::store;
 use crate::domain::{JudgeName, PaperId, PaperKey, Stars};
 use crate::study::{Refusal, Study, StudyError};
+use crate::words::plural;
 
 /// The environment variable that may hold the endpoint's bearer key, which both faces read
 /// (kept off the command line and out of forms, where others could read it).
@@ -122,29 +123,21 @@ impl RunReport {
             self.judge,
             self.stored,
             self.pairs,
-            if self.pairs == 1 { "pair" } else { "pairs" },
+            plural(self.pairs, "pair", "pairs"),
             self.seconds
         );
         if self.not_grades > 0 {
             line.push_str(&format!(
                 "; {} {} no grade (not stored)",
                 self.not_grades,
-                if self.not_grades == 1 {
-                    "reply was"
-                } else {
-                    "replies were"
-                }
+                plural(self.not_grades, "reply was", "replies were")
             ));
         }
         if self.failed > 0 {
             line.push_str(&format!(
                 "; {} {} after {ATTEMPTS} tries (not stored)",
                 self.failed,
-                if self.failed == 1 {
-                    "request failed"
-                } else {
-                    "requests failed"
-                }
+                plural(self.failed, "request failed", "requests failed")
             ));
         }
         line

@@ -7,9 +7,9 @@ use std::path::Path;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
 use crate::domain::{JudgeName, ModelId, PaperId, PaperKey, Stars};
-use crate::import::judgments::StagedGrade;
 use crate::study::db::direct::open_reader;
 use crate::study::db::evaluation::List;
+use crate::study::import::judgments::StagedGrade;
 
 /// A judge as stored.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
@@ -47,18 +47,14 @@ pub(in crate::study) async fn all<'e, E: SqliteExecutor<'e>>(
         .await
 }
 
-/// Every judge by name, with how much of the study's targets it graded.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
-pub(in crate::study) struct JudgeProgressRow {
-    pub name: JudgeName,
-    pub model: Option<String>,
-    pub endpoint: Option<String>,
-    pub prompt_sha256: Option<String>,
-    pub added_at: String,
+/// How much of the study's targets a judge graded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromRow)]
+pub(in crate::study) struct Graded {
+    pub judge_id: i64,
     /// Pooled pairs of the targets being rated that it graded.
-    pub pairs_judged: i64,
+    pub pairs: i64,
     /// Targets being rated whose every pooled pair it graded.
-    pub targets_judged: i64,
+    pub targets: i64,
 }
 
 /// Each judge's grades of pooled pairs, counted per target being rated: what "judged"
@@ -78,19 +74,15 @@ const GRADED_PER_TARGET_OF_JUDGE: &str = "
     WHERE g.judge_id = ?1
     GROUP BY g.target_id";
 
-pub(in crate::study) async fn progress<'e, E: SqliteExecutor<'e>>(
+/// What each judge with a grade of a target being rated graded of them.
+pub(in crate::study) async fn graded<'e, E: SqliteExecutor<'e>>(
     executor: E,
-) -> Result<Vec<JudgeProgressRow>, sqlx::Error> {
+) -> Result<Vec<Graded>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "SELECT j.name, j.model, j.endpoint, j.prompt_sha256, j.added_at,
-                COALESCE(a.pairs, 0) AS pairs_judged, COALESCE(a.targets, 0) AS targets_judged
-         FROM judges j
-         LEFT JOIN (SELECT c.judge_id, SUM(c.graded) AS pairs,
-                           SUM(c.graded = t.pooled) AS targets
-                    FROM ({GRADED_PER_TARGET}) c
-                    JOIN targets t ON t.target_id = c.target_id AND t.active = 1
-                    GROUP BY c.judge_id) a ON a.judge_id = j.id
-         ORDER BY j.name"
+        "SELECT c.judge_id, SUM(c.graded) AS pairs, SUM(c.graded = t.pooled) AS targets
+         FROM ({GRADED_PER_TARGET}) c
+         JOIN targets t ON t.target_id = c.target_id AND t.active = 1
+         GROUP BY c.judge_id"
     ))
     .fetch_all(executor)
     .await

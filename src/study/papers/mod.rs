@@ -1,20 +1,21 @@
-//! The library as the pages show it: a paper, and a hit of a search with its marked words.
+//! The library as the pages show it: a paper, and a search of it (a hit with its marked words).
 
 /// The feature's SQL: reached by the study only (as `db::papers` too).
 pub(in crate::study) mod store;
 
 use serde::Serialize;
-use sqlx::FromRow;
 
+use crate::domain::RaterId;
 use crate::domain::{Grade, PaperId, PaperKey};
+use crate::study::db;
+use crate::study::{Overview, Study, StudyError};
 
 /// A paper as pages show it.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Paper {
     pub id: i64,
     pub external_id: PaperId,
     pub title: String,
-    #[sqlx(rename = "abstract")]
     pub abstract_text: String,
     pub authors: String,
     pub year: Option<i64>,
@@ -22,7 +23,7 @@ pub struct Paper {
 }
 
 /// A paper a search found, best first, with what the study makes of it.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hit {
     pub id: i64,
     pub external_id: PaperId,
@@ -49,21 +50,54 @@ pub const MARK_END: char = '\u{3}';
 
 /// A paper at its place in one model's list, with its judgment (`None` when unrated: a paper
 /// below the pool depth may be), which the evaluation fills in.
-#[derive(Debug, Clone, PartialEq, FromRow)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListedPaper {
     pub model: String,
     pub position: i64,
     pub key: PaperKey,
     pub paper: PaperId,
     pub title: String,
-    #[sqlx(skip)]
     pub judgment: Option<Grade>,
 }
 
 /// A pooled paper with the rater's current rating of it, as the rating page lists it.
-#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PooledPaper {
-    #[sqlx(flatten)]
     pub paper: Paper,
     pub stars: Option<i64>,
+}
+
+/// What a search of the library found, with the study's targets at a glance.
+#[derive(Debug, Clone)]
+pub struct Search {
+    pub overview: Overview,
+    /// A page of the papers found, best first, and how many were found in all; `None` when
+    /// the search had no word to search for.
+    pub found: Option<(Vec<Hit>, i64)>,
+}
+
+impl Study {
+    /// The papers whose id, title, authors or abstract hold every word of `text` (see
+    /// [`db::papers::search_expression`]), `limit` of them from `offset`; each target with the
+    /// pairs rated of the study (`rater` `None`: the owner's view) or of `rater` alone.
+    pub async fn search(
+        &self,
+        text: &str,
+        offset: i64,
+        limit: i64,
+        rater: Option<RaterId>,
+    ) -> Result<Search, StudyError> {
+        let expression = db::papers::search_expression(text);
+        self.read(async |conn| {
+            let overview = db::targets::overview(&mut *conn).await?;
+            let found = match &expression {
+                Some(expression) => {
+                    Some(db::papers::search(conn, expression, offset, limit, rater).await?)
+                }
+                None => None,
+            };
+            Ok(Search { overview, found })
+        })
+        .await
+    }
 }

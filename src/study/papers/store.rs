@@ -1,6 +1,7 @@
 //! Papers: the library every target and recommendation refers to.
 
 use crate::study::papers::{Hit, Paper};
+use sqlx::FromRow;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperId, PaperKey, RaterId};
@@ -145,12 +146,40 @@ pub async fn get<'e, E: SqliteExecutor<'e>>(
     executor: E,
     id: PaperKey,
 ) -> Result<Option<Paper>, sqlx::Error> {
-    sqlx::query_as(
+    let row: Option<PaperRow> = sqlx::query_as(
         "SELECT id, external_id, title, abstract, authors, year, url FROM papers WHERE id = ?",
     )
     .bind(id.0)
     .fetch_optional(executor)
-    .await
+    .await?;
+    Ok(row.map(Paper::from))
+}
+
+/// A paper's columns, as every read of a whole paper selects them.
+#[derive(Debug, FromRow)]
+pub(in crate::study) struct PaperRow {
+    id: i64,
+    external_id: PaperId,
+    title: String,
+    #[sqlx(rename = "abstract")]
+    abstract_text: String,
+    authors: String,
+    year: Option<i64>,
+    url: String,
+}
+
+impl From<PaperRow> for Paper {
+    fn from(row: PaperRow) -> Paper {
+        Paper {
+            id: row.id,
+            external_id: row.external_id,
+            title: row.title,
+            abstract_text: row.abstract_text,
+            authors: row.authors,
+            year: row.year,
+            url: row.url,
+        }
+    }
 }
 
 const ID_OF: &str = "SELECT id FROM papers WHERE external_id = ?";
@@ -225,7 +254,7 @@ pub async fn search(
 ) -> Result<(Vec<Hit>, i64), sqlx::Error> {
     // `ORDER BY rank` lets FTS5 rank the matches itself, so the passage is cut only for the
     // papers of the page.
-    let hits = sqlx::query_as(
+    let hits: Vec<HitRow> = sqlx::query_as(
         "SELECT p.id, p.external_id, p.title, p.authors, p.year,
                 snippet(papers_search, 3, char(2), char(3), '…', 40) AS passage,
                 COALESCE(t.listed, 0) AS listed, COALESCE(t.active, 0) AS active,
@@ -255,7 +284,38 @@ pub async fn search(
             .bind(expression)
             .fetch_one(conn)
             .await?;
-    Ok((hits, count))
+    Ok((hits.into_iter().map(Hit::from).collect(), count))
+}
+
+#[derive(Debug, FromRow)]
+struct HitRow {
+    id: i64,
+    external_id: PaperId,
+    title: String,
+    authors: String,
+    year: Option<i64>,
+    passage: String,
+    listed: bool,
+    active: bool,
+    rated: i64,
+    pooled: Option<i64>,
+}
+
+impl From<HitRow> for Hit {
+    fn from(row: HitRow) -> Hit {
+        Hit {
+            id: row.id,
+            external_id: row.external_id,
+            title: row.title,
+            authors: row.authors,
+            year: row.year,
+            passage: row.passage,
+            listed: row.listed,
+            active: row.active,
+            rated: row.rated,
+            pooled: row.pooled,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,13 @@
-//! The blind pool as the faces see it: what a change of it did, and its rows as exported
-//! (no model, rank or score).
+//! The blind pool: its depth (a setting of the study, [`depth`]), what a change of it did, and
+//! its rows as exported (no model, rank or score).
 
+mod depth;
 /// The feature's SQL: reached by the study only (as `db::blind_pool` too).
 pub(in crate::study) mod store;
 
 use crate::domain::PaperId;
+use crate::study::db;
+use crate::study::{Study, StudyError};
 
 /// What refreshing a target's pool changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -14,10 +17,17 @@ pub struct BlindPoolChange {
 }
 
 /// One row of the blind pool export: `position` is the 1-based order shown to the rater.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
-pub struct BlindPoolRow {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportedPoolEntry {
     pub target: PaperId,
     pub paper: PaperId,
     pub position: i64,
     pub stars: Option<i64>,
+}
+
+impl Study {
+    /// The blind pool of every target being rated, by target id and display position.
+    pub async fn blind_pool(&self) -> Result<Vec<ExportedPoolEntry>, StudyError> {
+        Ok(db::blind_pool::all_rows(&self.connections).await?)
+    }
 }

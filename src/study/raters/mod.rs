@@ -3,8 +3,9 @@
 //!
 //! A study without raters has one rater, its owner, and works as it always did. Raters are
 //! managed from the command line only (`paperjudge raters add|remove|list|set`); the web signs
-//! them in ([`Study::sign_in`]) and asks, on every request of a session, whether its rater may
-//! still sign in ([`Study::signed_in_rater`]).
+//! them in ([`Study::sign_in`]), asks, on every request of a session, whether its rater may
+//! still sign in ([`Study::signed_in_rater`]), and shows the owner their progress
+//! ([`Study::raters`], `/raters`).
 
 /// The feature's SQL: reached by the study only (as `db::raters` too).
 pub(in crate::study) mod store;
@@ -97,6 +98,38 @@ impl From<db::raters::Plan> for RatingPlan {
             overlap_by_default: plan.overlap_by_default,
             raters: plan.raters,
         }
+    }
+}
+
+impl RatingPlan {
+    /// The plan in words, for every face: "each target rated by 1 rater, and 10% of them by
+    /// one more".
+    pub fn in_words(&self) -> String {
+        let per_target = match self.per_target {
+            1 => "each target rated by 1 rater".to_owned(),
+            count => format!("each target rated by {count} raters"),
+        };
+        let overlap = match self.overlap {
+            share if share > 0.0 => format!(
+                ", and {}% of them by one more{}",
+                share * 100.0,
+                if self.overlap_by_default {
+                    " (the default with two raters or more)"
+                } else {
+                    ""
+                }
+            ),
+            _ => String::new(),
+        };
+        let capped = if self.per_target > self.raters.max(1) {
+            format!(
+                "; the study has {} raters, so no target needs more",
+                self.raters.max(1)
+            )
+        } else {
+            String::new()
+        };
+        format!("{per_target}{overlap}{capped}")
     }
 }
 

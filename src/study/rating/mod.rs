@@ -1,5 +1,6 @@
-//! Rating: a rater's change of a rating (a set, a clear, an undo). Imports write ratings their
-//! own way, a whole file in one transaction.
+//! Rating: a rater's rating page ([`page`]), a change of a rating (a set, a clear, an undo),
+//! and the ratings as exported (the ratings CSV, the qrels). Imports write ratings their own
+//! way, a whole file in one transaction.
 //!
 //! The rules: only a paper in the blind pool of a target being rated can be rated. The pool a
 //! rater was shown never shrinks under them (pruning leaves a target they took alone, see
@@ -12,12 +13,16 @@
 //! goes by.
 
 /// The feature's SQL: reached by the study only (as `db::ratings` too).
+mod page;
 pub(in crate::study) mod store;
+
+pub use page::RatingPage;
 
 use sqlx::SqliteConnection;
 
 use super::{Progress, Rater, Refusal, Study, StudyError};
 use crate::domain::{PaperId, PaperKey, RaterId, RaterName, Stars};
+use crate::metrics::Judgments;
 use crate::study::db;
 use crate::study::db::ratings::{Pair, Source, Undone};
 
@@ -124,8 +129,8 @@ async fn progress(
 }
 
 /// One row of the ratings export.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
-pub struct RatingRow {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportedRating {
     pub target: PaperId,
     pub target_title: String,
     pub paper: PaperId,
@@ -133,4 +138,48 @@ pub struct RatingRow {
     pub stars: Stars,
     pub rated_at: String,
     pub rater: RaterName,
+}
+
+impl Study {
+    /// Every rating (`rater` `None`), or one rater's, by target id, paper id and rater: the
+    /// ratings CSV.
+    pub async fn ratings(&self, rater: Option<RaterId>) -> Result<Vec<ExportedRating>, StudyError> {
+        Ok(db::ratings::all_rows(&self.connections, rater).await?)
+    }
+
+    /// One judgment per rated pair, as `judgments` asks (`rater:NAME`: that rater's ratings
+    /// alone), in whole stars, by target id and paper id: the qrels. Refused for the mean,
+    /// whose judgments are fractional, and for a rater the study has not.
+    pub async fn judged_pairs(
+        &self,
+        judgments: &Judgments,
+    ) -> Result<Vec<(PaperId, PaperId, Stars)>, StudyError> {
+        if !judgments.is_whole() {
+            return Err(Refusal::FractionalQrels.into());
+        }
+        let rows = db::ratings::all_rows(&self.connections, None).await?;
+        if let Judgments::Rater(name) = judgments {
+            if !rows.iter().any(|row| row.rater == *name) {
+                let known = db::raters::find(&self.connections, name).await?;
+                known.ok_or_else(|| Refusal::UnknownRater(name.clone()))?;
+            }
+        }
+        let picked: Vec<&ExportedRating> = (rows.iter())
+            .filter(|row| match judgments {
+                Judgments::Rater(name) => row.rater == *name,
+                _ => true,
+            })
+            .collect();
+        let mut stars = Vec::new();
+        Ok(
+            (picked.chunk_by(|a, b| (&a.target, &a.paper) == (&b.target, &b.paper)))
+                .filter_map(|of_pair| {
+                    stars.clear();
+                    stars.extend(of_pair.iter().map(|row| row.stars));
+                    let grade = judgments.of(&mut stars)?.as_stars()?;
+                    Some((of_pair[0].target.clone(), of_pair[0].paper.clone(), grade))
+                })
+                .collect(),
+        )
+    }
 }

@@ -1,9 +1,9 @@
 //! Ratings and their append-only history.
 
-use crate::study::RatingRow;
+use crate::study::ExportedRating;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperKey, RaterId, Stars};
+use crate::domain::{PaperId, PaperKey, RaterId, RaterName, Stars};
 
 /// Where a change of a rating came from. Web changes and undos name the browser session that
 /// made them (as the web layer tags it), so that undo reverts only that session's changes.
@@ -266,8 +266,8 @@ async fn append_history(
 pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
     executor: E,
     rater: Option<RaterId>,
-) -> Result<Vec<RatingRow>, sqlx::Error> {
-    sqlx::query_as(
+) -> Result<Vec<ExportedRating>, sqlx::Error> {
+    let rows: Vec<ExportedRatingRow> = sqlx::query_as(
         "SELECT t.external_id AS target, t.title AS target_title,
                 p.external_id AS paper, p.title AS paper_title,
                 r.stars, r.rated_at, w.name AS rater
@@ -280,5 +280,31 @@ pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
     )
     .bind(rater)
     .fetch_all(executor)
-    .await
+    .await?;
+    Ok(rows.into_iter().map(ExportedRating::from).collect())
+}
+
+#[derive(Debug, sqlx::FromRow)]
+struct ExportedRatingRow {
+    target: PaperId,
+    target_title: String,
+    paper: PaperId,
+    paper_title: String,
+    stars: Stars,
+    rated_at: String,
+    rater: RaterName,
+}
+
+impl From<ExportedRatingRow> for ExportedRating {
+    fn from(row: ExportedRatingRow) -> ExportedRating {
+        ExportedRating {
+            target: row.target,
+            target_title: row.target_title,
+            paper: row.paper,
+            paper_title: row.paper_title,
+            stars: row.stars,
+            rated_at: row.rated_at,
+            rater: row.rater,
+        }
+    }
 }

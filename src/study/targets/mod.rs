@@ -1,13 +1,22 @@
-//! The targets as the faces see them: the study at a glance (and in words), a target with its
-//! progress, and which of them a list shows.
+//! The targets: which the study rates (choosing and dropping them, [`choice`]), the one a rater
+//! is to rate next ([`next`]), and the targets as the faces see them: the study at a glance
+//! (and in words), a target with its progress, and which of them a list shows.
 
+mod choice;
+mod next;
 /// The feature's SQL: reached by the study only (as `db::targets` too).
 pub(in crate::study) mod store;
 
-use serde::Serialize;
-use sqlx::FromRow;
+pub use choice::{Chosen, DropRule, Dropped};
+pub use next::NextTarget;
 
+use serde::Serialize;
+
+use crate::domain::RaterId;
 use crate::domain::{PaperId, Progress, TargetChoice};
+use crate::study::db;
+use crate::study::{Study, StudyError};
+use crate::words::plural;
 use crate::words::thousands;
 
 /// The targets of the study at a glance: which it rates and how far it is.
@@ -58,11 +67,7 @@ impl Overview {
             TargetChoice::Chosen => format!(
                 "rating {} chosen {} of {} with recommendations",
                 thousands(self.active),
-                if self.active == 1 {
-                    "target"
-                } else {
-                    "targets"
-                },
+                plural(self.active, "target", "targets"),
                 thousands(self.candidates)
             ),
         }
@@ -71,7 +76,7 @@ impl Overview {
 
 /// One target with the progress of its pool: of the study (pairs with a rating, and whether
 /// it is fully rated), or of one rater (their ratings, and whether they rated every pair).
-#[derive(Debug, Clone, PartialEq, Eq, FromRow, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TargetSummary {
     pub id: i64,
     pub external_id: PaperId,
@@ -123,6 +128,43 @@ pub struct RaterOverview {
     pub finished: i64,
     pub targets: i64,
     pub more_to_rate: bool,
+}
+
+/// A page of the targets being rated, with the study's targets at a glance.
+#[derive(Debug, Clone)]
+pub struct TargetList {
+    pub overview: Overview,
+    pub targets: Vec<TargetSummary>,
+}
+
+impl Study {
+    /// The targets being rated that `listing` asks for, in import order, with the study's
+    /// progress (`rater` `None`: the owner's view), or those `rater` took or may take with
+    /// their own.
+    pub async fn targets(
+        &self,
+        listing: Listing,
+        rater: Option<RaterId>,
+    ) -> Result<TargetList, StudyError> {
+        self.read(async |conn| {
+            Ok(TargetList {
+                overview: db::targets::overview(&mut *conn).await?,
+                targets: db::targets::list(&mut *conn, listing, rater).await?,
+            })
+        })
+        .await
+    }
+
+    /// A rater's part of the study at a glance: the targets they took or may take, and how far
+    /// they are with them.
+    pub async fn rater_overview(&self, rater: RaterId) -> Result<RaterOverview, StudyError> {
+        Ok(db::targets::rater_overview(&self.connections, rater).await?)
+    }
+
+    /// The targets of the study at a glance: which it rates and how far it is.
+    pub async fn overview(&self) -> Result<Overview, StudyError> {
+        Ok(db::targets::overview(&self.connections).await?)
+    }
 }
 
 #[cfg(test)]

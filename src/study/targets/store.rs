@@ -14,9 +14,10 @@
 use crate::study::targets::{Listing, Overview, RaterOverview, TargetSummary};
 
 use rand::Rng;
-use sqlx::{SqliteConnection, SqliteExecutor};
+use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperKey, Progress, RaterId, TargetChoice};
+use crate::domain::{PaperId, PaperKey, Progress, RaterId, TargetChoice};
+use crate::study::db::papers::PaperRow;
 use crate::study::PooledPaper;
 
 /// The study's stored choice (`study.target_choice`) as a [`TargetChoice`].
@@ -90,7 +91,7 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
     listing: Listing,
     rater: Option<RaterId>,
 ) -> Result<Vec<TargetSummary>, sqlx::Error> {
-    match rater {
+    let rows: Vec<TargetSummaryRow> = match rater {
         None => sqlx::query_as(
             "SELECT p.id, p.external_id, p.title, t.rated, t.pooled AS total,
                     t.fully_rated AS finished, 1 AS taken
@@ -116,7 +117,33 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
     .bind(listing.offset)
     .bind(rater)
     .fetch_all(executor)
-    .await
+    .await?;
+    Ok(rows.into_iter().map(TargetSummary::from).collect())
+}
+
+#[derive(Debug, FromRow)]
+struct TargetSummaryRow {
+    id: i64,
+    external_id: PaperId,
+    title: String,
+    rated: i64,
+    total: i64,
+    finished: bool,
+    taken: bool,
+}
+
+impl From<TargetSummaryRow> for TargetSummary {
+    fn from(row: TargetSummaryRow) -> TargetSummary {
+        TargetSummary {
+            id: row.id,
+            external_id: row.external_id,
+            title: row.title,
+            rated: row.rated,
+            total: row.total,
+            finished: row.finished,
+            taken: row.taken,
+        }
+    }
 }
 
 /// The study's progress of one target; `None` when the paper is no target being rated.
@@ -194,7 +221,7 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     target: PaperKey,
     rater: RaterId,
 ) -> Result<Vec<PooledPaper>, sqlx::Error> {
-    sqlx::query_as(
+    let rows: Vec<PooledPaperRow> = sqlx::query_as(
         "SELECT p.id, p.external_id, p.title, p.abstract, p.authors, p.year, p.url, r.stars
          FROM pool
          JOIN papers p ON p.id = pool.paper_id
@@ -206,7 +233,24 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     .bind(target.0)
     .bind(rater)
     .fetch_all(executor)
-    .await
+    .await?;
+    Ok(rows.into_iter().map(PooledPaper::from).collect())
+}
+
+#[derive(Debug, FromRow)]
+struct PooledPaperRow {
+    #[sqlx(flatten)]
+    paper: PaperRow,
+    stars: Option<i64>,
+}
+
+impl From<PooledPaperRow> for PooledPaper {
+    fn from(row: PooledPaperRow) -> PooledPaper {
+        PooledPaper {
+            paper: row.paper.into(),
+            stars: row.stars,
+        }
+    }
 }
 
 /// The targets that still need `rater` (`?1`), as a condition on the row `t` of a target:

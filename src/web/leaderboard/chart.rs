@@ -3,6 +3,7 @@
 //! as inline SVG, so that every name in it is escaped like the rest of the page.
 
 use crate::leaderboard::ModelRow;
+use crate::words::page;
 
 /// The drawing's width in SVG units; it scales to the page.
 const WIDTH: f64 = 820.0;
@@ -109,8 +110,14 @@ impl Bar {
             .flatten()
             .fold(0.0, f64::max);
         let value_label = match (row.ndcg(), row.ci95) {
-            (Some(ndcg), Some([low, high])) => format!("{ndcg:.3} [{low:.3}, {high:.3}]"),
-            (Some(ndcg), None) => format!("{ndcg:.3}"),
+            (Some(ndcg), Some(ends)) => {
+                format!(
+                    "{} {}",
+                    page::number(Some(ndcg), 3),
+                    page::interval(ends, 3)
+                )
+            }
+            (Some(ndcg), None) => page::number(Some(ndcg), 3),
             (None, _) => "undefined".to_owned(),
         };
         Bar {

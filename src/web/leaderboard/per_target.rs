@@ -21,6 +21,7 @@ use crate::study::{Evaluated, ListedPaper, ModelOnTarget, Progress, Study, Targe
 use crate::web::auth::Owner;
 use crate::web::view::{self, Nav};
 use crate::web::WebError;
+use crate::words::page;
 
 #[derive(Template)]
 #[template(path = "leaderboard_targets.html")]
@@ -56,11 +57,11 @@ impl MatrixCell {
     pub fn new(ndcg: Option<f64>) -> MatrixCell {
         match ndcg {
             Some(ndcg) => MatrixCell {
-                text: format!("{ndcg:.3}"),
+                text: page::number(Some(ndcg), 3),
                 shade: format!("shade-{}", (ndcg.clamp(0.0, 1.0) * 10.0).round()),
             },
             None => MatrixCell {
-                text: "–".to_owned(),
+                text: page::MISSING.to_owned(),
                 shade: "shade-none".to_owned(),
             },
         }
@@ -147,8 +148,7 @@ struct PaperInList {
 
 impl ModelList {
     fn new(model: &ModelOnTarget) -> ModelList {
-        let number =
-            |value: Option<f64>| value.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"));
+        let number = |value| page::number(value, 3);
         ModelList {
             model: model.model.clone(),
             rank: model.rank,

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::num::NonZeroI64;
 
-use super::super::{Problem, Problems};
+use crate::formats::{Problem, Problems};
 use crate::study::db::papers::PaperIndex;
 use crate::study::db::recommendations::NewEntry;
 

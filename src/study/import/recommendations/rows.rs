@@ -5,10 +5,10 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::super::input::{self, Header};
-use super::super::records::Parse;
-use super::super::trec::RunLine;
-use super::super::{Format, Problem};
+use crate::formats::input::{self, Header};
+use crate::formats::records::Parse;
+use crate::formats::trec::RunLine;
+use crate::formats::{json_problem, parse_score, Format, Problem};
 
 /// One row as read, before its ids are resolved.
 pub(super) struct Row<'r> {
@@ -117,8 +117,8 @@ impl Parse for RowParser<'_> {
     }
 
     fn json<'r>(&'r self, text: &'r [u8], line: u64) -> Result<Row<'r>, Problem> {
-        let row: JsonRow<'r> = serde_json::from_slice(text)
-            .map_err(|error| super::super::json_problem(&error, line))?;
+        let row: JsonRow<'r> =
+            serde_json::from_slice(text).map_err(|error| json_problem(&error, line))?;
         let model = match (self.model, row.model) {
             (Some(name), _) => Cow::Borrowed(name),
             (None, Some(model)) => model,
@@ -192,20 +192,6 @@ fn parse_rank(text: &str, line: u64) -> Result<Option<i64>, Problem> {
             line,
             Some("rank"),
             format!("expected a positive integer rank, got {text:?}"),
-        )),
-    }
-}
-
-pub(in crate::study::import) fn parse_score(text: &str, line: u64) -> Result<Option<f64>, Problem> {
-    if text.is_empty() {
-        return Ok(None);
-    }
-    match text.parse::<f64>() {
-        Ok(score) if score.is_finite() => Ok(Some(score)),
-        _ => Err(Problem::at(
-            line,
-            Some("score"),
-            format!("expected a finite number, got {text:?}"),
         )),
     }
 }

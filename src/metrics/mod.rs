@@ -1,5 +1,5 @@
 //! The metric contract of `docs/metrics.md`: per-target NDCG@k, Judged@k, P@k, R@k,
-//! F1@k, AP@k and RR@k under named options, and the statistics over targets (means that skip
+//! F1@k, AP@k, RR@k and unique relevant@k under named options, and the statistics over targets (means that skip
 //! undefined values, a bootstrap interval, a paired randomization test, Holm's adjustment),
 //! the anytime-valid confidence sequences of the decision, and the study checks' statistics
 //! (weighted kappa, Kendall's tau-b).
@@ -21,6 +21,7 @@ mod agreement;
 mod asymptotic_sequence;
 mod confidence_sequence;
 mod judged_sequence;
+mod on_target;
 mod prediction_powered;
 mod resampling;
 mod student_t;
@@ -32,6 +33,7 @@ pub use confidence_sequence::{
     confidence_sequence, pairwise_alpha, Betting, Bounds, ConfidenceSequence, Interval, GRID_STEPS,
 };
 pub use judged_sequence::JudgedSequence;
+pub use on_target::{unique_relevant, OnTarget, Ranked, TargetTops};
 pub use prediction_powered::{
     compare_pairs, estimate_mean, estimate_mean_with, HumanOnly, Judged, PairComparison, PairTest,
     PredictionPowered, Unavailable, MIN_JUDGED_ONLY, MIN_RATED,
@@ -461,26 +463,8 @@ pub fn evaluate_target<K: Copy + Eq + Hash, G: Copy + Into<Grade>>(
     judgments: &HashMap<K, G>,
     settings: &Settings,
 ) -> TargetScores {
-    if judgments.is_empty() {
-        return TargetScores::default();
-    }
-    let k = settings.k.get();
-    let top: Vec<Option<Grade>> = list
-        .iter()
-        .map(|paper| judgments.get(paper).map(|&grade| grade.into()))
-        .filter(|stars| settings.unjudged == Unjudged::Zero || stars.is_some())
-        .take(k)
-        .collect();
-    let binary = binary_scores(&top, judgments, settings);
-    TargetScores {
-        ndcg: target_ndcg(&top, judgments, settings),
-        judged_at_k: judged_at_k(list, judgments, k),
-        precision: binary.map(|b| b.precision),
-        recall: binary.map(|b| b.recall),
-        f1: binary.map(|b| b.f1),
-        ap: binary.map(|b| b.ap),
-        rr: binary.map(|b| b.rr),
-    }
+    let (_, scores) = TargetTops::of(std::iter::once(list), judgments, settings);
+    scores[0]
 }
 
 fn target_ndcg<K: Eq + Hash, G: Copy + Into<Grade>>(
@@ -508,12 +492,6 @@ fn target_ndcg<K: Eq + Hash, G: Copy + Into<Grade>>(
     } else {
         0.0
     })
-}
-
-fn judged_at_k<K: Eq + Hash, G>(list: &[K], judgments: &HashMap<K, G>, k: usize) -> Option<f64> {
-    let top = &list[..list.len().min(k)];
-    let judged = top.iter().filter(|p| judgments.contains_key(p)).count();
-    (!top.is_empty()).then(|| judged as f64 / top.len() as f64)
 }
 
 #[derive(Clone, Copy)]

@@ -167,11 +167,11 @@ impl Replay {
                     })
                     .collect();
                 Replayed {
-                    ndcg: (scores.by_model.iter().enumerate())
-                        .map(|(model, values)| {
+                    ndcg: (0..count)
+                        .map(|model| {
                             target
                                 .pooled(model)
-                                .then(|| values[index].ndcg.unwrap_or(0.0))
+                                .then(|| scores.ndcg(model, index).unwrap_or(0.0))
                         })
                         .collect(),
                     pooled,

@@ -3,7 +3,7 @@
 //!
 //! What is read agrees with itself and with the revision it is labelled with while raters
 //! keep rating: it comes from one revision of the study (see [`load`]). The reads step SQLite
-//! directly, on read connections of their own ([`super::direct::open_reader`]), in threads that
+//! directly, on read connections of their own ([`open_reader`]), in threads that
 //! may block: through sqlx every row is handed from its connection's thread to ours, which
 //! for the quarter of a million list entries of 3,600 targets was most of a leaderboard's
 //! time. Values are read as the domain's types (`PaperKey`, `ModelId`, `Stars`): anything that
@@ -11,12 +11,12 @@
 
 use std::path::Path;
 
-use sqlx::{FromRow, SqliteExecutor};
+use sqlx::{FromRow, SqliteExecutor, SqlitePool};
 
-use super::direct::open_reader;
-use super::targets;
-use crate::domain::{ModelId, PaperKey, PoolDepth, RaterId, RaterName, Stars};
-use crate::study::Overview;
+use crate::domain::{ModelId, PaperId, PaperKey, PoolDepth, RaterId, RaterName, Stars};
+use crate::study::db::direct::open_reader;
+use crate::study::db::targets;
+use crate::study::{ListedPaper, Overview};
 
 /// A revision of everything the evaluation reads: the last id of the rating history (every
 /// change of a rating adds a row to it) and the study's revision counter (bumped by every
@@ -85,7 +85,7 @@ pub struct Snapshot {
     pub ratings: Vec<TargetRatings>,
     /// Their lists: (target, model, the first `depth` papers best first).
     pub lists: Vec<List>,
-    /// The models whose lists their pools leave out (see [`super::pruning`]).
+    /// The models whose lists their pools leave out (see [`crate::study::db::pruning`]).
     pub left_out: Vec<(PaperKey, ModelId)>,
     /// Where the lists are cut: the larger of the pool depth and the depth asked for.
     pub depth: usize,
@@ -151,7 +151,7 @@ fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
 
 /// Runs `read` in a read transaction of its own, on a connection of its own to the study at
 /// `path`, and answers the revision it saw with it.
-pub(super) fn at_revision<T>(
+pub(in crate::study) fn at_revision<T>(
     path: &Path,
     read: impl FnOnce(&rusqlite::Transaction) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<(Revision, T)> {
@@ -256,7 +256,7 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
     .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
     .collect::<rusqlite::Result<_>>()?;
     Ok(Head {
-        pool_depth: super::study::pool_depth_directly(tx)?,
+        pool_depth: crate::study::db::study::pool_depth_directly(tx)?,
         overview,
         models,
         raters,
@@ -334,7 +334,7 @@ fn read_lists(
     depth: usize,
     half: Option<Half>,
 ) -> rusqlite::Result<(usize, Vec<List>)> {
-    let depth = depth.max(super::study::pool_depth_directly(tx)?.get() as usize);
+    let depth = depth.max(crate::study::db::study::pool_depth_directly(tx)?.get() as usize);
     // Naming every model lets SQLite seek straight to the top of each list. `position` is
     // selected though only its order counts, so that a damaged row is named by the same column
     // numbers as ever.
@@ -512,5 +512,90 @@ mod loaded {
             .map(|(_, _, papers)| papers.clone());
         assert_eq!(a_t1, Some(vec![p1, key("P2").await]));
         assert_eq!(snapshot.lists.len(), 4, "two models' lists of T1 and of T2");
+    }
+}
+
+// --- The unblinded read ---
+
+// The one read of the models' lists of a single target, for the per-target view of the
+// leaderboard, which shows each paper with its judgment.
+//
+// Seeing which model ranked which paper, and how a paper was rated, unblinds the target. Once
+// it is fully rated that can no longer bias a rating of it, so the read refuses any target
+// before then.
+
+/// Every model's top `k` for `target`, by model name and position; `None` unless the target
+/// is fully rated.
+pub async fn top_lists(
+    connections: &SqlitePool,
+    target: PaperKey,
+    k: usize,
+) -> Result<Option<Vec<ListedPaper>>, sqlx::Error> {
+    // One read transaction: the lists are read from the same snapshot the check saw.
+    let mut tx = connections.begin().await?;
+    if !targets::is_fully_rated(&mut *tx, target).await? {
+        return Ok(None);
+    }
+    let papers: Vec<ListedPaperRow> = sqlx::query_as(
+        "SELECT m.name AS model, r.position, p.id AS key, p.external_id AS paper, p.title
+         FROM recommendations r
+         JOIN models m ON m.id = r.model_id
+         JOIN papers p ON p.id = r.paper_id
+         WHERE r.model_id IN (SELECT id FROM models) AND r.target_id = ? AND r.position <= ?
+         ORDER BY m.name, r.position",
+    )
+    .bind(target.0)
+    .bind(i64::try_from(k).unwrap_or(i64::MAX))
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Some(papers.into_iter().map(ListedPaper::from).collect()))
+}
+
+#[derive(Debug, FromRow)]
+struct ListedPaperRow {
+    model: String,
+    position: i64,
+    key: PaperKey,
+    paper: PaperId,
+    title: String,
+}
+
+/// A listed paper as read, before the evaluation fills in its judgment.
+impl From<ListedPaperRow> for ListedPaper {
+    fn from(row: ListedPaperRow) -> ListedPaper {
+        ListedPaper {
+            model: row.model,
+            position: row.position,
+            key: row.key,
+            paper: row.paper,
+            title: row.title,
+            judgment: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod unblinded {
+    use super::*;
+    use crate::domain::PaperId;
+    use crate::study::db::{papers, small_study};
+
+    /// The per-target view's lists are refused by the data layer too, whoever asks, until the
+    /// target is fully rated.
+    #[tokio::test]
+    async fn the_lists_of_a_target_not_fully_rated_are_not_read() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let study = small_study(dir.path()).await;
+        let connections = &study.connections;
+        let key = async |id: &str| {
+            (papers::id_of(connections, &PaperId::given(id)).await)
+                .expect("read")
+                .expect("a paper")
+        };
+        let (t1, t2) = (key("T1").await, key("T2").await);
+        assert_eq!(top_lists(connections, t2, 8).await.expect("read"), None);
+        let t1_lists = top_lists(connections, t1, 8).await.expect("read");
+        assert_eq!(t1_lists.map(|lists| lists.len()), Some(3));
     }
 }

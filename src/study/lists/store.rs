@@ -8,9 +8,9 @@
 
 use std::path::Path;
 
-use super::evaluation::at_revision;
 use crate::domain::{ModelId, PaperKey};
 use crate::lists::{ListsInput, ModelLists, Scope};
+use crate::study::db::evaluation::at_revision;
 
 /// The lists of one revision of the study.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,12 +127,12 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
             lists: Vec::new(),
             scope: Scope {
                 count: targets.len(),
-                choice: super::targets::choice_of(&choice).as_str(),
+                choice: crate::study::db::targets::choice_of(&choice).as_str(),
                 candidates: usize::try_from(candidates).unwrap_or_default(),
                 without_lists: 0,
             },
             library: usize::try_from(library).unwrap_or_default(),
-            pool_depth: super::study::pool_depth_directly(tx)?,
+            pool_depth: crate::study::db::study::pool_depth_directly(tx)?,
         },
         model_ids,
         targets,

@@ -1,7 +1,7 @@
 //! Models and their ranked lists.
 
-use super::direct::RowsInsert;
 use crate::domain::{ModelId, PaperKey};
+use crate::study::db::direct::RowsInsert;
 
 /// A model of the study.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

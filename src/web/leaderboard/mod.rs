@@ -14,8 +14,7 @@ use askama::Template;
 
 use super::auth::Signed;
 use super::csrf::CsrfToken;
-use super::pruning::PruningView;
-use super::view::{self, Nav};
+use super::view::{self, Nav, PruningControl, Standing};
 use super::WebError;
 use crate::domain::JudgeName;
 use crate::leaderboard::columns::{self, Value, COLUMNS};
@@ -25,6 +24,7 @@ use crate::leaderboard::{
 };
 use crate::metrics::{Judgments, Settings};
 use crate::study::{Evaluated, Study};
+use crate::words::{page, plural};
 use chart::Chart;
 use query::{Sort, SortBy};
 
@@ -75,7 +75,7 @@ struct LeaderboardPage {
     decided: bool,
     /// What the verdict can tell apart, beside the table's fixed-sample p-values.
     beside_the_table: Option<String>,
-    pruning: Option<PruningView>,
+    pruning: Option<PruningControl>,
     /// With a judge (the owner's): what it did, and the raters' figures beside.
     judge: Option<JudgeView>,
     csrf_token: String,
@@ -103,7 +103,7 @@ pub async fn show(
     let pruning = match signed.rater_only() {
         None => {
             let raters_verdict = board.decision.as_ref().filter(|_| board.judge.is_none());
-            PruningView::new(&study.pruning().await?, raters_verdict)
+            PruningControl::new(&study.pruning().await?, raters_verdict)
         }
         Some(_) => None,
     };
@@ -168,14 +168,8 @@ struct JudgeRowView {
 
 impl JudgeView {
     fn new(judge: &JudgeBoard, board: &Leaderboard) -> JudgeView {
-        let number =
-            |value: Option<f64>| value.map_or_else(|| "–".to_owned(), |v| format!("{v:.3}"));
-        let interval = |ends: Option<[f64; 2]>| {
-            ends.map_or_else(
-                || "–".to_owned(),
-                |[low, high]| format!("[{low:.3}, {high:.3}]"),
-            )
-        };
+        let number = |value| page::number(value, 3);
+        let interval = |ends| page::interval_or_missing(ends, 3);
         JudgeView {
             words: judge.in_words(),
             warning: judge.order_warning(),
@@ -197,35 +191,31 @@ impl JudgeView {
     }
 }
 
-/// A model's row as the page and the dashboard show it.
-pub struct RowView {
-    pub rank: usize,
-    pub model: String,
-    pub is_leader: bool,
-    pub tied_with_leader: bool,
-    /// For a model pruned: the pools that left it out, and what it is scored over.
-    pub pruned: Option<String>,
+/// A model's row of the page's table.
+struct RowView {
+    standing: Standing,
     /// Each column of the page, in order.
-    pub cells: Vec<Cell>,
+    cells: Vec<Cell>,
 }
 
 /// A number as shown, with the exact value the script sorts by.
-pub struct Cell {
-    pub text: String,
+struct Cell {
+    text: String,
     /// `None` for a column the table is not ordered by (the interval); empty when undefined.
-    pub value: Option<String>,
+    value: Option<String>,
     /// The column the models are ranked by: shown strong.
-    pub ranking: bool,
+    ranking: bool,
     /// An interval: shown in its own style.
-    pub interval: bool,
+    interval: bool,
     /// The value asks for care (a Judged@k below 1).
-    pub flagged: bool,
+    flagged: bool,
 }
 
 impl Cell {
-    fn shown_as(value: Option<f64>, show: impl Fn(f64) -> String) -> Cell {
+    /// `value` written as `text`.
+    fn shown_as(value: Option<f64>, text: String) -> Cell {
         Cell {
-            text: value.map_or_else(|| "–".to_owned(), show),
+            text,
             value: Some(value.map(|v| v.to_string()).unwrap_or_default()),
             ranking: false,
             interval: false,
@@ -240,60 +230,29 @@ impl Cell {
             Value::Mean(metric) => Cell {
                 ranking: column.key == columns::RANKING.key,
                 flagged: metric.coverage && value.is_some_and(|share| share < 1.0),
-                ..Cell::shown_as(value, |v| format!("{v:.3}"))
+                ..Cell::shown_as(value, page::number(value, 3))
             },
             Value::Interval => Cell {
-                text: row.ci95.map_or_else(
-                    || "–".to_owned(),
-                    |[low, high]| format!("[{low:.3}, {high:.3}]"),
-                ),
                 value: None,
                 interval: true,
-                ..Cell::shown_as(None, |_| String::new())
+                ..Cell::shown_as(None, page::interval_or_missing(row.ci95, 3))
             },
-            Value::Targets => Cell::shown_as(value, |n| n.to_string()),
-            // `+ 0.0` turns the leader's −0 into 0.
-            Value::Difference => {
-                Cell::shown_as(value, |d| format!("{:+.3}", d + 0.0).replace('-', "−"))
-            }
-            Value::PValue | Value::PValueHolm => Cell::shown_as(value, |p| {
-                if p < 0.001 {
-                    "< 0.001".to_owned()
-                } else {
-                    format!("{p:.3}")
-                }
-            }),
+            Value::Targets => Cell::shown_as(value, page::number(value, 0)),
+            Value::Difference => Cell::shown_as(value, page::signed(value, 3)),
+            Value::PValue | Value::PValueHolm => Cell::shown_as(value, page::p_value(value)),
         }
     }
 }
 
 impl RowView {
-    pub fn new(row: &ModelRow) -> RowView {
+    fn new(row: &ModelRow) -> RowView {
         RowView {
-            rank: row.rank,
-            model: row.model.clone(),
-            is_leader: row.rank == 1 && row.ndcg().is_some(),
-            tied_with_leader: row.tied_with_leader(),
-            pruned: row.pruned_in_words(),
+            standing: Standing::of(row),
             cells: (COLUMNS.iter())
                 .filter(|column| column.page_heading.is_some())
                 .map(|column| Cell::of(row, column))
                 .collect(),
         }
-    }
-
-    /// The cell of the column the models are ranked by.
-    pub fn ranking(&self) -> &Cell {
-        (self.cells.iter())
-            .find(|cell| cell.ranking)
-            .expect("the page shows the ranking column")
-    }
-
-    /// The cell of the interval.
-    pub fn interval(&self) -> &Cell {
-        (self.cells.iter())
-            .find(|cell| cell.interval)
-            .expect("the page shows the interval")
     }
 }
 
@@ -377,13 +336,9 @@ fn targets_in_words(board: &Leaderboard, rater: bool) -> String {
         Partial::Exclude => format!(
             "{partly_rated} partly rated {}{yours} {} left out until every pooled paper of {} \
              is rated",
-            if partly_rated == 1 {
-                "target"
-            } else {
-                "targets"
-            },
-            if partly_rated == 1 { "is" } else { "are" },
-            if partly_rated == 1 { "it" } else { "them" },
+            plural(partly_rated, "target", "targets"),
+            plural(partly_rated, "is", "are"),
+            plural(partly_rated, "it", "them"),
         ),
         Partial::Include => format!("{partly_rated} of them partly rated"),
     };
@@ -391,7 +346,7 @@ fn targets_in_words(board: &Leaderboard, rater: bool) -> String {
         "{evaluated} {} evaluated ({partly_rated}), {unrated} without {}ratings. Left out for \
          having nothing relevant: {skipped_empty} from NDCG, {skipped_no_relevant} from P, R, \
          F1, AP and RR.",
-        if evaluated == 1 { "target" } else { "targets" },
+        plural(evaluated, "target", "targets"),
         if rater { "your " } else { "" },
     )
 }
@@ -406,11 +361,7 @@ fn unblinding(board: &Leaderboard) -> Option<String> {
              paper just rated: rating {} after reading them is no longer blind, and nothing \
              records that they were read (the rating history marks as made with provenance \
              known only the changes of targets already fully rated).",
-            if partly_rated == 1 {
-                "that target"
-            } else {
-                "those targets"
-            },
+            plural(partly_rated, "that target", "those targets"),
         )
     })
 }
@@ -423,7 +374,7 @@ fn warnings(board: &Leaderboard) -> Vec<String> {
     let partly_judged: Vec<String> = (board.models.iter())
         .filter_map(|row| {
             let judged = row.number(judged).filter(|&judged| judged < 1.0)?;
-            Some(format!("{} ({judged:.3})", row.model))
+            Some(format!("{} ({})", row.model, page::number(Some(judged), 3)))
         })
         .collect();
     if !partly_judged.is_empty() {
@@ -437,12 +388,8 @@ fn warnings(board: &Leaderboard) -> Vec<String> {
     if partly_rated > 0 && board.partial == Partial::Include {
         warnings.push(format!(
             "{partly_rated} {} only partly rated: {} ideal ranking may still change.",
-            if partly_rated == 1 {
-                "target is"
-            } else {
-                "targets are"
-            },
-            if partly_rated == 1 { "its" } else { "their" },
+            plural(partly_rated, "target is", "targets are"),
+            plural(partly_rated, "its", "their"),
         ));
     }
     let evaluated = board.targets.evaluated;
@@ -451,11 +398,7 @@ fn warnings(board: &Leaderboard) -> Vec<String> {
             "Only {evaluated} {} evaluated: with fewer than {FEW_TARGETS}, the intervals are \
              wide, yet cover the mean less often than their 95% says (about 88% with 8 targets), \
              and the order may change with the next target.",
-            if evaluated == 1 {
-                "target is"
-            } else {
-                "targets are"
-            },
+            plural(evaluated, "target is", "targets are"),
         ));
     }
     if let [leader, second, ..] = &board.models[..] {

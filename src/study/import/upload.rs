@@ -21,9 +21,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use rand::{Rng, SeedableRng};
 use tempfile::TempPath;
 
-use super::{ImportFile, ImportProgress, Refusal, Study, StudyError};
+use super::{ImportFile, ImportProgress};
 use crate::blocking;
-use crate::import::{InvalidFiles, Kind, RowsRead, Summary};
+use crate::formats::{InvalidFiles, RowsRead};
+use crate::study::import::{Kind, Summary};
+use crate::study::{Refusal, Study, StudyError};
 
 /// How many jobs the study remembers (the one running among them): enough for the pages of
 /// the imports of a session, little memory.
@@ -34,7 +36,7 @@ const WRITE_BUFFER_BYTES: usize = 1 << 20;
 
 /// The jobs of a study, shared by its clones.
 #[derive(Debug, Default)]
-pub(super) struct ImportJobs(Mutex<Jobs>);
+pub(in crate::study) struct ImportJobs(Mutex<Jobs>);
 
 #[derive(Debug, Default)]
 struct Jobs {
@@ -156,8 +158,8 @@ impl fmt::Display for JobFailure {
                 write!(
                     f,
                     "{problems} {} in {files} {}",
-                    super::plural(problems as usize, "problem", "problems"),
-                    super::plural(files, "file", "files")
+                    crate::words::plural(problems as usize, "problem", "problems"),
+                    crate::words::plural(files, "file", "files")
                 )
             }
             JobFailure::Interrupted => f.write_str(

@@ -2,5 +2,5 @@
 //! plausibly different quality, 8 targets and no ratings (loaded by
 //! `Study::load_demo_if_empty`).
 
-pub const PAPERS_CSV: &str = include_str!("demo/papers.csv");
-pub const RECOMMENDATIONS_CSV: &str = include_str!("demo/recommendations.csv");
+pub const PAPERS_CSV: &str = include_str!("papers.csv");
+pub const RECOMMENDATIONS_CSV: &str = include_str!("recommendations.csv");

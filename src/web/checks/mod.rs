@@ -23,6 +23,7 @@ use super::WebError;
 use crate::checks::{self, Checks, ModelBias, Variant};
 use crate::domain::{PaperId, Stars};
 use crate::study::{Recheck, RecheckProgress, Study};
+use crate::words;
 use chart::BarChart;
 
 pub const RECHECK_PATH: &str = "/checks/recheck";
@@ -73,18 +74,15 @@ struct ChecksPage {
 
 impl ChecksPage {
     fn number(&self, value: &Option<f64>) -> String {
-        value.map_or_else(|| "–".to_owned(), |value| format!("{value:.3}"))
+        words::page::number(*value, 3)
     }
 
     fn percent(&self, value: &Option<f64>) -> String {
-        value.map_or_else(|| "–".to_owned(), |value| format!("{:.0}%", value * 100.0))
+        words::page::percent(*value, 0)
     }
 
     fn signed(&self, value: &Option<f64>) -> String {
-        value.map_or_else(
-            || "–".to_owned(),
-            |value| format!("{:+.3}", value + 0.0).replace('-', "−"),
-        )
+        words::page::signed(*value, 3)
     }
 
     fn rank_moves(&self, row: &ModelBias) -> bool {
@@ -100,10 +98,7 @@ impl ChecksPage {
     }
 
     fn interval(&self) -> String {
-        self.checks.consistency.kappa_ci95.map_or_else(
-            || "–".to_owned(),
-            |[low, high]| format!("[{low:.2}, {high:.2}]"),
-        )
+        words::page::interval_or_missing(self.checks.consistency.kappa_ci95, 2)
     }
 }
 

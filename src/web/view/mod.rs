@@ -1,4 +1,5 @@
-//! What pages show of a paper, and how a page becomes an answer.
+//! What pages show of a paper, and how a page becomes an answer; the fragments more than one
+//! page shows (a model's standing, the pruning control).
 //!
 //! Every text from the data is escaped by askama (no `|safe` anywhere); on top of that, only
 //! `http(s)` addresses become links, since escaping does not make a `javascript:` link harmless.
@@ -10,6 +11,12 @@ use askama::Template;
 use super::WebError;
 use crate::domain::PaperId;
 use crate::study::{Paper, Rater};
+
+mod pruning_control;
+mod standing;
+
+pub use pruning_control::PruningControl;
+pub use standing::Standing;
 
 /// Abstracts longer than this are folded to their first lines, unfoldable in place.
 const FOLD_ABSTRACTS_LONGER_THAN: usize = 600;

@@ -1,9 +1,9 @@
 //! The study's settings: the pool depth (and, as they come, more of them), each changed by a
 //! command of its own.
 
-use super::{Refusal, Study, StudyError};
 use crate::domain::PoolDepth;
 use crate::study::db;
+use crate::study::{Refusal, Study, StudyError};
 
 impl Study {
     /// Sets the pool depth, which is allowed only while the study has no recommendations.

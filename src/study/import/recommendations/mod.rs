@@ -18,10 +18,11 @@ use std::io::Read;
 
 use rand::Rng;
 
-use super::records::Records;
-use super::{Format, InvalidInput, Problem, Problems, RowsRead, Summary};
+use super::Summary;
 use crate::domain::TargetChoice;
 use crate::domain::{ModelId, PaperKey};
+use crate::formats::records::Records;
+use crate::formats::{Format, InvalidInput, Problem, Problems, RowsRead};
 use crate::study::db;
 use crate::study::db::blind_pool::PoolWriter;
 use crate::study::db::papers::PaperIndex;
@@ -30,8 +31,6 @@ use crate::study::db::targets::{Found, ListedTargets};
 use crate::study::BlindPoolChange;
 use lists::{Gathered, Lists, NewRow};
 use rows::RowParser;
-// `simulate --qrels` reads run scores as the importer does.
-pub(super) use rows::parse_score;
 
 /// How the importer reads a file.
 #[derive(Debug, Clone)]
@@ -165,7 +164,7 @@ fn check_model_name(model: &str, line: u64) -> Result<(), Problem> {
     if model.trim().is_empty() {
         return Err(problem("the model name is empty".to_owned()));
     }
-    super::input::check_field_size(model, "model", line)?;
+    crate::formats::input::check_field_size(model, "model", line)?;
     match crate::domain::invisible_character(model) {
         Some(why) => Err(problem(format!("the model name {model:?} {why}"))),
         None => Ok(()),

@@ -7,7 +7,9 @@
 //! computed again, and comes out the same). So a view asks for the counter (an index lookup)
 //! and computes nothing while it has not changed, also while raters rate; concurrent views of
 //! one revision and options wait for one computation, as the evaluation's do (see
-//! [`super::evaluation`]).
+//! [`super::evaluation`]). Its reads are [`store`].
+
+pub(in crate::study) mod store;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 

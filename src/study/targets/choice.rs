@@ -17,12 +17,13 @@ use std::fmt;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{plural, Refusal, Study, StudyError};
 use crate::domain::TargetChoice;
 use crate::domain::{PaperId, PaperKey};
 use crate::study::db;
 use crate::study::db::targets;
 use crate::study::BlindPoolChange;
+use crate::study::{Refusal, Study, StudyError};
+use crate::words::plural;
 
 /// What a choice did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

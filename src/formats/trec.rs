@@ -24,7 +24,7 @@ pub struct RunLine<'a> {
 pub(crate) fn run_line(bytes: &[u8], line: u64) -> Result<RunLine<'_>, Problem> {
     let [target, _q0, paper, _rank, score, model] =
         input::trec_fields(bytes, line, "target Q0 paper rank score model")?;
-    let score = super::recommendations::parse_score(score, line)?
+    let score = super::parse_score(score, line)?
         .ok_or_else(|| Problem::at(line, Some("score"), "missing"))?;
     Ok(RunLine {
         target,

@@ -1,0 +1,57 @@
+//! A target's rating page for one rater: blind, their own stars only.
+
+use crate::domain::PaperKey;
+use crate::study::db;
+use crate::study::{Paper, PooledPaper, Progress, Rater, Refusal, Study, StudyError};
+
+/// A target's rating page for one rater: the target, its pooled papers in the blind order with
+/// the rater's stars, and the target to rate after it.
+#[derive(Debug, Clone)]
+pub struct RatingPage {
+    pub target: Paper,
+    pub papers: Vec<PooledPaper>,
+    pub progress: Progress,
+    /// The next target that needs the rater in the study's random order; never this one.
+    pub next_target: Option<PaperKey>,
+    /// The study has raters besides its owner.
+    pub with_raters: bool,
+}
+
+impl Study {
+    /// `rater`'s rating page of `target`, with their own stars only; refused when the paper is
+    /// no target being rated (never one, or dropped), or when it has the raters it needs and
+    /// `rater` is not one of them. Blind: it reads the pool and the rater's ratings, never a
+    /// model, rank, score or list, nor another rater's stars.
+    pub async fn rating_page(
+        &self,
+        target: PaperKey,
+        rater: &Rater,
+    ) -> Result<RatingPage, StudyError> {
+        self.read(async |conn| {
+            let no_such_target = || StudyError::from(Refusal::NoSuchTarget(target));
+            if db::targets::progress(&mut *conn, target).await?.is_none() {
+                return Err(no_such_target());
+            }
+            if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
+                return Err(Refusal::TargetTaken(target).into());
+            }
+            let papers = db::targets::pooled_papers(&mut *conn, target, rater.id).await?;
+            let paper = db::papers::get(&mut *conn, target)
+                .await?
+                .ok_or_else(no_such_target)?;
+            let next_target = db::targets::next_to_rate(&mut *conn, target, rater.id).await?;
+            let progress = Progress {
+                rated: papers.iter().filter(|paper| paper.stars.is_some()).count() as i64,
+                total: papers.len() as i64,
+            };
+            Ok(RatingPage {
+                target: paper,
+                papers,
+                progress,
+                next_target,
+                with_raters: db::raters::has_raters(conn).await?,
+            })
+        })
+        .await
+    }
+}
