@@ -51,12 +51,13 @@ pub struct JudgeSummary {
     pub targets_judged: i64,
 }
 
-/// What the judges' progress was last read at: the study's revision (the rating history and
-/// the revision counter, which every change of a pool or of the targets being rated moves)
-/// and each judge's id and revision (which every grade stored moves).
+/// What the judges' progress was last read at: the study's revision counter (which every
+/// change of a pool or of the targets being rated moves: imports, choices, pruning, the pool
+/// depth; a rating changes neither, so raters rating do not make the owner's next view count
+/// the grades again) and each judge's id and revision (which every grade stored moves).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct ProgressKey {
-    study: db::evaluation::Revision,
+    study: i64,
     judges: Vec<(i64, i64)>,
 }
 
@@ -110,7 +111,7 @@ impl Study {
         self.read(async |conn| {
             let judges = store::all(&mut *conn).await?;
             let key = ProgressKey {
-                study: db::evaluation::revision(&mut *conn).await?,
+                study: db::evaluation::revision(&mut *conn).await?.study,
                 judges: (judges.iter())
                     .map(|judge| (judge.id, judge.revision))
                     .collect(),
