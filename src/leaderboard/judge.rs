@@ -6,7 +6,7 @@
 //! NDCG and each pair's mean difference are the PPI++ estimates of
 //! [`metrics::estimate_mean`](crate::metrics::estimate_mean) over J, with H's ratings
 //! correcting the judge's error; the verdict uses the judge's sequences
-//! ([`decision::decide_with_judge`]). The other columns (judged@k, P, R, F1, AP, RR) stay the
+//! ([`decision::decide_with_judge`]). The other columns (judged@k, P, R, F1, AP, RR, unique relevant) stay the
 //! raters' means: their undefined values are skipped, which a prediction-powered mean cannot
 //! do (on a target nobody rated, nobody knows whether the raters' value would be defined).
 

@@ -152,7 +152,7 @@ pub struct TargetCounts {
     pub skipped_empty: usize,
     /// Targets without any rating.
     pub unrated: usize,
-    /// Evaluated targets left out of the P, R, F1, AP and RR means: no judged paper reaches
+    /// Evaluated targets left out of the P, R, F1, AP, RR and unique relevant means: no judged paper reaches
     /// the threshold (only with `empty = skip`).
     pub skipped_no_relevant: usize,
     /// Targets with some but not all pooled pairs rated: scored nowhere unless

@@ -166,14 +166,14 @@ pub static OPTIONS: [LeaderboardOption; 11] = [
         threshold,
         "threshold",
         "THRESHOLD",
-        "Least stars that count as relevant for P, R, F1, AP, RR [default: 4]",
+        "Least stars that count as relevant for P, R, F1, AP, RR, unique relevant [default: 4]",
         |text: &str| {
             (text.parse::<Stars>()).map_err(|_| {
                 format!("threshold must be a number of stars from 1 to 5 (got {text:?})")
             })
         },
         OnThePage::Choice {
-            help: "least stars that count as relevant for P, R, F1, AP and RR",
+            help: "least stars that count as relevant for P, R, F1, AP, RR and unique relevant",
             values: || (1..=5).map(|stars: u8| stars.to_string()).collect(),
             current: |settings| settings.threshold.to_string(),
         }

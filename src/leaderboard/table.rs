@@ -110,7 +110,7 @@ impl Leaderboard {
         };
         format!(
             "{evaluated} targets evaluated ({skipped_empty} skipped from NDCG and \
-             {skipped_no_relevant} from P/R/F1/AP/RR for having nothing relevant), \
+             {skipped_no_relevant} from P/R/F1/AP/RR/unique for having nothing relevant), \
              {partly_rated}, {unrated} unrated"
         )
     }

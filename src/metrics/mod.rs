@@ -306,7 +306,8 @@ pub struct Settings {
     pub ideal: Ideal,
     pub unjudged: Unjudged,
     pub empty: Empty,
-    /// The least number of stars that counts as relevant for P, R, F1, AP and RR.
+    /// The least number of stars that counts as relevant for P, R, F1, AP, RR and
+    /// unique relevant@k.
     #[serde(serialize_with = "serialize_stars")]
     pub threshold: Stars,
     pub ap_denominator: ApDenominator,
@@ -366,7 +367,8 @@ impl Settings {
         }
     }
 
-    /// Whether a paper judged `grade` counts as relevant for P, R, F1, AP and RR.
+    /// Whether a paper judged `grade` counts as relevant for P, R, F1, AP, RR and
+    /// unique relevant@k.
     pub fn is_relevant(&self, grade: impl Into<Grade>) -> bool {
         grade.into().get() >= f64::from(self.threshold.get())
     }

@@ -77,7 +77,7 @@ fn by_default_the_leaderboard_scores_only_fully_rated_targets() {
     assert_eq!(
         table.lines().nth(1),
         Some(
-            "1 targets evaluated (1 skipped from NDCG and 1 from P/R/F1/AP/RR for having \
+            "1 targets evaluated (1 skipped from NDCG and 1 from P/R/F1/AP/RR/unique for having \
              nothing relevant), 1 partly rated and left out, 1 unrated; pool depth 8"
         )
     );

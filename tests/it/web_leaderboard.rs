@@ -127,7 +127,7 @@ async fn the_page_shows_the_settings_in_words_the_table_and_the_warnings() {
     ));
     assert!(page.contains(
         "2 targets evaluated (1 of them partly rated), 0 without ratings. Left out for having \
-         nothing relevant: 0 from NDCG, 0 from P, R, F1, AP and RR."
+         nothing relevant: 0 from NDCG, 0 from P, R, F1, AP, RR and unique relevant."
     ));
     assert!(page.contains(
         "<p class=\"board-unblinding\" role=\"note\"><strong>Not blind.</strong> Partly rated \

@@ -345,7 +345,7 @@ fn targets_in_words(board: &Leaderboard, rater: bool) -> String {
     format!(
         "{evaluated} {} evaluated ({partly_rated}), {unrated} without {}ratings. Left out for \
          having nothing relevant: {skipped_empty} from NDCG, {skipped_no_relevant} from P, R, \
-         F1, AP and RR.",
+         F1, AP, RR and unique relevant.",
         plural(evaluated, "target", "targets"),
         if rater { "your " } else { "" },
     )
