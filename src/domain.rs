@@ -717,7 +717,12 @@ mod tests {
         ] {
             assert_eq!(likeness(a), likeness(b), "{a} {b}");
         }
-        for (a, b) in [("Ian", "Ivan"), ("Al", "Ali"), ("Bob", "Rob"), ("Olga", "Olya")] {
+        for (a, b) in [
+            ("Ian", "Ivan"),
+            ("Al", "Ali"),
+            ("Bob", "Rob"),
+            ("Olga", "Olya"),
+        ] {
             assert_ne!(likeness(a), likeness(b), "{a} {b}");
         }
         let mixed = |name: &str| RaterName::new(name).unwrap().mixed_scripts();

@@ -287,6 +287,18 @@ pub enum ExportCommand {
     },
 }
 
+impl ExportCommand {
+    /// The file given with `-o`, if any.
+    pub fn output(&self) -> Option<&std::path::Path> {
+        match self {
+            ExportCommand::Ratings { output }
+            | ExportCommand::Qrels { output, .. }
+            | ExportCommand::Pool { output }
+            | ExportCommand::Judgments { output, .. } => output.as_deref(),
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ChecksArgs {
     #[command(flatten)]
