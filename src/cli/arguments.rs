@@ -319,6 +319,10 @@ pub struct ListsArgs {
     /// The persistence of rank-biased overlap, strictly between 0 and 1 [default: 0.9]
     #[arg(long, value_name = "P", value_parser = |text: &str| text.parse::<Persistence>())]
     pub rbo_p: Option<Persistence>,
+    /// Also the targets still being rated, not only the fully rated ones: their lists tell
+    /// which models list the papers still to rate, so for planning, never before rating them
+    #[arg(long)]
+    pub include_partial: bool,
     #[arg(long, value_enum, default_value_t = LeaderboardFormat::Table)]
     pub format: LeaderboardFormat,
 }
