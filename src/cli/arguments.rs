@@ -57,8 +57,8 @@ pub enum Command {
     /// Can the verdict be trusted? Pool bias, the rater's consistency, variant sensitivity,
     /// time and drift (over fully rated targets, under the leaderboard's options).
     Checks(ChecksArgs),
-    /// What the models' lists say before any rating: how much every two models' top k
-    /// overlap, what each brings to the pool, how widely each recommends (reads no rating).
+    /// What the models' lists say: how much every two models' top k overlap, what each brings
+    /// to the pool, how widely each recommends, over the fully rated targets (reads no rating).
     Lists(ListsArgs),
     /// Write a consistent copy of the study to FILE, even while the server is running.
     Backup { file: PathBuf },
