@@ -31,12 +31,18 @@ struct Head {
     targets: Vec<PaperKey>,
 }
 
-/// The targets of the view: those being rated that are fully rated, or with `?1` (the
-/// partial included) every one being rated.
-const TARGETS: &str = "SELECT target_id FROM targets WHERE active = 1 AND (?1 OR fully_rated)";
+/// The targets of the view: those being rated that are fully rated, or with the partial
+/// included every one being rated. Two statements, each found through an index
+/// (`targets_finished`), that with the partial included through its keys alone.
+fn targets_of_view(partial: Partial) -> &'static str {
+    match partial {
+        Partial::Exclude => "SELECT target_id FROM targets WHERE active = 1 AND fully_rated = 1",
+        Partial::Include => "SELECT target_id FROM targets WHERE active = 1",
+    }
+}
 
-/// Reads every list of the targets of the view (see [`TARGETS`]) cut at the larger of `k` and
-/// the pool depth.
+/// Reads every list of the targets of the view (see [`targets_of_view`]) cut at the larger of
+/// `k` and the pool depth.
 ///
 /// The head (models, targets, counts) is read first; then the lists, each thread its share
 /// of the models in a read transaction of its own. They saw the same study when they saw the
@@ -44,7 +50,6 @@ const TARGETS: &str = "SELECT target_id FROM targets WHERE active = 1 AND (?1 OR
 /// read again in one transaction.
 pub async fn load(path: &Path, k: usize, partial: Partial) -> rusqlite::Result<ListsSnapshot> {
     let path = path.to_owned();
-    let include = partial == Partial::Include;
     let read_head = move |tx: &rusqlite::Transaction| read_head(tx, partial);
     let same = |seen: &Revision, revision: &Revision| {
         seen.study == revision.study && seen.finished == revision.finished
@@ -62,7 +67,7 @@ pub async fn load(path: &Path, k: usize, partial: Partial) -> rusqlite::Result<L
                     scope.spawn(move || {
                         at_revision(path, |tx| {
                             (head.model_ids.iter().skip(thread).step_by(threads))
-                                .map(|&model| read_lists(tx, model, &head.targets, depth, include))
+                                .map(|&model| read_lists(tx, model, &head.targets, depth, partial))
                                 .collect::<rusqlite::Result<Vec<_>>>()
                         })
                     })
@@ -90,7 +95,7 @@ pub async fn load(path: &Path, k: usize, partial: Partial) -> rusqlite::Result<L
             let head = read_head(tx)?;
             let depth = k.max(head.input.pool_depth.get() as usize);
             let lists = (head.model_ids.iter())
-                .map(|&model| read_lists(tx, model, &head.targets, depth, include))
+                .map(|&model| read_lists(tx, model, &head.targets, depth, partial))
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok((head, lists))
         })?;
@@ -122,14 +127,15 @@ fn read_head(tx: &rusqlite::Transaction, partial: Partial) -> rusqlite::Result<H
     .collect::<rusqlite::Result<Vec<_>>>()?
     .into_iter()
     .unzip();
-    let targets: Vec<PaperKey> = (tx.prepare(&format!("{TARGETS} ORDER BY target_id"))?)
-        .query_map([partial == Partial::Include], |row| row.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let targets: Vec<PaperKey> = (tx
+        .prepare(&format!("{} ORDER BY target_id", targets_of_view(partial)))?)
+    .query_map([], |row| row.get(0))?
+    .collect::<rusqlite::Result<_>>()?;
     let (choice, candidates, library, fully_rated, being_rated): (String, i64, i64, i64, i64) = tx
         .query_row(
             "SELECT target_choice, (SELECT COUNT(*) FROM targets WHERE listed = 1),
                     (SELECT COUNT(*) FROM papers),
-                    (SELECT COUNT(*) FROM targets WHERE active = 1 AND fully_rated),
+                    (SELECT COUNT(*) FROM targets WHERE active = 1 AND fully_rated = 1),
                     (SELECT COUNT(*) FROM targets WHERE active = 1)
              FROM study WHERE id = 1",
             [],
@@ -170,7 +176,7 @@ fn read_head(tx: &rusqlite::Transaction, partial: Partial) -> rusqlite::Result<H
 const LIST_ROOM: usize = 64;
 
 /// `model`'s lists of `targets` (in their order, by key, the targets of the view, read as
-/// [`TARGETS`] reads them with `include`), cut at `depth`. Each target's list is sought:
+/// [`targets_of_view`] reads them), cut at `depth`. Each target's list is sought:
 /// reading the model's part of the table from end to end instead (its lists whole) cost a third
 /// more on study L, where every paper is a target.
 fn read_lists(
@@ -178,15 +184,16 @@ fn read_lists(
     model: ModelId,
     targets: &[PaperKey],
     depth: usize,
-    include: bool,
+    partial: Partial,
 ) -> rusqlite::Result<ModelLists> {
     let mut statement = tx.prepare_cached(&format!(
         "SELECT target_id, paper_id FROM recommendations
-         WHERE model_id = ?2 AND position <= ?3 AND target_id IN ({TARGETS})
-         ORDER BY target_id, position"
+         WHERE model_id = ?1 AND position <= ?2 AND target_id IN ({})
+         ORDER BY target_id, position",
+        targets_of_view(partial)
     ))?;
     let cut = i64::try_from(depth).unwrap_or(i64::MAX);
-    let mut rows = statement.query((include, model.0, cut))?;
+    let mut rows = statement.query((model.0, cut))?;
     let mut lists = ModelLists::with_capacity(targets.len(), depth.min(LIST_ROOM));
     // `targets[next]`: the first target whose list is not ended.
     let mut next = 0;
