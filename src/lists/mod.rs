@@ -159,13 +159,7 @@ impl ListsOptions {
         match name {
             "k" => Some(parse_k(value).map(|k| self.k = Some(k))),
             "rbo-p" | "rbo_p" => Some(value.parse().map(|p| self.rbo_p = Some(p))),
-            "partial" => Some(match value {
-                "exclude" => Ok(self.partial = Partial::Exclude),
-                "include" => Ok(self.partial = Partial::Include),
-                _ => Err(format!(
-                    "partial must be one of: exclude, include (got {value:?})"
-                )),
-            }),
+            "partial" => Some(value.parse().map(|partial| self.partial = partial)),
             _ => None,
         }
     }

@@ -446,8 +446,13 @@ async fn rate_every_pooled_pair(study: &TestStudy) {
     study.ratings(&ratings).await;
 }
 
+/// Each pair of models ("a and b") with its Jaccard.
+type Jaccards = Vec<(String, Option<f64>)>;
+/// Each paper of the most recommended with its lists and targets.
+type MostRecommended = Vec<(String, u64, u64)>;
+
 /// The pairs of models with their Jaccard, and the papers in most lists with their counts.
-fn overlap_at_k_1(lists: &Value) -> (Vec<(String, Option<f64>)>, Vec<(String, u64, u64)>) {
+fn overlap_at_k_1(lists: &Value) -> (Jaccards, MostRecommended) {
     let pairs = (lists["pairs"].as_array().unwrap().iter())
         .map(|pair| {
             let names = format!(
