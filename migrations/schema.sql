@@ -30,7 +30,11 @@ CREATE TABLE study (
     pruning           INTEGER NOT NULL DEFAULT 0 CHECK (pruning IN (0, 1)),
     -- The rating plan: the raters every target needs, and the share of targets given one more.
     raters_per_target INTEGER NOT NULL DEFAULT 1 CHECK (raters_per_target >= 1),
-    overlap           REAL CHECK (overlap IS NULL OR overlap BETWEEN 0 AND 1)
+    overlap           REAL CHECK (overlap IS NULL OR overlap BETWEEN 0 AND 1),
+    -- Counts the changes of which targets being rated are fully rated (a trigger on targets),
+    -- which the rating plan and the raters make without a rating: what shows fully rated
+    -- targets only is kept with it beside `revision` and the rating history's last id.
+    finished_revision INTEGER NOT NULL DEFAULT 0
 );
 
 -- Who rates: row 1 is the owner (no password hash: the owner's password is given to `serve`).
@@ -357,6 +361,14 @@ WHEN NEW.unblinded_at IS NULL AND NEW.pooled > 0 AND NEW.raters >= NEW.needed
 BEGIN
     UPDATE targets SET unblinded_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
     WHERE target_id = NEW.target_id;
+END;
+
+-- Rule: every change of which targets being rated are fully rated moves the finished revision.
+CREATE TRIGGER targets_finished_revision
+AFTER UPDATE OF active, pooled, raters, raters_done, needed ON targets
+WHEN (OLD.active AND OLD.fully_rated) IS NOT (NEW.active AND NEW.fully_rated)
+BEGIN
+    UPDATE study SET finished_revision = finished_revision + 1 WHERE id = 1;
 END;
 
 -- A machine judge: a model behind an endpoint with its prompt, or grades imported from a file

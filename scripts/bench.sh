@@ -119,8 +119,10 @@ if [ "${BENCH:-all}" = evaluation ]; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-# 11. What the lists say (issue 34): `paperjudge lists` on study L (8 models; every one of its
-# 40,000 papers a target, since none is chosen), whole processes, and `/lists` served from what
+# 11. What the lists say (issue 34): `paperjudge lists --include-partial` on study L (8 models;
+# every one of its 40,000 papers a target, since none is chosen, and none fully rated: the
+# owner's view with the targets still being rated, which reads every list; issue 39), whole
+# processes, and `/lists?partial=include` served from what
 # the study keeps: its first load, then requests one after another, then its loads right after
 # ratings (a rating does not move the view's revision). The view reads no rating, so the study
 # holds the papers and the lists only. Its figures replace its own part of BENCHMARKS.md;
@@ -139,10 +141,11 @@ bench_lists() {
     fi
     cut -d' ' -f1 /proc/loadavg > "$work/lists-cli.load"
     hyperfine --runs "$runs" --warmup 1 --export-json "$work/lists-cli.json" \
-        -n "lists --format json" "$bin --db $db lists --format json" \
-        -n "lists (table)" "$bin --db $db lists"
+        -n "lists --include-partial --format json" "$bin --db $db lists --include-partial --format json" \
+        -n "lists --include-partial (table)" "$bin --db $db lists --include-partial" \
+        -n "lists --format json (the fully rated targets: none)" "$bin --db $db lists --format json"
     cut -d' ' -f1 /proc/loadavg >> "$work/lists-cli.load"
-    /usr/bin/time -f %M -o "$work/lists-cli.rss" "$bin" --db "$db" lists --format json > "$work/lists.json"
+    /usr/bin/time -f %M -o "$work/lists-cli.rss" "$bin" --db "$db" lists --include-partial --format json > "$work/lists.json"
 
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     "$bin" --db "$db" serve --addr "127.0.0.1:$port" 2>"$work/lists-serve.log" &
@@ -152,7 +155,8 @@ bench_lists() {
     target_key=$(sqlite3 "$db" "SELECT target_id FROM targets WHERE active = 1 ORDER BY target_id LIMIT 1")
     paper=$(sqlite3 "$db" "SELECT p.external_id FROM pool JOIN papers p ON p.id = pool.paper_id WHERE pool.target_id = $target_key ORDER BY pool.sort_key LIMIT 1")
     python3 "$root/scripts/bench-evaluation.py" "http://127.0.0.1:$port" "$target_key" "$paper" \
-        "${PAGE_REQUESTS:-200}" "${CHANGES:-10}" /lists /lists.json > "$work/lists-pages.jsonl"
+        "${PAGE_REQUESTS:-200}" "${CHANGES:-10}" "/lists?partial=include" \
+        "/lists.json?partial=include" > "$work/lists-pages.jsonl"
     awk '/VmHWM/ {print $2}' "/proc/$server/status" > "$work/lists-serve.peak"
     kill "$server"
     trap - EXIT
@@ -170,8 +174,10 @@ peak_mb = int(open(f"{work}/lists-serve.peak").read()) / 1024
 lines = ["## What the lists say, on study L (`BENCH=lists`)", ""]
 lines += [
     "Study L's papers and lists (`paperjudge-synth --size l --seed 1`): %d models, every one of its" % len(lists["models"]),
-    "%s papers a target (none chosen), %s pairs in the pool; the view reads no rating. Whole" % (
+    "%s papers a target (none chosen, none fully rated), %s pairs in the pool; the owner's view with" % (
         format(lists["targets"]["count"], ","), format(lists["pool"]["pairs"], ",")),
+    "the targets still being rated included (`--include-partial`, `partial=include`), which reads",
+    "every list, and the default view of the fully rated targets (none here). Whole",
     "processes, medians of %s runs (hyperfine); CPU is user + system time (means). Measured %s UTC;" % (
         runs, datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M")),
     "the load average (1 minute, 2 cores shared with other work) before and after the runs, and",
@@ -187,12 +193,12 @@ for page in pages:
     lines.append("| `%s` (%d bytes): first load %.1f ms, then %s requests | median %.2f ms, 95th percentile %.2f ms, max %.2f ms | | served from what the study keeps: p95 under 100 ms: %s | %s |" % (
         page["path"], page["bytes"], page["first_ms"], requests, page["p50_ms"], page["p95_ms"], page["max_ms"],
         "met" if page["p95_ms"] < 100 else "MISSED", page["load"]))
-lines.append("| `/lists` right after a rating (median of %d ratings; the load after it %.2f ms) | %.2f ms (max %.2f ms) | | still kept: %s | %s |" % (
+lines.append("| `/lists?partial=include` right after a rating (median of %d ratings; the load after it %.2f ms) | %.2f ms (max %.2f ms) | | still kept: %s | %s |" % (
     after["changes"], after["then_median_ms"], after["first_median_ms"], after["first_max_ms"],
     "met" if after["first_max_ms"] < 100 else "MISSED", after["load"]))
 lines.append("| peak memory of the server through all of the above (VmHWM) | %.1f MB | | | |" % peak_mb)
 lines += ["",
-    "Where the command's time goes (perf, one run of `lists --format json`): SQLite stepping the",
+    "Where the command's time goes (perf, one run of `lists --format json`, before issue 39): SQLite stepping the",
     "2.56 M list entries of the top 8 about 45% of the CPU, the kernel (the study file's pages,",
     "memory) 15%, the comparisons of the 28 pairs of models on every target, the pools, coverage and",
     "the intervals the rest. The reads and the comparisons run on both cores, so on a machine",

@@ -412,17 +412,23 @@ impl RaterName {
     }
 
     /// What a person sees of the name: equal for two names a person would take for one another.
-    /// The name's compatibility form (NFKC: `ﬁ` is `fi`), folded to one case (`Straße` is
-    /// `STRASSE` is `strasse`), then each letter replaced by the one it is confusable with
-    /// (UTS #39's skeleton: a Cyrillic `А` is a Latin `A`, `rn` is `m`).
+    /// The name's compatibility form (NFKC: `ﬁ` is `fi`) in capitals (`Straße` is `STRASSE`),
+    /// each letter replaced by the one it is confusable with (UTS #39's skeleton), in small
+    /// letters, and the skeleton again.
+    ///
+    /// The skeleton is taken in both cases because confusables depend on case: a capital `I`,
+    /// a `1` and a small `l` look alike (`Ian` and `lan`), as do a `0` and a capital `O`
+    /// (`B0B` and `BOB`), while a small `i` and `o` look like neither; and `rn` looks like `m`
+    /// in small letters only. Taking it on the small letters alone missed the first kind.
+    /// Folding case after the first skeleton keeps two names that differ only in case alike,
+    /// so that likeness is a property of the name whatever its case: `Ian` is `ian` and `lan`,
+    /// and so also `Lan` (a person who may type `lan` for `Lan` may read `Ian` as either).
     pub fn likeness(&self) -> String {
-        let folded = self
-            .0
-            .nfkc()
+        let capitals = self.0.nfkc().collect::<String>().to_uppercase();
+        let small = unicode_security::skeleton(&capitals)
             .collect::<String>()
-            .to_uppercase()
             .to_lowercase();
-        unicode_security::skeleton(&folded).collect()
+        unicode_security::skeleton(&small).collect()
     }
 
     /// The scripts the name mixes, when its letters are not of one script (UTS #39's
@@ -699,6 +705,26 @@ mod tests {
         assert_eq!(likeness("ﬁona"), likeness("Fiona"));
         assert_ne!(likeness("Ann"), likeness("Anna"));
         assert_ne!(likeness("Jos\u{e9}"), likeness("Jose"));
+        assert_eq!(likeness("rnary"), likeness("Mary"));
+        for (a, b) in [
+            ("Ian", "lan"),
+            ("Ian", "ian"),
+            ("Al", "AI"),
+            ("BOB", "B0B"),
+            ("Olga", "0lga"),
+            ("0wner", "owner"),
+            ("Ann1", "ANNl"),
+        ] {
+            assert_eq!(likeness(a), likeness(b), "{a} {b}");
+        }
+        for (a, b) in [
+            ("Ian", "Ivan"),
+            ("Al", "Ali"),
+            ("Bob", "Rob"),
+            ("Olga", "Olya"),
+        ] {
+            assert_ne!(likeness(a), likeness(b), "{a} {b}");
+        }
         let mixed = |name: &str| RaterName::new(name).unwrap().mixed_scripts();
         assert_eq!(
             mixed("\u{410}nn"),

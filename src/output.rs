@@ -77,6 +77,22 @@ pub fn write_file(
     }
 }
 
+/// The file writing to `path` as [`write_file`] does would replace or make, by its canonical
+/// path: the file itself through any links, or for a path that names nothing yet, the name in
+/// its folder (through a dangling link, the name the last link gives). `None` when the folder
+/// cannot be found.
+pub fn destination(path: &Path) -> Option<PathBuf> {
+    if let Ok(real) = fs::canonicalize(path) {
+        return Some(real);
+    }
+    let target = link_target(path).ok()?;
+    let folder = match target.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    Some(fs::canonicalize(folder).ok()?.join(target.file_name()?))
+}
+
 /// Where a path that names nothing existing is to be made: itself, or through a dangling
 /// symbolic link, the path the last link names.
 fn link_target(path: &Path) -> Result<PathBuf, CannotWrite> {

@@ -11,6 +11,11 @@ use std::borrow::Cow;
 
 use crate::domain::is_control_or_format;
 
+/// The most characters a cell of a text table shows: more than any real title (the longest
+/// of the 8,370 papers of the ACL Anthology has 185), far less than a field of an imported file
+/// may hold (64 KiB), and than the widest column `format!` pads to (65,535).
+pub const TABLE_CELL_CHARS: usize = 200;
+
 /// `text` with each control or format character written as a Rust escape (`\u{1b}` for ESC,
 /// `\t` for a tab); other text as it is.
 pub fn escape(text: &str) -> Cow<'_, str> {
@@ -28,6 +33,20 @@ pub fn escape(text: &str) -> Cow<'_, str> {
             })
             .collect(),
     )
+}
+
+/// `text` as a cell of a text table shows it: [escaped](escape), and when longer than
+/// [`TABLE_CELL_CHARS`] characters, its first `TABLE_CELL_CHARS - 1` and an ellipsis (`…`), cut
+/// between characters. Every table of a command's text output makes its cells of names, ids and
+/// titles here, so that a name as long as an import takes neither stretches a table past any
+/// screen nor makes its padding fail; the CSV and JSON outputs hold the text whole.
+pub fn cell(text: &str) -> Cow<'_, str> {
+    let escaped = escape(text);
+    let mut ends = escaped.char_indices().map(|(at, _)| at);
+    match (ends.nth(TABLE_CELL_CHARS - 1), ends.next()) {
+        (Some(cut), Some(_)) => Cow::Owned(format!("{}…", &escaped[..cut])),
+        _ => escaped,
+    }
 }
 
 /// `text` of several lines with each line [escaped](escape): its line breaks (`\n`) kept,
@@ -70,5 +89,18 @@ mod tests {
             escape_lines("a title\u{1b}]0;pwned\u{7}\n\u{1b}[2J\n"),
             "a title\\u{1b}]0;pwned\\u{7}\n\\u{1b}[2J\n"
         );
+    }
+
+    #[test]
+    fn a_long_cell_is_cut_between_characters_with_an_ellipsis() {
+        let fits = "é".repeat(TABLE_CELL_CHARS);
+        assert_eq!(cell(&fits), fits);
+        let long = format!("{fits}ü");
+        let shown = cell(&long);
+        assert_eq!(shown.chars().count(), TABLE_CELL_CHARS);
+        assert_eq!(shown, format!("{}…", "é".repeat(TABLE_CELL_CHARS - 1)));
+        assert_eq!(cell("a\u{1b}b"), "a\\u{1b}b");
+        let escapes = "\u{1b}".repeat(TABLE_CELL_CHARS);
+        assert_eq!(cell(&escapes).chars().count(), TABLE_CELL_CHARS);
     }
 }

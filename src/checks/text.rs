@@ -1,6 +1,8 @@
 //! The checks as `paperjudge checks` prints them: each check's sentence, then its numbers in
 //! aligned columns, numbers with 4 decimals and `-` where undefined.
 
+use std::borrow::Cow;
+
 use super::judges::JudgeAudit;
 use super::{Checks, RatersReport};
 use crate::terminal::escape;
@@ -260,8 +262,11 @@ fn render_raters(out: &mut String, raters: &RatersReport) {
 }
 
 /// Appends rows as aligned columns: the first left-aligned, the rest right-aligned, except a
-/// last column of words.
+/// last column of words; each cell as a table shows it ([`crate::terminal::cell`]).
 pub(crate) fn push_table<const N: usize>(out: &mut String, rows: &[[String; N]]) {
+    let rows: Vec<[Cow<'_, str>; N]> = (rows.iter())
+        .map(|row| row.each_ref().map(|text| crate::terminal::cell(text)))
+        .collect();
     let widths: Vec<usize> = (0..N)
         .map(|column| {
             (rows.iter())
@@ -270,7 +275,7 @@ pub(crate) fn push_table<const N: usize>(out: &mut String, rows: &[[String; N]])
                 .unwrap_or(0)
         })
         .collect();
-    for row in rows {
+    for row in &rows {
         let cells: Vec<String> = (row.iter().zip(&widths).enumerate())
             .map(|(column, (cell, &width))| {
                 if column == 0

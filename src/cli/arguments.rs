@@ -57,8 +57,8 @@ pub enum Command {
     /// Can the verdict be trusted? Pool bias, the rater's consistency, variant sensitivity,
     /// time and drift (over fully rated targets, under the leaderboard's options).
     Checks(ChecksArgs),
-    /// What the models' lists say before any rating: how much every two models' top k
-    /// overlap, what each brings to the pool, how widely each recommends (reads no rating).
+    /// What the models' lists say: how much every two models' top k overlap, what each brings
+    /// to the pool, how widely each recommends, over the fully rated targets (reads no rating).
     Lists(ListsArgs),
     /// Write a consistent copy of the study to FILE, even while the server is running.
     Backup { file: PathBuf },
@@ -287,6 +287,18 @@ pub enum ExportCommand {
     },
 }
 
+impl ExportCommand {
+    /// The file given with `-o`, if any.
+    pub fn output(&self) -> Option<&std::path::Path> {
+        match self {
+            ExportCommand::Ratings { output }
+            | ExportCommand::Qrels { output, .. }
+            | ExportCommand::Pool { output }
+            | ExportCommand::Judgments { output, .. } => output.as_deref(),
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ChecksArgs {
     #[command(flatten)]
@@ -307,6 +319,10 @@ pub struct ListsArgs {
     /// The persistence of rank-biased overlap, strictly between 0 and 1 [default: 0.9]
     #[arg(long, value_name = "P", value_parser = |text: &str| text.parse::<Persistence>())]
     pub rbo_p: Option<Persistence>,
+    /// Also the targets still being rated, not only the fully rated ones: their lists tell
+    /// which models list the papers still to rate, so for planning, never before rating them
+    #[arg(long)]
+    pub include_partial: bool,
     #[arg(long, value_enum, default_value_t = LeaderboardFormat::Table)]
     pub format: LeaderboardFormat,
 }

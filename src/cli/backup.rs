@@ -3,19 +3,11 @@
 use std::path::Path;
 
 use super::error::CliError;
+use super::output::refuse_the_study;
 use crate::study::Study;
 
 pub(super) async fn backup(study: &Study, db: &Path, file: &Path) -> Result<(), CliError> {
-    let is_the_study = match (db.canonicalize(), file.canonicalize()) {
-        (Ok(db), Ok(file)) => db == file,
-        _ => false,
-    };
-    if is_the_study {
-        return Err(CliError::Usage(format!(
-            "{} is the study itself (--db); choose a new file for the backup",
-            file.display()
-        )));
-    }
+    refuse_the_study(db, file, "backup")?;
     study.backup(file).await.map_err(|error| {
         CliError::of_study(
             error,

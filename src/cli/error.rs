@@ -46,7 +46,8 @@ impl CliError {
 
 /// A study's error as the command line says it: a refusal is bad input (exit status 2), with
 /// its reason (a refused choice of targets adds that nothing changed); anything else is
-/// internal (exit status 1), said as `context`.
+/// internal (exit status 1), said as `context`, with the cause when a person can act on it (a
+/// full disk).
 impl CliError {
     pub(super) fn of_study(error: StudyError, context: &str) -> CliError {
         match error {
@@ -55,6 +56,13 @@ impl CliError {
                 CliError::Usage(format!("{refusal}; nothing changed"))
             }
             StudyError::Refused(refusal) => CliError::Usage(refusal.to_string()),
+            error @ StudyError::DiskFull(_) => CliError::internal(
+                &format!(
+                    "{context}: the disk holding the study is full; free some space on it, then \
+                     try again"
+                ),
+                error,
+            ),
             error => CliError::internal(context, error),
         }
     }

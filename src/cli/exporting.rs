@@ -1,15 +1,23 @@
 //! `paperjudge export`: ratings, qrels, the blind pool or judgments, to a file or stdout.
 
 use std::io::{self};
+use std::path::Path;
 
 use super::arguments::ExportCommand;
 use super::error::CliError;
 use super::judges;
-use super::output::write_output;
+use super::output::{refuse_the_study, write_output};
 use crate::export;
 use crate::study::Study;
 
-pub(super) async fn run_export(study: &Study, command: ExportCommand) -> Result<(), CliError> {
+pub(super) async fn run_export(
+    study: &Study,
+    db: &Path,
+    command: ExportCommand,
+) -> Result<(), CliError> {
+    if let Some(output) = command.output() {
+        refuse_the_study(db, output, "export")?;
+    }
     match command {
         ExportCommand::Ratings { output } => {
             let rows = study.ratings(None).await?;

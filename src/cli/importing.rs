@@ -104,7 +104,7 @@ pub(super) async fn import_file(
     let rng = rand::rngs::StdRng::from_os_rng();
     let result = (study.import(kind, vec![file], rng, Bar(progress.clone()))).await;
     progress.finish_and_clear();
-    Ok(result?)
+    result.map_err(|error| CliError::of_study(error, "nothing was imported"))
 }
 
 /// The progress bar of an import: bytes while the file is read.

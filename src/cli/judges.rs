@@ -12,7 +12,7 @@ use super::{CliError, StatusFormat};
 use crate::domain::JudgeName;
 use crate::study::judges::{JudgeSummary, RunProgress, RunReport, RunRequest, KEY_VARIABLE};
 use crate::study::Study;
-use crate::terminal::escape;
+use crate::terminal::{cell, escape};
 
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
@@ -188,11 +188,9 @@ fn judges_table(judges: &[JudgeSummary]) -> String {
     let rows: Vec<[String; 5]> = (judges.iter())
         .map(|judge| {
             [
-                judge.name.to_string(),
-                judge
-                    .model
-                    .clone()
-                    .unwrap_or_else(|| "(imported)".to_owned()),
+                cell(judge.name.as_str()).into_owned(),
+                (judge.model.as_deref())
+                    .map_or_else(|| "(imported)".to_owned(), |model| cell(model).into_owned()),
                 judge.pairs_judged.to_string(),
                 judge.targets_judged.to_string(),
                 judge

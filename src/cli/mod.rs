@@ -52,7 +52,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Init { pool_depth } => init::init(&study, pool_depth).await,
         Command::Serve(args) => serve::serve(&study, args).await,
         Command::Import(command) => importing::run_import(&study, command).await,
-        Command::Export(command) => exporting::run_export(&study, command).await,
+        Command::Export(command) => exporting::run_export(&study, &cli.db, command).await,
         Command::Leaderboard(args) => leaderboard::leaderboard(&study, args).await,
         Command::Checks(args) => checks::checks(&study, args).await,
         Command::Lists(args) => lists::lists(&study, args).await,

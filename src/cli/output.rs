@@ -22,6 +22,38 @@ pub(super) fn write_output(
     }
 }
 
+/// Refuses to write the `what` (`export`, `backup`) to `file` when that is the study file given
+/// with `--db` (`db`), by any path or link, or one of the files SQLite keeps beside it: a file
+/// written there would replace the study, or be taken for its log the next time it opens.
+pub(super) fn refuse_the_study(db: &Path, file: &Path, what: &str) -> Result<(), CliError> {
+    let (Some(study), Some(file_is)) = (
+        crate::output::destination(db),
+        crate::output::destination(file),
+    ) else {
+        return Ok(());
+    };
+    let beside = |suffix: &str| {
+        let mut name = study.clone().into_os_string();
+        name.push(suffix);
+        name
+    };
+    let is = if file_is == study {
+        "the study itself (--db)"
+    } else if file_is.as_os_str() == beside("-wal") {
+        "the study's write-ahead log"
+    } else if file_is.as_os_str() == beside("-shm") {
+        "the study's shared memory"
+    } else if file_is.as_os_str() == beside("-journal") {
+        "the study's rollback journal"
+    } else {
+        return Ok(());
+    };
+    Err(CliError::Usage(format!(
+        "{} is {is}; choose a new file for the {what}",
+        file.display()
+    )))
+}
+
 /// Prints a command's output on standard output: text (`as_text`) with every control or
 /// format character escaped, line by line (a title or a name from an imported file could
 /// otherwise clear the screen or retitle the terminal); data (CSV, JSON) exactly as it is.

@@ -3,6 +3,7 @@
 
 use crate::study::StudyStatus;
 use crate::study::{TargetChoice, TargetSummary};
+use crate::terminal::cell;
 
 /// A target as `targets list --format json` writes it.
 #[derive(Debug, serde::Serialize)]
@@ -27,17 +28,20 @@ impl ListedTarget<'_> {
 }
 
 pub(super) fn targets_table(targets: &[TargetSummary]) -> String {
-    let width = (targets.iter())
-        .map(|target| target.external_id.as_str().chars().count())
+    let ids: Vec<_> = (targets.iter())
+        .map(|target| cell(target.external_id.as_str()))
+        .collect();
+    let width = (ids.iter())
+        .map(|id| id.chars().count())
         .max()
         .unwrap_or(0)
         .max("target".len());
     let mut text = format!("{:<width$}  rated/pooled  title\n", "target");
-    for target in targets {
+    for (target, id) in targets.iter().zip(&ids) {
         let progress = format!("{}/{}", target.rated, target.total);
         text.push_str(&format!(
-            "{:<width$}  {progress:>12}  {}\n",
-            target.external_id, target.title
+            "{id:<width$}  {progress:>12}  {}\n",
+            cell(&target.title)
         ));
     }
     text
@@ -87,6 +91,7 @@ pub(super) fn raters_table(raters: &crate::study::Raters) -> String {
         text.push_str("no raters: the owner rates alone (`paperjudge raters add NAME`)\n");
         return text;
     }
+    // A rater's name is short (`RaterName::MAX_CHARACTERS`): no cell to cut.
     let width = (raters.raters.iter())
         .map(|rater| rater.name.as_str().chars().count())
         .max()

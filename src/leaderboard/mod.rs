@@ -128,6 +128,21 @@ pub enum Partial {
     Include,
 }
 
+/// `partial` as an address takes it: `exclude` or `include`.
+impl std::str::FromStr for Partial {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Partial, String> {
+        match text {
+            "exclude" => Ok(Partial::Exclude),
+            "include" => Ok(Partial::Include),
+            _ => Err(format!(
+                "partial must be one of: exclude, include (got {text:?})"
+            )),
+        }
+    }
+}
+
 impl Partial {
     pub fn as_str(self) -> &'static str {
         match self {

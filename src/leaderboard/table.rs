@@ -116,11 +116,12 @@ impl Leaderboard {
     }
 }
 
-/// A model's line: rank, name (made safe for a terminal), then each column.
+/// A model's line: rank, name (as a table shows it: made safe for a terminal, a long one cut),
+/// then each column.
 fn cells(row: &ModelRow) -> Vec<String> {
     let mut line = vec![
         row.rank.to_string(),
-        crate::terminal::escape(&row.model).into_owned(),
+        crate::terminal::cell(&row.model).into_owned(),
     ];
     line.extend(COLUMNS.iter().map(|column| match column.value {
         Value::Interval => terminal::interval(row.ci95, terminal::PLACES),

@@ -3,9 +3,17 @@
 //! does, and how widely each recommends across the library.
 //!
 //! Pure, like the checks: [`Lists::of`] the lists of the study's targets in memory
-//! (`Study::lists` reads them). It reads lists only, never a rating nor the pool as stored, so
-//! its numbers stay the same while anyone rates; and it names no paper's provenance on any
-//! target, so every rater may see it at any time.
+//! (`Study::lists` reads them). It reads lists only, never a rating nor the pool as stored.
+//!
+//! Which targets: a target's lists tell which models list each paper of its blind pool, so
+//! the view speaks over the targets whose pools are no longer blind, the fully rated ones (the
+//! leaderboard's), and leaves out every target still being rated, whatever a view shows of it
+//! (a pair's Jaccard of 1 at k = 1 tells that both models' first pick is the same paper of a
+//! pool being rated; the papers in most lists name it). A target not chosen is left out too:
+//! nobody rates it now, but any may be chosen later (while the study rates every paper with
+//! recommendations, every one is being rated already), and a view read before would then tell
+//! its pool's provenance. [`Partial::Include`] (the owner's, for planning) adds the targets
+//! still being rated, and the view then says so ([`Lists::unblinding`]).
 
 mod csv;
 mod overlap;
@@ -20,7 +28,9 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::domain::{PaperKey, PoolDepth};
+use crate::leaderboard::Partial;
 use crate::metrics;
+use crate::words::plural;
 
 pub use overlap::{Overlap, Persistence, Weights};
 
@@ -37,9 +47,10 @@ pub const MOST_RECOMMENDED: usize = 10;
 pub const MOST_ALIKE: usize = 3;
 
 /// What the view reads, said by every face of it.
-pub const READS_LISTS_ONLY: &str = "These numbers read the models' lists only, never a rating: \
-    they stay the same while anyone rates, and name no paper's provenance on any target, so \
-    anyone may see them at any time, raters too.";
+pub const READS_LISTS_ONLY: &str = "These numbers read the models' lists only, never a rating, \
+    and only those of fully rated targets: a target still being rated is left out until every \
+    pooled paper of it is rated, so that they name no paper's provenance on a target anyone \
+    rates, and raters may read them too.";
 
 /// One model's lists of the view's targets, best first, in the targets' order; an empty list
 /// where the model recommends nothing for a target.
@@ -96,24 +107,37 @@ pub struct ListsInput {
     pub pool_depth: PoolDepth,
 }
 
-/// Which targets the view speaks for: those the study rates, the chosen ones or, while none
-/// is chosen, every paper with recommendations.
+/// Which targets the view speaks over (see the module): of the targets the study rates (the
+/// chosen ones or, while none is chosen, every paper with recommendations), the fully rated
+/// ones, and with [`Partial::Include`] those still being rated too.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Scope {
+    /// The targets the view speaks over.
     pub count: usize,
+    /// `exclude`: the fully rated targets only; `include`: those still being rated too.
+    pub partial: Partial,
+    /// Targets being rated that are fully rated.
+    pub fully_rated: usize,
+    /// Targets being rated that are not fully rated yet: in the view with `include` only.
+    pub still_being_rated: usize,
     /// `all` (no target chosen: every paper with recommendations) or `chosen`.
     pub choice: &'static str,
     /// Papers with recommendations.
     pub candidates: usize,
-    /// Targets for which no model recommends anything (chosen before any list came).
+    /// Targets of the view for which no model recommends anything (chosen before any list
+    /// came).
     pub without_lists: usize,
 }
 
-/// The options of the view: `--k`, `--rbo-p` (`k=`, `rbo-p=` in an address).
+/// The options of the view: `--k`, `--rbo-p`, `--include-partial` (`k=`, `rbo-p=`,
+/// `partial=include` in an address).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ListsOptions {
     pub k: Option<NonZeroUsize>,
     pub rbo_p: Option<Persistence>,
+    /// Whether the targets still being rated are in the view: the owner's choice, for
+    /// planning; never a rater's.
+    pub partial: Partial,
 }
 
 impl ListsOptions {
@@ -126,21 +150,29 @@ impl ListsOptions {
         }
     }
 
+    /// The parameters of an address, as [`ListsOptions::read`] reads them.
+    pub const PARAMETERS: &str = "k, rbo-p, partial";
+
     /// Reads the option named `name` (`rbo_p` for `rbo-p` too); `None` when no option has
     /// that name.
     pub fn read(&mut self, name: &str, value: &str) -> Option<Result<(), String>> {
         match name {
             "k" => Some(parse_k(value).map(|k| self.k = Some(k))),
             "rbo-p" | "rbo_p" => Some(value.parse().map(|p| self.rbo_p = Some(p))),
+            "partial" => Some(value.parse().map(|partial| self.partial = partial)),
             _ => None,
         }
     }
 
-    /// The options given, as an address's query (`k=5&rbo-p=0.8`); empty when none is.
+    /// The options given, as an address's query (`k=5&rbo-p=0.8&partial=include`); empty when
+    /// none is.
     pub fn query(&self) -> String {
         let k = self.k.map(|k| format!("k={k}"));
         let p = self.rbo_p.map(|p| format!("rbo-p={p}"));
-        (k.into_iter().chain(p)).collect::<Vec<_>>().join("&")
+        let partial = (self.partial == Partial::Include).then(|| "partial=include".to_owned());
+        (k.into_iter().chain(p).chain(partial))
+            .collect::<Vec<_>>()
+            .join("&")
     }
 }
 
@@ -316,47 +348,92 @@ impl Lists {
 
     /// What to say instead of the numbers when there are none; `None` when there are.
     pub fn emptiness(&self) -> Option<&'static str> {
+        let targets = &self.targets;
         if self.models.is_empty() {
             Some("No lists yet: import your models' recommendations.")
-        } else if self.targets.count == 0 {
+        } else if targets.fully_rated + targets.still_being_rated == 0 {
             Some("The study rates no target now: choose targets to see what their lists say.")
-        } else if self.targets.count == self.targets.without_lists {
+        } else if targets.count == 0 {
             Some(
-                "No model has recommended anything for the targets being rated yet: import \
-                  your models' recommendations for them.",
+                "No target is fully rated yet: the lists of a target are shown once every \
+                 pooled paper of it is rated, since before they would tell which models list \
+                 the papers still to rate.",
+            )
+        } else if targets.count == targets.without_lists {
+            Some(
+                "No model has recommended anything for these targets yet: import your models' \
+                 recommendations for them.",
             )
         } else {
             None
         }
     }
 
-    /// Which targets the view speaks for, in words: "all 40,000 targets with recommendations
-    /// (no target chosen)".
+    /// Which targets the view speaks over, in words: "the 2 fully rated targets of the 65
+    /// chosen (of 40,000 with recommendations); the 63 still being rated are left out until
+    /// fully rated".
     pub fn scope_in_words(&self) -> String {
         let Scope {
             count,
+            partial,
+            fully_rated,
+            still_being_rated,
             choice,
             candidates,
             ..
         } = self.targets;
         let thousands = |n: usize| crate::words::thousands(n as i64);
-        match (choice, count) {
-            (_, 0) => "no target (none is being rated)".to_owned(),
-            ("chosen", 1) => format!(
-                "the 1 chosen target (of {} with recommendations)",
-                thousands(candidates)
-            ),
-            ("chosen", _) => format!(
-                "the {} chosen targets (of {} with recommendations)",
-                thousands(count),
-                thousands(candidates)
-            ),
-            (_, 1) => "the 1 target with recommendations (no target chosen)".to_owned(),
-            _ => format!(
-                "all {} targets with recommendations (no target chosen)",
-                thousands(count)
-            ),
+        let rated = fully_rated + still_being_rated;
+        let being_rated = match choice {
+            "chosen" => format!("chosen (of {} with recommendations)", thousands(candidates)),
+            _ => "being rated (every paper with recommendations, none chosen)".to_owned(),
+        };
+        if rated == 0 {
+            return "no target (none is being rated)".to_owned();
         }
+        match partial {
+            Partial::Include => format!(
+                "the {} {} {being_rated}, the {} still being rated included",
+                thousands(count),
+                plural(count, "target", "targets"),
+                thousands(still_being_rated),
+            ),
+            Partial::Exclude => {
+                let left_out = match still_being_rated {
+                    0 => String::new(),
+                    n => format!(
+                        "; the {} still being rated {} left out until fully rated",
+                        thousands(n),
+                        plural(n, "is", "are"),
+                    ),
+                };
+                format!(
+                    "{} fully rated {} of the {} {being_rated}{left_out}",
+                    match count {
+                        0 => "no".to_owned(),
+                        n => format!("the {}", thousands(n)),
+                    },
+                    // "no fully rated target", "the 1 fully rated target", "the 2 ... targets"
+                    plural(count.max(1), "target", "targets"),
+                    thousands(rated),
+                )
+            }
+        }
+    }
+
+    /// With the targets still being rated included: what that gives away, in words.
+    pub fn unblinding(&self) -> Option<String> {
+        let still = self.targets.still_being_rated;
+        (self.targets.partial == Partial::Include).then(|| {
+            format!(
+                "The targets still being rated are included ({} now), for planning: these \
+                 numbers show which models list the papers still to rate, so rating {} after \
+                 reading them is no longer blind, and nothing records that they were read. \
+                 Raters never see them.",
+                crate::words::thousands(still as i64),
+                plural(still, "that target", "those targets"),
+            )
+        })
     }
 }
 

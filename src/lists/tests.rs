@@ -119,6 +119,9 @@ fn input(models: &[(&str, Vec<Vec<i64>>)], library: usize) -> ListsInput {
             .collect(),
         scope: Scope {
             count,
+            partial: Partial::Exclude,
+            fully_rated: count,
+            still_being_rated: 0,
             choice: "all",
             candidates: count,
             without_lists: 0,

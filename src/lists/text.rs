@@ -24,6 +24,9 @@ impl Lists {
         );
         out.push_str(super::READS_LISTS_ONLY);
         out.push('\n');
+        if let Some(unblinding) = self.unblinding() {
+            out.push_str(&format!("Warning: {unblinding}\n"));
+        }
         if let Some(empty) = self.emptiness() {
             out.push_str(empty);
             out.push('\n');

@@ -206,10 +206,16 @@ const SQLITE_BUSY: i32 = 5;
 const SQLITE_LOCKED: i32 = 6;
 const SQLITE_FULL: i32 = 13;
 const SQLITE_NOTADB: i32 = 26;
+/// The extended code of a shared-memory file (`-shm`, made as a WAL study opens) that cannot
+/// grow: on a disk without a free byte, opening the study fails so rather than as full.
+const SQLITE_IOERR_SHMSIZE: i32 = 10 | (19 << 8);
 
 impl StudyError {
     /// A failure of SQLite with the (extended) result code `code`, whichever driver met it.
     fn of_sqlite(code: Option<i32>, cause: Cause) -> StudyError {
+        if code == Some(SQLITE_IOERR_SHMSIZE) {
+            return StudyError::DiskFull(cause);
+        }
         // The primary result code is the low byte of the extended one.
         match code.map(|code| code & 0xff) {
             Some(SQLITE_FULL) => StudyError::DiskFull(cause),

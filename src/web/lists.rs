@@ -1,9 +1,10 @@
-//! `GET /lists` and `/lists.json`: what the models' lists say before a single rating, under
-//! the options in the address (`k`, `rbo-p`), exactly as `paperjudge lists` computes them
-//! (`Study::lists`).
+//! `GET /lists` and `/lists.json`: what the models' lists say, under the options in the address
+//! (`k`, `rbo-p`, `partial`), exactly as `paperjudge lists` computes them (`Study::lists`).
 //!
-//! Open to everyone who may use the app, raters too: the view reads lists only, stays the
-//! same while anyone rates, and names no paper's provenance on any target.
+//! Open to everyone who may use the app, raters too: the view reads the lists of fully rated
+//! targets only, so it names no paper's provenance on a target anyone still rates (see
+//! [`crate::lists`]). `partial=include` adds the targets still being rated: the owner's, for
+//! planning (403 for a rater), and the page then says what that gives away.
 
 use std::future::{ready, Ready};
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use super::auth::Signed;
 use super::leaderboard::MatrixCell;
 use super::view::{self, Nav};
 use super::WebError;
+use crate::leaderboard::Partial;
 use crate::lists::{Lists, ListsOptions, Pair, READS_LISTS_ONLY};
 use crate::study::Study;
 use crate::words;
@@ -44,12 +46,24 @@ impl ListsQuery {
                 Some(read) => read.map_err(WebError::BadRequest)?,
                 None => {
                     return Err(WebError::BadRequest(format!(
-                        "{name:?} is not a parameter of the lists; the parameters are: k, rbo-p"
+                        "{name:?} is not a parameter of the lists; the parameters are: {}",
+                        ListsOptions::PARAMETERS
                     )))
                 }
             }
         }
         Ok(ListsQuery(options))
+    }
+}
+
+impl ListsQuery {
+    /// The options, for `rater`: the targets still being rated are the owner's to include
+    /// (403 for a rater, as on the leaderboard).
+    fn allowed_for(self, Signed(rater): &Signed) -> Result<ListsOptions, WebError> {
+        if self.0.partial == Partial::Include && !rater.is_owner() {
+            return Err(WebError::OwnerOnly(rater.name.to_string()));
+        }
+        Ok(self.0)
     }
 }
 
@@ -63,10 +77,11 @@ impl FromRequest for ListsQuery {
 }
 
 async fn json(
-    ListsQuery(options): ListsQuery,
+    query: ListsQuery,
     study: web::Data<Study>,
-    _: Signed,
+    signed: Signed,
 ) -> Result<HttpResponse, WebError> {
+    let options = query.allowed_for(&signed)?;
     let lists = study.lists(&options).await?;
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())
@@ -80,6 +95,12 @@ struct ListsPage {
     lists: Arc<Lists>,
     reads_lists_only: &'static str,
     scope_in_words: String,
+    /// With the targets still being rated included: what that gives away.
+    unblinding: Option<String>,
+    /// This view without the targets still being rated.
+    blind_link: String,
+    /// When no target is fully rated yet: this view with the targets still being rated.
+    include_link: Option<String>,
     /// What to say instead of the numbers: no lists yet.
     empty: Option<&'static str>,
     /// The same view as JSON.
@@ -89,6 +110,8 @@ struct ListsPage {
     /// The options form's values: the ones asked for, empty for a default.
     form_k: String,
     form_rbo_p: String,
+    /// The owner's choice to include the targets still being rated.
+    form_include_partial: bool,
 }
 
 /// Models against models, one measure in every cell; a model against itself has none.
@@ -153,18 +176,32 @@ impl ListsPage {
 }
 
 async fn show(
-    ListsQuery(options): ListsQuery,
+    query: ListsQuery,
     study: web::Data<Study>,
-    Signed(rater): Signed,
+    signed: Signed,
 ) -> Result<HttpResponse, WebError> {
+    let options = query.allowed_for(&signed)?;
     let lists = study.lists(&options).await?;
     let query = options.query();
     let k = lists.settings.k;
     let p = lists.settings.rbo_p;
+    let link_with = |partial| {
+        let query = ListsOptions { partial, ..options }.query();
+        match query.is_empty() {
+            true => "/lists".to_owned(),
+            false => format!("/lists?{query}"),
+        }
+    };
+    let targets = &lists.targets;
+    let none_finished =
+        !lists.models.is_empty() && targets.count == 0 && targets.still_being_rated > 0;
     view::html(&ListsPage {
-        nav: Nav::of(&rater),
+        nav: Nav::of(&signed.0),
         reads_lists_only: READS_LISTS_ONLY,
         scope_in_words: lists.scope_in_words(),
+        unblinding: lists.unblinding(),
+        blind_link: link_with(Partial::Exclude),
+        include_link: none_finished.then(|| link_with(Partial::Include)),
         empty: lists.emptiness(),
         json_link: if query.is_empty() {
             "/lists.json".to_owned()
@@ -194,6 +231,7 @@ async fn show(
         ],
         form_k: options.k.map(|k| k.to_string()).unwrap_or_default(),
         form_rbo_p: options.rbo_p.map(|p| p.to_string()).unwrap_or_default(),
+        form_include_partial: options.partial == Partial::Include,
         lists,
     })
 }

@@ -465,3 +465,61 @@ fn with_stderr_closed_a_command_drops_its_messages_and_does_its_work() {
         Some(2)
     );
 }
+
+/// `export KIND -o FILE` where FILE is the study (by its name, another path to it, a symbolic
+/// link to it) or SQLite's files beside it (its write-ahead log and shared memory, there or
+/// not): refused with exit status 2 before anything is written, for every kind of export, as a
+/// backup onto the study is; the study stays whole.
+#[test]
+fn an_export_onto_the_study_or_its_log_is_refused_and_the_study_stays_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_study(dir.path());
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink(&db, &link).unwrap();
+    let log_link = dir.path().join("log-link.csv");
+    std::os::unix::fs::symlink("study.db-wal", &log_link).unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let other_path = dir.path().join("sub/../study.db");
+    let wal = dir.path().join("study.db-wal");
+    let shm = dir.path().join("study.db-shm");
+    for kind in ["ratings", "qrels", "pool", "judgments"] {
+        for (target, refused_as) in [
+            (&db, "the study itself (--db)"),
+            (&other_path, "the study itself (--db)"),
+            (&link, "the study itself (--db)"),
+            (&wal, "the study's write-ahead log"),
+            (&log_link, "the study's write-ahead log"),
+            (&shm, "the study's shared memory"),
+        ] {
+            let output = run(&db, &["export", kind, "-o", target.to_str().unwrap()]);
+            assert_eq!(output.status.code(), Some(2), "{kind} {}", target.display());
+            assert_eq!(
+                stderr(&output),
+                format!(
+                    "paperjudge: {} is {refused_as}; choose a new file for the export\n",
+                    target.display()
+                ),
+                "{kind}"
+            );
+            for sqlites in [&wal, &shm] {
+                let held = std::fs::read(sqlites).unwrap_or_default();
+                assert!(!held.starts_with(b"target,"), "{}", sqlites.display());
+            }
+            let status: Value =
+                serde_json::from_str(&succeeded(&run(&db, &["status", "--format", "json"])))
+                    .unwrap();
+            assert_eq!(status["rated_pairs"], 6, "{kind} {}", target.display());
+        }
+    }
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    // The backup refuses the log as it refuses the study.
+    let output = run(&db, &["backup", wal.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "paperjudge: {} is the study's write-ahead log; choose a new file for the backup\n",
+            wal.display()
+        )
+    );
+}

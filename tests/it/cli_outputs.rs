@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::judge_support::StandIn;
 use crate::process_support::{paperjudge, stderr, succeeded};
+use paperjudge::terminal::TABLE_CELL_CHARS;
 
 /// A title that clears the screen and sets the window's title when printed raw.
 const HOSTILE_TITLE: &str = "Attention\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}[31m red";
@@ -226,4 +228,132 @@ fn text_outputs_escape_the_control_characters_of_titles() {
     let said = stderr(&output);
     assert!(!said.contains('\u{1b}'), "{said:?}");
     assert!(said.contains("bad\\u{1b}[2J.csv"), "{said:?}");
+}
+
+/// What a text table shows of a cell longer than [`TABLE_CELL_CHARS`] characters: its start
+/// and an ellipsis.
+fn cut(long: &str) -> String {
+    (long.chars().take(TABLE_CELL_CHARS - 1))
+        .chain(['…'])
+        .collect()
+}
+
+/// Names as long as an import takes (a field of 64 KiB: a paper id, a model name and a title
+/// of 65,536 characters) and a judge's `--model` of 100,000: every text table shows their
+/// start and an ellipsis (where widths past 65,535 used to panic, exit status 101), and the CSV
+/// and JSON outputs keep them whole.
+#[tokio::test]
+async fn text_tables_cut_long_names_with_an_ellipsis_and_the_data_keeps_them_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("study.db");
+    let [id, model, title] = ["p", "m", "t"].map(|c| c.repeat(65_536));
+    let write = |name: &str, text: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let papers = write(
+        "papers.csv",
+        format!("id,title\n{id},Long\nA,{title}\nB,Paper two\nC,Paper three\nT2,Target two\n"),
+    );
+    let lists = write(
+        "lists.csv",
+        format!(
+            "model,target,rank,paper\n{model},{id},1,A\n{model},{id},2,B\n{model},T2,1,{id}\n\
+             s,{id},1,B\ns,{id},2,C\ns,T2,1,A\n"
+        ),
+    );
+    let ratings = write(
+        "ratings.csv",
+        format!("target,paper,stars\n{id},A,5\n{id},B,3\n{id},C,1\nT2,{id},4\nT2,A,2\n"),
+    );
+    for (kind, file) in [
+        ("papers", papers),
+        ("recommendations", lists),
+        ("ratings", ratings),
+    ] {
+        succeeded(&paperjudge(&db, &["import", kind, &file], &[]));
+    }
+
+    let targets = succeeded(&paperjudge(&db, &["targets", "list"], &[]));
+    let width = TABLE_CELL_CHARS;
+    assert_eq!(
+        targets,
+        format!(
+            "{:<width$}  rated/pooled  title\n{}           3/3  Long\n{:<width$}           2/2  \
+             Target two\n",
+            "target",
+            cut(&id),
+            "T2"
+        )
+    );
+    for args in [&["leaderboard"][..], &["lists"], &["checks"]] {
+        let text = succeeded(&paperjudge(&db, args, &[]));
+        // In the table; a sentence beside it may name the model whole.
+        assert!(text.contains(&format!("{}  ", cut(&model))), "{args:?}");
+    }
+    let lists = succeeded(&paperjudge(&db, &["lists"], &[]));
+    assert!(lists.contains(&format!("{}  ", cut(&id))));
+    assert!(lists.contains(&format!("{}\n", cut(&title))));
+
+    let csv = succeeded(&paperjudge(
+        &db,
+        &["targets", "list", "--format", "csv"],
+        &[],
+    ));
+    assert!(
+        csv.contains(&format!("\r\n{id},Long,3,3,true\r\n")),
+        "the id whole"
+    );
+    let board: serde_json::Value = serde_json::from_str(&succeeded(&paperjudge(
+        &db,
+        &["leaderboard", "--format", "json"],
+        &[],
+    )))
+    .unwrap();
+    let models: Vec<&str> = (board["models"].as_array().unwrap().iter())
+        .map(|row| row["model"].as_str().unwrap())
+        .collect();
+    assert!(models.contains(&model.as_str()));
+    let lists: serde_json::Value = serde_json::from_str(&succeeded(&paperjudge(
+        &db,
+        &["lists", "--format", "json"],
+        &[],
+    )))
+    .unwrap();
+    assert_eq!(lists["models"][0], model.as_str());
+
+    let stand_in = StandIn::grading();
+    let judge_model = "x".repeat(100_000);
+    let (db_path, url, args_model) = (db.clone(), stand_in.url.clone(), judge_model.clone());
+    let ran = tokio::task::spawn_blocking(move || {
+        paperjudge(
+            &db_path,
+            &[
+                "judge",
+                "--endpoint",
+                &url,
+                "--model",
+                &args_model,
+                "--name",
+                "long",
+            ],
+            &[],
+        )
+    })
+    .await
+    .unwrap();
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    let judges = succeeded(&paperjudge(&db, &["judges"], &[]));
+    assert!(
+        judges.contains(&format!("long   {}  ", cut(&judge_model))),
+        "{judges:.300}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&succeeded(&paperjudge(
+        &db,
+        &["judges", "--format", "json"],
+        &[],
+    )))
+    .unwrap();
+    assert_eq!(json[0]["model"], judge_model.as_str());
 }

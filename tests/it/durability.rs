@@ -696,3 +696,79 @@ async fn a_save_while_an_import_holds_the_study_answers_503_and_the_next_one_sav
 
 const IMPORT_RUNNING: &str = "an import is running, so this change was NOT saved: save it \
                               again once the import has finished";
+
+/// A disk that fills up during an import from the command line, and one full before the study
+/// is opened: exit status 1 with the cause a person can act on (the disk is full), never "the
+/// study database failed", and nothing imported. The disk is a tmpfs of 1 MiB mounted in a
+/// mount namespace of the test's own (`unshare`: no root needed where user namespaces are
+/// allowed), holding a copy of the study.
+#[test]
+fn an_import_onto_a_full_disk_says_the_disk_is_full_and_imports_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("study.db");
+    let mut papers = String::from("id,title\n");
+    let mut lists = String::from("model,target,rank,paper\n");
+    for paper in 0..3000 {
+        papers.push_str(&format!("P{paper},Paper number {paper}\n"));
+    }
+    for model in 0..4 {
+        for target in 0..600 {
+            for rank in 1..=20 {
+                let paper = (target * 7 + rank * 131 + model * 17) % 3000;
+                lists.push_str(&format!("m{model},P{target},{rank},P{paper}\n"));
+            }
+        }
+    }
+    let (papers_file, lists_file) = (dir.path().join("papers.csv"), dir.path().join("lists.csv"));
+    std::fs::write(&papers_file, papers).unwrap();
+    std::fs::write(&lists_file, lists).unwrap();
+    succeeded(&paperjudge(
+        &db,
+        &["import", "papers", papers_file.to_str().unwrap()],
+        &[],
+    ));
+    let disk = dir.path().join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    // The study copied onto the small disk; the lists' import fills it. Then, with the study
+    // closed, the disk filled to the last byte before the study is opened.
+    let script = r#"
+        set -u
+        mount -t tmpfs -o size=1m tmpfs "$0" || exit 99
+        cp "$1" "$0/study.db" && cd "$0" || exit 98
+        "$2" --db study.db import recommendations "$3"
+        echo "import: $?"
+        rm -f study.db-wal study.db-shm
+        cat /dev/zero > filler 2>/dev/null
+        "$2" --db study.db import recommendations "$3"
+        echo "import on a full disk: $?"
+        rm filler
+        "$2" --db study.db status --format json
+    "#;
+    let output = std::process::Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "bash", "-c", script])
+        .arg(&disk)
+        .arg(&db)
+        .arg(env!("CARGO_BIN_EXE_paperjudge"))
+        .arg(&lists_file)
+        .env("PAPERJUDGE_LOG", "off")
+        .output()
+        .expect("unshare runs");
+    let said = String::from_utf8(output.stdout).unwrap();
+    let errors = String::from_utf8(output.stderr).unwrap();
+    let (statuses, status) = said.split_at(said.find('{').expect(&errors));
+    assert_eq!(
+        statuses, "import: 1\nimport on a full disk: 1\n",
+        "{errors}"
+    );
+    let full = "paperjudge: nothing was imported: the disk holding the study is full; free some \
+                space on it, then try again\n";
+    assert_eq!(
+        errors,
+        format!("{full}paperjudge: cannot open the study file study.db: the disk holding the study is full; free some space on it, then try again\n")
+    );
+    let status: serde_json::Value = serde_json::from_str(status).unwrap();
+    assert_eq!(
+        (&status["papers"], &status["models"]),
+        (&3000.into(), &0.into())
+    );
+}

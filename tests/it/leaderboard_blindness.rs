@@ -250,3 +250,27 @@ async fn no_view_writes_a_marker_not_even_one_that_shows_a_target_still_being_ra
         [entry("T2", "P7", false), entry("T2", "P7", false)]
     );
 }
+
+/// A target fully rated stops being so when the rating plan asks for more raters than rated
+/// it (or a rater who took it is removed before finishing): the leaderboard kept from before
+/// must not show it any more, although no rating and no import moved since.
+#[tokio::test]
+async fn a_target_the_plan_takes_back_from_fully_rated_leaves_the_leaderboard_at_once() {
+    use paperjudge::domain::RaterName;
+    use paperjudge::leaderboard::{LeaderboardOptions, Partial};
+    let app = study_with_t1_rated().await;
+    let study = &app.study.study;
+    let options = LeaderboardOptions::default();
+    let before = study.leaderboard(&options, Partial::Exclude).await.unwrap();
+    assert_eq!(before.board.targets.evaluated, 1);
+    for name in ["Ann", "Bo"] {
+        let name = RaterName::new(name).unwrap();
+        study
+            .add_rater(&name, "a long enough password")
+            .await
+            .unwrap();
+    }
+    study.set_rating_plan(Some(2), None).await.unwrap();
+    let after = study.leaderboard(&options, Partial::Exclude).await.unwrap();
+    assert_eq!(after.board.targets.evaluated, 0);
+}

@@ -3,7 +3,7 @@
 //! error; wrong options are refused with exit status 2.
 
 use crate::common::TestStudy;
-use crate::lists_web::small_study;
+use crate::lists_web::{demo_with_demo_21_chosen, small_study};
 use crate::process_support::{paperjudge, stderr, succeeded};
 use crate::web_support::TestApp;
 
@@ -26,8 +26,8 @@ async fn the_json_is_the_pages_and_the_table_and_csv_say_the_same() {
     let lines: Vec<&str> = table.lines().collect();
     assert_eq!(
         lines[0],
-        "Lists of 3 models over all 3 targets with recommendations (no target chosen); top 8, \
-         RBO p = 0.9, pool depth 8; library of 9 papers"
+        "Lists of 3 models over the 3 fully rated targets of the 3 being rated (every paper with \
+         recommendations, none chosen); top 8, RBO p = 0.9, pool depth 8; library of 9 papers"
     );
     for line in [
         "alpha and bravo share 1.3 of their top 8 papers on average (Jaccard 0.50, RBO 0.54).",
@@ -95,4 +95,64 @@ async fn an_empty_study_gets_a_message_and_wrong_options_exit_2() {
             stderr(&output)
         );
     }
+}
+
+/// `paperjudge lists` is the owner's, and by default shows nothing of a target being rated (the
+/// attack's demo with one target chosen, at k = 1), as a rater's page does;
+/// `--include-partial` shows it, with a warning of what it gives away.
+#[tokio::test]
+async fn by_default_the_command_shows_nothing_of_a_target_being_rated() {
+    let study = demo_with_demo_21_chosen().await;
+    let db = study.db_path();
+    let json = succeeded(&paperjudge(
+        &db,
+        &["lists", "--k", "1", "--format", "json"],
+        &[],
+    ));
+    let lists: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        lists["targets"],
+        serde_json::json!({"count": 0, "partial": "exclude", "fully_rated": 0,
+                           "still_being_rated": 1, "choice": "chosen", "candidates": 8,
+                           "without_lists": 0})
+    );
+    assert_eq!(lists["most_recommended"], serde_json::json!([]));
+    let table = succeeded(&paperjudge(&db, &["lists", "--k", "1"], &[]));
+    assert_eq!(
+        table.lines().collect::<Vec<_>>(),
+        [
+            "Lists of 5 models over no fully rated target of the 1 chosen (of 8 with \
+             recommendations); the 1 still being rated is left out until fully rated; top 1, RBO \
+             p = 0.9, pool depth 8; library of 48 papers",
+            paperjudge::lists::READS_LISTS_ONLY,
+            "No target is fully rated yet: the lists of a target are shown once every pooled \
+             paper of it is rated, since before they would tell which models list the papers \
+             still to rate.",
+        ]
+    );
+
+    let included = succeeded(&paperjudge(
+        &db,
+        &["lists", "--k", "1", "--include-partial"],
+        &[],
+    ));
+    let lines: Vec<&str> = included.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Lists of 5 models over the 1 target chosen (of 8 with recommendations), the 1 still \
+         being rated included; top 1, RBO p = 0.9, pool depth 8; library of 48 papers"
+    );
+    assert_eq!(
+        lines[2],
+        "Warning: The targets still being rated are included (1 now), for planning: these \
+         numbers show which models list the papers still to rate, so rating that target after \
+         reading them is no longer blind, and nothing records that they were read. Raters never \
+         see them."
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.starts_with("demo-19      3        1  ")),
+        "{included}"
+    );
 }

@@ -44,10 +44,13 @@ bravo,T2,2,P2
 alpha,T3,1,P3
 ";
 
+/// The papers and lists above, every pooled pair rated: the view speaks over the 3 targets,
+/// all fully rated.
 pub async fn small_study() -> TestStudy {
     let study = TestStudy::new().await;
     study.papers(PAPERS).await;
     study.recommendations(LISTS).await;
+    rate_every_pooled_pair(&study).await;
     study
 }
 
@@ -93,7 +96,8 @@ async fn the_lists_of_a_small_study_are_those_computed_by_hand() {
     );
     assert_eq!(
         lists["targets"],
-        json!({"count": 3, "choice": "all", "candidates": 3, "without_lists": 0})
+        json!({"count": 3, "partial": "exclude", "fully_rated": 3, "still_being_rated": 0,
+               "choice": "all", "candidates": 3, "without_lists": 0})
     );
     assert_eq!(lists["library"], 9);
     assert_eq!(lists["models"], json!(["alpha", "bravo", "charlie"]));
@@ -232,8 +236,9 @@ async fn with_k_the_unique_pairs_follow_k_and_the_pairs_saved_stay_at_the_pool_d
     assert_eq!(page.attr("#option-rbo-p", "value"), "0.5");
 }
 
-/// Chosen targets: the view speaks for them, says so, and counts a chosen target no model
-/// recommends for.
+/// Chosen targets: the view speaks for those fully rated and says so; a chosen target no
+/// model recommends for (no pool, so never fully rated) is still being rated, and counted
+/// among the targets without lists when the owner includes the targets still being rated.
 #[tokio::test]
 async fn the_view_speaks_for_the_chosen_targets() {
     let study = small_study().await;
@@ -245,16 +250,31 @@ async fn the_view_speaks_for_the_chosen_targets() {
     let lists = json_of(&app, "/lists.json").await;
     assert_eq!(
         lists["targets"],
-        json!({"count": 3, "choice": "chosen", "candidates": 3, "without_lists": 1})
+        json!({"count": 2, "partial": "exclude", "fully_rated": 2, "still_being_rated": 1,
+               "choice": "chosen", "candidates": 3, "without_lists": 0})
     );
-    // alpha and bravo over T1 and T2 (T4 has no list): Jaccard (1/2 + 1)/2.
-    assert_close(&lists["pairs"][0]["jaccard"], 0.75, "Jaccard");
-    assert_eq!(lists["pairs"][0]["targets"], 2);
-    assert_eq!(lists["pool"]["pairs"], 7);
+    let included = json_of(&app, "/lists.json?partial=include").await;
+    assert_eq!(
+        included["targets"],
+        json!({"count": 3, "partial": "include", "fully_rated": 2, "still_being_rated": 1,
+               "choice": "chosen", "candidates": 3, "without_lists": 1})
+    );
+    for lists in [&lists, &included] {
+        // alpha and bravo over T1 and T2 (T4 has no list): Jaccard (1/2 + 1)/2.
+        assert_close(&lists["pairs"][0]["jaccard"], 0.75, "Jaccard");
+        assert_eq!(lists["pairs"][0]["targets"], 2);
+        assert_eq!(lists["pool"]["pairs"], 7);
+    }
     let page = Page::parse(&app.get_text("/lists").await);
-    assert!(page
-        .text(".board-targets")
-        .starts_with("Over the 3 chosen targets (of 3 with recommendations)"));
+    assert!(page.text(".board-targets").starts_with(
+        "Over the 2 fully rated targets of the 3 chosen (of 3 with recommendations); the 1 still \
+         being rated is left out until fully rated, in a library of 10 papers."
+    ));
+    let page = Page::parse(&app.get_text("/lists?partial=include").await);
+    assert!(page.text(".board-targets").starts_with(
+        "Over the 3 targets chosen (of 3 with recommendations), the 1 still being rated \
+         included, in a library of 10 papers."
+    ));
 }
 
 const OWNER_PASSWORD: &str = "the owner's password";
@@ -336,7 +356,11 @@ async fn wrong_options_are_refused_with_400_naming_them() {
         ),
         (
             "/lists.json?gain=linear",
-            "\"gain\" is not a parameter of the lists; the parameters are: k, rbo-p",
+            "\"gain\" is not a parameter of the lists; the parameters are: k, rbo-p, partial",
+        ),
+        (
+            "/lists?partial=yes",
+            "partial must be one of: exclude, include (got \"yes\")",
         ),
     ] {
         let answer = app.get(path).await;
@@ -384,6 +408,7 @@ async fn one_model_has_nothing_to_compare_and_the_whole_pool_is_its_own() {
         .map(|line| format!("{line}\n"))
         .collect();
     study.recommendations(&alpha).await;
+    rate_every_pooled_pair(&study).await;
     let app = TestApp::spawn(study).await;
     let lists = json_of(&app, "/lists.json").await;
     assert_eq!(lists["pairs"], json!([]));
@@ -397,4 +422,248 @@ async fn one_model_has_nothing_to_compare_and_the_whole_pool_is_its_own() {
         "One model: there is no other to compare it with."
     );
     assert_eq!(page.count("#jaccard-matrix"), 0);
+}
+
+/// The demo with the target `demo-21` chosen: its first pick by `ES more-like-this`, `LDA 300`
+/// and `LSA 200` is the same paper of its pool, `demo-19`.
+pub async fn demo_with_demo_21_chosen() -> TestStudy {
+    let study = TestStudy::new().await;
+    study.study.load_demo_if_empty().await.unwrap().unwrap();
+    let rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(21);
+    let chosen = [paperjudge::domain::PaperId::given("demo-21")];
+    study.study.choose(&chosen, rng).await.unwrap();
+    let name = RaterName::new("Annika").unwrap();
+    study.study.add_rater(&name, RATER_PASSWORD).await.unwrap();
+    study
+}
+
+/// Rates every pooled pair of the targets being rated, as the owner, 3 stars each.
+async fn rate_every_pooled_pair(study: &TestStudy) {
+    let mut ratings = "target,paper,stars\n".to_owned();
+    for entry in study.study.blind_pool().await.unwrap() {
+        ratings.push_str(&format!("{},{},3\n", entry.target, entry.paper));
+    }
+    study.ratings(&ratings).await;
+}
+
+/// Each pair of models ("a and b") with its Jaccard.
+type Jaccards = Vec<(String, Option<f64>)>;
+/// Each paper of the most recommended with its lists and targets.
+type MostRecommended = Vec<(String, u64, u64)>;
+
+/// The pairs of models with their Jaccard, and the papers in most lists with their counts.
+fn overlap_at_k_1(lists: &Value) -> (Jaccards, MostRecommended) {
+    let pairs = (lists["pairs"].as_array().unwrap().iter())
+        .map(|pair| {
+            let names = format!(
+                "{} and {}",
+                pair["a"].as_str().unwrap(),
+                pair["b"].as_str().unwrap()
+            );
+            (names, pair["jaccard"].as_f64())
+        })
+        .collect();
+    let papers = (lists["most_recommended"].as_array().unwrap().iter())
+        .map(|paper| {
+            (
+                paper["paper"].as_str().unwrap().to_owned(),
+                paper["lists"].as_u64().unwrap(),
+                paper["targets"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    (pairs, papers)
+}
+
+/// The attack of issue 39: the demo with one target chosen and a rater signed in. At k = 1 the
+/// lists of that target told which paper of the pool she was rating three models put first
+/// (Jaccard 1 for three pairs, `demo-19` in 3 lists). Now nothing of a target being rated
+/// reaches her view, nor the owner's by default; `partial=include` is the owner's alone (403
+/// for her) and says what it gives away; once the target is fully rated, every view shows it.
+#[tokio::test]
+async fn a_target_being_rated_is_in_no_view_of_the_lists_until_it_is_fully_rated() {
+    let access = Access {
+        password: Password::new(OWNER_PASSWORD).ok(),
+        ..Access::default()
+    };
+    let app = TestApp::spawn_with(demo_with_demo_21_chosen().await, access).await;
+    let mut rater = Browser::new(&app);
+    rater.log_in_as("Annika", RATER_PASSWORD).await;
+    let mut owner = Browser::new(&app);
+    owner.log_in_as("owner", OWNER_PASSWORD).await;
+
+    let as_rater = rater.get("/lists.json?k=1").await.text().await.unwrap();
+    let lists: Value = serde_json::from_str(&as_rater).unwrap();
+    assert_eq!(
+        lists["targets"],
+        json!({"count": 0, "partial": "exclude", "fully_rated": 0, "still_being_rated": 1,
+               "choice": "chosen", "candidates": 8, "without_lists": 0})
+    );
+    let (pairs, papers) = overlap_at_k_1(&lists);
+    assert_eq!(pairs.len(), 10);
+    assert!(
+        pairs.iter().all(|(_, jaccard)| jaccard.is_none()),
+        "{pairs:?}"
+    );
+    assert_eq!(papers, []);
+    assert_eq!(lists["pool"], json!({"pairs": 0, "pairs_at_pool_depth": 0}));
+    for model in lists["coverage"].as_array().unwrap() {
+        assert_eq!(
+            (&model["targets"], &model["recommendations"]),
+            (&json!(0), &json!(0))
+        );
+    }
+    // The owner's view by default is the rater's, byte for byte.
+    assert_eq!(
+        owner.get("/lists.json?k=1").await.text().await.unwrap(),
+        as_rater
+    );
+    let page = Page::parse(&rater.get("/lists?k=1").await.text().await.unwrap());
+    assert_eq!(
+        page.text("#lists-empty"),
+        "No target is fully rated yet: the lists of a target are shown once every pooled paper \
+         of it is rated, since before they would tell which models list the papers still to rate."
+    );
+    assert!(page
+        .text(".board-targets")
+        .starts_with("Over no fully rated target of the 1 chosen (of 8 with recommendations); the 1 still being rated is left out until fully rated,"));
+    assert_eq!(page.count("#option-partial"), 0);
+    let page = Page::parse(&owner.get("/lists?k=1").await.text().await.unwrap());
+    assert_eq!(
+        page.attr("#lists-empty a", "href"),
+        "/lists?k=1&partial=include"
+    );
+
+    for path in ["/lists.json?k=1&partial=include", "/lists?partial=include"] {
+        let refused = rater.get(path).await;
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{path}");
+    }
+    let included: Value = serde_json::from_str(
+        &owner
+            .get("/lists.json?k=1&partial=include")
+            .await
+            .text()
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        included["targets"],
+        json!({"count": 1, "partial": "include", "fully_rated": 0, "still_being_rated": 1,
+               "choice": "chosen", "candidates": 8, "without_lists": 0})
+    );
+    let (pairs, papers) = overlap_at_k_1(&included);
+    let alike: Vec<&str> = (pairs.iter())
+        .filter(|(_, jaccard)| *jaccard == Some(1.0))
+        .map(|(names, _)| names.as_str())
+        .collect();
+    assert_eq!(
+        alike,
+        [
+            "ES more-like-this and LDA 300",
+            "ES more-like-this and LSA 200",
+            "LDA 300 and LSA 200"
+        ]
+    );
+    assert_eq!(papers[0], ("demo-19".to_owned(), 3, 1));
+    let page = Page::parse(
+        &owner
+            .get("/lists?k=1&partial=include")
+            .await
+            .text()
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        page.text(".board-unblinding"),
+        "Not blind. The targets still being rated are included (1 now), for planning: these \
+         numbers show which models list the papers still to rate, so rating that target after \
+         reading them is no longer blind, and nothing records that they were read. Raters never \
+         see them. Fully rated targets only"
+    );
+    assert_eq!(page.attr(".board-unblinding a", "href"), "/lists?k=1");
+    assert_eq!(page.attr("#option-partial", "checked"), "");
+
+    // Fully rated: unblinded, in every view, the same numbers as the owner's included ones.
+    rate_every_pooled_pair(&app.study).await;
+    let lists: Value =
+        serde_json::from_str(&rater.get("/lists.json?k=1").await.text().await.unwrap()).unwrap();
+    assert_eq!(
+        lists["targets"],
+        json!({"count": 1, "partial": "exclude", "fully_rated": 1, "still_being_rated": 0,
+               "choice": "chosen", "candidates": 8, "without_lists": 0})
+    );
+    assert_eq!(overlap_at_k_1(&lists), overlap_at_k_1(&included));
+    assert_eq!(lists["pool"], included["pool"]);
+}
+
+/// While the study rates every paper with recommendations (no target chosen), every one of
+/// them is being rated: the view speaks over those fully rated, and a target the rating plan
+/// takes back (it now needs a rater more than rated it) leaves the view at once, although no
+/// rating moved.
+#[tokio::test]
+async fn rating_every_target_the_view_follows_which_are_fully_rated() {
+    let study = TestStudy::new().await;
+    study.study.load_demo_if_empty().await.unwrap().unwrap();
+    let options = ListsOptions {
+        k: std::num::NonZeroUsize::new(1),
+        ..ListsOptions::default()
+    };
+    let lists = study.study.lists(&options).await.unwrap();
+    assert_eq!(
+        (lists.targets.count, lists.targets.still_being_rated),
+        (0, 8)
+    );
+    assert_eq!(lists.targets.choice, "all");
+    assert_eq!(
+        lists.scope_in_words(),
+        "no fully rated target of the 8 being rated (every paper with recommendations, none \
+         chosen); the 8 still being rated are left out until fully rated"
+    );
+    assert!(lists.most_recommended.is_empty());
+
+    // demo-21's pool, all of it: fully rated, the others still being rated.
+    let mut ratings = "target,paper,stars\n".to_owned();
+    for entry in study.study.blind_pool().await.unwrap() {
+        if entry.target.as_str() == "demo-21" {
+            ratings.push_str(&format!("demo-21,{},2\n", entry.paper));
+        }
+    }
+    study.ratings(&ratings).await;
+    let lists = study.study.lists(&options).await.unwrap();
+    assert_eq!(
+        (lists.targets.count, lists.targets.still_being_rated),
+        (1, 7)
+    );
+    assert_eq!(
+        lists.scope_in_words(),
+        "the 1 fully rated target of the 8 being rated (every paper with recommendations, none \
+         chosen); the 7 still being rated are left out until fully rated"
+    );
+    let first = &lists.most_recommended[0];
+    assert_eq!(
+        (first.paper.as_str(), first.lists, first.targets),
+        ("demo-19", 3, 1)
+    );
+    // A rating that finishes no target leaves the view kept as it was.
+    let other = (study.study.blind_pool().await.unwrap().into_iter())
+        .find(|entry| entry.target.as_str() == "demo-02")
+        .unwrap();
+    study
+        .ratings(&format!("target,paper,stars\ndemo-02,{},4\n", other.paper))
+        .await;
+    let kept = study.study.lists(&options).await.unwrap();
+    assert_eq!(kept.targets, lists.targets);
+
+    for name in ["Annika", "Bo"] {
+        let name = RaterName::new(name).unwrap();
+        study.study.add_rater(&name, RATER_PASSWORD).await.unwrap();
+    }
+    study.study.set_rating_plan(Some(2), None).await.unwrap();
+    let lists = study.study.lists(&options).await.unwrap();
+    assert_eq!(
+        (lists.targets.count, lists.targets.still_being_rated),
+        (0, 8)
+    );
+    assert!(lists.most_recommended.is_empty());
 }

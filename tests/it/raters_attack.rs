@@ -359,3 +359,57 @@ async fn a_raters_error_pages_offer_only_a_raters_navigation() {
     let page = Page::parse(&answer.text().await.unwrap());
     assert_eq!(owner_links(&page), [1, 1, 1, 1]);
 }
+
+/// Names that differ in letters and digits that look alike are one name to a person, whatever
+/// the case the look-alike is in: a capital I is a small l, a zero a capital O (the attack's
+/// pairs, each refused whichever came first, and `0wner` beside the owner). Names that differ
+/// in a letter a person reads as another stay apart.
+#[tokio::test]
+async fn look_alike_letters_and_digits_are_refused_whichever_name_came_first() {
+    let refused = async |first: &str, then: &str| {
+        let study = TestStudy::new().await;
+        let first = RaterName::new(first).unwrap();
+        let added = study.study.add_rater(&first, &password_of("first")).await;
+        assert!(added.is_ok(), "{first:?}: {added:?}");
+        let then = RaterName::new(then).unwrap();
+        match study.study.add_rater(&then, &password_of("then")).await {
+            Err(StudyError::Refused(Refusal::RaterNameTaken { name, taken })) => {
+                assert_eq!((name, taken), (then, first));
+            }
+            other => panic!("{then:?} beside {first:?}: {other:?}"),
+        }
+    };
+    for (a, b) in [
+        ("Ian", "lan"),
+        ("Al", "AI"),
+        ("BOB", "B0B"),
+        ("Olga", "0lga"),
+        ("Ann1", "Annl"),
+    ] {
+        refused(a, b).await;
+        refused(b, a).await;
+    }
+    let study = TestStudy::new().await;
+    for owner in ["0wner", "0WNER", "OWNEr"] {
+        let name = RaterName::new(owner).unwrap();
+        match study.study.add_rater(&name, &password_of("x")).await {
+            Err(StudyError::Refused(Refusal::RaterNameTaken { taken, .. })) => {
+                assert_eq!(taken, RaterName::owner(), "{owner}");
+            }
+            other => panic!("{owner}: {other:?}"),
+        }
+    }
+
+    let study = TestStudy::new().await;
+    let apart = [
+        "Ann", "Anna", "Ian", "Ivan", "Jan", "Al", "Ali", "Bob", "Rob", "Olga", "Olya", "Mia",
+        "Nia", "Lea", "Leo", "Ann 2", "Ann 3",
+    ];
+    for name in apart {
+        let added = study
+            .study
+            .add_rater(&RaterName::new(name).unwrap(), &password_of(name))
+            .await;
+        assert!(added.is_ok(), "{name}: {added:?}");
+    }
+}

@@ -19,16 +19,20 @@ use crate::study::db::targets;
 use crate::study::{ListedPaper, Overview};
 
 /// A revision of everything the evaluation reads: the last id of the rating history (every
-/// change of a rating adds a row to it) and the study's revision counter (bumped by every
-/// import and every change of the targets chosen). Equal revisions mean equal evaluations.
+/// change of a rating adds a row to it), the study's revision counter (bumped by every import
+/// and every change of the targets chosen) and its finished revision (moved by every change of
+/// which targets are fully rated, which the rating plan and the raters make without a rating).
+/// Equal revisions mean equal evaluations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, FromRow)]
 pub struct Revision {
     pub ratings: i64,
     pub study: i64,
+    pub finished: i64,
 }
 
 const REVISION: &str =
-    "SELECT (SELECT COALESCE(MAX(id), 0) FROM rating_history) AS ratings, revision AS study
+    "SELECT (SELECT COALESCE(MAX(id), 0) FROM rating_history) AS ratings, revision AS study,
+            finished_revision AS finished
      FROM study WHERE id = 1";
 
 /// The study's revision now: two index lookups, cheap enough to ask on every page view.
@@ -161,6 +165,7 @@ pub(in crate::study) fn at_revision<T>(
         Ok(Revision {
             ratings: row.get(0)?,
             study: row.get(1)?,
+            finished: row.get(2)?,
         })
     })?;
     let value = read(&tx)?;

@@ -2,11 +2,14 @@
 //! rating, computed from one revision of the study and kept while that revision lasts.
 //!
 //! The view reads lists, targets and papers, which change only with the study's revision
-//! counter (imports, choices of targets, the pool depth, pruning); a rating does not move it
-//! (a file of ratings imported does, as every import that changes something: the view is then
-//! computed again, and comes out the same). So a view asks for the counter (an index lookup)
-//! and computes nothing while it has not changed, also while raters rate; concurrent views of
-//! one revision and options wait for one computation, as the evaluation's do (see
+//! counter (imports, choices of targets, the pool depth, pruning), and which targets are fully
+//! rated, which changes only with its finished revision (a rating that finishes a target or
+//! takes it back, a change of the rating plan or the raters). A rating that does neither moves
+//! neither (a file of ratings imported moves the first, as every import that changes
+//! something: the view is then computed again). So a view asks for the two counters (an index
+//! lookup) and computes nothing while they have not changed, also while raters rate; the view
+//! with the targets still being rated included follows the first counter alone. Concurrent
+//! views of one revision and options wait for one computation, as the evaluation's do (see
 //! [`super::evaluation`]). Its reads are [`store`].
 
 pub(in crate::study) mod store;
@@ -16,8 +19,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::OnceCell;
 
 use super::{Study, StudyError};
+use crate::leaderboard::Partial;
 use crate::lists::{Lists, ListsOptions};
 use crate::study::db;
+use crate::study::db::evaluation::Revision;
 
 /// Views kept of the current revision: the page, its download, and a few other options.
 const VIEWS_KEPT: usize = 4;
@@ -34,16 +39,39 @@ pub struct KeptLists {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Key {
+    /// The study's revision counter.
     revision: i64,
+    /// Its finished revision, for a view of the fully rated targets only (`None` with the
+    /// targets still being rated included: which are finished changes nothing of it).
+    finished: Option<i64>,
     options: ListsOptions,
 }
 
+impl Key {
+    fn of(revision: Revision, options: ListsOptions) -> Key {
+        Key {
+            revision: revision.study,
+            finished: (options.partial == Partial::Exclude).then_some(revision.finished),
+            options,
+        }
+    }
+
+    /// Whether the view of this key is the view of the study at `now`.
+    fn is_at(&self, now: Revision) -> bool {
+        self.revision == now.study
+            && self
+                .finished
+                .is_none_or(|finished| finished == now.finished)
+    }
+}
+
 impl KeptLists {
-    /// The cell of the view of `key`, kept among the most recently used; views of other
-    /// revisions are let go.
-    fn cell(&self, key: Key) -> View {
+    /// The cell of the view of `options` on the study at `now`, kept among the most recently
+    /// used; views of other revisions are let go.
+    fn cell(&self, now: Revision, options: ListsOptions) -> View {
+        let key = Key::of(now, options);
         let mut views = self.views();
-        views.retain(|(kept, _)| kept.revision == key.revision);
+        views.retain(|(kept, _)| kept.is_at(now));
         let cell = match views.iter().position(|(kept, _)| *kept == key) {
             Some(position) => views.remove(position).1,
             None => Arc::new(OnceCell::new()),
@@ -57,10 +85,10 @@ impl KeptLists {
 
     /// Labels the view in `cell` with the revision it was read at, when the study changed
     /// between asking for the revision and reading the lists.
-    fn relabel(&self, cell: &View, revision: i64) {
+    fn relabel(&self, cell: &View, read_at: Revision) {
         let mut views = self.views();
         if let Some((key, _)) = views.iter_mut().find(|(_, kept)| Arc::ptr_eq(kept, cell)) {
-            key.revision = revision;
+            *key = Key::of(read_at, key.options);
         }
     }
 
@@ -73,15 +101,12 @@ impl KeptLists {
 }
 
 impl Study {
-    /// What the models' lists say over the targets being rated (or, while none is chosen,
-    /// every paper with recommendations), as `options` ask. Reads no rating; writes nothing.
+    /// What the models' lists say over the fully rated targets being rated (with
+    /// `options.partial`, over every target being rated), as `options` ask. Reads no rating;
+    /// writes nothing.
     pub async fn lists(&self, options: &ListsOptions) -> Result<Arc<Lists>, StudyError> {
-        let revision = db::evaluation::revision(&self.connections).await?.study;
-        let key = Key {
-            revision,
-            options: *options,
-        };
-        let cell = self.kept_lists.cell(key);
+        let revision = db::evaluation::revision(&self.connections).await?;
+        let cell = self.kept_lists.cell(revision, *options);
         let lists = cell
             .get_or_try_init(|| async {
                 let (read_at, lists) = self.compute_lists(options).await?;
@@ -96,10 +121,10 @@ impl Study {
 
     /// Reads the lists, computes the view off the async workers, and names its papers; with
     /// the revision the lists were read at.
-    async fn compute_lists(&self, options: &ListsOptions) -> Result<(i64, Lists), StudyError> {
+    async fn compute_lists(&self, options: &ListsOptions) -> Result<(Revision, Lists), StudyError> {
         let started = std::time::Instant::now();
         let k = options.k.map_or(0, usize::from);
-        let snapshot = db::lists::load(self.path(), k).await?;
+        let snapshot = db::lists::load(self.path(), k, options.partial).await?;
         tracing::debug!(elapsed = ?started.elapsed(), "lists read");
         let settings = options.settings(snapshot.input.pool_depth);
         let revision = snapshot.revision;

@@ -1,23 +1,25 @@
-//! What the lists view reads: every model's top of its list for each target being rated, with
-//! the counts the view speaks of, from one revision of the study.
+//! What the lists view reads: every model's top of its list for each target of the view (the
+//! fully rated targets being rated, or with `partial` every target being rated), with the
+//! counts the view speaks of, from one revision of the study.
 //!
 //! Read as the evaluation reads (see [`super::evaluation`]): SQLite stepped directly, on read
 //! connections of their own in threads that may block, the models shared among the threads.
-//! The study's revision counter labels what was read (a rating does not move it); the view
-//! reads no rating.
+//! The study's revision counter and its finished revision label what was read (a rating moves
+//! neither, but for one that finishes a target or takes it back); the view reads no rating.
 
 use std::path::Path;
 
 use crate::domain::{ModelId, PaperKey};
+use crate::leaderboard::Partial;
 use crate::lists::{ListsInput, ModelLists, Scope};
-use crate::study::db::evaluation::at_revision;
+use crate::study::db::evaluation::{at_revision, Revision};
 
 /// The lists of one revision of the study.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListsSnapshot {
-    /// The study's revision counter when read: lists, targets, papers and the pool depth
-    /// change only with it.
-    pub revision: i64,
+    /// The study's revision when read: lists, targets, papers and the pool depth change only
+    /// with its revision counter, which targets are fully rated with its finished revision.
+    pub revision: Revision,
     pub input: ListsInput,
 }
 
@@ -25,18 +27,33 @@ pub struct ListsSnapshot {
 struct Head {
     input: ListsInput,
     model_ids: Vec<ModelId>,
-    /// The targets being rated, by key.
+    /// The targets of the view, by key.
     targets: Vec<PaperKey>,
 }
 
-/// Reads every list of the targets being rated cut at the larger of `k` and the pool depth.
+/// The targets of the view: those being rated that are fully rated, or with the partial
+/// included every one being rated. Two statements, each found through an index
+/// (`targets_finished`), that with the partial included through its keys alone.
+fn targets_of_view(partial: Partial) -> &'static str {
+    match partial {
+        Partial::Exclude => "SELECT target_id FROM targets WHERE active = 1 AND fully_rated = 1",
+        Partial::Include => "SELECT target_id FROM targets WHERE active = 1",
+    }
+}
+
+/// Reads every list of the targets of the view (see [`targets_of_view`]) cut at the larger of
+/// `k` and the pool depth.
 ///
 /// The head (models, targets, counts) is read first; then the lists, each thread its share
 /// of the models in a read transaction of its own. They saw the same study when they saw the
-/// same revision counter; when a change came between them, everything is read again in one
-/// transaction.
-pub async fn load(path: &Path, k: usize) -> rusqlite::Result<ListsSnapshot> {
+/// same revision counter and finished revision; when a change came between them, everything is
+/// read again in one transaction.
+pub async fn load(path: &Path, k: usize, partial: Partial) -> rusqlite::Result<ListsSnapshot> {
     let path = path.to_owned();
+    let read_head = move |tx: &rusqlite::Transaction| read_head(tx, partial);
+    let same = |seen: &Revision, revision: &Revision| {
+        seen.study == revision.study && seen.finished == revision.finished
+    };
     crate::blocking::run(move || {
         let (revision, head) = at_revision(&path, read_head)?;
         let depth = k.max(head.input.pool_depth.get() as usize);
@@ -50,7 +67,7 @@ pub async fn load(path: &Path, k: usize) -> rusqlite::Result<ListsSnapshot> {
                     scope.spawn(move || {
                         at_revision(path, |tx| {
                             (head.model_ids.iter().skip(thread).step_by(threads))
-                                .map(|&model| read_lists(tx, model, &head.targets, depth))
+                                .map(|&model| read_lists(tx, model, &head.targets, depth, partial))
                                 .collect::<rusqlite::Result<Vec<_>>>()
                         })
                     })
@@ -64,7 +81,7 @@ pub async fn load(path: &Path, k: usize) -> rusqlite::Result<ListsSnapshot> {
                 .collect()
         });
         let shares = shares.into_iter().collect::<rusqlite::Result<Vec<_>>>()?;
-        if shares.iter().all(|(seen, _)| seen.study == revision.study) {
+        if shares.iter().all(|(seen, _)| same(seen, &revision)) {
             let mut shares: Vec<_> = shares
                 .into_iter()
                 .map(|(_, lists)| lists.into_iter())
@@ -72,23 +89,23 @@ pub async fn load(path: &Path, k: usize) -> rusqlite::Result<ListsSnapshot> {
             let lists = (0..head.model_ids.len())
                 .map(|model| shares[model % threads].next().expect("a share per model"))
                 .collect();
-            return Ok(head.into_snapshot(revision.study, lists));
+            return Ok(head.into_snapshot(revision, lists));
         }
         let (revision, (head, lists)) = at_revision(&path, |tx| {
             let head = read_head(tx)?;
             let depth = k.max(head.input.pool_depth.get() as usize);
             let lists = (head.model_ids.iter())
-                .map(|&model| read_lists(tx, model, &head.targets, depth))
+                .map(|&model| read_lists(tx, model, &head.targets, depth, partial))
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok((head, lists))
         })?;
-        Ok(head.into_snapshot(revision.study, lists))
+        Ok(head.into_snapshot(revision, lists))
     })
     .await
 }
 
 impl Head {
-    fn into_snapshot(mut self, revision: i64, lists: Vec<ModelLists>) -> ListsSnapshot {
+    fn into_snapshot(mut self, revision: Revision, lists: Vec<ModelLists>) -> ListsSnapshot {
         let targets = self.targets.len();
         self.input.scope.without_lists = (0..targets)
             .filter(|&target| lists.iter().all(|model| model.list(target).is_empty()))
@@ -101,7 +118,7 @@ impl Head {
     }
 }
 
-fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
+fn read_head(tx: &rusqlite::Transaction, partial: Partial) -> rusqlite::Result<Head> {
     let (model_ids, models): (Vec<ModelId>, Vec<String>) = (tx
         .prepare("SELECT id, name FROM models ORDER BY name")?)
     .query_map([], |row| {
@@ -111,27 +128,42 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
     .into_iter()
     .unzip();
     let targets: Vec<PaperKey> = (tx
-        .prepare("SELECT target_id FROM targets WHERE active = 1 ORDER BY target_id")?)
+        .prepare(&format!("{} ORDER BY target_id", targets_of_view(partial)))?)
     .query_map([], |row| row.get(0))?
     .collect::<rusqlite::Result<_>>()?;
-    let (choice, candidates, library): (String, i64, i64) = tx.query_row(
-        "SELECT target_choice, (SELECT COUNT(*) FROM targets WHERE listed = 1),
-                (SELECT COUNT(*) FROM papers)
-         FROM study WHERE id = 1",
-        [],
-        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-    )?;
+    let (choice, candidates, library, fully_rated, being_rated): (String, i64, i64, i64, i64) = tx
+        .query_row(
+            "SELECT target_choice, (SELECT COUNT(*) FROM targets WHERE listed = 1),
+                    (SELECT COUNT(*) FROM papers),
+                    (SELECT COUNT(*) FROM targets WHERE active = 1 AND fully_rated = 1),
+                    (SELECT COUNT(*) FROM targets WHERE active = 1)
+             FROM study WHERE id = 1",
+            [],
+            |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                ))
+            },
+        )?;
+    let count = |n: i64| usize::try_from(n).unwrap_or_default();
     Ok(Head {
         input: ListsInput {
             models,
             lists: Vec::new(),
             scope: Scope {
                 count: targets.len(),
+                partial,
+                fully_rated: count(fully_rated),
+                still_being_rated: count(being_rated - fully_rated),
                 choice: crate::study::db::targets::choice_of(&choice).as_str(),
-                candidates: usize::try_from(candidates).unwrap_or_default(),
+                candidates: count(candidates),
                 without_lists: 0,
             },
-            library: usize::try_from(library).unwrap_or_default(),
+            library: count(library),
             pool_depth: crate::study::db::study::pool_depth_directly(tx)?,
         },
         model_ids,
@@ -143,22 +175,25 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
 /// room then grows as the lists come.
 const LIST_ROOM: usize = 64;
 
-/// `model`'s lists of `targets` (in their order, by key, the study's targets being rated), cut
-/// at `depth`. Each target's list is sought: reading the model's part of the table from end to
-/// end instead (its lists whole) cost a third more on study L, where every paper is a target.
+/// `model`'s lists of `targets` (in their order, by key, the targets of the view, read as
+/// [`targets_of_view`] reads them), cut at `depth`. Each target's list is sought:
+/// reading the model's part of the table from end to end instead (its lists whole) cost a third
+/// more on study L, where every paper is a target.
 fn read_lists(
     tx: &rusqlite::Transaction,
     model: ModelId,
     targets: &[PaperKey],
     depth: usize,
+    partial: Partial,
 ) -> rusqlite::Result<ModelLists> {
-    let mut statement = tx.prepare_cached(
+    let mut statement = tx.prepare_cached(&format!(
         "SELECT target_id, paper_id FROM recommendations
-         WHERE model_id = ?1 AND position <= ?2
-           AND target_id IN (SELECT target_id FROM targets WHERE active = 1)
+         WHERE model_id = ?1 AND position <= ?2 AND target_id IN ({})
          ORDER BY target_id, position",
-    )?;
-    let mut rows = statement.query((model.0, i64::try_from(depth).unwrap_or(i64::MAX)))?;
+        targets_of_view(partial)
+    ))?;
+    let cut = i64::try_from(depth).unwrap_or(i64::MAX);
+    let mut rows = statement.query((model.0, cut))?;
     let mut lists = ModelLists::with_capacity(targets.len(), depth.min(LIST_ROOM));
     // `targets[next]`: the first target whose list is not ended.
     let mut next = 0;

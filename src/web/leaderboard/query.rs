@@ -133,13 +133,7 @@ fn parse<T: FromStr<Err: fmt::Display>>(value: &str) -> Result<T, WebError> {
 }
 
 fn parse_partial(value: &str) -> Result<Partial, WebError> {
-    match value {
-        "exclude" => Ok(Partial::Exclude),
-        "include" => Ok(Partial::Include),
-        _ => Err(WebError::BadRequest(format!(
-            "partial must be one of: exclude, include (got {value:?})"
-        ))),
-    }
+    value.parse().map_err(WebError::BadRequest)
 }
 
 fn parse_flag(name: &str, value: &str) -> Result<bool, WebError> {
