@@ -233,7 +233,8 @@ pub enum ImportCommand {
         file: PathBuf,
         #[arg(long, value_enum)]
         format: Option<Format>,
-        /// The model of every row (instead of the model column or TREC run tag).
+        /// The model of every row (instead of the model column or TREC run tag); a TREC run
+        /// without the run tag (5 fields) needs it.
         #[arg(long)]
         model: Option<String>,
     },

@@ -192,7 +192,8 @@ async fn bad_recommendations_are_rejected_whole_with_their_lines_named() {
         lines,
         [
             "test.csv:2: `score`: expected a finite number, got \"high\"",
-            "test.csv:3: expected 6 fields `target Q0 paper rank score model`, found 4",
+            "test.csv:3: expected 6 fields `target Q0 paper rank score model` (5 without the run \
+             tag), found 4",
         ]
     );
 }

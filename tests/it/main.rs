@@ -38,6 +38,7 @@ mod leaderboard_blindness;
 mod lists_cli;
 mod lists_reference;
 mod lists_web;
+mod newcomer;
 mod metrics_agreement;
 mod metrics_confidence_sequence;
 mod metrics_prediction_powered;

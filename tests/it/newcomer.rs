@@ -1,0 +1,192 @@
+//! What a researcher's first study from the browser tripped on (issue 40): a TREC run without
+//! a run tag, a problem repeated on every line.
+
+use std::path::Path;
+
+use reqwest::header::{ACCEPT, COOKIE};
+use reqwest::multipart::{Form, Part};
+use serde_json::{json, Value};
+
+use crate::common::TestStudy;
+use crate::process_support::{paperjudge, stderr, succeeded};
+use crate::web_support::{Page, TestApp};
+
+/// A TREC run of `lines` lines without the run tag (5 fields): targets P1 and P2, 3 papers
+/// each, then as many more lines of P3 as asked.
+fn tagless_run(lines: usize) -> String {
+    (0..lines)
+        .map(|line| {
+            let target = 1 + line / 3;
+            let rank = 1 + line % 3;
+            format!("P{target} Q0 P{} {rank} {}\n", 10 + line, 1000 - line)
+        })
+        .collect()
+}
+
+/// Every stored list of `db` as `model target: papers in position order`.
+fn lists(db: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut statement = conn
+        .prepare(
+            "SELECT m.name, t.external_id, GROUP_CONCAT(p.external_id, ' ')
+             FROM (SELECT * FROM recommendations ORDER BY target_id, model_id, position) r
+             JOIN models m ON m.id = r.model_id
+             JOIN papers t ON t.id = r.target_id
+             JOIN papers p ON p.id = r.paper_id
+             GROUP BY r.model_id, r.target_id ORDER BY m.name, t.external_id",
+        )
+        .unwrap();
+    let rows = statement
+        .query_map([], |row| {
+            Ok(format!(
+                "{} {}: {}",
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?
+            ))
+        })
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+#[test]
+fn a_run_without_a_run_tag_imports_under_the_model_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("study.db");
+    let papers = dir.path().join("papers.csv");
+    std::fs::write(&papers, crate::common::papers_csv(30)).unwrap();
+    succeeded(&paperjudge(
+        &db,
+        &["import", "papers", papers.to_str().unwrap()],
+        &[],
+    ));
+    let run = dir.path().join("bm25.txt");
+    std::fs::write(&run, tagless_run(6)).unwrap();
+    let run = run.to_str().unwrap();
+
+    let refused = paperjudge(&db, &["import", "recommendations", run], &[]);
+    assert_eq!(refused.status.code(), Some(2));
+    // One problem, once, with the lines it is on.
+    assert_eq!(
+        stderr(&refused).trim_end(),
+        format!(
+            "paperjudge: {run}:1: `model`: no run tag (a 6th field) names the model: give its name \
+             with --model NAME or the import page's Model name (on 6 lines: 1, 2, 3, 4, 5, 6)"
+        )
+    );
+    assert_eq!(lists(&db), Vec::<String>::new());
+
+    let imported = paperjudge(
+        &db,
+        &["import", "recommendations", run, "--model", "BM25 tuned"],
+        &[],
+    );
+    assert_eq!(
+        succeeded(&imported),
+        "",
+        "the summary goes to stderr: {}",
+        stderr(&imported)
+    );
+    assert_eq!(
+        lists(&db),
+        ["BM25 tuned P1: P10 P11 P12", "BM25 tuned P2: P13 P14 P15"]
+    );
+}
+
+#[test]
+fn identical_problems_are_one_line_with_their_count_and_first_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("study.db");
+    let papers = dir.path().join("papers.csv");
+    std::fs::write(&papers, crate::common::papers_csv(200)).unwrap();
+    succeeded(&paperjudge(
+        &db,
+        &["import", "papers", papers.to_str().unwrap()],
+        &[],
+    ));
+    // 120 tagless lines, and two problems of their own on lines 3 and 7.
+    let mut lines: Vec<String> = tagless_run(120).lines().map(str::to_owned).collect();
+    lines[2] = "P1 Q0 P12 3 high".to_owned();
+    lines[6] = "P3 Q0 P16 1 994 extra field".to_owned();
+    let run = dir.path().join("bm25.run");
+    std::fs::write(&run, lines.join("\n") + "\n").unwrap();
+    let run = run.to_str().unwrap();
+
+    let refused = paperjudge(&db, &["import", "recommendations", run], &[]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        stderr(&refused).trim_end(),
+        format!(
+            "paperjudge: {run}:1: `model`: no run tag (a 6th field) names the model: give its name \
+             with --model NAME or the import page's Model name (on 118 lines: 1, 2, 4, 5, 6, 8, 9, 10, 11, 12, …)\n\
+             paperjudge: {run}:3: `score`: expected a finite number, got \"high\"\n\
+             paperjudge: {run}:7: expected 6 fields `target Q0 paper rank score model` (5 without the run \
+             tag), found 7"
+        )
+    );
+}
+
+/// The upload form's model field names the model of a tagless run; without it the job's one
+/// problem is listed once, with its count and its first lines.
+#[tokio::test]
+async fn a_tagless_run_uploaded_with_a_model_name_is_imported_under_it() {
+    let app = TestApp::spawn(TestStudy::new().await).await;
+    app.study.papers(&crate::common::papers_csv(30)).await;
+    let session = app.session_from("/import").await;
+    let run = tagless_run(6);
+    let upload = |model: &'static str| {
+        let form = Form::new()
+            .text("csrf_token", session.token.clone())
+            .text("kind", "recommendations")
+            .text("format", "")
+            .text("model", model)
+            .part(
+                "file",
+                Part::bytes(run.clone().into_bytes()).file_name("bm25.txt"),
+            );
+        (app.http.post(app.url("/import")))
+            .header(COOKIE, &session.cookie)
+            .header(ACCEPT, "application/json")
+            .multipart(form)
+            .send()
+    };
+    let job = ended(&app, upload("").await.unwrap()).await;
+    assert_eq!(job["state"], "failed", "{job}");
+    assert_eq!(
+        job["problems"],
+        json!([{"file": "bm25.txt", "line": 1, "column": "model",
+                "message": "no run tag (a 6th field) names the model: give its name \
+                            with --model NAME or the import page's Model name",
+                "count": 6, "lines": [1, 2, 3, 4, 5, 6]}])
+    );
+    let page = Page::parse(
+        &app.get_text(&format!("/import/{}", job["job"].as_str().unwrap()))
+            .await,
+    );
+    assert_eq!(
+        page.texts("#import-problems li"),
+        ["bm25.txt, 6 lines (1, 2, 3, 4, 5, 6), column model: no run tag (a 6th field) names \
+          the model: give its name with --model NAME or the import page's Model name"]
+    );
+
+    let job = ended(&app, upload("BM25 tuned").await.unwrap()).await;
+    assert_eq!(job["state"], "done", "{job}");
+    assert_eq!(
+        lists(&app.study.db_path()),
+        ["BM25 tuned P1: P10 P11 P12", "BM25 tuned P2: P13 P14 P15"]
+    );
+}
+
+/// The job an upload answered, once it has ended, as its JSON says.
+async fn ended(app: &TestApp, answer: reqwest::Response) -> Value {
+    let answer: Value = answer.json().await.expect("JSON");
+    let url = app.url(&format!("{}.json", answer["url"].as_str().expect("a job")));
+    for _ in 0..3000 {
+        let job: Value = app.http.get(&url).send().await.unwrap().json().await.unwrap();
+        if job["state"] == "done" || job["state"] == "failed" {
+            return job;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("the job never ended");
+}
