@@ -190,3 +190,190 @@ async fn ended(app: &TestApp, answer: reqwest::Response) -> Value {
     }
     panic!("the job never ended");
 }
+
+/// P1..P30, with recommendations for P1..P6 only: model `m` lists P(t+10) and P(t+11) for
+/// each.
+async fn library_with_six_candidates() -> TestStudy {
+    let study = TestStudy::new().await;
+    study.papers(&crate::common::papers_csv(30)).await;
+    let mut lists = String::from("model,target,rank,paper\n");
+    for target in 1..=6 {
+        lists.push_str(&format!("m,P{target},1,P{}\n", target + 10));
+        lists.push_str(&format!("m,P{target},2,P{}\n", target + 11));
+    }
+    study.recommendations(&lists).await;
+    study
+}
+
+/// The ids of the papers a page of `/papers` lists, in its order.
+fn listed(page: &Page) -> Vec<String> {
+    page.attrs(".hit", "data-paper")
+}
+
+#[tokio::test]
+async fn the_library_is_filtered_to_the_papers_with_recommendations() {
+    let app = TestApp::spawn(library_with_six_candidates().await).await;
+    // Every paper's abstract says "paper": 30 found, most without recommendations.
+    let all = Page::parse(&app.get_text("/papers?q=paper").await);
+    assert_eq!(all.text("#results-heading"), "30 papers found, 1 to 20 shown");
+    assert_eq!(
+        all.attr("#papers-filter", "href"),
+        "/papers?q=paper&with=recommendations"
+    );
+    assert_eq!(all.count("input[name=with][checked]"), 0);
+
+    let filtered = Page::parse(&app.get_text("/papers?q=paper&with=recommendations").await);
+    assert_eq!(
+        filtered.text("#results-heading"),
+        "6 papers with recommendations found"
+    );
+    let mut found = listed(&filtered);
+    found.sort();
+    assert_eq!(found, ["P1", "P2", "P3", "P4", "P5", "P6"]);
+    assert_eq!(filtered.count("input[name=with][checked]"), 1);
+    assert_eq!(
+        filtered.count(".hit .hit-status.is-target"),
+        6,
+        "each is a target while the study rates every paper with recommendations"
+    );
+
+    // Without a word to search for, the filter lists every paper with recommendations.
+    let every = Page::parse(&app.get_text("/papers?with=recommendations").await);
+    assert_eq!(
+        every.text("#results-heading"),
+        "6 papers with recommendations"
+    );
+    assert_eq!(listed(&every), ["P1", "P2", "P3", "P4", "P5", "P6"]);
+    let none = Page::parse(&app.get_text("/papers?q=P2&with=recommendations").await);
+    assert_eq!(listed(&none), ["P2"]);
+
+    let bad = app.get("/papers?with=everything").await;
+    assert_eq!(bad.status(), 400);
+    assert_eq!(
+        crate::web_support::error_message(&bad.text().await.unwrap()),
+        "with must be recommendations (papers with recommendations only), got \"everything\""
+    );
+}
+
+/// `targets choose --sample 3 --seed 42` and the page's random choice with seed 42 choose the
+/// same targets of two copies of one study.
+#[tokio::test]
+async fn a_random_choice_from_the_browser_is_the_command_lines_with_the_same_seed() {
+    let study = library_with_six_candidates().await;
+    let command_line = study.copy().await;
+    let app = TestApp::spawn(study).await;
+
+    let mut owner = crate::web_support::Browser::new(&app);
+    let page = Page::parse(&owner.get("/papers").await.text().await.unwrap());
+    assert_eq!(
+        page.text("#random-heading"),
+        "Choose targets at random"
+    );
+    assert_eq!(
+        page.attr("#choose-at-random input[name=action]", "value"),
+        "sample"
+    );
+    assert_eq!(
+        page.attr("#random-count", "max"),
+        "6",
+        "the study rates all 6 papers with recommendations: the sample is drawn among them"
+    );
+    let offered_seed: u64 = page.attr("#random-seed", "value").parse().unwrap();
+    assert!(offered_seed <= 999_999, "{offered_seed}");
+    let token = page.attr("#choose-at-random input[name=csrf_token]", "value");
+
+    let fields = [
+        ("action", "sample"),
+        ("count", "3"),
+        ("seed", "42"),
+        ("csrf_token", token.as_str()),
+    ];
+    let refused = owner
+        .post("/targets", &fields[..3], crate::web_support::Answer::Redirect)
+        .await;
+    assert_eq!(refused.status(), 403, "no token");
+    let bad_seed = owner
+        .post(
+            "/targets",
+            &[("action", "sample"), ("count", "3"), ("seed", "-1"), ("csrf_token", &token)],
+            crate::web_support::Answer::Redirect,
+        )
+        .await;
+    assert_eq!(bad_seed.status(), 400);
+    assert_eq!(
+        crate::web_support::error_message(&bad_seed.text().await.unwrap()),
+        "seed must be a whole number from 0 to 18446744073709551615, got \"-1\""
+    );
+    let chosen = owner
+        .post("/targets", &fields, crate::web_support::Answer::Redirect)
+        .await;
+    assert_eq!(chosen.status(), 303);
+    assert_eq!(crate::web_support::location(&chosen), "/targets?sampled=3&seed=42");
+    let targets = Page::parse(&owner.get("/targets?sampled=3&seed=42").await.text().await.unwrap());
+    assert_eq!(
+        targets.text("#sampled"),
+        "3 targets chosen at random with seed 42: paperjudge targets choose --sample 3 --seed \
+         42 chooses the same from the same study."
+    );
+
+    let cli = succeeded(&paperjudge(
+        &command_line.db_path(),
+        &["targets", "choose", "--sample", "3", "--seed", "42"],
+        &[],
+    ));
+    let _ = cli;
+    let list = |db: &Path| {
+        let listed: Value = serde_json::from_str(&succeeded(&paperjudge(
+            db,
+            &["targets", "list", "--format", "json"],
+            &[],
+        )))
+        .unwrap();
+        let mut ids: Vec<String> = (listed.as_array().unwrap().iter())
+            .map(|target| target["target"].as_str().unwrap().to_owned())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let from_the_browser = list(&app.study.db_path());
+    assert_eq!(from_the_browser.len(), 3);
+    assert_eq!(from_the_browser, list(&command_line.db_path()));
+}
+
+/// Choosing at random changes the study for everyone: a rater is offered no such form, and
+/// their post is refused.
+#[tokio::test]
+async fn a_rater_cannot_choose_targets_at_random() {
+    let study = library_with_six_candidates().await;
+    let name = paperjudge::domain::RaterName::new("Annika").unwrap();
+    study
+        .study
+        .add_rater(&name, "Annika's own password")
+        .await
+        .unwrap();
+    let access = paperjudge::web::Access {
+        password: paperjudge::web::Password::new("the owner's password").ok(),
+        ..paperjudge::web::Access::default()
+    };
+    let app = TestApp::spawn_with(study, access).await;
+    let mut rater = crate::web_support::Browser::new(&app);
+    rater.log_in_as("Annika", "Annika's own password").await;
+    let page = rater.get("/papers").await.text().await.unwrap();
+    assert_eq!(Page::parse(&page).count("#choose-at-random"), 0);
+    // A token of the rater's own, from the rating page `/next` leads to.
+    let next = crate::web_support::location(&rater.get("/next").await);
+    let token = rater.form_token(&next).await;
+    let refused = rater
+        .post(
+            "/targets",
+            &[("action", "sample"), ("count", "3"), ("seed", "42"), ("csrf_token", &token)],
+            crate::web_support::Answer::Redirect,
+        )
+        .await;
+    assert_eq!(refused.status(), 403);
+    assert_eq!(
+        app.study.count("targets WHERE active = 1").await,
+        6,
+        "nothing chosen"
+    );
+}
