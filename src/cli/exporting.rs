@@ -2,7 +2,7 @@
 
 use std::io::{self};
 
-use super::arguments::ExportCommand;
+use super::arguments::{ExportCommand, QrelsTargets};
 use super::error::CliError;
 use super::judges;
 use super::output::write_output;
@@ -21,8 +21,14 @@ pub(super) async fn run_export(study: &Study, command: ExportCommand) -> Result<
             output,
             relevance,
             judgments,
+            targets,
         } => {
-            let judged = study.judged_pairs(&judgments).await?;
+            let judged = match targets {
+                QrelsTargets::All => study.judged_pairs(&judgments).await?,
+                QrelsTargets::Finished => {
+                    study.judged_pairs_of_finished_targets(&judgments).await?
+                }
+            };
             write_output(output.as_deref(), |out| {
                 export::qrels(&judged, relevance, out)
             })

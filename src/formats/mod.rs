@@ -132,7 +132,12 @@ impl fmt::Display for InvalidInput {
             }
             write!(f, "{}", problem.message)?;
             if problem.count > 1 {
-                write!(f, " (on {} lines: {})", problem.count, problem.lines_named())?;
+                write!(
+                    f,
+                    " (on {} lines: {})",
+                    problem.count,
+                    problem.lines_named()
+                )?;
             }
         }
         if self.unreported > 0 {

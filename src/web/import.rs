@@ -195,7 +195,8 @@ impl JobView {
                 };
                 let problems = (invalid.iter())
                     .flat_map(|file| {
-                        (file.problems.iter()).map(|problem| ProblemView::new(&file.source, problem))
+                        (file.problems.iter())
+                            .map(|problem| ProblemView::new(&file.source, problem))
                     })
                     .collect();
                 let unreported = invalid.iter().map(|file| file.unreported).sum();

@@ -270,7 +270,10 @@ async fn search(
         filtered: (among == Among::Library && results.is_some())
             .then(|| address(Among::WithRecommendations, 1)),
         only_listed: among == Among::WithRecommendations,
-        random: rater.is_none().then(|| RandomChoice::new(&overview)).flatten(),
+        random: rater
+            .is_none()
+            .then(|| RandomChoice::new(&overview))
+            .flatten(),
         q,
         results,
         choice_in_words: overview.in_words(),

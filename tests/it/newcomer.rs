@@ -165,8 +165,10 @@ async fn a_tagless_run_uploaded_with_a_model_name_is_imported_under_it() {
     );
     assert_eq!(
         page.texts("#import-problems li"),
-        ["bm25.txt, 6 lines (1, 2, 3, 4, 5, 6), column model: no run tag (a 6th field) names \
-          the model: give its name with --model NAME or the import page's Model name"]
+        [
+            "bm25.txt, 6 lines (1, 2, 3, 4, 5, 6), column model: no run tag (a 6th field) names \
+          the model: give its name with --model NAME or the import page's Model name"
+        ]
     );
 
     let job = ended(&app, upload("BM25 tuned").await.unwrap()).await;
@@ -182,7 +184,15 @@ async fn ended(app: &TestApp, answer: reqwest::Response) -> Value {
     let answer: Value = answer.json().await.expect("JSON");
     let url = app.url(&format!("{}.json", answer["url"].as_str().expect("a job")));
     for _ in 0..3000 {
-        let job: Value = app.http.get(&url).send().await.unwrap().json().await.unwrap();
+        let job: Value = app
+            .http
+            .get(&url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         if job["state"] == "done" || job["state"] == "failed" {
             return job;
         }
@@ -215,7 +225,10 @@ async fn the_library_is_filtered_to_the_papers_with_recommendations() {
     let app = TestApp::spawn(library_with_six_candidates().await).await;
     // Every paper's abstract says "paper": 30 found, most without recommendations.
     let all = Page::parse(&app.get_text("/papers?q=paper").await);
-    assert_eq!(all.text("#results-heading"), "30 papers found, 1 to 20 shown");
+    assert_eq!(
+        all.text("#results-heading"),
+        "30 papers found, 1 to 20 shown"
+    );
     assert_eq!(
         all.attr("#papers-filter", "href"),
         "/papers?q=paper&with=recommendations"
@@ -265,10 +278,7 @@ async fn a_random_choice_from_the_browser_is_the_command_lines_with_the_same_see
 
     let mut owner = crate::web_support::Browser::new(&app);
     let page = Page::parse(&owner.get("/papers").await.text().await.unwrap());
-    assert_eq!(
-        page.text("#random-heading"),
-        "Choose targets at random"
-    );
+    assert_eq!(page.text("#random-heading"), "Choose targets at random");
     assert_eq!(
         page.attr("#choose-at-random input[name=action]", "value"),
         "sample"
@@ -289,13 +299,22 @@ async fn a_random_choice_from_the_browser_is_the_command_lines_with_the_same_see
         ("csrf_token", token.as_str()),
     ];
     let refused = owner
-        .post("/targets", &fields[..3], crate::web_support::Answer::Redirect)
+        .post(
+            "/targets",
+            &fields[..3],
+            crate::web_support::Answer::Redirect,
+        )
         .await;
     assert_eq!(refused.status(), 403, "no token");
     let bad_seed = owner
         .post(
             "/targets",
-            &[("action", "sample"), ("count", "3"), ("seed", "-1"), ("csrf_token", &token)],
+            &[
+                ("action", "sample"),
+                ("count", "3"),
+                ("seed", "-1"),
+                ("csrf_token", &token),
+            ],
             crate::web_support::Answer::Redirect,
         )
         .await;
@@ -308,8 +327,18 @@ async fn a_random_choice_from_the_browser_is_the_command_lines_with_the_same_see
         .post("/targets", &fields, crate::web_support::Answer::Redirect)
         .await;
     assert_eq!(chosen.status(), 303);
-    assert_eq!(crate::web_support::location(&chosen), "/targets?sampled=3&seed=42");
-    let targets = Page::parse(&owner.get("/targets?sampled=3&seed=42").await.text().await.unwrap());
+    assert_eq!(
+        crate::web_support::location(&chosen),
+        "/targets?sampled=3&seed=42"
+    );
+    let targets = Page::parse(
+        &owner
+            .get("/targets?sampled=3&seed=42")
+            .await
+            .text()
+            .await
+            .unwrap(),
+    );
     assert_eq!(
         targets.text("#sampled"),
         "3 targets chosen at random with seed 42: paperjudge targets choose --sample 3 --seed \
@@ -366,7 +395,12 @@ async fn a_rater_cannot_choose_targets_at_random() {
     let refused = rater
         .post(
             "/targets",
-            &[("action", "sample"), ("count", "3"), ("seed", "42"), ("csrf_token", &token)],
+            &[
+                ("action", "sample"),
+                ("count", "3"),
+                ("seed", "42"),
+                ("csrf_token", &token),
+            ],
             crate::web_support::Answer::Redirect,
         )
         .await;
@@ -376,4 +410,117 @@ async fn a_rater_cannot_choose_targets_at_random() {
         6,
         "nothing chosen"
     );
+}
+
+const NEWCOMER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/newcomer");
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{NEWCOMER}/{name}")).unwrap()
+}
+
+/// The newcomer's study (tests/fixtures/newcomer): papers, three TREC runs, five targets,
+/// three of them fully rated and two in part.
+async fn newcomers_study() -> TestStudy {
+    let study = TestStudy::new().await;
+    study.papers(&fixture("papers.csv")).await;
+    for model in ["alpha", "bravo", "charlie"] {
+        study
+            .import(
+                &crate::common::recommendations(paperjudge::formats::Format::Trec),
+                fixture(&format!("runs/{model}.run")).as_bytes(),
+                1,
+            )
+            .await
+            .unwrap();
+    }
+    study.ratings(&fixture("ratings.csv")).await;
+    study
+}
+
+/// The leaderboard's qrels download, as its page links it, is the qrels of its fully rated
+/// targets, and trec_eval on them (`-c -m ndcg_cut.8`, as the page says) gives the page's
+/// NDCG@8 of every model (reference.json: pytrec_eval, trec_eval's code). On every rated pair,
+/// partly rated targets too, trec_eval names another leader, and the page says so.
+#[tokio::test]
+async fn the_qrels_of_the_fully_rated_targets_give_the_leaderboard_through_trec_eval() {
+    let app = TestApp::spawn(newcomers_study().await).await;
+    let page = Page::parse(&app.get_text("/leaderboard").await);
+    let finished = page.attr("#qrels-table", "href");
+    assert_eq!(
+        finished,
+        "/export/qrels.txt?relevance=stars-minus-one&targets=finished"
+    );
+    assert_eq!(
+        page.text("#qrels-of-the-table"),
+        "TREC qrels of this table’s targets: the 3 fully rated targets (relevance = the \
+         setting above)"
+    );
+    assert_eq!(
+        page.text("#trec-eval"),
+        "trec_eval -c -m ndcg_cut.8 qrels.txt RUN, on this table’s qrels and a model’s run as \
+         you imported it, gives this table’s NDCG@8 of that model (docs/metrics.md, “Agreement \
+         with trec_eval”)."
+    );
+    assert_eq!(app.get_text(&finished).await, fixture("qrels-finished.txt"));
+    let every_pair = page.attr("#qrels-every-pair", "href");
+    assert_eq!(app.get_text(&every_pair).await, fixture("qrels-all.txt"));
+
+    let reference: Value = serde_json::from_str(&fixture("reference.json")).unwrap();
+    let board: Value = serde_json::from_str(&app.get_text("/leaderboard.json").await).unwrap();
+    let models = board["models"].as_array().unwrap();
+    assert_eq!(models.len(), 3);
+    for model in models {
+        let name = model["model"].as_str().unwrap();
+        let ours = model["ndcg"].as_f64().unwrap();
+        let trec_eval = reference["qrels-finished.txt"]["ndcg_cut_8"][name]
+            .as_f64()
+            .unwrap();
+        assert!(
+            (ours - trec_eval).abs() < 1e-9,
+            "{name}: {ours} vs {trec_eval}"
+        );
+    }
+    assert_eq!(
+        models[0]["model"],
+        reference["qrels-finished.txt"]["leader"]
+    );
+    assert_eq!(models[0]["model"], "alpha");
+    assert_eq!(reference["qrels-all.txt"]["leader"], "bravo");
+
+    // The command line writes the same files.
+    let db = app.study.db_path();
+    let exported = |targets: &str| {
+        succeeded(&paperjudge(
+            &db,
+            &["export", "qrels", "--targets", targets],
+            &[],
+        ))
+    };
+    assert_eq!(exported("finished"), fixture("qrels-finished.txt"));
+    assert_eq!(exported("all"), fixture("qrels-all.txt"));
+}
+
+/// Under settings trec_eval has no counterpart for, the page names the settings under which
+/// the command gives its numbers.
+#[tokio::test]
+async fn the_page_names_the_settings_under_which_trec_eval_agrees() {
+    let app = TestApp::spawn(newcomers_study().await).await;
+    let page = Page::parse(
+        &app.get_text("/leaderboard?k=5&gain=exponential&unjudged=skip")
+            .await,
+    );
+    assert_eq!(
+        page.text("#trec-eval"),
+        "trec_eval -c -J -m ndcg_cut.5 qrels.txt RUN, on this table’s qrels and a model’s run \
+         as you imported it, gives this table’s NDCG@5 of that model under gain = linear \
+         (trec_eval's gains are linear) (docs/metrics.md, “Agreement with trec_eval”)."
+    );
+    let partial = Page::parse(&app.get_text("/leaderboard?partial=include").await);
+    assert_eq!(
+        partial.attr("#qrels-table", "href"),
+        "/export/qrels.txt?relevance=stars-minus-one"
+    );
+    assert_eq!(partial.count("#qrels-every-pair"), 0);
+    let refused = app.get("/export/qrels.txt?targets=some").await;
+    assert_eq!(refused.status(), 400);
 }
