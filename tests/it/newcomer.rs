@@ -524,3 +524,44 @@ async fn the_page_names_the_settings_under_which_trec_eval_agrees() {
     let refused = app.get("/export/qrels.txt?targets=some").await;
     assert_eq!(refused.status(), 400);
 }
+
+/// The numbered steps of the import page, as the README (or the guide under docs/ that holds
+/// them) numbers them: each `N. **Title**` of the list that follows the words "leads to
+/// `/import`" is the page's heading `N. Title`.
+#[tokio::test]
+async fn the_docs_number_the_import_steps_as_the_page_does() {
+    let app = TestApp::spawn(TestStudy::new().await).await;
+    let page = Page::parse(&app.get_text("/import").await);
+    let numbered: Vec<String> = (page.texts(".import-section h2").into_iter())
+        .filter(|heading| heading.starts_with(|c: char| c.is_ascii_digit()))
+        .map(|heading| heading.replace(" (optional)", ""))
+        .collect();
+    assert_eq!(numbered, ["1. Papers", "2. Recommendations", "3. Ratings"]);
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut documents = vec![root.join("README.md")];
+    if let Ok(entries) = std::fs::read_dir(root.join("docs")) {
+        documents.extend(entries.map(|entry| entry.unwrap().path()));
+    }
+    let mut found = Vec::new();
+    for document in documents.iter().filter(|path| path.extension() == Some("md".as_ref())) {
+        let text = std::fs::read_to_string(document).unwrap();
+        let Some(start) = text.find("leads to `/import`") else {
+            continue;
+        };
+        let steps: Vec<String> = (text[start..].lines())
+            .skip_while(|line| !line.starts_with("1. "))
+            .take_while(|line| !line.is_empty())
+            .filter_map(|line| {
+                let (number, rest) = line.split_once(". **")?;
+                let (title, _) = rest.split_once("**")?;
+                Some(format!("{number}. {}", title.trim_end_matches(':')))
+            })
+            .collect();
+        found.push((document.display().to_string(), steps));
+    }
+    assert!(!found.is_empty(), "no document describes the import page");
+    for (document, steps) in found {
+        assert_eq!(steps, numbered, "{document}");
+    }
+}
