@@ -12,6 +12,7 @@ mod web_support;
 
 mod browser_import;
 mod browser_lists;
+mod browser_pages;
 mod browser_rating;
 mod browser_recheck;
 mod checks_cli;

@@ -412,9 +412,9 @@ async fn a_rater_cannot_choose_targets_at_random() {
     );
 }
 
-const NEWCOMER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/newcomer");
+pub(crate) const NEWCOMER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/newcomer");
 
-fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!("{NEWCOMER}/{name}")).unwrap()
 }
 
@@ -544,7 +544,10 @@ async fn the_docs_number_the_import_steps_as_the_page_does() {
         documents.extend(entries.map(|entry| entry.unwrap().path()));
     }
     let mut found = Vec::new();
-    for document in documents.iter().filter(|path| path.extension() == Some("md".as_ref())) {
+    for document in documents
+        .iter()
+        .filter(|path| path.extension() == Some("md".as_ref()))
+    {
         let text = std::fs::read_to_string(document).unwrap();
         let Some(start) = text.find("leads to `/import`") else {
             continue;

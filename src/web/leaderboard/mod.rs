@@ -273,6 +273,21 @@ struct Header {
     aria_sort: Option<&'static str>,
 }
 
+impl Header {
+    /// The label up to its cutoff (`Judged` of `Judged@8`): a narrow table may break the
+    /// heading there.
+    fn label_start(&self) -> &str {
+        self.label
+            .split_once('@')
+            .map_or(&self.label, |(start, _)| start)
+    }
+
+    /// The cutoff of an `@k` label (`@8`).
+    fn label_cutoff(&self) -> Option<&str> {
+        self.label.find('@').map(|at| &self.label[at..])
+    }
+}
+
 fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
     let sortable = |column: SortBy, label: String, description: &'static str| {
         let current = query.sort.by == column;
