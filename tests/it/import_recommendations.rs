@@ -2,7 +2,7 @@ use crate::common::{recommendations, TestStudy};
 use paperjudge::formats::Format;
 
 /// Every stored list as `model target: papers in position order`.
-async fn lists(study: &TestStudy) -> Vec<String> {
+pub(crate) async fn lists(study: &TestStudy) -> Vec<String> {
     let rows: Vec<(String, String, String)> = sqlx::query_as(
         "SELECT m.name, t.external_id, GROUP_CONCAT(p.external_id, ' ')
          FROM (SELECT * FROM recommendations ORDER BY target_id, model_id, position) r

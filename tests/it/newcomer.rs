@@ -8,6 +8,7 @@ use reqwest::multipart::{Form, Part};
 use serde_json::{json, Value};
 
 use crate::common::TestStudy;
+use crate::import_recommendations::lists;
 use crate::process_support::{paperjudge, stderr, succeeded};
 use crate::web_support::{Page, TestApp};
 
@@ -23,46 +24,20 @@ fn tagless_run(lines: usize) -> String {
         .collect()
 }
 
-/// Every stored list of `db` as `model target: papers in position order`.
-fn lists(db: &Path) -> Vec<String> {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    let mut statement = conn
-        .prepare(
-            "SELECT m.name, t.external_id, GROUP_CONCAT(p.external_id, ' ')
-             FROM (SELECT * FROM recommendations ORDER BY target_id, model_id, position) r
-             JOIN models m ON m.id = r.model_id
-             JOIN papers t ON t.id = r.target_id
-             JOIN papers p ON p.id = r.paper_id
-             GROUP BY r.model_id, r.target_id ORDER BY m.name, t.external_id",
-        )
-        .unwrap();
-    let rows = statement
-        .query_map([], |row| {
-            Ok(format!(
-                "{} {}: {}",
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?
-            ))
-        })
-        .unwrap();
-    rows.map(Result::unwrap).collect()
+/// A study of the papers P1..P`papers`, and a TREC run of its papers written beside it (the
+/// lines given) for the command line to import.
+async fn study_and_run(papers: usize, run: &str) -> (TestStudy, String) {
+    let study = TestStudy::new().await;
+    study.papers(&crate::common::papers_csv(papers)).await;
+    let path = study.dir.path().join("bm25.run");
+    std::fs::write(&path, run).unwrap();
+    (study, path.display().to_string())
 }
 
-#[test]
-fn a_run_without_a_run_tag_imports_under_the_model_named() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("study.db");
-    let papers = dir.path().join("papers.csv");
-    std::fs::write(&papers, crate::common::papers_csv(30)).unwrap();
-    succeeded(&paperjudge(
-        &db,
-        &["import", "papers", papers.to_str().unwrap()],
-        &[],
-    ));
-    let run = dir.path().join("bm25.txt");
-    std::fs::write(&run, tagless_run(6)).unwrap();
-    let run = run.to_str().unwrap();
+#[tokio::test]
+async fn a_run_without_a_run_tag_imports_under_the_model_named() {
+    let (study, run) = study_and_run(30, &tagless_run(6)).await;
+    let (db, run) = (study.db_path(), run.as_str());
 
     let refused = paperjudge(&db, &["import", "recommendations", run], &[]);
     assert_eq!(refused.status.code(), Some(2));
@@ -74,7 +49,7 @@ fn a_run_without_a_run_tag_imports_under_the_model_named() {
              with --model NAME or the import page's Model name (on 6 lines: 1, 2, 3, 4, 5, 6)"
         )
     );
-    assert_eq!(lists(&db), Vec::<String>::new());
+    assert_eq!(lists(&study).await, Vec::<String>::new());
 
     let imported = paperjudge(
         &db,
@@ -88,29 +63,19 @@ fn a_run_without_a_run_tag_imports_under_the_model_named() {
         stderr(&imported)
     );
     assert_eq!(
-        lists(&db),
+        lists(&study).await,
         ["BM25 tuned P1: P10 P11 P12", "BM25 tuned P2: P13 P14 P15"]
     );
 }
 
-#[test]
-fn identical_problems_are_one_line_with_their_count_and_first_lines() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("study.db");
-    let papers = dir.path().join("papers.csv");
-    std::fs::write(&papers, crate::common::papers_csv(200)).unwrap();
-    succeeded(&paperjudge(
-        &db,
-        &["import", "papers", papers.to_str().unwrap()],
-        &[],
-    ));
+#[tokio::test]
+async fn identical_problems_are_one_line_with_their_count_and_first_lines() {
     // 120 tagless lines, and two problems of their own on lines 3 and 7.
     let mut lines: Vec<String> = tagless_run(120).lines().map(str::to_owned).collect();
     lines[2] = "P1 Q0 P12 3 high".to_owned();
     lines[6] = "P3 Q0 P16 1 994 extra field".to_owned();
-    let run = dir.path().join("bm25.run");
-    std::fs::write(&run, lines.join("\n") + "\n").unwrap();
-    let run = run.to_str().unwrap();
+    let (study, run) = study_and_run(200, &(lines.join("\n") + "\n")).await;
+    let (db, run) = (study.db_path(), run.as_str());
 
     let refused = paperjudge(&db, &["import", "recommendations", run], &[]);
     assert_eq!(refused.status.code(), Some(2));
@@ -174,7 +139,7 @@ async fn a_tagless_run_uploaded_with_a_model_name_is_imported_under_it() {
     let job = ended(&app, upload("BM25 tuned").await.unwrap()).await;
     assert_eq!(job["state"], "done", "{job}");
     assert_eq!(
-        lists(&app.study.db_path()),
+        lists(&app.study).await,
         ["BM25 tuned P1: P10 P11 P12", "BM25 tuned P2: P13 P14 P15"]
     );
 }
@@ -252,6 +217,7 @@ async fn the_library_is_filtered_to_the_papers_with_recommendations() {
 
     // Without a word to search for, the filter lists every paper with recommendations.
     let every = Page::parse(&app.get_text("/papers?with=recommendations").await);
+    assert_eq!(every.text("title"), "Papers · paperjudge");
     assert_eq!(
         every.text("#results-heading"),
         "6 papers with recommendations"
