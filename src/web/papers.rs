@@ -9,7 +9,6 @@
 use actix_web::{web, HttpResponse};
 use askama::Template;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use rand::Rng;
 use serde::Deserialize;
 
 use super::auth::Signed;
@@ -27,8 +26,6 @@ const HITS_PER_PAGE: i64 = 20;
 const MAX_PAGE: i64 = 500;
 /// The longest search text accepted, in characters.
 const MAX_QUERY_CHARS: usize = 200;
-/// The seed the random choice offers is drawn below this: short enough to note down.
-const OFFERED_SEEDS: u64 = 1_000_000;
 
 /// `GET /papers`.
 pub fn routes(config: &mut web::ServiceConfig) {
@@ -77,8 +74,6 @@ struct Results {
 struct RandomChoice {
     /// The papers with recommendations the sample is drawn among.
     among: usize,
-    /// The seed offered; the owner may change it.
-    seed: u64,
     /// The study rates every paper with recommendations: a sample makes it rate those only.
     switches: bool,
 }
@@ -91,11 +86,7 @@ impl RandomChoice {
         } else {
             overview.choosable()
         };
-        (among > 0).then(|| RandomChoice {
-            among,
-            seed: rand::rng().random_range(0..OFFERED_SEEDS),
-            switches,
-        })
+        (among > 0).then_some(RandomChoice { among, switches })
     }
 }
 

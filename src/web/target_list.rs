@@ -232,7 +232,8 @@ async fn choose(
             paper
         }
         ChoiceAction::Sample(count, asked) => {
-            let seed = asked.unwrap_or_else(|| rng.random());
+            // A seed short enough to note down, when none is asked for.
+            let seed = asked.unwrap_or_else(|| rng.random_range(0..1_000_000));
             (study.choose_sample(count, seed, rng).await).map_err(WebError::of_change)?;
             if form.seed.is_none() {
                 return Ok(see_other("/"));

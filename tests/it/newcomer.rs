@@ -234,6 +234,21 @@ async fn the_library_is_filtered_to_the_papers_with_recommendations() {
     );
 }
 
+/// Posts the random choice of three targets with `seed`, as the library page's form does.
+async fn choose_three_at_random(
+    browser: &mut crate::web_support::Browser,
+    seed: &str,
+    token: &str,
+) -> reqwest::Response {
+    let fields = [
+        ("action", "sample"),
+        ("count", "3"),
+        ("seed", seed),
+        ("csrf_token", token),
+    ];
+    (browser.post("/targets", &fields, crate::web_support::Answer::Redirect)).await
+}
+
 /// `targets choose --sample 3 --seed 42` and the page's random choice with seed 42 choose the
 /// same targets of two copies of one study.
 #[tokio::test]
@@ -254,44 +269,29 @@ async fn a_random_choice_from_the_browser_is_the_command_lines_with_the_same_see
         "6",
         "the study rates all 6 papers with recommendations: the sample is drawn among them"
     );
-    let offered_seed: u64 = page.attr("#random-seed", "value").parse().unwrap();
-    assert!(offered_seed <= 999_999, "{offered_seed}");
+    assert_eq!(
+        page.count("#random-seed[value]"),
+        0,
+        "no seed unless one is given"
+    );
     let token = page.attr("#choose-at-random input[name=csrf_token]", "value");
 
-    let fields = [
-        ("action", "sample"),
-        ("count", "3"),
-        ("seed", "42"),
-        ("csrf_token", token.as_str()),
-    ];
+    let without_token = [("action", "sample"), ("count", "3"), ("seed", "42")];
     let refused = owner
         .post(
             "/targets",
-            &fields[..3],
+            &without_token,
             crate::web_support::Answer::Redirect,
         )
         .await;
     assert_eq!(refused.status(), 403, "no token");
-    let bad_seed = owner
-        .post(
-            "/targets",
-            &[
-                ("action", "sample"),
-                ("count", "3"),
-                ("seed", "-1"),
-                ("csrf_token", &token),
-            ],
-            crate::web_support::Answer::Redirect,
-        )
-        .await;
+    let bad_seed = choose_three_at_random(&mut owner, "-1", &token).await;
     assert_eq!(bad_seed.status(), 400);
     assert_eq!(
         crate::web_support::error_message(&bad_seed.text().await.unwrap()),
         "seed must be a whole number from 0 to 18446744073709551615, got \"-1\""
     );
-    let chosen = owner
-        .post("/targets", &fields, crate::web_support::Answer::Redirect)
-        .await;
+    let chosen = choose_three_at_random(&mut owner, "42", &token).await;
     assert_eq!(chosen.status(), 303);
     assert_eq!(
         crate::web_support::location(&chosen),
@@ -311,12 +311,11 @@ async fn a_random_choice_from_the_browser_is_the_command_lines_with_the_same_see
          42 chooses the same from the same study."
     );
 
-    let cli = succeeded(&paperjudge(
+    succeeded(&paperjudge(
         &command_line.db_path(),
         &["targets", "choose", "--sample", "3", "--seed", "42"],
         &[],
     ));
-    let _ = cli;
     let list = |db: &Path| {
         let listed: Value = serde_json::from_str(&succeeded(&paperjudge(
             db,
@@ -333,6 +332,16 @@ async fn a_random_choice_from_the_browser_is_the_command_lines_with_the_same_see
     let from_the_browser = list(&app.study.db_path());
     assert_eq!(from_the_browser.len(), 3);
     assert_eq!(from_the_browser, list(&command_line.db_path()));
+
+    // Without a seed, one is drawn, and the targets page says it.
+    let drawn = choose_three_at_random(&mut owner, "", &token).await;
+    assert_eq!(drawn.status(), 303);
+    let drawn = crate::web_support::location(&drawn);
+    let seed: u64 = (drawn.strip_prefix("/targets?sampled=3&seed="))
+        .unwrap_or_else(|| panic!("{drawn}"))
+        .parse()
+        .unwrap();
+    assert!(seed < 1_000_000, "{seed}");
 }
 
 /// Choosing at random changes the study for everyone: a rater is offered no such form, and
@@ -358,18 +367,7 @@ async fn a_rater_cannot_choose_targets_at_random() {
     // A token of the rater's own, from the rating page `/next` leads to.
     let next = crate::web_support::location(&rater.get("/next").await);
     let token = rater.form_token(&next).await;
-    let refused = rater
-        .post(
-            "/targets",
-            &[
-                ("action", "sample"),
-                ("count", "3"),
-                ("seed", "42"),
-                ("csrf_token", &token),
-            ],
-            crate::web_support::Answer::Redirect,
-        )
-        .await;
+    let refused = choose_three_at_random(&mut rater, "42", &token).await;
     assert_eq!(refused.status(), 403);
     assert_eq!(
         app.study.count("targets WHERE active = 1").await,

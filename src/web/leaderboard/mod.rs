@@ -584,7 +584,6 @@ struct TrecEvalView {
     /// Every rated pair's qrels are the board's (partly rated targets included).
     every_pair: bool,
     evaluated: usize,
-    partly_rated: usize,
     command: String,
     /// The settings under which trec_eval's number would be the board's, in words, when the
     /// board's are not those.
@@ -597,7 +596,6 @@ impl TrecEvalView {
         TrecEvalView {
             every_pair: board.partial == Partial::Include,
             evaluated: board.targets.evaluated,
-            partly_rated: board.targets.partly_rated,
             command: board.trec_eval_command(),
             unlike: (!unlike.is_empty()).then(|| unlike.join(" and ")),
         }
