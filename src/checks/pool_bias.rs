@@ -139,25 +139,30 @@ fn unique_papers<K: Copy + Eq + Hash>(
         .collect()
 }
 
+/// The check in words. Every model the checks see was pooled on the targets it is checked
+/// over (a pruned model over those whose pool held it), so the drop is a what-if: what a
+/// model added after the ratings would face.
 fn sentence(rows: &[ModelBias], largest: Option<(f64, &ModelBias)>, k: usize) -> String {
     let Some((drop, _)) = largest else {
         return "Pool bias needs a fully rated target and a model with an NDCG.".to_owned();
     };
+    let what_if = "Every model here was pooled, so this is a what-if: a model that was not (one \
+                   added after these ratings) would be under-rated by";
     let mut sentence = if drop >= 0.005 {
         format!(
-            "A model that was not pooled would be under-rated by up to {drop:.2} NDCG@{k} \
-             here: rate its papers before trusting its rank."
+            "{what_if} up to {drop:.2} NDCG@{k}. Rate a new model's papers before trusting its \
+             rank."
         )
     } else {
         format!(
-            "A model that was not pooled would be under-rated by less than 0.01 NDCG@{k} \
-             here: the pool is deep enough to judge a new model fairly."
+            "{what_if} less than 0.01 NDCG@{k}: the pool is deep enough to judge a new model \
+             fairly."
         )
     };
     for row in rows.iter().filter(|row| row.rank != row.rank_without) {
         sentence.push_str(&format!(
-            " Left out of the pool, {} would move from rank {} to {}.",
-            row.model, row.rank, row.rank_without
+            " Had {} not been pooled, it would rank {} instead of {}.",
+            row.model, row.rank_without, row.rank
         ));
     }
     sentence

@@ -233,7 +233,8 @@ pub enum ImportCommand {
         file: PathBuf,
         #[arg(long, value_enum)]
         format: Option<Format>,
-        /// The model of every row (instead of the model column or TREC run tag).
+        /// The model of every row (instead of the model column or TREC run tag); a TREC run
+        /// without the run tag (5 fields) needs it.
         #[arg(long)]
         model: Option<String>,
     },
@@ -254,6 +255,13 @@ pub enum ImportCommand {
     },
 }
 
+/// Which targets `export qrels` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum QrelsTargets {
+    All,
+    Finished,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum ExportCommand {
     /// Ratings CSV: target,target_title,paper,paper_title,stars,rated_at,rater.
@@ -271,6 +279,10 @@ pub enum ExportCommand {
         /// upper-median or rater:NAME (qrels hold whole grades: not mean).
         #[arg(long, default_value = "lower-median", value_parser = |text: &str| text.parse::<Judgments>())]
         judgments: Judgments,
+        /// Which targets' pairs: every rated pair (all), or the fully rated targets only
+        /// (finished), the leaderboard's, on which trec_eval gives its NDCG.
+        #[arg(long, value_enum, default_value = "all")]
+        targets: QrelsTargets,
     },
     /// The blind pool: target,paper,position,stars (no model information).
     Pool {

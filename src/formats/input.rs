@@ -289,12 +289,29 @@ impl<R: Read> Lines<R> {
 }
 
 /// The whitespace-separated fields of a line of a TREC file: exactly `N` of them, laid out as
-/// `layout` says (`target Q0 paper rank score model`), or the problem of the line.
+/// `layout` says (`target 0 paper grade`), or the problem of the line.
 pub(crate) fn trec_fields<'a, const N: usize>(
     bytes: &'a [u8],
     line: u64,
     layout: &str,
 ) -> Result<[&'a str; N], Problem> {
+    let (fields, count) = trec_fields_up_to::<N>(bytes, line)?;
+    if count != N {
+        return Err(Problem::at(
+            line,
+            None,
+            format!("expected {N} fields `{layout}`, found {count}"),
+        ));
+    }
+    Ok(fields)
+}
+
+/// The first `N` whitespace-separated fields of a line of a TREC file (the others empty), and
+/// how many fields the line has, for a layout whose last fields may be missing.
+pub(crate) fn trec_fields_up_to<const N: usize>(
+    bytes: &[u8],
+    line: u64,
+) -> Result<([&str; N], usize), Problem> {
     let text = utf8_line(bytes, line)?;
     let mut fields = [""; N];
     let mut count = 0;
@@ -304,14 +321,7 @@ pub(crate) fn trec_fields<'a, const N: usize>(
         }
         count += 1;
     }
-    if count != N {
-        return Err(Problem::at(
-            line,
-            None,
-            format!("expected {N} fields `{layout}`, found {count}"),
-        ));
-    }
-    Ok(fields)
+    Ok((fields, count))
 }
 
 /// A line of a JSONL or TREC file as text.

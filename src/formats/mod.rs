@@ -8,6 +8,7 @@ pub mod input;
 pub mod records;
 pub mod trec;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,14 +19,25 @@ use crate::domain::PaperId;
 /// At most this many problems are reported for one file; the rest are counted.
 pub const MAX_REPORTED_PROBLEMS: usize = 50;
 
-/// One problem in an input file.
+/// The lines a problem found on many lines names: the first this many.
+pub const LINES_NAMED: usize = 10;
+
+/// One problem in an input file: on one line, on the whole file, or the same problem (column
+/// and message) on several lines, reported once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
-    /// 1-based line, when the problem belongs to one.
+    /// 1-based line, when the problem belongs to one: the first it is on.
     pub line: Option<u64>,
     /// The column (CSV) or key (JSONL) concerned, if any.
     pub field: Option<String>,
     pub message: String,
+    /// The lines it is on, the first [`LINES_NAMED`] of them, in order (empty for the whole
+    /// file).
+    pub lines: Vec<u64>,
+    /// How many lines it is on (1 for the whole file).
+    pub count: u64,
+    /// The message was cut: problems whose messages read the same may differ past the cut.
+    cut: bool,
 }
 
 /// The longest message of one problem, in characters: a message quotes the file's text (an
@@ -34,33 +46,64 @@ const MAX_MESSAGE_CHARACTERS: usize = 500;
 
 impl Problem {
     pub fn at(line: u64, field: Option<&str>, message: impl Into<String>) -> Problem {
+        let (message, cut) = bounded(message.into());
         Problem {
             line: Some(line),
             field: field.map(str::to_owned),
-            message: bounded(message.into()),
+            message,
+            lines: vec![line],
+            count: 1,
+            cut,
         }
     }
 
     pub fn whole_file(message: impl Into<String>) -> Problem {
+        let (message, cut) = bounded(message.into());
         Problem {
             line: None,
             field: None,
-            message: bounded(message.into()),
+            message,
+            lines: Vec::new(),
+            count: 1,
+            cut,
         }
+    }
+
+    /// Counts `line` as one more with this problem.
+    fn also_on(&mut self, line: u64) {
+        self.count += 1;
+        // Lines come in order but for the few problems found once a list is complete.
+        let at = self.lines.partition_point(|&named| named < line);
+        if at < LINES_NAMED {
+            self.lines.insert(at, line);
+            self.lines.truncate(LINES_NAMED);
+            self.line = self.lines.first().copied();
+        }
+    }
+
+    /// The lines named: "1, 5, 9", with "…" after them when it is on more.
+    pub fn lines_named(&self) -> String {
+        let mut named: Vec<String> = self.lines.iter().map(u64::to_string).collect();
+        if self.count > self.lines.len() as u64 {
+            named.push("…".to_owned());
+        }
+        named.join(", ")
     }
 }
 
-/// `message` cut to [`MAX_MESSAGE_CHARACTERS`], saying how much more there was.
-fn bounded(message: String) -> String {
+/// `message` cut to [`MAX_MESSAGE_CHARACTERS`], saying how much more there was, and whether
+/// it was cut.
+fn bounded(message: String) -> (String, bool) {
     let characters = message.chars().count();
     if characters <= MAX_MESSAGE_CHARACTERS {
-        return message;
+        return (message, false);
     }
     let shown: String = message.chars().take(MAX_MESSAGE_CHARACTERS).collect();
-    format!(
+    let cut = format!(
         "{shown}… (the message goes on for {} more characters)",
         characters - MAX_MESSAGE_CHARACTERS
-    )
+    );
+    (cut, true)
 }
 
 /// Every problem found in one input file (up to [`MAX_REPORTED_PROBLEMS`]).
@@ -88,6 +131,14 @@ impl fmt::Display for InvalidInput {
                 write!(f, "`{field}`: ")?;
             }
             write!(f, "{}", problem.message)?;
+            if problem.count > 1 {
+                write!(
+                    f,
+                    " (on {} lines: {})",
+                    problem.count,
+                    problem.lines_named()
+                )?;
+            }
         }
         if self.unreported > 0 {
             write!(
@@ -155,11 +206,15 @@ impl RowsRead {
     }
 }
 
-/// Collects the problems of one file while it is read.
+/// Collects the problems of one file while it is read; a problem of a line that another line
+/// has already (the same column and message) is counted with it, so that a file with one
+/// mistake on every line reads as one problem.
 #[derive(Debug)]
 pub(crate) struct Problems {
     source: String,
     reported: Vec<Problem>,
+    /// Where each problem of a line is in `reported`, by its column and message.
+    by_text: HashMap<(Option<String>, String), usize>,
     unreported: u64,
 }
 
@@ -168,11 +223,27 @@ impl Problems {
         Problems {
             source: source.to_owned(),
             reported: Vec::new(),
+            by_text: HashMap::new(),
             unreported: 0,
         }
     }
 
     pub(crate) fn push(&mut self, problem: Problem) {
+        let Some(line) = problem.line.filter(|_| !problem.cut) else {
+            return self.report(problem);
+        };
+        let text = (problem.field.clone(), problem.message.clone());
+        match self.by_text.get(&text) {
+            Some(&index) => self.reported[index].also_on(line),
+            None if self.reported.len() < MAX_REPORTED_PROBLEMS => {
+                self.by_text.insert(text, self.reported.len());
+                self.reported.push(problem);
+            }
+            None => self.unreported += 1,
+        }
+    }
+
+    fn report(&mut self, problem: Problem) {
         if self.reported.len() < MAX_REPORTED_PROBLEMS {
             self.reported.push(problem);
         } else {
@@ -279,5 +350,48 @@ pub(crate) fn parse_score(text: &str, line: u64) -> Result<Option<f64>, Problem>
             Some("score"),
             format!("expected a finite number, got {text:?}"),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_problem_on_many_lines_is_one_with_its_first_lines() {
+        let mut problems = Problems::new("f");
+        for line in (3..=40).rev() {
+            problems.push(Problem::at(line, Some("year"), "bad"));
+        }
+        problems.push(Problem::at(2, Some("title"), "bad"));
+        problems.push(Problem::whole_file("bad"));
+        let invalid = problems.into_result().unwrap_err();
+        let firsts: Vec<(Option<u64>, u64, Vec<u64>)> = (invalid.problems.iter())
+            .map(|problem| (problem.line, problem.count, problem.lines.clone()))
+            .collect();
+        assert_eq!(
+            firsts,
+            [
+                (None, 1, vec![]),
+                (Some(2), 1, vec![2]),
+                (Some(3), 38, (3..=12).collect()),
+            ]
+        );
+        assert_eq!(
+            invalid.to_string(),
+            "f: bad\nf:2: `title`: bad\nf:3: `year`: bad (on 38 lines: 3, 4, 5, 6, 7, 8, 9, 10, \
+             11, 12, …)"
+        );
+    }
+
+    #[test]
+    fn problems_whose_messages_were_cut_are_never_taken_for_one() {
+        let mut problems = Problems::new("f");
+        for line in 1..=3 {
+            let long = format!("{}{line}", "x".repeat(MAX_MESSAGE_CHARACTERS + 5));
+            problems.push(Problem::at(line, None, long));
+        }
+        let invalid = problems.into_result().unwrap_err();
+        assert_eq!(invalid.problems.len(), 3);
     }
 }

@@ -10,28 +10,48 @@ use super::{check_paper_id, InvalidInput, Problem, Problems};
 use crate::domain::{Grade, PoolDepth, Stars};
 use crate::leaderboard::{Collection, TargetInput};
 
-/// One line of a TREC run: `target Q0 paper rank score model`.
+/// One line of a TREC run: `target Q0 paper rank score model`, or without the run tag.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunLine<'a> {
     pub target: &'a str,
     pub paper: &'a str,
     pub score: f64,
-    pub model: &'a str,
+    /// The run tag; `None` on a line of 5 fields, whose model a reader must be told.
+    pub model: Option<&'a str>,
 }
 
 /// Reads one run line, as every reader of runs does (the importer and `simulate --qrels`). The
 /// rank column is not read: trec_eval orders by score.
 pub(crate) fn run_line(bytes: &[u8], line: u64) -> Result<RunLine<'_>, Problem> {
-    let [target, _q0, paper, _rank, score, model] =
-        input::trec_fields(bytes, line, "target Q0 paper rank score model")?;
+    let ([target, _q0, paper, _rank, score, model], count) =
+        input::trec_fields_up_to::<6>(bytes, line)?;
+    if !(5..=6).contains(&count) {
+        return Err(Problem::at(
+            line,
+            None,
+            format!(
+                "expected 6 fields `target Q0 paper rank score model` (5 without the run tag), \
+                 found {count}"
+            ),
+        ));
+    }
     let score = super::parse_score(score, line)?
         .ok_or_else(|| Problem::at(line, Some("score"), "missing"))?;
     Ok(RunLine {
         target,
         paper,
         score,
-        model,
+        model: (count == 6).then_some(model),
     })
+}
+
+/// A run line without a run tag, when nothing else names its model.
+pub(crate) fn untagged(line: u64, how_to_name: &str) -> Problem {
+    Problem::at(
+        line,
+        Some("model"),
+        format!("no run tag (a 6th field) names the model: {how_to_name}"),
+    )
 }
 
 /// The next line of a file and its number; `None` at the end.
@@ -126,13 +146,16 @@ impl Runs {
                 Ok(Some((line, bytes))) => match run_line(bytes, line).and_then(|row| {
                     check_paper_id(row.target, line, "target")?;
                     check_paper_id(row.paper, line, "paper")?;
-                    Ok(row)
+                    let model = row.model.ok_or_else(|| {
+                        untagged(line, "a replay names each run's model by its run tag")
+                    })?;
+                    Ok((model, row))
                 }) {
                     // A model recommending the target itself is left out, as the importer
                     // leaves it out.
-                    Ok(row) if row.paper == row.target => {}
-                    Ok(row) => rows.push((
-                        row.model.to_owned(),
+                    Ok((_, row)) if row.paper == row.target => {}
+                    Ok((model, row)) => rows.push((
+                        model.to_owned(),
                         row.target.to_owned(),
                         (row.score, row.paper.to_owned(), line),
                     )),

@@ -16,6 +16,7 @@ mod options;
 mod resample;
 mod score;
 mod table;
+mod trec_eval;
 mod verdict;
 
 use std::collections::HashMap;

@@ -45,7 +45,7 @@ pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
 pub use import::{
     ImportFile, ImportProgress, JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT,
 };
-pub use papers::{Hit, ListedPaper, Paper, PooledPaper, Search, MARK_END, MARK_START};
+pub use papers::{Among, Hit, ListedPaper, Paper, PooledPaper, Search, MARK_END, MARK_START};
 pub use pool::{BlindPoolChange, ExportedPoolEntry};
 pub use pruning::Pruning;
 pub use raters::{Added, Credential, Rater, RaterProgress, Raters, RatingPlan};

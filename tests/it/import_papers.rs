@@ -296,7 +296,7 @@ async fn problems_name_the_line_a_row_is_on_whatever_the_line_endings() {
         .join(ending);
         assert_eq!(
             study.rejected(&CSV, file.as_bytes()).await,
-            [problem(4), problem(7), problem(9)].join("\n"),
+            format!("{} (on 3 lines: 4, 7, 9)", problem(4)),
             "{ending:?}"
         );
     }

@@ -12,6 +12,7 @@ mod web_support;
 
 mod browser_import;
 mod browser_lists;
+mod browser_pages;
 mod browser_rating;
 mod browser_recheck;
 mod checks_cli;
@@ -45,6 +46,7 @@ mod metrics_properties;
 mod metrics_reference;
 mod metrics_resampling;
 mod metrics_study_checks;
+mod newcomer;
 mod parser_properties;
 mod pooling;
 mod pruning;

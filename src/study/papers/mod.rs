@@ -72,28 +72,42 @@ pub struct PooledPaper {
 pub struct Search {
     pub overview: Overview,
     /// A page of the papers found, best first, and how many were found in all; `None` when
-    /// the search had no word to search for.
+    /// the search had no word to search for and no filter.
     pub found: Option<(Vec<Hit>, i64)>,
 }
 
+/// Which papers a search looks among.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Among {
+    /// The whole library.
+    #[default]
+    Library,
+    /// The papers some model recommended for: those that can be targets with a pool.
+    WithRecommendations,
+}
+
 impl Study {
-    /// The papers whose id, title, authors or abstract hold every word of `text` (see
-    /// [`db::papers::search_expression`]), `limit` of them from `offset`; each target with the
-    /// pairs rated of the study (`rater` `None`: the owner's view) or of `rater` alone.
+    /// The papers (`among` all, or those with recommendations) whose id, title, authors or
+    /// abstract hold every word of `text` (see [`db::papers::search_expression`]), best first,
+    /// `limit` of them from `offset`; without a word, the papers with recommendations by id
+    /// when `among` asks for those (else nothing). Each target with the pairs rated of the
+    /// study (`rater` `None`: the owner's view) or of `rater` alone.
     pub async fn search(
         &self,
         text: &str,
-        offset: i64,
-        limit: i64,
+        among: Among,
+        page: (i64, i64),
         rater: Option<RaterId>,
     ) -> Result<Search, StudyError> {
         let expression = db::papers::search_expression(text);
+        let only_listed = among == Among::WithRecommendations;
         self.read(async |conn| {
             let overview = db::targets::overview(&mut *conn).await?;
             let found = match &expression {
                 Some(expression) => {
-                    Some(db::papers::search(conn, expression, offset, limit, rater).await?)
+                    Some(db::papers::search(conn, expression, only_listed, page, rater).await?)
                 }
+                None if only_listed => Some(db::papers::listed(conn, page, rater).await?),
                 None => None,
             };
             Ok(Search { overview, found })

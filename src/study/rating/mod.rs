@@ -147,6 +147,27 @@ impl Study {
         Ok(db::ratings::all_rows(&self.connections, rater).await?)
     }
 
+    /// [`Study::judged_pairs`] of the fully rated targets only (with `rater:NAME`, those that
+    /// rater rated whole too): the targets the leaderboard evaluates unless asked to include
+    /// the partly rated ones, so that trec_eval on these qrels gives its numbers.
+    pub async fn judged_pairs_of_finished_targets(
+        &self,
+        judgments: &Judgments,
+    ) -> Result<Vec<(PaperId, PaperId, Stars)>, StudyError> {
+        let pairs = self.judged_pairs(judgments).await?;
+        let rater = match judgments {
+            Judgments::Rater(name) => Some(name),
+            _ => None,
+        };
+        let finished: std::collections::HashSet<PaperId> =
+            (db::targets::finished_ids(&self.connections, rater).await?)
+                .into_iter()
+                .collect();
+        Ok((pairs.into_iter())
+            .filter(|(target, ..)| finished.contains(target))
+            .collect())
+    }
+
     /// One judgment per rated pair, as `judgments` asks (`rater:NAME`: that rater's ratings
     /// alone), in whole stars, by target id and paper id: the qrels. Refused for the mean,
     /// whose judgments are fractional, and for a rater the study has not.

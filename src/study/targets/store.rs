@@ -16,7 +16,7 @@ use crate::study::targets::{Listing, Overview, RaterOverview, TargetSummary};
 use rand::Rng;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperId, PaperKey, Progress, RaterId, TargetChoice};
+use crate::domain::{PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
 use crate::study::db::papers::PaperRow;
 use crate::study::PooledPaper;
 
@@ -487,6 +487,25 @@ pub fn candidates(
     )?)
     .query_map([only_inactive], |row| row.get(0))?
     .collect()
+}
+
+/// The ids of the fully rated targets being rated; with `rater`, only those that rater
+/// rated whole too (as the leaderboard counts them under `judgments = rater:NAME`).
+pub async fn finished_ids<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    rater: Option<&RaterName>,
+) -> Result<Vec<PaperId>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
+         WHERE t.active = 1 AND t.fully_rated = 1
+           AND (?1 IS NULL
+                OR EXISTS (SELECT 1 FROM assignments a JOIN raters r ON r.id = a.rater_id
+                           WHERE a.target_id = t.target_id AND r.name = ?1
+                             AND a.rated = t.pooled))",
+    )
+    .bind(rater)
+    .fetch_all(executor)
+    .await
 }
 
 /// Adds `?2` to the pooled count of target `?1` (the pool's writers do, in the transaction of
