@@ -1,7 +1,8 @@
 //! `paperjudge judge` and `paperjudge judges`: machine judges graded through a model endpoint,
 //! listed and removed.
 
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
@@ -9,7 +10,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::output::print;
 use super::{CliError, StatusFormat};
-use crate::domain::JudgeName;
+use crate::domain::{JudgeModel, JudgeName};
+use crate::study::judges::endpoint::EndpointUrl;
+use crate::study::judges::prompt::MAX_TEMPLATE_BYTES;
 use crate::study::judges::{JudgeSummary, RunProgress, RunReport, RunRequest, KEY_VARIABLE};
 use crate::study::Study;
 use crate::terminal::escape;
@@ -65,18 +68,12 @@ pub fn judge_name(text: &str) -> Result<JudgeName, CliError> {
 }
 
 pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
-    let prompt = match &args.prompt {
-        Some(file) => Some(std::fs::read_to_string(file).map_err(|error| {
-            CliError::Usage(format!(
-                "cannot read the prompt {}: {error}",
-                file.display()
-            ))
-        })?),
-        None => None,
-    };
+    let prompt = args.prompt.as_deref().map(read_prompt).transpose()?;
+    let usage = |message: String| CliError::Usage(message);
     let request = RunRequest {
-        endpoint: args.endpoint,
-        model: args.model,
+        endpoint: EndpointUrl::parse(&args.endpoint)
+            .map_err(|invalid| usage(invalid.to_string()))?,
+        model: JudgeModel::new(&args.model).map_err(|invalid| usage(invalid.to_string()))?,
         name: args.name.as_deref().map(judge_name).transpose()?,
         prompt,
         concurrency: usize::try_from(args.concurrency).unwrap_or(1),
@@ -87,7 +84,9 @@ pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     let report = study.run_judge(request, Bar(bar.clone())).await;
     bar.finish_and_clear();
-    let report = report?;
+    let report = report.map_err(|error| {
+        CliError::of_study(error, "the run could not read or write the study file")
+    })?;
     if report.pairs == 0 {
         crate::tell!(
             "judge {}: every pooled pair of the study's targets is graded already; nothing was \
@@ -102,6 +101,33 @@ pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
         Some(why) => Err(CliError::Failed(why)),
         None => Ok(()),
     }
+}
+
+/// The template in the file `file`, read up to the longest a prompt may be and a byte more
+/// (`/dev/zero` is no prompt).
+fn read_prompt(file: &Path) -> Result<String, CliError> {
+    let unreadable = |error: std::io::Error| {
+        CliError::Usage(format!(
+            "cannot read the prompt {}: {error}",
+            file.display()
+        ))
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .and_then(|opened| {
+            opened
+                .take(MAX_TEMPLATE_BYTES as u64 + 1)
+                .read_to_end(&mut bytes)
+        })
+        .map_err(unreadable)?;
+    if bytes.len() > MAX_TEMPLATE_BYTES {
+        return Err(CliError::Usage(format!(
+            "the prompt {} holds more than the {MAX_TEMPLATE_BYTES} bytes (64 KiB) a prompt may",
+            file.display()
+        )));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| CliError::Usage(format!("the prompt {} is not UTF-8 text", file.display())))
 }
 
 /// The replies that were no grade and the failed requests, a few of each.
