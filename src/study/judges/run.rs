@@ -512,17 +512,15 @@ impl<P: RunProgress> Run<'_, P> {
                     }
                     self.failures_in_a_row += 1;
                     self.report.failed += 1;
+                    let what = error.to_string();
                     if self.report.failed_examples.len() < EXAMPLES {
-                        let what = error.to_string();
                         self.report.failed_examples.push(example(pair, &what));
                     }
                     self.progress.done(false);
                     if stop.is_none() && self.failures_in_a_row >= FAILURES_IN_A_ROW {
-                        let last = self.report.failed_examples.last();
                         stop = Some(Stop(format!(
-                            "{FAILURES_IN_A_ROW} requests in a row failed after {ATTEMPTS} \
-                             tries each (the last: {}); stopped",
-                            last.map_or("", |example| example.what.as_str())
+                            "{FAILURES_IN_A_ROW} requests in a row failed (the last: {}); stopped",
+                            crate::terminal::escape(&shortened(&what, 200))
                         )));
                     }
                 }
