@@ -16,7 +16,9 @@ use paperjudge::study::Study;
 
 use crate::common::TestStudy;
 use crate::judge_support::{stars_of_title, Reply, StandIn};
+use crate::judges_cli::run as run_cli;
 use crate::judges_run::{endpoint, model, request};
+use crate::judges_web::ended;
 use crate::process_support::{paperjudge, stderr, succeeded};
 use crate::web_support::{fixture_study, location, Answer, Page, TestApp};
 
@@ -272,44 +274,40 @@ async fn a_judge_removed_during_its_run_stops_it_and_its_id_is_never_given_again
     assert_eq!(grades, [("y".to_owned(), 5)]);
 }
 
-/// Defect 4: the browser and the command line running one judge at once: the second place is
-/// refused, and no pair is asked twice.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn one_judge_runs_in_one_place_at_a_time_across_processes() {
-    let app = TestApp::with_fixture().await;
-    let stand_in = grading_after(Duration::from_millis(300));
+/// Starts a run of the judge `name` from the browser's form, one request at a time: its page.
+async fn start_in_browser(app: &TestApp, stand_in: &StandIn, name: &str) -> String {
     let session = app.session_from("/judges").await;
     let fields = [
         ("csrf_token", session.token.as_str()),
         ("endpoint", stand_in.url.as_str()),
         ("model", "stand-in-judge"),
-        ("name", "j"),
+        ("name", name),
         ("concurrency", "1"),
     ];
     let started = app
         .post("/judges/run", Some(&session), &fields, Answer::Redirect)
         .await;
     assert_eq!(started.status(), StatusCode::SEE_OTHER);
-    let run = location(&started);
-    let db = app.study.db_path();
-    let url = stand_in.url.clone();
-    let cli = tokio::task::spawn_blocking(move || {
-        paperjudge(
-            &db,
-            &[
-                "judge",
-                "--endpoint",
-                &url,
-                "--model",
-                "stand-in-judge",
-                "--name",
-                "j",
-            ],
-            &[],
-        )
-    })
-    .await
-    .unwrap();
+    location(&started)
+}
+
+/// Defect 4: the browser and the command line running one judge at once: the second place is
+/// refused, and no pair is asked twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_judge_runs_in_one_place_at_a_time_across_processes() {
+    let app = TestApp::with_fixture().await;
+    let stand_in = grading_after(Duration::from_millis(300));
+    let run = start_in_browser(&app, &stand_in, "j").await;
+    let args = [
+        "judge",
+        "--endpoint",
+        &stand_in.url,
+        "--model",
+        "stand-in-judge",
+        "--name",
+        "j",
+    ];
+    let cli = run_cli(&app.study.db_path(), &args, &[]).await;
     assert_eq!(cli.status.code(), Some(2), "{}", stderr(&cli));
     let said = stderr(&cli);
     assert!(
@@ -324,25 +322,7 @@ async fn one_judge_runs_in_one_place_at_a_time_across_processes() {
     assert_eq!(stand_in.requests(), 11);
     assert_eq!(app.study.count("judge_grades").await, 11);
     // Once it has ended, the command line may run it: nothing is left to ask.
-    let db = app.study.db_path();
-    let url = stand_in.url.clone();
-    let after = tokio::task::spawn_blocking(move || {
-        paperjudge(
-            &db,
-            &[
-                "judge",
-                "--endpoint",
-                &url,
-                "--model",
-                "stand-in-judge",
-                "--name",
-                "j",
-            ],
-            &[],
-        )
-    })
-    .await
-    .unwrap();
+    let after = run_cli(&app.study.db_path(), &args, &[]).await;
     assert_eq!(
         stderr(&after),
         "judge j: every pooled pair of the study's targets is graded already; nothing was asked\n"
@@ -375,22 +355,9 @@ async fn an_import_under_the_name_of_a_judge_being_run_is_refused_saying_why() {
     }
     let file = study.dir.path().join("grades.csv");
     std::fs::write(&file, "target,paper,stars\nT1,P1,3\n").unwrap();
-    let db = study.db_path();
-    let imported = tokio::task::spawn_blocking(move || {
-        paperjudge(
-            &db,
-            &[
-                "import",
-                "judgments",
-                &file.display().to_string(),
-                "--judge",
-                "x",
-            ],
-            &[],
-        )
-    })
-    .await
-    .unwrap();
+    let file = file.display().to_string();
+    let args = ["import", "judgments", &file, "--judge", "x"];
+    let imported = run_cli(&study.db_path(), &args, &[]).await;
     assert_eq!(imported.status.code(), Some(2), "{}", stderr(&imported));
     assert!(
         stderr(&imported).starts_with("paperjudge: the judge \"x\" is running elsewhere ("),
@@ -399,20 +366,6 @@ async fn an_import_under_the_name_of_a_judge_being_run_is_refused_saying_why() {
     );
     let report = running.await.unwrap().expect("the run");
     assert_eq!((report.stored, report.stopped), (11, None));
-}
-
-/// Polls a run's JSON until it has ended (a minute at most).
-async fn ended(app: &TestApp, path: &str) -> Value {
-    for _ in 0..600 {
-        let answer = app.get(&format!("{path}.json")).await;
-        assert_eq!(answer.status(), StatusCode::OK);
-        let run: Value = answer.json().await.unwrap();
-        if run["state"] != "running" {
-            return run;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the run at {path} did not end within a minute");
 }
 
 /// Defect 16: a run from the browser whose judge is removed says so on its page.
@@ -426,29 +379,14 @@ async fn the_run_page_says_that_its_judge_was_removed() {
             _ => Reply::Stall(Duration::from_millis(700), Box::new(grade)),
         }
     });
-    let session = app.session_from("/judges").await;
-    let fields = [
-        ("csrf_token", session.token.as_str()),
-        ("endpoint", stand_in.url.as_str()),
-        ("model", "stand-in-judge"),
-        ("name", "gone"),
-        ("concurrency", "1"),
-    ];
-    let started = app
-        .post("/judges/run", Some(&session), &fields, Answer::Redirect)
-        .await;
-    let run = location(&started);
+    let run = start_in_browser(&app, &stand_in, "gone").await;
     for _ in 0..100 {
         if app.study.count("judge_grades").await == 2 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let db = app.study.db_path();
-    let removed =
-        tokio::task::spawn_blocking(move || paperjudge(&db, &["judges", "remove", "gone"], &[]))
-            .await
-            .unwrap();
+    let removed = run_cli(&app.study.db_path(), &["judges", "remove", "gone"], &[]).await;
     succeeded(&removed);
     let done = ended(&app, &run).await;
     assert_eq!(done["state"], "failed");
