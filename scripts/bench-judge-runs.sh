@@ -104,16 +104,19 @@ lines = ["## Judge runs beside raters (`BENCH=judge-runs`)", ""]
 lines += [
     "(a) A judge run over every pooled pair of a synthetic study (`paperjudge-synth --size s --seed 7",
     "--targets 90`: 2,000 papers, 8 models' lists of 20, 90 targets, %s pooled pairs) against a" % f"{pairs:,}",
-    "stand-in endpoint that answers every request after %s ms," % delay,
-    "as many at once as it is sent (scripts/stand_in_judge.py, as a batching server such as vLLM or",
+    "stand-in endpoint that answers every request after %s ms, as many at once as it is sent" % delay,
+    "(scripts/stand_in_judge.py, as a batching server such as vLLM or",
     "`llama-server --parallel N` does), at concurrency 16 and 64, started from the browser (the run",
     "in the server's process, its grades written in turns with the ratings) and from the command",
     "line (a process of its own, beside the server). Meanwhile one rater rates the first target's",
     "pool, one rating after another (10 ms between an answer and the next rating), through the",
     "rating page's form as its script sends it; each rating's time to its answer, beside 300",
     "ratings with no run before and after. Every rating was answered 200. `scripts/bench-judge-runs.sh`",
-    "on the shared 2-core machine, %s UTC; load averages before each case in the table." % (
+    "on the shared 2-core machine, %s UTC; load averages before each case in the table. Before" % (
         datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M")),
+    "issue 39's change, a run at concurrency 10 or more starved the study's connections: it",
+    "stopped after about 30 s (\"pool timed out while waiting for an open connection\"), and a",
+    "rating meanwhile waited as long or failed (tests/it/judges_attack.rs, seen on that code).",
     "",
     "| case | what the run said | ratings during it | median | 95th percentile | worst | load before |",
     "| --- | --- | --- | --- | --- | --- | --- |",
@@ -135,11 +138,12 @@ lines += [
     "(b) An endpoint whose every other reply is endless (200, then chunks of 64 KiB of spaces as",
     "fast as they are read, never ending; the other replies grades): three runs from the browser",
     "at concurrency 64 over the study's every pair, one after another, on a server started for",
-    "them. A reply is read to 256 KiB at most, then counted as a failed request, and the run goes",
-    "on. The server's resident memory",
-    "(`/proc/PID/status`): VmRSS %.1f MB before the runs, peak (VmHWM) %.1f MB after them, %.1f MB" % (
-        before / 1024, peak / 1024, (peak - before) / 1024),
-    "above the start (the goal: under 100 MB above it); `/healthz` then answered %s. Each run said:" % healthz,
+    "them. A reply is read to 256 KiB at most, then counted as a failed request (ten in a row stop",
+    "a run). The server's resident memory (`/proc/PID/status`): VmRSS %.1f MB before the runs, peak" % (
+        before / 1024),
+    "(VmHWM) %.1f MB after them, %.1f MB above the start (the goal: under 100 MB above it);" % (
+        peak / 1024, (peak - before) / 1024),
+    "`/healthz` then answered %s. Each run said:" % healthz,
     "",
 ]
 for r in runs:
