@@ -793,3 +793,26 @@ async fn a_study_from_before_keeps_its_judges_and_grades_and_gives_no_id_again()
     // Not 1 again, as the largest id plus one would be.
     assert_eq!(grades().await.unwrap(), [(2, "new".to_owned(), 5)]);
 }
+
+/// A judge made with a prompt other than today's default (its own, or an earlier default, as
+/// the default changed with its delimiters) goes on with it when a run names no prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_judge_goes_on_with_its_own_prompt_when_none_is_given() {
+    let study = fixture_study().await;
+    let stand_in = StandIn::start(|_, _| Reply::stars(3));
+    let own = "Is {candidate_title} worth reading beside {target_title}? {\"stars\": N}";
+    let mut first = request(&stand_in);
+    first.prompt = Some(own.to_owned());
+    first.limit = Some(2);
+    assert_eq!(study.study.run_judge(first, ()).await.unwrap().stored, 2);
+    let again = study
+        .study
+        .run_judge(request(&stand_in), ())
+        .await
+        .expect("the run goes on with the judge's prompt");
+    assert_eq!((again.stored, again.stopped), (9, None));
+    assert!(stand_in
+        .received()
+        .iter()
+        .all(|request| request.prompt().starts_with("Is ")));
+}

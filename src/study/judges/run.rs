@@ -74,7 +74,8 @@ pub struct RunRequest {
     pub model: JudgeModel,
     /// The judge's name; by default the model's.
     pub name: Option<JudgeName>,
-    /// The prompt's template; by default [`Prompt::default_prompt`].
+    /// The prompt's template; by default the judge's own, or for a new judge
+    /// [`Prompt::default_prompt`].
     pub prompt: Option<String>,
     /// Requests in flight at most.
     pub concurrency: usize,
@@ -218,10 +219,10 @@ impl Study {
         request: &RunRequest,
         place: Place,
     ) -> Result<PreparedRun, StudyError> {
-        let prompt = match &request.prompt {
-            Some(template) => Prompt::new(template).map_err(Refusal::InvalidPrompt)?,
-            None => Prompt::default_prompt(),
-        };
+        let given = (request.prompt.as_deref())
+            .map(Prompt::new)
+            .transpose()
+            .map_err(Refusal::InvalidPrompt)?;
         let endpoint = Endpoint::new(
             request.endpoint.clone(),
             request.model.clone(),
@@ -240,6 +241,14 @@ impl Study {
             let existing = self
                 .read(async |conn| Ok(store::find(&mut *conn, &name).await?))
                 .await?;
+            // Without a prompt given, a judge goes on with its own (made, perhaps, with an
+            // earlier default), and a new one takes the default.
+            let own = (existing.as_ref())
+                .and_then(|judge| judge.prompt.as_deref())
+                .map(Prompt::new)
+                .transpose()
+                .map_err(Refusal::InvalidPrompt)?;
+            let prompt = given.or(own).unwrap_or_else(Prompt::default_prompt);
             if let Some(judge) = &existing {
                 check_same_judge(judge, &endpoint, &prompt)?;
             }
@@ -250,10 +259,10 @@ impl Study {
             if let Some(limit) = request.limit {
                 pairs.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
             }
-            Ok::<_, StudyError>((judge_id, pairs))
+            Ok::<_, StudyError>((prompt, judge_id, pairs))
         };
         match found.await {
-            Ok((judge_id, pairs)) => Ok(PreparedRun {
+            Ok((prompt, judge_id, pairs)) => Ok(PreparedRun {
                 name,
                 prompt: Arc::new(prompt),
                 endpoint: Arc::new(endpoint),
