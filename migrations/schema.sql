@@ -374,8 +374,8 @@ END;
 -- A machine judge: a model behind an endpoint with its prompt, or grades imported from a file
 -- (no model, endpoint or prompt). Its grades are kept apart from the ratings: no trigger
 -- above reads them, so they never finish a target nor count as ratings.
-CREATE TABLE judges (
-    id            INTEGER PRIMARY KEY,
+CREATE TABLE "judges" (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
     name          TEXT    NOT NULL UNIQUE,
     model         TEXT,
     endpoint      TEXT,
@@ -388,12 +388,24 @@ CREATE TABLE judges (
            AND (model IS NULL) = (endpoint IS NULL))
 );
 
-CREATE TABLE judge_grades (
-    judge_id    INTEGER NOT NULL REFERENCES judges (id) ON DELETE CASCADE,
+CREATE TABLE "judge_grades" (
+    judge_id    INTEGER NOT NULL REFERENCES "judges" (id) ON DELETE CASCADE,
     target_id   INTEGER NOT NULL REFERENCES papers (id),
     paper_id    INTEGER NOT NULL REFERENCES papers (id),
     stars       INTEGER NOT NULL CHECK (stars BETWEEN 1 AND 5),
     explanation TEXT,
     judged_at   TEXT    NOT NULL,
     PRIMARY KEY (judge_id, target_id, paper_id)
+) WITHOUT ROWID;
+
+-- The run of a judge going on now, by the judge's name: a lease one run holds at a time,
+-- wherever it runs; every write of its grades checks `holder` in the same transaction.
+CREATE TABLE judge_runs (
+    judge      TEXT    PRIMARY KEY,
+    holder     TEXT    NOT NULL,
+    place      TEXT    NOT NULL,
+    pid        INTEGER NOT NULL,
+    host       TEXT    NOT NULL,
+    started_at TEXT    NOT NULL,
+    renewed_at INTEGER NOT NULL
 ) WITHOUT ROWID;

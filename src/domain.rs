@@ -541,6 +541,46 @@ impl rusqlite::types::FromSql for JudgeName {
 #[error("{0}")]
 pub struct InvalidJudgeName(String);
 
+/// The model a machine judge grades with, as its endpoint names it (`paperjudge judge
+/// --model`): 1 to [`JudgeModel::MAX_CHARACTERS`] characters, no control or format character
+/// (it is stored, printed on terminals and pages, and sent), no white space at either end.
+#[derive(Clone, PartialEq, Eq)]
+pub struct JudgeModel(String);
+
+impl JudgeModel {
+    /// Long enough for a path to a model file, which some servers take as the model's name.
+    pub const MAX_CHARACTERS: usize = 1000;
+
+    /// A model as given; the message says what is wrong with it.
+    pub fn new(text: &str) -> Result<JudgeModel, InvalidJudgeModel> {
+        match name_problem(text, Self::MAX_CHARACTERS, "a model's") {
+            None => Ok(JudgeModel(text.to_owned())),
+            Some(problem) => Err(InvalidJudgeModel(format!("the model {text:?} {problem}"))),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for JudgeModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for JudgeModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// Why a text is no model's name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidJudgeModel(String);
+
 /// A judgment's grade on the scale of stars: a number of stars, or with several raters and
 /// `--judgments mean` the mean of their stars, which may lie between two (docs/metrics.md,
 /// "Several raters"). Always within 1..=5.

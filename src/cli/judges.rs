@@ -1,7 +1,8 @@
 //! `paperjudge judge` and `paperjudge judges`: machine judges graded through a model endpoint,
 //! listed and removed.
 
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
@@ -9,15 +10,18 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::output::print;
 use super::{CliError, StatusFormat};
-use crate::domain::JudgeName;
+use crate::domain::{JudgeModel, JudgeName};
+use crate::study::judges::endpoint::EndpointUrl;
+use crate::study::judges::prompt::MAX_TEMPLATE_BYTES;
 use crate::study::judges::{JudgeSummary, RunProgress, RunReport, RunRequest, KEY_VARIABLE};
-use crate::study::Study;
+use crate::study::{Study, StudyError};
 use crate::terminal::{cell, escape};
 
 #[derive(Debug, Args)]
 pub struct JudgeArgs {
     /// The API base of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8081/v1: requests
-    /// go to URL/chat/completions.
+    /// go to its path followed by /chat/completions, its query string kept. No user name or
+    /// password in it (the key goes in PAPERJUDGE_JUDGE_KEY); no redirect is followed.
     #[arg(long, value_name = "URL")]
     pub endpoint: String,
     /// The model the endpoint serves.
@@ -27,18 +31,21 @@ pub struct JudgeArgs {
     /// one prompt: another model or prompt needs another name.
     #[arg(long, value_name = "JUDGE")]
     pub name: Option<String>,
-    /// A prompt template of your own: a text holding {target_title} and {candidate_title}
-    /// (and, if you like, {target_abstract} and {candidate_abstract}), asking for JSON
-    /// {"stars": N} [default: paperjudge's own].
+    /// A prompt template of your own, at most 64 KiB: a text holding {target_title} and
+    /// {candidate_title} (and, if you like, {target_abstract} and {candidate_abstract}), asking
+    /// for JSON {"stars": N} [default: the judge's own; for a new judge, paperjudge's, which
+    /// marks the papers' texts as data].
     #[arg(long, value_name = "FILE")]
     pub prompt: Option<PathBuf>,
-    /// Requests in flight at most.
+    /// Requests in flight at most: a server that batches requests (vLLM, llama-server
+    /// --parallel N) wants 16 to 64.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub concurrency: u64,
     /// Grade at most N pairs in this run (the first ones of the study's order).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,
-    /// Seconds one request may take before it is tried again.
+    /// Seconds one request may take, from connecting to the reply's last byte, before it is
+    /// tried again.
     #[arg(long, value_name = "SECONDS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: u64,
 }
@@ -65,18 +72,12 @@ pub fn judge_name(text: &str) -> Result<JudgeName, CliError> {
 }
 
 pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
-    let prompt = match &args.prompt {
-        Some(file) => Some(std::fs::read_to_string(file).map_err(|error| {
-            CliError::Usage(format!(
-                "cannot read the prompt {}: {error}",
-                file.display()
-            ))
-        })?),
-        None => None,
-    };
+    let prompt = args.prompt.as_deref().map(read_prompt).transpose()?;
+    let usage = |message: String| CliError::Usage(message);
     let request = RunRequest {
-        endpoint: args.endpoint,
-        model: args.model,
+        endpoint: EndpointUrl::parse(&args.endpoint)
+            .map_err(|invalid| usage(invalid.to_string()))?,
+        model: JudgeModel::new(&args.model).map_err(|invalid| usage(invalid.to_string()))?,
         name: args.name.as_deref().map(judge_name).transpose()?,
         prompt,
         concurrency: usize::try_from(args.concurrency).unwrap_or(1),
@@ -87,7 +88,19 @@ pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     let report = study.run_judge(request, Bar(bar.clone())).await;
     bar.finish_and_clear();
-    let report = report?;
+    let report = report.map_err(|error| match error {
+        StudyError::DiskFull(_) => CliError::Failed(
+            "the disk holding the study is full, so the run could not begin (nothing was \
+             asked): free some space, then run the judge again"
+                .to_owned(),
+        ),
+        StudyError::Busy(_) => CliError::Failed(
+            "another process holds the study (an import, most likely), so the run could not \
+             begin (nothing was asked): run the judge again once it has finished"
+                .to_owned(),
+        ),
+        error => CliError::of_study(error, "the run could not read or write the study file"),
+    })?;
     if report.pairs == 0 {
         crate::tell!(
             "judge {}: every pooled pair of the study's targets is graded already; nothing was \
@@ -102,6 +115,33 @@ pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
         Some(why) => Err(CliError::Failed(why)),
         None => Ok(()),
     }
+}
+
+/// The template in the file `file`, read up to the longest a prompt may be and a byte more
+/// (`/dev/zero` is no prompt).
+fn read_prompt(file: &Path) -> Result<String, CliError> {
+    let unreadable = |error: std::io::Error| {
+        CliError::Usage(format!(
+            "cannot read the prompt {}: {error}",
+            file.display()
+        ))
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .and_then(|opened| {
+            opened
+                .take(MAX_TEMPLATE_BYTES as u64 + 1)
+                .read_to_end(&mut bytes)
+        })
+        .map_err(unreadable)?;
+    if bytes.len() > MAX_TEMPLATE_BYTES {
+        return Err(CliError::Usage(format!(
+            "the prompt {} holds more than the {MAX_TEMPLATE_BYTES} bytes (64 KiB) a prompt may",
+            file.display()
+        )));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| CliError::Usage(format!("the prompt {} is not UTF-8 text", file.display())))
 }
 
 /// The replies that were no grade and the failed requests, a few of each.

@@ -162,6 +162,14 @@ pub enum Refusal {
          and one prompt, so name this run's judge with --name"
     )]
     JudgeChanged { judge: JudgeName, differs: String },
+    /// Another run holds the judge, in this process or another (409 on the web); `holder`
+    /// says where.
+    #[error(
+        "the judge {judge:?} is running elsewhere ({holder}): a judge runs in one place at a \
+         time; try again once that run has ended (a run whose process was killed lets go 30 s \
+         after it was last heard from)"
+    )]
+    JudgeRunsElsewhere { judge: JudgeName, holder: String },
     /// A judge run of this process is running (409 on the web).
     #[error(
         "a judge is running: wait until it has finished (its page follows it), then start another"

@@ -121,9 +121,11 @@ impl From<StudyError> for WebError {
             StudyError::Refused(
                 refusal @ (Refusal::NoSuchTarget(_) | Refusal::UnknownJudge(_)),
             ) => WebError::NotFound(refusal.to_string()),
-            StudyError::Refused(refusal @ (Refusal::ImportRunning | Refusal::JudgeRunning)) => {
-                WebError::Conflict(refusal.to_string())
-            }
+            StudyError::Refused(
+                refusal @ (Refusal::ImportRunning
+                | Refusal::JudgeRunning
+                | Refusal::JudgeRunsElsewhere { .. }),
+            ) => WebError::Conflict(refusal.to_string()),
             StudyError::Refused(refusal) if refusal.is_forbidden() => {
                 WebError::Refused(refusal.to_string())
             }

@@ -16,8 +16,9 @@ use super::csrf::{self, CsrfToken};
 use super::leaderboard::LeaderboardQuery;
 use super::view::{self, Nav};
 use super::WebError;
-use crate::domain::JudgeName;
-use crate::study::judges::prompt::Prompt;
+use crate::domain::{JudgeModel, JudgeName};
+use crate::study::judges::endpoint::EndpointUrl;
+use crate::study::judges::prompt::{Prompt, MAX_TEMPLATE_BYTES};
 use crate::study::judges::{
     Disagreement, JudgeAudit, JudgeSummary, RunJobReport, RunRequest, RunState, KEY_VARIABLE,
     RUNS_KEPT,
@@ -31,11 +32,24 @@ const DEFAULT_CONCURRENCY: usize = 4;
 /// How long one request of a run from the browser may take.
 const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
+/// The largest form to start a run accepted: a prompt as long as the command line takes
+/// ([`MAX_TEMPLATE_BYTES`]), sent with every line break as CR LF and every byte
+/// percent-encoded (a line break then takes 6 bytes, each of its two characters 3), and the
+/// other fields beside it.
+const RUN_FORM_LIMIT_BYTES: usize = 6 * MAX_TEMPLATE_BYTES + 16 * 1024;
+
 /// `/judges`, `POST /judges/run`, a run's page and JSON, a judge's disagreements.
 pub fn routes(config: &mut web::ServiceConfig) {
+    let run_form = web::FormConfig::default()
+        .limit(RUN_FORM_LIMIT_BYTES)
+        .error_handler(super::error::unreadable_form);
     config
         .route("/judges", web::get().to(page))
-        .route("/judges/run", web::post().to(start))
+        .service(
+            web::resource("/judges/run")
+                .app_data(run_form)
+                .route(web::post().to(start)),
+        )
         .route("/judges/runs/{job:[0-9a-f]+}.json", web::get().to(run_json))
         .route("/judges/runs/{job:[0-9a-f]+}", web::get().to(run_page))
         .route("/judges/{name}/disagreements", web::get().to(disagreements));
@@ -154,8 +168,10 @@ async fn start(
             .filter(|value| !value.is_empty())
             .ok_or_else(|| WebError::BadRequest(format!("the form needs the field `{field}`")))
     };
-    let endpoint = required(form.endpoint, "endpoint")?;
-    let model = required(form.model, "model")?;
+    let endpoint = EndpointUrl::parse(&required(form.endpoint, "endpoint")?)
+        .map_err(|invalid| WebError::BadRequest(invalid.to_string()))?;
+    let model = JudgeModel::new(&required(form.model, "model")?)
+        .map_err(|invalid| WebError::BadRequest(invalid.to_string()))?;
     let name = match form.name.as_deref().map(str::trim) {
         None | Some("") => None,
         Some(name) => Some(

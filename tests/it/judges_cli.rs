@@ -19,7 +19,7 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 /// Runs the binary on a thread of its own, so that the stand-in keeps answering meanwhile.
-async fn run(db: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+pub async fn run(db: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let db = db.to_owned();
     let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
     let env: Vec<(String, String)> = (env.iter())

@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use paperjudge::domain::JudgeName;
+use paperjudge::domain::{JudgeModel, JudgeName};
+use paperjudge::study::judges::endpoint::EndpointUrl;
 use paperjudge::study::judges::{RunReport, RunRequest};
 use paperjudge::study::{Refusal, StudyError};
 
@@ -12,13 +13,16 @@ use crate::common::TestStudy;
 use crate::judge_support::{stars_of_title, Reply, StandIn};
 use crate::web_support::{fixture_study, HOSTILE_TITLE, MODELS, SCORES};
 
+/// The fixture's hostile title as a prompt holds it: no tag of it opens or closes.
+const NEUTRALISED_HOSTILE_TITLE: &str = "‹script>alert(\"title\")‹/script> & co";
+
 /// The fixture's pooled pairs: T1's 7 and T2's 4.
 const POOLED_PAIRS: u64 = 11;
 
 pub fn request(stand_in: &StandIn) -> RunRequest {
     RunRequest {
-        endpoint: stand_in.url.clone(),
-        model: "stand-in-judge".to_owned(),
+        endpoint: endpoint(&stand_in.url),
+        model: model("stand-in-judge"),
         name: None,
         prompt: None,
         concurrency: 4,
@@ -26,6 +30,14 @@ pub fn request(stand_in: &StandIn) -> RunRequest {
         timeout: Duration::from_secs(10),
         key: None,
     }
+}
+
+pub fn endpoint(url: &str) -> EndpointUrl {
+    EndpointUrl::parse(url).expect("an endpoint")
+}
+
+pub fn model(name: &str) -> JudgeModel {
+    JudgeModel::new(name).expect("a model")
 }
 
 async fn run(study: &TestStudy, request: RunRequest) -> RunReport {
@@ -61,14 +73,19 @@ async fn each_prompt_holds_both_papers_texts_and_nothing_of_the_models() {
         let prompt = request.prompt();
         let title = request.candidate_title();
         assert!(
-            prompt.contains("Title: Target one\nAbstract: The first target.")
-                || prompt.contains("Title: Target two\nAbstract: The second target."),
+            prompt.contains(
+                "Target paper:\n<title>Target one</title>\n<abstract>The first target.</abstract>"
+            ) || prompt.contains(
+                "Target paper:\n<title>Target two</title>\n<abstract>The second target.</abstract>"
+            ),
             "{prompt}"
         );
         let number = title.rsplit(' ').next().unwrap();
-        if title != HOSTILE_TITLE {
+        if title != NEUTRALISED_HOSTILE_TITLE {
             assert!(
-                prompt.contains(&format!("Title: {title}\nAbstract: Abstract {number}.")),
+                prompt.contains(&format!(
+                    "Candidate paper:\n<title>{title}</title>\n<abstract>Abstract {number}.</abstract>"
+                )),
                 "{prompt}"
             );
         }
@@ -87,7 +104,6 @@ async fn each_prompt_holds_both_papers_texts_and_nothing_of_the_models() {
     assert_eq!(
         titles,
         [
-            HOSTILE_TITLE,
             "Paper eight",
             "Paper five",
             "Paper four",
@@ -97,7 +113,8 @@ async fn each_prompt_holds_both_papers_texts_and_nothing_of_the_models() {
             "Paper seven",
             "Paper six",
             "Paper three",
-            "Paper two"
+            "Paper two",
+            NEUTRALISED_HOSTILE_TITLE,
         ]
     );
     let grades = stored(&study).await;
@@ -351,7 +368,7 @@ async fn an_unknown_model_stops_the_run_naming_the_models_served() {
         Reply::Status(404, None, "The model `gpt-5` does not exist".to_owned())
     });
     let mut unknown = request(&stand_in);
-    unknown.model = "gpt-5".to_owned();
+    unknown.model = model("gpt-5");
     let report = run(&study, unknown).await;
     assert_eq!(
         report.stopped.as_deref(),
@@ -376,7 +393,7 @@ async fn an_endpoint_where_nothing_listens_stops_the_run_at_once() {
         .unwrap()
         .port();
     let mut down = RunRequest {
-        endpoint: format!("http://127.0.0.1:{port}/v1"),
+        endpoint: endpoint(&format!("http://127.0.0.1:{port}/v1")),
         ..request_to("http://127.0.0.1:9/v1")
     };
     down.concurrency = 1;
@@ -395,10 +412,10 @@ async fn an_endpoint_where_nothing_listens_stops_the_run_at_once() {
     assert_eq!(report.stored, 0);
 }
 
-fn request_to(endpoint: &str) -> RunRequest {
+fn request_to(url: &str) -> RunRequest {
     RunRequest {
-        endpoint: endpoint.to_owned(),
-        model: "stand-in-judge".to_owned(),
+        endpoint: endpoint(url),
+        model: model("stand-in-judge"),
         name: None,
         prompt: None,
         concurrency: 4,
@@ -416,7 +433,7 @@ async fn a_judges_grades_all_come_from_one_model_and_one_prompt() {
     limited.limit = Some(2);
     run(&study, limited).await;
     let mut other_model = request(&stand_in);
-    other_model.model = "another".to_owned();
+    other_model.model = model("another");
     other_model.name = Some(JudgeName::new("stand-in-judge").unwrap());
     let refused = study.study.run_judge(other_model, ()).await.unwrap_err();
     assert!(

@@ -17,7 +17,7 @@ async fn run_json(app: &TestApp, path: &str) -> Value {
 
 /// Polls a run's JSON until it has ended (a minute at most, which only turns a hang into a
 /// failure).
-async fn ended(app: &TestApp, path: &str) -> Value {
+pub async fn ended(app: &TestApp, path: &str) -> Value {
     for _ in 0..600 {
         let run = run_json(app, path).await;
         if run["state"] != "running" {

@@ -29,6 +29,7 @@ mod import_papers;
 mod import_ratings;
 mod import_recommendations;
 mod judge_validity;
+mod judges_attack;
 mod judges_audit;
 mod judges_cli;
 mod judges_leaderboard;

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use super::lease::Place;
 use super::run::{RunProgress, RunReport, RunRequest};
 use crate::domain::JudgeName;
 use crate::study::JobId;
@@ -154,7 +155,7 @@ impl Study {
     pub async fn start_judge_run(&self, request: RunRequest) -> Result<JobId, StudyError> {
         let slot = claim(&self.judge_runs)?;
         // Refused before it starts, as the command line refuses it: the form is answered.
-        let prepared = self.prepare_run(&request).await?;
+        let prepared = self.prepare_run(&request, Place::Browser).await?;
         let job = Arc::new(RunJob::new());
         job.started(&prepared.name, prepared.pairs.len() as u64);
         {
@@ -211,14 +212,15 @@ fn ended_report(report: &RunReport) -> (RunState, String) {
     }
 }
 
-/// A run that could not start or go on, in words for its page: a refusal says why, anything
-/// else only that it failed (the cause is logged).
+/// A run that could not go on for a reason the run itself did not name (a stop names the
+/// judge removed, a full disk, an import that held the study, another run that took the judge
+/// over), in words for its page: a refusal says why; a failure of the study file is logged.
 fn failure_words(error: &StudyError) -> String {
     match error {
         StudyError::Refused(refusal) => refusal.to_string(),
         StudyError::DiskFull(_) => {
-            "the disk is full: the grades stored before stay; free some space and run the judge \
-             again"
+            "the disk holding the study is full: the grades stored before stay; free some space \
+             and run the judge again"
                 .to_owned()
         }
         StudyError::Busy(_) => {
@@ -226,6 +228,15 @@ fn failure_words(error: &StudyError) -> String {
              again"
                 .to_owned()
         }
-        _ => "the run failed; the grades stored before stay (the server's log says why)".to_owned(),
+        StudyError::Unreadable(_) => {
+            "the study file holds rows that are not what they should be (the server's log says \
+             which); the grades stored before stay"
+                .to_owned()
+        }
+        StudyError::Internal(_) => {
+            "the study file could not be read or written (the server's log says why); the grades \
+             stored before stay"
+                .to_owned()
+        }
     }
 }

@@ -6,13 +6,15 @@
 //! reach only the owner, on fully rated targets only.
 //!
 //! - [`run`]: a run grades the pairs a judge has not graded through a model endpoint
-//!   ([`endpoint`], with the [`prompt`]); [`jobs`]: runs from the browser.
+//!   ([`endpoint`], with the [`prompt`]), holding the judge's [`lease`] (one place at a time);
+//!   [`jobs`]: runs from the browser.
 //! - Grades imported from a file (`import judgments`) are written by `Study::import`.
 //! - [`audit`]: how far to trust a judge, against the raters.
 
 mod audit;
 pub mod endpoint;
 mod jobs;
+mod lease;
 pub mod prompt;
 pub mod run;
 mod store;
@@ -33,7 +35,7 @@ use store::JudgeRecord;
 
 pub use audit::{Disagreement, JudgeAudit};
 pub use jobs::{JudgeRuns, RunJobReport, RunState, RUNS_KEPT};
-pub use run::{Example, RunProgress, RunReport, RunRequest, KEY_VARIABLE};
+pub use run::{Example, RunProgress, RunReport, RunRequest, ATTEMPTS, KEY_VARIABLE};
 
 /// A judge and how much of the study it graded, as `paperjudge judges list` and `/judges`
 /// show it.
@@ -185,9 +187,10 @@ impl Study {
     }
 }
 
-/// Writes the grades of an import of the judge named `judge` (added if the study has none)
-/// inside the import's transaction: the summary of the file. A judge that grades through a
-/// model takes no imported grades: its grades all come from its runs.
+/// Writes the grades of an import of the judge named `judge` (added if the study has none and
+/// the file holds a grade) inside the import's transaction: the summary of the file. A judge
+/// that grades through a model takes no imported grades: its grades all come from its runs;
+/// nor does a judge being run.
 pub(super) fn write_imported(
     conn: &rusqlite::Connection,
     judge: &JudgeName,
@@ -195,15 +198,24 @@ pub(super) fn write_imported(
     read: u64,
 ) -> Result<Summary, StudyError> {
     let now = crate::study::db::now_rfc3339();
-    let id = store::imported_judge_directly(conn, judge, &now)?.map_err(|model| {
-        Refusal::JudgeGradesThroughModel {
-            judge: judge.clone(),
-            model,
-        }
-    })?;
-    let written = store::write_grades_directly(conn, id, grades, &now)?;
+    if let Some(run) = store::run_of_directly(conn, judge)? {
+        run.refuse_if_held(lease::unix_now())?;
+    }
     let mut summary = Summary::new("judgments");
     summary.read = read;
+    let id = match store::judge_directly(conn, judge)? {
+        Some((_, Some(model))) => {
+            return Err(Refusal::JudgeGradesThroughModel {
+                judge: judge.clone(),
+                model,
+            }
+            .into())
+        }
+        Some((id, None)) => id,
+        None if grades.is_empty() => return Ok(summary),
+        None => store::add_imported_judge_directly(conn, judge, &now)?,
+    };
+    let written = store::write_grades_directly(conn, id, grades, &now)?;
     summary.added = written.added;
     summary.updated = written.updated;
     summary.unchanged = written.unchanged;

@@ -2,24 +2,36 @@
 //! to a model endpoint, each grade stored as it arrives.
 //!
 //! The pairs go in the study's order (`/next`'s order of the targets, each target's blind
-//! order), `concurrency` requests in flight at most. A grade is committed on its own as soon as
-//! it arrives: a run killed loses at most the requests in flight, and the next run asks only
-//! for the pairs still without a grade. A reply that is no grade is not stored, and counted
-//! with an example; a request that fails for a moment (a timeout, no connection, 429, a 5xx)
-//! is tried again after a while, [`ATTEMPTS`] times in all; one that cannot succeed (the key
-//! refused, an unknown model, the endpoint gone) stops the run with one sentence that says
-//! why.
+//! order), `concurrency` requests in flight at most. The requests go on in a task of their own
+//! ([`ask_all`]), which reads the pairs' texts a few dozen at a time and holds no connection to
+//! the study while it waits on the network; the run stores what they answer, every grade that
+//! has arrived in one transaction in its turn on the study's write queue, between the raters'
+//! ratings. A run killed loses at most the requests in flight and the grades of one turn, and
+//! the next run asks only for the pairs still without a grade. A reply that is no grade is not
+//! stored, and counted with an example; a request that fails for a moment (a timeout, no
+//! connection, 429, a 5xx) is tried again after a while (the endpoint's `Retry-After`, if it
+//! gives one), [`ATTEMPTS`] times in all; one that cannot succeed (the key refused, an unknown
+//! model, a redirect, the endpoint gone), the judge removed, a full disk, stop the run with one
+//! sentence that says why.
+//!
+//! A run holds its judge's [`lease`](super::lease) from before its first request to its end,
+//! and each of its writes checks that it still does: one judge runs in one place at a time.
 
-use std::collections::VecDeque;
+use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures_util::future;
 use futures_util::stream::{self, StreamExt};
 use rand::Rng;
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
-use super::endpoint::{parse_stars, shortened, CallError, Endpoint, JsonForm};
+use super::endpoint::{parse_stars, shortened, CallError, Endpoint, EndpointUrl, JsonForm};
+use super::lease::{Lease, Place, RENEW_EVERY};
 use super::prompt::{PairTexts, Prompt};
 use super::store;
-use crate::domain::{JudgeName, PaperId, PaperKey, Stars};
+use crate::domain::{JudgeModel, JudgeName, PaperId, PaperKey, Stars};
 use crate::study::{Refusal, Study, StudyError};
 use crate::words::plural;
 
@@ -45,21 +57,31 @@ const FAILURES_IN_A_ROW: u64 = 10;
 /// Examples kept of replies that were no grade, and of failed requests.
 const EXAMPLES: usize = 3;
 
+/// Pairs whose texts are read at a time, in one read of the study.
+const TEXTS_AT_A_TIME: usize = 64;
+
+/// Grades stored at most in one transaction: those that arrived while the last was written.
+const GRADES_AT_A_TIME: usize = 256;
+
+/// How long grades wait for an import that holds the study before the run gives up.
+const STORE_WAIT: Duration = Duration::from_secs(300);
+
 /// What a run is asked to do.
 #[derive(Debug, Clone)]
 pub struct RunRequest {
     /// The API base, e.g. `http://127.0.0.1:8081/v1`.
-    pub endpoint: String,
-    pub model: String,
+    pub endpoint: EndpointUrl,
+    pub model: JudgeModel,
     /// The judge's name; by default the model's.
     pub name: Option<JudgeName>,
-    /// The prompt's template; by default [`Prompt::default_prompt`].
+    /// The prompt's template; by default the judge's own, or for a new judge
+    /// [`Prompt::default_prompt`].
     pub prompt: Option<String>,
     /// Requests in flight at most.
     pub concurrency: usize,
     /// Pairs asked for at most in this run.
     pub limit: Option<u64>,
-    /// How long one request may take.
+    /// How long one request may take, from connecting to the reply's last byte.
     pub timeout: Duration,
     /// The bearer key (`PAPERJUDGE_JUDGE_KEY`): sent, never stored or printed.
     pub key: Option<String>,
@@ -135,13 +157,33 @@ impl RunReport {
         }
         if self.failed > 0 {
             line.push_str(&format!(
-                "; {} {} after {ATTEMPTS} tries (not stored)",
+                "; {} {} (not stored)",
                 self.failed,
                 plural(self.failed, "request failed", "requests failed")
             ));
         }
         line
     }
+}
+
+/// A pair of the run: its keys and its papers' ids.
+#[derive(Debug, Clone)]
+struct Pair {
+    keys: (PaperKey, PaperKey),
+    target: PaperId,
+    paper: PaperId,
+}
+
+/// A pair, asked with its prompt.
+struct Asked {
+    pair: Pair,
+    prompt: String,
+}
+
+/// A pair, and how it went.
+struct Answered {
+    pair: Pair,
+    outcome: Outcome,
 }
 
 /// How one pair went.
@@ -157,66 +199,86 @@ struct Stop(String);
 impl Study {
     /// Grades, as the judge `request` names, every pooled pair of the study's targets that it
     /// has not graded, through the model endpoint; `progress` hears how it goes. Refused (and
-    /// nothing asked) for a prompt or address that cannot be used, or a judge of that name
-    /// that grades with another model or prompt.
+    /// nothing asked) for a prompt that cannot be used, a judge of that name that grades with
+    /// another model or prompt, or one that runs elsewhere.
     pub async fn run_judge(
         &self,
         request: RunRequest,
         progress: impl RunProgress,
     ) -> Result<RunReport, StudyError> {
         let slot = super::jobs::claim(&self.judge_runs)?;
-        let prepared = self.prepare_run(&request).await?;
+        let prepared = self.prepare_run(&request, Place::CommandLine).await?;
         self.run_prepared(slot, prepared, request.concurrency, progress)
             .await
     }
 
-    /// Checks what a run asks (refused: nothing asked of the endpoint) and finds the pairs it
-    /// grades.
+    /// Checks what a run asks (refused: nothing asked of the endpoint), takes the judge's lease
+    /// and finds the pairs it grades.
     pub(super) async fn prepare_run(
         &self,
         request: &RunRequest,
+        place: Place,
     ) -> Result<PreparedRun, StudyError> {
-        let prompt = match &request.prompt {
-            Some(template) => Prompt::new(template).map_err(Refusal::InvalidPrompt)?,
-            None => Prompt::default_prompt(),
-        };
+        let given = (request.prompt.as_deref())
+            .map(Prompt::new)
+            .transpose()
+            .map_err(Refusal::InvalidPrompt)?;
         let endpoint = Endpoint::new(
-            &request.endpoint,
-            &request.model,
+            request.endpoint.clone(),
+            request.model.clone(),
             request.key.clone(),
             request.timeout,
         )
         .map_err(Refusal::InvalidJudgeRun)?;
         let name = match &request.name {
             Some(name) => name.clone(),
-            None => JudgeName::new(endpoint.model()).map_err(|invalid| {
+            None => JudgeName::new(endpoint.model().as_str()).map_err(|invalid| {
                 Refusal::InvalidJudgeRun(format!("{invalid}: name the judge with --name"))
             })?,
         };
-        let existing = self
-            .read(async |conn| Ok(store::find(&mut *conn, &name).await?))
-            .await?;
-        if let Some(judge) = &existing {
-            check_same_judge(judge, &endpoint, &prompt)?;
+        let lease = self.take_run(&name, place).await?;
+        let found = async {
+            let existing = self
+                .read(async |conn| Ok(store::find(&mut *conn, &name).await?))
+                .await?;
+            // Without a prompt given, a judge goes on with its own (made, perhaps, with an
+            // earlier default), and a new one takes the default.
+            let own = (existing.as_ref())
+                .and_then(|judge| judge.prompt.as_deref())
+                .map(Prompt::new)
+                .transpose()
+                .map_err(Refusal::InvalidPrompt)?;
+            let prompt = given.or(own).unwrap_or_else(Prompt::default_prompt);
+            if let Some(judge) = &existing {
+                check_same_judge(judge, &endpoint, &prompt)?;
+            }
+            let judge_id = existing.as_ref().map(|judge| judge.id);
+            let mut pairs = self
+                .read(async |conn| Ok(store::pairs_to_grade(&mut *conn, judge_id).await?))
+                .await?;
+            if let Some(limit) = request.limit {
+                pairs.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+            }
+            Ok::<_, StudyError>((prompt, judge_id, pairs))
+        };
+        match found.await {
+            Ok((prompt, judge_id, pairs)) => Ok(PreparedRun {
+                name,
+                prompt: Arc::new(prompt),
+                endpoint: Arc::new(endpoint),
+                judge_id,
+                pairs,
+                lease,
+            }),
+            Err(refused) => {
+                lease.end().await;
+                Err(refused)
+            }
         }
-        let judge_id = existing.as_ref().map(|judge| judge.id);
-        let mut pairs = self
-            .read(async |conn| Ok(store::pairs_to_grade(&mut *conn, judge_id).await?))
-            .await?;
-        if let Some(limit) = request.limit {
-            pairs.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-        }
-        Ok(PreparedRun {
-            name,
-            prompt,
-            endpoint,
-            judge_id,
-            pairs,
-        })
     }
 
     /// Runs what [`Study::prepare_run`] prepared, in the slot of the process's one run, held
-    /// until it ends.
+    /// until it ends, and lets go of the judge's lease.
     pub(super) async fn run_prepared(
         &self,
         _slot: super::jobs::RunSlot,
@@ -231,6 +293,7 @@ impl Study {
             endpoint,
             judge_id,
             pairs,
+            lease,
         } = prepared;
         let mut report = RunReport {
             judge: name.clone(),
@@ -245,228 +308,410 @@ impl Study {
             seconds: 0.0,
         };
         progress.started(&name, report.pairs);
-        let mut pairs: VecDeque<(PaperKey, PaperKey)> = pairs.into();
-        let mut judge_id = judge_id;
-        let grader = Grader {
+        let mut run = Run {
             study: self,
-            endpoint: &endpoint,
-            prompt: &prompt,
+            lease,
+            endpoint,
+            prompt,
+            judge_id,
+            settings: None,
+            failures_in_a_row: 0,
+            renew_at: tokio::time::Instant::now() + RENEW_EVERY,
+            report: &mut report,
+            progress: &progress,
         };
-        // The first pair alone finds the form of JSON output the endpoint takes.
-        let Some(first) = pairs.pop_front() else {
-            return Ok(report);
-        };
-        let (took, outcome) = grader.probe(first).await?;
-        let form = match took {
-            Ok(form) => form,
-            Err(Stop(why)) => {
-                report.stopped = Some(why);
-                report.seconds = started.elapsed().as_secs_f64();
-                return Ok(report);
-            }
-        };
-        report.json_form = Some(form);
-        let new_judge = NewJudge {
-            name: &name,
-            endpoint: &endpoint,
-            prompt: &prompt,
-            form,
-        };
-        let settled = (self.settle(
-            &mut report,
-            &mut judge_id,
-            &new_judge,
-            first,
-            outcome,
-            &progress,
-        ))
-        .await?;
-        if let Err(Stop(why)) = settled {
+        let ran = run.grade(pairs, concurrency.max(1)).await;
+        let Run { lease, .. } = run;
+        lease.end().await;
+        if let Err(Stop(why)) = ran? {
             report.stopped = Some(why);
-            pairs.clear();
-        }
-        let mut answers = stream::iter(pairs)
-            .map(|pair| async move { (pair, grader.grade(pair, form).await) })
-            .buffer_unordered(concurrency.max(1));
-        let mut failures_in_a_row = 0;
-        while let Some((pair, outcome)) = answers.next().await {
-            let outcome = outcome?;
-            failures_in_a_row = match outcome {
-                Outcome::Failed(_) => failures_in_a_row + 1,
-                _ => 0,
-            };
-            let settled = self
-                .settle(
-                    &mut report,
-                    &mut judge_id,
-                    &new_judge,
-                    pair,
-                    outcome,
-                    &progress,
-                )
-                .await?;
-            let stop = match settled {
-                Err(Stop(why)) => Some(why),
-                Ok(()) if failures_in_a_row >= FAILURES_IN_A_ROW => Some(format!(
-                    "{FAILURES_IN_A_ROW} requests in a row failed after {ATTEMPTS} tries each \
-                     (the last: {}); stopped",
-                    report
-                        .failed_examples
-                        .last()
-                        .map_or("", |e| e.what.as_str())
-                )),
-                Ok(()) => None,
-            };
-            if let Some(why) = stop {
-                // Dropping the stream cancels the requests in flight.
-                report.stopped = Some(why);
-                break;
-            }
         }
         report.seconds = started.elapsed().as_secs_f64();
         Ok(report)
     }
 
-    /// Takes the outcome of one pair into the report: a grade is stored (the judge added with
-    /// the first), the rest counted; a failure that no later request can escape stops the run.
-    async fn settle(
+    /// The pairs with the keys `keys`, each with its prompt, in one read of the study.
+    async fn asked(
         &self,
-        report: &mut RunReport,
-        judge_id: &mut Option<i64>,
-        new_judge: &NewJudge<'_>,
-        pair: (PaperKey, PaperKey),
-        outcome: Outcome,
-        progress: &impl RunProgress,
+        prompt: &Prompt,
+        keys: &[(PaperKey, PaperKey)],
+    ) -> Result<Vec<Asked>, StudyError> {
+        let papers: Vec<PaperKey> = (keys.iter())
+            .flat_map(|&(target, paper)| [target, paper])
+            .collect();
+        let texts = self
+            .read(async |conn| Ok(store::paper_texts(&mut *conn, &papers).await?))
+            .await?;
+        let text_of = |key: PaperKey| {
+            (texts.iter())
+                .find(|text| text.id == key)
+                .ok_or_else(|| StudyError::unreadable("a pooled pair names no paper"))
+        };
+        (keys.iter())
+            .map(|&(target_key, paper_key)| {
+                let (target, candidate) = (text_of(target_key)?, text_of(paper_key)?);
+                Ok(Asked {
+                    prompt: prompt.render(PairTexts {
+                        target_title: &target.title,
+                        target_abstract: &target.abstract_text,
+                        candidate_title: &candidate.title,
+                        candidate_abstract: &candidate.abstract_text,
+                    }),
+                    pair: Pair {
+                        keys: (target_key, paper_key),
+                        target: target.external_id.clone(),
+                        paper: candidate.external_id.clone(),
+                    },
+                })
+            })
+            .collect()
+    }
+}
+
+/// A run checked and ready: its judge, prompt and endpoint, the pairs it grades, and the
+/// judge's lease.
+pub(super) struct PreparedRun {
+    pub name: JudgeName,
+    prompt: Arc<Prompt>,
+    endpoint: Arc<Endpoint>,
+    /// The judge's id, when the study has it already.
+    judge_id: Option<i64>,
+    pub pairs: Vec<(PaperKey, PaperKey)>,
+    lease: Lease,
+}
+
+/// A run going on: what it asks with, the judge it stores as, and what it has done.
+struct Run<'a, P: RunProgress> {
+    study: &'a Study,
+    lease: Lease,
+    endpoint: Arc<Endpoint>,
+    prompt: Arc<Prompt>,
+    /// The judge's id, once the study has it.
+    judge_id: Option<i64>,
+    /// The requests' settings, stored with the run's first grades; `None` once they are.
+    settings: Option<String>,
+    failures_in_a_row: u64,
+    /// When the lease is renewed next, unless a write of grades renews it first.
+    renew_at: tokio::time::Instant,
+    report: &'a mut RunReport,
+    progress: &'a P,
+}
+
+impl<P: RunProgress> Run<'_, P> {
+    /// Grades `keys`, `concurrency` requests in flight at most: the first alone (which finds
+    /// the form of JSON output the endpoint takes), then the rest.
+    async fn grade(
+        &mut self,
+        keys: Vec<(PaperKey, PaperKey)>,
+        concurrency: usize,
     ) -> Result<Result<(), Stop>, StudyError> {
-        match outcome {
-            Outcome::Graded(stars) => {
-                *judge_id = Some(self.store_grade(*judge_id, new_judge, pair, stars).await?);
-                report.stored += 1;
-                progress.done(true);
-                Ok(Ok(()))
+        let Some((&first, rest)) = keys.split_first() else {
+            return Ok(Ok(()));
+        };
+        let asked = (self.study.asked(&self.prompt, &[first]).await?)
+            .pop()
+            .expect("one pair asked");
+        let endpoint = self.endpoint.clone();
+        let (took, outcome) = match self.renewing(probe(&endpoint, &asked.prompt)).await? {
+            Ok(probed) => probed,
+            Err(stop) => return Ok(Err(stop)),
+        };
+        let form = match took {
+            Ok(form) => form,
+            Err(stop) => return Ok(Err(stop)),
+        };
+        self.report.json_form = Some(form);
+        self.settings = Some(super::endpoint::settings_json(form));
+        let first = Answered {
+            pair: asked.pair,
+            outcome,
+        };
+        if let Err(stop) = self.settle(vec![first]).await? {
+            return Ok(Err(stop));
+        }
+        if rest.is_empty() {
+            return Ok(Ok(()));
+        }
+        let (answers, mut answered) = mpsc::unbounded_channel();
+        // Dropped with the run, which cancels the requests in flight.
+        let mut asking = JoinSet::new();
+        asking.spawn(ask_all(
+            self.study.clone(),
+            self.endpoint.clone(),
+            self.prompt.clone(),
+            rest.to_vec(),
+            concurrency,
+            form,
+            answers,
+        ));
+        loop {
+            let next = match self.renewing(answered.recv()).await? {
+                Ok(next) => next,
+                Err(stop) => return Ok(Err(stop)),
+            };
+            let Some(next) = next else {
+                return Ok(Ok(()));
+            };
+            let mut batch = vec![next?];
+            while batch.len() < GRADES_AT_A_TIME {
+                match answered.try_recv() {
+                    Ok(next) => batch.push(next?),
+                    Err(_) => break,
+                }
             }
-            Outcome::NotAGrade(reply) => {
-                report.not_grades += 1;
-                if report.not_grade_examples.len() < EXAMPLES {
-                    report
-                        .not_grade_examples
-                        .push(self.example(pair, reply).await?);
-                }
-                progress.done(false);
-                Ok(Ok(()))
-            }
-            Outcome::Failed(error) => {
-                if let Some(stop) = fatal(&error, new_judge.endpoint).await {
-                    return Ok(Err(stop));
-                }
-                report.failed += 1;
-                if report.failed_examples.len() < EXAMPLES {
-                    report
-                        .failed_examples
-                        .push(self.example(pair, error.to_string()).await?);
-                }
-                progress.done(false);
-                Ok(Ok(()))
+            if let Err(stop) = self.settle(batch).await? {
+                return Ok(Err(stop));
             }
         }
     }
 
-    /// Stores one grade in a transaction of its own (the judge added, or its endpoint and
-    /// settings brought up to date, with the first grade of a run): the judge's id. A grade
-    /// that arrives while an import holds the study waits for it.
-    async fn store_grade(
-        &self,
-        judge_id: Option<i64>,
-        judge: &NewJudge<'_>,
-        pair: (PaperKey, PaperKey),
-        stars: Stars,
-    ) -> Result<i64, StudyError> {
-        let settings = super::endpoint::settings_json(judge.form);
+    /// `work`'s outcome, the judge's lease renewed every [`RENEW_EVERY`] meanwhile: or why the
+    /// run lost it.
+    async fn renewing<T>(
+        &mut self,
+        work: impl Future<Output = T>,
+    ) -> Result<Result<T, Stop>, StudyError> {
+        let mut work = std::pin::pin!(work);
+        loop {
+            tokio::select! {
+                done = &mut work => return Ok(Ok(done)),
+                () = tokio::time::sleep_until(self.renew_at) => {
+                    self.renew_at = tokio::time::Instant::now() + RENEW_EVERY;
+                    let renewed = self.study.write(async |conn| self.lease.renew(conn).await).await;
+                    match renewed {
+                        Ok(true) => {}
+                        Ok(false) => return Ok(Err(self.lease_lost())),
+                        // An import holds the study, or the disk is full: the grades' next
+                        // write says so, and renews the lease if it can.
+                        Err(StudyError::Busy(_) | StudyError::DiskFull(_)) => {}
+                        Err(error) => return Err(error),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes the outcomes of `batch` into the report: its grades stored in one transaction,
+    /// the rest counted; or why the run cannot go on.
+    async fn settle(&mut self, batch: Vec<Answered>) -> Result<Result<(), Stop>, StudyError> {
+        let mut grades = Vec::new();
+        let mut stop = None;
+        for Answered { pair, outcome } in batch {
+            match outcome {
+                Outcome::Graded(stars) => {
+                    self.failures_in_a_row = 0;
+                    grades.push((pair.keys, stars));
+                }
+                Outcome::NotAGrade(reply) => {
+                    self.failures_in_a_row = 0;
+                    self.report.not_grades += 1;
+                    if self.report.not_grade_examples.len() < EXAMPLES {
+                        self.report.not_grade_examples.push(example(pair, &reply));
+                    }
+                    self.progress.done(false);
+                }
+                Outcome::Failed(error) => {
+                    if stop.is_none() {
+                        let endpoint = self.endpoint.clone();
+                        let fatal = fatal(&error, &endpoint);
+                        if let Some(fatal) = self.renewing(fatal).await?.unwrap_or_else(Some) {
+                            stop = Some(fatal);
+                            continue;
+                        }
+                    }
+                    self.failures_in_a_row += 1;
+                    self.report.failed += 1;
+                    let what = error.to_string();
+                    if self.report.failed_examples.len() < EXAMPLES {
+                        self.report.failed_examples.push(example(pair, &what));
+                    }
+                    self.progress.done(false);
+                    if stop.is_none() && self.failures_in_a_row >= FAILURES_IN_A_ROW {
+                        stop = Some(Stop(format!(
+                            "{FAILURES_IN_A_ROW} requests in a row failed (the last: {}); stopped",
+                            crate::terminal::escape(&shortened(&what, 200))
+                        )));
+                    }
+                }
+            }
+        }
+        if !grades.is_empty() {
+            if let Err(stop) = self.store(&grades).await? {
+                return Ok(Err(stop));
+            }
+            self.report.stored += grades.len() as u64;
+            for _ in &grades {
+                self.progress.done(true);
+            }
+        }
+        Ok(stop.map_or(Ok(()), Err))
+    }
+
+    /// Stores `grades` in one transaction (the judge added with its first, its endpoint and
+    /// settings brought up to date with the run's first), if the run still holds the judge's
+    /// lease and the judge is still the run's. Grades that arrive while an import holds the
+    /// study wait for it.
+    async fn store(
+        &mut self,
+        grades: &[((PaperKey, PaperKey), Stars)],
+    ) -> Result<Result<(), Stop>, StudyError> {
         let mut waited = Duration::ZERO;
         loop {
             let stored = self
-                .write(async |conn| {
-                    let now = crate::study::db::now_rfc3339();
-                    let id = match judge_id {
-                        Some(id) => id,
-                        None => match store::find(&mut *conn, judge.name).await? {
-                            Some(found) => found.id,
-                            None => {
-                                let added = store::EndpointJudge {
-                                    name: judge.name,
-                                    model: judge.endpoint.model(),
-                                    endpoint: judge.endpoint.base(),
-                                    prompt: judge.prompt.template(),
-                                    prompt_sha256: &judge.prompt.sha256(),
-                                    settings: &settings,
-                                };
-                                store::add_endpoint_judge(&mut *conn, &added, &now).await?
-                            }
-                        },
-                    };
-                    if judge_id.is_none() {
-                        store::update_endpoint(&mut *conn, id, judge.endpoint.base(), &settings)
-                            .await?;
-                    }
-                    store::store_grade(&mut *conn, id, pair, stars, &now).await?;
-                    Ok(id)
-                })
+                .study
+                .write(async |conn| self.store_in(conn, grades).await)
                 .await;
             match stored {
-                // An import holds the study: the grade waits for it, as a rating is retried.
+                Ok(Ok(id)) => {
+                    self.judge_id = Some(id);
+                    self.settings = None;
+                    self.renew_at = tokio::time::Instant::now() + RENEW_EVERY;
+                    return Ok(Ok(()));
+                }
+                Ok(Err(stop)) => return Ok(Err(stop)),
+                // An import holds the study: the grades wait for it, as a rating is retried.
                 Err(StudyError::Busy(_)) if waited < STORE_WAIT => {
                     tokio::time::sleep(Duration::from_secs(1)).await;
                     waited += Duration::from_secs(1);
                 }
-                stored => return stored,
+                Err(StudyError::Busy(_)) => {
+                    return Ok(Err(Stop(format!(
+                        "an import has held the study for {} minutes, so the grades received \
+                         since could not be stored; the run stopped (the grades stored before \
+                         stay): run the judge again once the import has ended",
+                        STORE_WAIT.as_secs() / 60
+                    ))))
+                }
+                Err(StudyError::DiskFull(_)) => {
+                    return Ok(Err(Stop(
+                        "the disk holding the study is full, so the grades received since the \
+                         last ones stored could not be stored; the run stopped (the grades \
+                         stored before stay): free some space, then run the judge again"
+                            .to_owned(),
+                    )))
+                }
+                Err(error) => return Err(error),
             }
         }
     }
 
-    /// A pair and what it answered, by the papers' ids.
-    async fn example(
+    /// The work of [`Run::store`], inside its transaction: the judge's id.
+    async fn store_in(
         &self,
-        (target, paper): (PaperKey, PaperKey),
-        what: String,
-    ) -> Result<Example, StudyError> {
-        let ids = self
-            .read(async |conn| {
-                Ok((
-                    store::paper_text(&mut *conn, target).await?,
-                    store::paper_text(&mut *conn, paper).await?,
-                ))
-            })
-            .await?;
-        let id = |text: Option<store::PaperText>| {
-            text.map_or_else(|| PaperId::given("?"), |text| text.external_id)
+        conn: &mut sqlx::SqliteConnection,
+        grades: &[((PaperKey, PaperKey), Stars)],
+    ) -> Result<Result<i64, Stop>, StudyError> {
+        if !self.lease.renew(conn).await? {
+            return Ok(Err(self.lease_lost()));
+        }
+        let name = &self.lease.judge;
+        let now = crate::study::db::now_rfc3339();
+        let id = match self.judge_id {
+            Some(id) if store::exists(conn, id).await? => id,
+            Some(_) => {
+                return Ok(Err(Stop(format!(
+                    "the judge {name:?} was removed during this run (`judges remove`): the run \
+                     stopped, and stores nothing more"
+                ))))
+            }
+            None => match store::find(&mut *conn, name).await? {
+                // Added since the run began, though the lease kept other runs off it.
+                Some(found) => match check_same_judge(&found, &self.endpoint, &self.prompt) {
+                    Ok(()) => found.id,
+                    Err(differs) => return Ok(Err(Stop(format!("{differs}; stopped")))),
+                },
+                None => {
+                    let added = store::EndpointJudge {
+                        name,
+                        model: self.endpoint.model().as_str(),
+                        endpoint: self.endpoint.url().as_str(),
+                        prompt: self.prompt.template(),
+                        prompt_sha256: &self.prompt.sha256(),
+                        settings: self.settings.as_deref().unwrap_or_default(),
+                    };
+                    store::add_endpoint_judge(&mut *conn, &added, &now).await?
+                }
+            },
         };
-        Ok(Example {
-            target: id(ids.0),
-            paper: id(ids.1),
-            what: crate::terminal::escape(&shortened(what.trim(), 200)).into_owned(),
-        })
+        if let Some(settings) = &self.settings {
+            store::update_endpoint(&mut *conn, id, self.endpoint.url().as_str(), settings).await?;
+        }
+        store::store_grades(&mut *conn, id, grades, &now).await?;
+        Ok(Ok(id))
+    }
+
+    fn lease_lost(&self) -> Stop {
+        Stop(format!(
+            "another run of the judge {:?} took it over, as this run had not been heard from \
+             for {} s (its machine asleep, or the study held by an import): this run stopped, \
+             and stores nothing more",
+            self.lease.judge,
+            super::lease::LAPSES_AFTER.as_secs()
+        ))
     }
 }
 
-/// A run checked and ready: its judge, prompt and endpoint, and the pairs it grades.
-pub(super) struct PreparedRun {
-    pub name: JudgeName,
-    prompt: Prompt,
-    endpoint: Endpoint,
-    /// The judge's id, when the study has it already.
-    judge_id: Option<i64>,
-    pub pairs: Vec<(PaperKey, PaperKey)>,
+/// Asks the endpoint for every pair of `keys`, `concurrency` requests in flight at most, and
+/// sends what each answered to `answers`: the pairs' texts read a few dozen at a time, each read
+/// done before anything waits on the network.
+async fn ask_all(
+    study: Study,
+    endpoint: Arc<Endpoint>,
+    prompt: Arc<Prompt>,
+    keys: Vec<(PaperKey, PaperKey)>,
+    concurrency: usize,
+    form: JsonForm,
+    answers: mpsc::UnboundedSender<Result<Answered, StudyError>>,
+) {
+    let (ready, to_ask) = mpsc::channel::<Asked>(concurrency);
+    let failed = answers.clone();
+    let read = async move {
+        for chunk in keys.chunks(TEXTS_AT_A_TIME) {
+            match study.asked(&prompt, chunk).await {
+                Ok(asked) => {
+                    for one in asked {
+                        if ready.send(one).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Err(error) => {
+                    let _ = failed.send(Err(error));
+                    return;
+                }
+            }
+        }
+    };
+    let to_ask = stream::unfold(to_ask, |mut to_ask| async move {
+        to_ask.recv().await.map(|asked| (asked, to_ask))
+    });
+    let ask = (to_ask)
+        .map(|asked| {
+            let endpoint = &endpoint;
+            async move {
+                let first = endpoint.complete(&asked.prompt, form).await;
+                let reply = tried_again(endpoint, &asked.prompt, form, 1, first).await;
+                Answered {
+                    pair: asked.pair,
+                    outcome: outcome(reply),
+                }
+            }
+        })
+        .buffer_unordered(concurrency)
+        .for_each(|answered| {
+            let _ = answers.send(Ok(answered));
+            future::ready(())
+        });
+    future::join(read, ask).await;
 }
 
-/// How long a grade waits for an import that holds the study before the run gives up.
-const STORE_WAIT: Duration = Duration::from_secs(300);
-
-/// What a judge added by a run is.
-struct NewJudge<'a> {
-    name: &'a JudgeName,
-    endpoint: &'a Endpoint,
-    prompt: &'a Prompt,
-    form: JsonForm,
+/// A pair and what it answered, as an example.
+fn example(pair: Pair, what: &str) -> Example {
+    Example {
+        target: pair.target,
+        paper: pair.paper,
+        what: crate::terminal::escape(&shortened(what.trim(), 200)).into_owned(),
+    }
 }
 
 /// A judge's grades come from one model and one prompt: a run under its name must ask the
@@ -480,7 +725,7 @@ fn check_same_judge(
         return Err(Refusal::JudgeImported(judge.name.clone()));
     };
     let sha = prompt.sha256();
-    let differs = if model != endpoint.model() {
+    let differs = if model != endpoint.model().as_str() {
         Some(format!(
             "the model {model:?}, and this run asks {:?}",
             endpoint.model()
@@ -509,150 +754,110 @@ fn check_same_judge(
 }
 
 /// The failure of a request that no later request escapes: the key refused, the model or the
-/// address unknown, the endpoint gone. `None` for a failure of this pair alone.
+/// address unknown, a redirect, the endpoint gone. `None` for a failure of this pair alone.
 async fn fatal(error: &CallError, endpoint: &Endpoint) -> Option<Stop> {
-    let url = endpoint.base();
-    let why =
-        match error {
-            CallError::Status {
-                status: 401 | 403,
-                message,
-                ..
-            } => format!(
-            "the endpoint {url} refused the key (HTTP {}: {message}): set PAPERJUDGE_JUDGE_KEY to \
-             a key it accepts",
-            if matches!(error, CallError::Status { status: 401, .. }) { 401 } else { 403 }
+    let url = endpoint.url();
+    let why = match error {
+        CallError::Status {
+            status: status @ (401 | 403),
+            message,
+            ..
+        } => format!(
+            "the endpoint {url} refused the key (HTTP {status}: {message}): set \
+             PAPERJUDGE_JUDGE_KEY to a key it accepts"
         ),
-            CallError::Status { status: 404, .. } => {
-                let served = match endpoint.models().await {
-                    Some(models) if !models.is_empty() => {
-                        format!("; it serves {}", models.join(", "))
-                    }
-                    _ => String::new(),
-                };
-                format!(
+        CallError::Status { status: 404, .. } => {
+            let served = match endpoint.models_served().await {
+                Some(models) => format!("; it serves {models}"),
+                None => String::new(),
+            };
+            format!(
                 "the endpoint {url} does not know the model {:?} or the address ({error}){served}",
                 endpoint.model()
             )
-            }
-            CallError::Unreachable(why) => format!(
-            "cannot reach the endpoint {url} ({why}) after {ATTEMPTS} tries: is the server running?"
+        }
+        CallError::Redirected { .. } => format!(
+            "the endpoint {url} answered {error}: paperjudge follows no redirect; give the \
+             address it leads to as the endpoint, if you trust it"
         ),
-            _ => return None,
-        };
+        CallError::Unreachable(why) => format!(
+            "cannot reach the endpoint {url} ({why}) after {ATTEMPTS} tries: is the server \
+             running?"
+        ),
+        _ => return None,
+    };
     Some(Stop(why))
 }
 
-/// The requests of one run.
-#[derive(Clone, Copy)]
-struct Grader<'a> {
-    study: &'a Study,
-    endpoint: &'a Endpoint,
-    prompt: &'a Prompt,
+/// The first pair: asked in OpenAI's form of JSON output, and in llama-cpp-python's if the
+/// endpoint refuses that one (llama-cpp-python answers it with 500), [`ATTEMPTS`] tries in
+/// all: the form the endpoint took, or why the run cannot go on, and the pair's outcome.
+async fn probe(endpoint: &Endpoint, prompt: &str) -> (Result<JsonForm, Stop>, Outcome) {
+    let (form, reply) = match endpoint.complete(prompt, JsonForm::Schema).await {
+        Err(
+            refused @ CallError::Status {
+                status: 400 | 415 | 422 | 500 | 501,
+                ..
+            },
+        ) => {
+            let first = endpoint.complete(prompt, JsonForm::Object).await;
+            let reply = tried_again(endpoint, prompt, JsonForm::Object, 2, first).await;
+            if let Err(error) = &reply {
+                let why = format!(
+                    "the endpoint {} answered JSON output asked as json_schema with {refused} \
+                     and as json_object with {error}; stopped",
+                    endpoint.url()
+                );
+                return (Err(Stop(why)), outcome(reply));
+            }
+            (JsonForm::Object, reply)
+        }
+        // Nothing listens there: no use trying again and again before saying so.
+        Err(CallError::Unreachable(why)) => {
+            let why = format!(
+                "cannot reach the endpoint {} ({why}): is the server running, and is this its \
+                 address?",
+                endpoint.url()
+            );
+            return (
+                Err(Stop(why)),
+                Outcome::Failed(CallError::Unreachable(String::new())),
+            );
+        }
+        first => (
+            JsonForm::Schema,
+            tried_again(endpoint, prompt, JsonForm::Schema, 1, first).await,
+        ),
+    };
+    let took = match &reply {
+        Ok(_) => Ok(form),
+        Err(error) => Err(fatal(error, endpoint).await.unwrap_or_else(|| {
+            Stop(format!(
+                "the first request to the endpoint {} failed ({error}); stopped",
+                endpoint.url()
+            ))
+        })),
+    };
+    (took, outcome(reply))
 }
 
-impl Grader<'_> {
-    /// The first pair: asked in OpenAI's form of JSON output, and in llama-cpp-python's if the
-    /// endpoint refuses that one (llama-cpp-python answers it with 500): the form the endpoint
-    /// took, or why the run cannot go on, and the pair's outcome.
-    async fn probe(
-        &self,
-        pair: (PaperKey, PaperKey),
-    ) -> Result<(Result<JsonForm, Stop>, Outcome), StudyError> {
-        let prompt = self.prompt_of(pair).await?;
-        let (form, reply) = match self.endpoint.complete(&prompt, JsonForm::Schema).await {
-            Err(
-                refused @ CallError::Status {
-                    status: 400 | 415 | 422 | 500 | 501,
-                    ..
-                },
-            ) => {
-                let reply = self.with_retries(&prompt, JsonForm::Object).await;
-                if let Err(error) = &reply {
-                    let why = format!(
-                        "the endpoint {} answered JSON output asked as json_schema with {refused} \
-                         and as json_object with {error}; stopped",
-                        self.endpoint.base()
-                    );
-                    return Ok((Err(Stop(why)), outcome(reply)));
-                }
-                (JsonForm::Object, reply)
+/// `reply`, the answer to try `attempt`, or the answer to the tries after it while it fails
+/// for a moment, each after the wait [`backoff`] says: [`ATTEMPTS`] tries in all.
+async fn tried_again(
+    endpoint: &Endpoint,
+    prompt: &str,
+    form: JsonForm,
+    mut attempt: u32,
+    mut reply: Result<String, CallError>,
+) -> Result<String, CallError> {
+    loop {
+        match reply {
+            Err(error) if error.is_transient() && attempt < ATTEMPTS => {
+                tokio::time::sleep(backoff(attempt, &error)).await;
+                attempt += 1;
+                reply = endpoint.complete(prompt, form).await;
             }
-            // Nothing listens there: no use trying again and again before saying so.
-            Err(CallError::Unreachable(why)) => {
-                let why = format!(
-                    "cannot reach the endpoint {} ({why}): is the server running, and is this \
-                     its address?",
-                    self.endpoint.base()
-                );
-                return Ok((
-                    Err(Stop(why)),
-                    Outcome::Failed(CallError::Unreachable(String::new())),
-                ));
-            }
-            Err(error) if error.is_transient() => (
-                JsonForm::Schema,
-                self.with_retries(&prompt, JsonForm::Schema).await,
-            ),
-            reply => (JsonForm::Schema, reply),
-        };
-        let took = match &reply {
-            Ok(_) => Ok(form),
-            Err(error) => Err(fatal(error, self.endpoint).await.unwrap_or_else(|| {
-                Stop(format!(
-                    "the first request to the endpoint {} failed ({error}); stopped",
-                    self.endpoint.base()
-                ))
-            })),
-        };
-        Ok((took, outcome(reply)))
-    }
-
-    /// One pair, in the form of JSON output the endpoint takes.
-    async fn grade(
-        &self,
-        pair: (PaperKey, PaperKey),
-        form: JsonForm,
-    ) -> Result<Outcome, StudyError> {
-        let prompt = self.prompt_of(pair).await?;
-        Ok(outcome(self.with_retries(&prompt, form).await))
-    }
-
-    /// The prompt of a pair, from the two papers' texts.
-    async fn prompt_of(&self, (target, paper): (PaperKey, PaperKey)) -> Result<String, StudyError> {
-        let (target, candidate) = self
-            .study
-            .read(async |conn| {
-                Ok((
-                    store::paper_text(&mut *conn, target).await?,
-                    store::paper_text(&mut *conn, paper).await?,
-                ))
-            })
-            .await?;
-        let (Some(target), Some(candidate)) = (target, candidate) else {
-            return Err(StudyError::unreadable("a pooled pair names no paper"));
-        };
-        Ok(self.prompt.render(PairTexts {
-            target_title: &target.title,
-            target_abstract: &target.abstract_text,
-            candidate_title: &candidate.title,
-            candidate_abstract: &candidate.abstract_text,
-        }))
-    }
-
-    /// A request, tried again after a while while it fails for a moment, [`ATTEMPTS`] times in
-    /// all.
-    async fn with_retries(&self, prompt: &str, form: JsonForm) -> Result<String, CallError> {
-        let mut attempt = 1;
-        loop {
-            let reply = self.endpoint.complete(prompt, form).await;
-            match reply {
-                Err(error) if error.is_transient() && attempt < ATTEMPTS => {
-                    tokio::time::sleep(backoff(attempt, &error)).await;
-                    attempt += 1;
-                }
-                reply => return reply,
-            }
+            reply => return reply,
         }
     }
 }

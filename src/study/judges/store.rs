@@ -1,5 +1,5 @@
-//! Every SQL statement of the machine judges: the `judges` and `judge_grades` tables
-//! (migration `judges`), read and written by this feature alone. Nothing here touches a
+//! Every SQL statement of the machine judges: the `judges`, `judge_grades` and `judge_runs`
+//! tables (migrations `judges` and `judge_runs`), read and written by this feature alone. Nothing here touches a
 //! rating, the pool or a target's counts: a judge's grade is never a rating.
 
 use std::path::Path;
@@ -164,23 +164,35 @@ const UPSERT_GRADE: &str = "
 
 const BUMP_REVISION: &str = "UPDATE judges SET revision = revision + 1 WHERE id = ?";
 
-/// Stores one grade of `judge` as a run receives it, and moves the judge's revision.
-pub(in crate::study) async fn store_grade(
+/// Whether the study still has the judge of id `judge` (ids are never given again).
+pub(in crate::study) async fn exists(
     conn: &mut SqliteConnection,
     judge: i64,
-    (target, paper): (PaperKey, PaperKey),
-    stars: Stars,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM judges WHERE id = ?)")
+        .bind(judge)
+        .fetch_one(conn)
+        .await
+}
+
+/// Stores grades of `judge` as a run receives them, and moves the judge's revision.
+pub(in crate::study) async fn store_grades(
+    conn: &mut SqliteConnection,
+    judge: i64,
+    grades: &[((PaperKey, PaperKey), Stars)],
     judged_at: &str,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(UPSERT_GRADE)
-        .bind(judge)
-        .bind(target.0)
-        .bind(paper.0)
-        .bind(i64::from(stars.get()))
-        .bind(None::<String>)
-        .bind(judged_at)
-        .execute(&mut *conn)
-        .await?;
+    for ((target, paper), stars) in grades {
+        sqlx::query(UPSERT_GRADE)
+            .bind(judge)
+            .bind(target.0)
+            .bind(paper.0)
+            .bind(i64::from(stars.get()))
+            .bind(None::<String>)
+            .bind(judged_at)
+            .execute(&mut *conn)
+            .await?;
+    }
     sqlx::query(BUMP_REVISION).bind(judge).execute(conn).await?;
     Ok(())
 }
@@ -193,35 +205,35 @@ pub(in crate::study) struct Written {
     pub unchanged: u64,
 }
 
-/// The judge named `name` for an import of its grades, added if the study has none: its id,
-/// or the model it grades through (such a judge's grades come from its runs alone).
-pub(in crate::study) fn imported_judge_directly(
+/// The judge named `name` on an import's connection, if the study has one: its id, and the
+/// model it grades through (`None` for a judge of imported grades).
+pub(in crate::study) fn judge_directly(
+    conn: &rusqlite::Connection,
+    name: &JudgeName,
+) -> rusqlite::Result<Option<(i64, Option<String>)>> {
+    conn.query_row(
+        "SELECT id, model FROM judges WHERE name = ?",
+        [name.as_str()],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )
+    .map(Some)
+    .or_else(|error| match error {
+        rusqlite::Error::QueryReturnedNoRows => Ok(None),
+        error => Err(error),
+    })
+}
+
+/// Adds a judge of imported grades on an import's connection: its id.
+pub(in crate::study) fn add_imported_judge_directly(
     conn: &rusqlite::Connection,
     name: &JudgeName,
     now: &str,
-) -> rusqlite::Result<Result<i64, String>> {
-    let found: Option<(i64, Option<String>)> = conn
-        .query_row(
-            "SELECT id, model FROM judges WHERE name = ?",
-            [name.as_str()],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
-        .map(Some)
-        .or_else(|error| match error {
-            rusqlite::Error::QueryReturnedNoRows => Ok(None),
-            error => Err(error),
-        })?;
-    match found {
-        Some((_, Some(model))) => Ok(Err(model)),
-        Some((id, None)) => Ok(Ok(id)),
-        None => conn
-            .query_row(
-                "INSERT INTO judges (name, added_at) VALUES (?, ?) RETURNING id",
-                (name.as_str(), now),
-                |row| row.get(0),
-            )
-            .map(Ok),
-    }
+) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "INSERT INTO judges (name, added_at) VALUES (?, ?) RETURNING id",
+        (name.as_str(), now),
+        |row| row.get(0),
+    )
 }
 
 /// Writes the grades of an import of `judge`'s, each given at `now`, on the import's
@@ -292,20 +304,149 @@ pub(in crate::study) async fn pairs_to_grade(
 /// A paper's texts, as a judge reads them.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub(in crate::study) struct PaperText {
+    pub id: PaperKey,
     pub external_id: PaperId,
     pub title: String,
     #[sqlx(rename = "abstract")]
     pub abstract_text: String,
 }
 
+const PAPER_TEXT_COLUMNS: &str = "id, external_id, title, abstract";
+
 pub(in crate::study) async fn paper_text<'e, E: SqliteExecutor<'e>>(
     executor: E,
     paper: PaperKey,
 ) -> Result<Option<PaperText>, sqlx::Error> {
-    sqlx::query_as("SELECT external_id, title, abstract FROM papers WHERE id = ?")
-        .bind(paper.0)
-        .fetch_optional(executor)
-        .await
+    sqlx::query_as(&format!(
+        "SELECT {PAPER_TEXT_COLUMNS} FROM papers WHERE id = ?"
+    ))
+    .bind(paper.0)
+    .fetch_optional(executor)
+    .await
+}
+
+/// The texts of the papers `papers` (in no order), in one statement.
+pub(in crate::study) async fn paper_texts<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    papers: &[PaperKey],
+) -> Result<Vec<PaperText>, sqlx::Error> {
+    let keys: Vec<i64> = papers.iter().map(|paper| paper.0).collect();
+    let keys = serde_json::to_string(&keys).expect("integers serialize");
+    sqlx::query_as(&format!(
+        "SELECT {PAPER_TEXT_COLUMNS} FROM papers WHERE id IN (SELECT value FROM json_each(?))"
+    ))
+    .bind(keys)
+    .fetch_all(executor)
+    .await
+}
+
+/// The run of a judge going on now, as its lease is stored (`judge_runs`).
+#[derive(Debug, Clone, PartialEq, Eq, FromRow)]
+pub(in crate::study) struct RunRow {
+    pub judge: JudgeName,
+    /// The run's own random token.
+    pub holder: String,
+    /// Where it was started, in words.
+    pub place: String,
+    pub pid: i64,
+    pub host: String,
+    pub started_at: String,
+    /// When it was last heard from, in Unix seconds.
+    pub renewed_at: i64,
+}
+
+const RUN_COLUMNS: &str = "judge, holder, place, pid, host, started_at, renewed_at";
+
+/// The lease of the judge named `judge`, if a run took it and has not let go.
+pub(in crate::study) async fn run_of(
+    conn: &mut SqliteConnection,
+    judge: &JudgeName,
+) -> Result<Option<RunRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {RUN_COLUMNS} FROM judge_runs WHERE judge = ?"
+    ))
+    .bind(judge)
+    .fetch_optional(conn)
+    .await
+}
+
+/// [`run_of`] on an import's connection.
+pub(in crate::study) fn run_of_directly(
+    conn: &rusqlite::Connection,
+    judge: &JudgeName,
+) -> rusqlite::Result<Option<RunRow>> {
+    conn.query_row(
+        &format!("SELECT {RUN_COLUMNS} FROM judge_runs WHERE judge = ?"),
+        [judge.as_str()],
+        |row| {
+            Ok(RunRow {
+                judge: row.get(0)?,
+                holder: row.get(1)?,
+                place: row.get(2)?,
+                pid: row.get(3)?,
+                host: row.get(4)?,
+                started_at: row.get(5)?,
+                renewed_at: row.get(6)?,
+            })
+        },
+    )
+    .map(Some)
+    .or_else(|error| match error {
+        rusqlite::Error::QueryReturnedNoRows => Ok(None),
+        error => Err(error),
+    })
+}
+
+/// Takes the lease of `run.judge` for `run`, in place of any run that held it.
+pub(in crate::study) async fn take_run(
+    conn: &mut SqliteConnection,
+    run: &RunRow,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(&format!(
+        "INSERT OR REPLACE INTO judge_runs ({RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    ))
+    .bind(&run.judge)
+    .bind(&run.holder)
+    .bind(&run.place)
+    .bind(run.pid)
+    .bind(&run.host)
+    .bind(&run.started_at)
+    .bind(run.renewed_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Renews the lease of `judge` held by `holder` at `now`: `false` when `holder` holds it no
+/// more.
+pub(in crate::study) async fn renew_run(
+    conn: &mut SqliteConnection,
+    judge: &JudgeName,
+    holder: &str,
+    now: i64,
+) -> Result<bool, sqlx::Error> {
+    let renewed =
+        sqlx::query("UPDATE judge_runs SET renewed_at = ? WHERE judge = ? AND holder = ?")
+            .bind(now)
+            .bind(judge)
+            .bind(holder)
+            .execute(conn)
+            .await?;
+    Ok(renewed.rows_affected() == 1)
+}
+
+/// Lets go of the lease of `judge`, if `holder` holds it.
+pub(in crate::study) async fn end_run(
+    conn: &mut SqliteConnection,
+    judge: &JudgeName,
+    holder: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM judge_runs WHERE judge = ? AND holder = ?")
+        .bind(judge)
+        .bind(holder)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// A grade as `export judgments` writes it.
