@@ -131,10 +131,11 @@ impl PaperId {
             Err(InvalidPaperId("is empty".to_owned()))
         } else if text.chars().any(char::is_whitespace) {
             Err(InvalidPaperId(format!(
-                "{text:?} contains whitespace, which TREC files cannot hold"
+                "{} contains whitespace, which TREC files cannot hold",
+                quoted(text)
             )))
         } else if let Some(why) = invisible_character(text) {
-            Err(InvalidPaperId(format!("{text:?} {why}")))
+            Err(InvalidPaperId(format!("{} {why}", quoted(text))))
         } else {
             Ok(PaperId(text.to_owned()))
         }
@@ -174,6 +175,19 @@ impl rusqlite::types::FromSql for PaperId {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct InvalidPaperId(String);
+
+/// `text` quoted for a message, cut after [`QUOTED_CHARS`] characters with an ellipsis: a
+/// refused value may be as long as the field that brought it (64 KiB), and the message says
+/// how long it is where that is the problem.
+fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        Some((cut, _)) => format!("{:?}…", &text[..cut]),
+        None => format!("{text:?}"),
+    }
+}
+
+/// The characters of a refused value that its message quotes.
+const QUOTED_CHARS: usize = 60;
 
 /// What is wrong with a name a person gives (`whose`: "a rater's"), if anything: empty, an
 /// invisible character, white space at an end, or more than `max_characters` characters.
@@ -406,7 +420,8 @@ impl RaterName {
         match name_problem(text, Self::MAX_CHARACTERS, "a rater's") {
             None => Ok(RaterName(text.nfc().collect())),
             Some(problem) => Err(InvalidRaterName(format!(
-                "the rater's name {text:?} {problem}"
+                "the rater's name {} {problem}",
+                quoted(text)
             ))),
         }
     }
@@ -500,7 +515,8 @@ impl JudgeName {
         match name_problem(text, Self::MAX_CHARACTERS, "a judge's") {
             None => Ok(JudgeName(text.to_owned())),
             Some(problem) => Err(InvalidJudgeName(format!(
-                "the judge's name {text:?} {problem}"
+                "the judge's name {} {problem}",
+                quoted(text)
             ))),
         }
     }
@@ -555,7 +571,10 @@ impl JudgeModel {
     pub fn new(text: &str) -> Result<JudgeModel, InvalidJudgeModel> {
         match name_problem(text, Self::MAX_CHARACTERS, "a model's") {
             None => Ok(JudgeModel(text.to_owned())),
-            Some(problem) => Err(InvalidJudgeModel(format!("the model {text:?} {problem}"))),
+            Some(problem) => Err(InvalidJudgeModel(format!(
+                "the model {} {problem}",
+                quoted(text)
+            ))),
         }
     }
 
@@ -733,6 +752,33 @@ mod tests {
         assert!(RaterName::owner().is_owner());
         // Stored as browsers send it: composed.
         assert_eq!(RaterName::new("Jose\u{301}").unwrap().as_str(), "Jos\u{e9}");
+    }
+
+    #[test]
+    fn a_refused_value_is_quoted_short_whatever_its_length() {
+        let model = JudgeModel::new(&"x".repeat(100_000))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            model,
+            format!(
+                "the model \"{}\"… has 100000 characters; a model's name has at most 1000",
+                "x".repeat(60)
+            )
+        );
+        let id = PaperId::new(&format!("{} y", "x".repeat(70))).unwrap_err();
+        assert_eq!(
+            id.to_string(),
+            format!(
+                "\"{}\"… contains whitespace, which TREC files cannot hold",
+                "x".repeat(60)
+            )
+        );
+        assert_eq!(
+            JudgeName::new("a\nb").unwrap_err().to_string(),
+            "the judge's name \"a\\nb\" contains the control or format character U+000A, \
+             which is invisible or acts on the text around it"
+        );
     }
 
     #[test]
