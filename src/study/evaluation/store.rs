@@ -14,6 +14,7 @@ use std::path::Path;
 use sqlx::{FromRow, SqliteExecutor, SqlitePool};
 
 use crate::domain::{ModelId, PaperId, PaperKey, PoolDepth, RaterId, RaterName, Stars};
+use crate::study::db::column::{self, Stored};
 use crate::study::db::direct::open_reader;
 use crate::study::db::targets;
 use crate::study::{ListedPaper, Overview};
@@ -220,16 +221,16 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
         )))
     })?;
     let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let raters = (tx.prepare("SELECT id, name FROM raters ORDER BY name")?)
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let mut finished: Vec<(PaperKey, RaterId)> = (tx.prepare(&format!(
         "SELECT a.target_id, a.rater_id FROM assignments a JOIN targets t USING (target_id)
          WHERE a.target_id IN ({RATED_TARGETS}) AND t.pooled > 0 AND a.rated = t.pooled"
     ))?)
-    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
     .collect::<rusqlite::Result<_>>()?;
     finished.sort_unstable();
     let targets = (tx.prepare(
@@ -239,7 +240,7 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
          ORDER BY p.external_id",
     )?)
     .query_map([], |row| {
-        let id: PaperKey = row.get(0)?;
+        let id: PaperKey = column::get(row, 0)?;
         let start = finished.partition_point(|(target, _)| *target < id);
         let finished_by = (finished[start..].iter())
             .take_while(|(target, _)| *target == id)
@@ -258,7 +259,7 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
         "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({RATED_TARGETS})
          ORDER BY target_id, model_id"
     ))?)
-    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
     .collect::<rusqlite::Result<_>>()?;
     Ok(Head {
         pool_depth: crate::study::db::study::pool_depth_directly(tx)?,
@@ -290,10 +291,10 @@ fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRating
     let mut current: Ratings = Vec::new();
     while let Some(row) = rows.next()? {
         let (target, paper, rater, stars, first_rated): (PaperKey, PaperKey, RaterId, Stars, i64) = (
-            row.get(0)?,
-            row.get(1)?,
-            row.get(2)?,
-            row.get(3)?,
+            column::get(row, 0)?,
+            column::get(row, 1)?,
+            column::get(row, 2)?,
+            column::get(row, 3)?,
             row.get(4)?,
         );
         if targets.last().is_none_or(|open| open.target != target) {
@@ -359,8 +360,11 @@ fn read_lists(
     let mut current: Vec<PaperKey> = Vec::new();
     let mut open: Option<(PaperKey, ModelId)> = None;
     while let Some(row) = rows.next()? {
-        let (target, model, paper): (PaperKey, ModelId, PaperKey) =
-            (row.get(0)?, row.get(1)?, row.get(3)?);
+        let (target, model, paper): (PaperKey, ModelId, PaperKey) = (
+            column::get(row, 0)?,
+            column::get(row, 1)?,
+            column::get(row, 3)?,
+        );
         if let Some((t, m)) = open.filter(|&list| list != (target, model)) {
             lists.push((t, m, current.as_slice().to_vec()));
             current.clear();
@@ -561,7 +565,9 @@ pub async fn top_lists(
 struct ListedPaperRow {
     model: String,
     position: i64,
+    #[sqlx(try_from = "Stored<PaperKey>")]
     key: PaperKey,
+    #[sqlx(try_from = "Stored<PaperId>")]
     paper: PaperId,
     title: String,
 }

@@ -185,7 +185,7 @@ impl Parse for RatingParser<'_> {
             stars: header.require("stars", Self::CSV_HEADER)?,
             rated_at: header.optional("rated_at"),
             rater: header.optional("rater"),
-            count: header.len(),
+            count: header.columns(),
         })
     }
 

@@ -4,6 +4,7 @@ use crate::study::ExportedRating;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperId, PaperKey, RaterId, RaterName, Stars};
+use crate::study::db::column::Stored;
 
 /// Where a change of a rating came from. Web changes and undos name the browser session that
 /// made them (as the web layer tags it), so that undo reverts only that session's changes.
@@ -131,7 +132,7 @@ pub async fn undo_last_web_change(
     )
     .bind(target.0)
     .bind(browser)
-    .bind(rater)
+    .bind(rater.0)
     .fetch_all(&mut *conn)
     .await?;
     let undo = Source::Undo { browser };
@@ -189,7 +190,7 @@ async fn current(conn: &mut SqliteConnection, pair: Pair) -> Result<Option<Stars
     )
     .bind(pair.target.0)
     .bind(pair.paper.0)
-    .bind(pair.rater)
+    .bind(pair.rater.0)
     .fetch_optional(conn)
     .await?;
     Ok(stars_from_db(stars))
@@ -212,7 +213,7 @@ async fn write(
             )
             .bind(pair.target.0)
             .bind(pair.paper.0)
-            .bind(pair.rater)
+            .bind(pair.rater.0)
             .bind(i64::from(stars.get()))
             .bind(rated_at)
             .execute(conn)
@@ -224,7 +225,7 @@ async fn write(
             )
             .bind(pair.target.0)
             .bind(pair.paper.0)
-            .bind(pair.rater)
+            .bind(pair.rater.0)
             .execute(conn)
             .await?;
         }
@@ -256,7 +257,7 @@ async fn append_history(
     .bind(crate::study::db::now_rfc3339())
     .bind(source.browser())
     .bind(provenance_known)
-    .bind(pair.rater)
+    .bind(pair.rater.0)
     .execute(conn)
     .await?;
     Ok(())
@@ -278,7 +279,7 @@ pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
          WHERE ?1 IS NULL OR r.rater_id = ?1
          ORDER BY t.external_id, p.external_id, w.name",
     )
-    .bind(rater)
+    .bind(rater.map(|rater| rater.0))
     .fetch_all(executor)
     .await?;
     Ok(rows.into_iter().map(ExportedRating::from).collect())
@@ -286,12 +287,16 @@ pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
 
 #[derive(Debug, sqlx::FromRow)]
 struct ExportedRatingRow {
+    #[sqlx(try_from = "Stored<PaperId>")]
     target: PaperId,
     target_title: String,
+    #[sqlx(try_from = "Stored<PaperId>")]
     paper: PaperId,
     paper_title: String,
+    #[sqlx(try_from = "Stored<Stars>")]
     stars: Stars,
     rated_at: String,
+    #[sqlx(try_from = "Stored<RaterName>")]
     rater: RaterName,
 }
 

@@ -244,9 +244,8 @@ impl ModelRow {
         self.p_value_holm.is_some_and(|p| p >= SIGNIFICANCE_LEVEL)
     }
 
-    /// A row with every value undefined, for tests to fill in.
-    #[cfg(test)]
-    pub(crate) fn undefined(model: &str, rank: usize) -> ModelRow {
+    /// A row with every value undefined, for tests to fill in (the app's too: public).
+    pub fn undefined(model: &str, rank: usize) -> ModelRow {
         ModelRow {
             model: model.to_owned(),
             rank,
@@ -262,8 +261,7 @@ impl ModelRow {
     }
 
     /// This row with `value` in the mean column named `key`.
-    #[cfg(test)]
-    pub(crate) fn with(mut self, key: &str, value: Option<f64>) -> ModelRow {
+    pub fn with(mut self, key: &str, value: Option<f64>) -> ModelRow {
         let position = columns::mean_position(key).expect("a mean column");
         self.means[position] = value;
         self

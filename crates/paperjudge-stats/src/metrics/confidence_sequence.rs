@@ -137,7 +137,7 @@ pub(super) fn grid_interval(first: Option<usize>, last: Option<usize>, step: f64
 /// they arrived.
 ///
 /// ```
-/// use paperjudge::metrics::{Bounds, ConfidenceSequence};
+/// use paperjudge_stats::metrics::{Bounds, ConfidenceSequence};
 ///
 /// let mut sequence = ConfidenceSequence::new(Bounds::DIFFERENCE, 0.05);
 /// for difference in [0.25, 0.5, 0.0, 0.25, 0.75, 0.5, 0.25, 0.5] {
