@@ -30,7 +30,9 @@ use crate::metrics::{Judgments, Settings};
 use crate::words::plural;
 use columns::{Column, Value};
 
-pub use judge::{with_judge, JudgeBoard, JudgePair, JudgedTargets, RatersOnly};
+pub use judge::{
+    with_judge, JudgeBoard, JudgePair, JudgedTargets, RatersOnly, VERDICT_WITH_A_JUDGE,
+};
 pub use options::{LeaderboardOption, LeaderboardOptions, OnThePage, OPTIONS};
 pub use resample::resample;
 pub use score::{score, score_target, Scores};
