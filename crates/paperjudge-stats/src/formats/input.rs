@@ -471,7 +471,7 @@ impl Header {
 /// The most characters of a file's text a problem quotes.
 const EXCERPT_CHARACTERS: usize = 100;
 
-/// `text` as a problem quotes it: whole when short, else its first [`EXCERPT_CHARACTERS`]
+/// `text` as a problem quotes it: whole when short, else its first `EXCERPT_CHARACTERS`
 /// characters and how many more there are (a header of a megabyte of NUL bytes is no message).
 pub fn excerpt(text: &str) -> String {
     let characters = text.chars().count();

@@ -200,7 +200,7 @@ pub struct ModelRow {
     /// Paired sign-flip randomization test against the leader; `None` for the leader.
     pub p_value_vs_leader: Option<f64>,
     /// `p_value_vs_leader` after Holm's adjustment over every pair of models (the leader is
-    /// picked by the same data; see [`metrics::compare_with_first`]).
+    /// picked by the same data; see [`crate::metrics::compare_with_first`]).
     pub p_value_holm: Option<f64>,
     /// Evaluated targets whose pool left the model out (pruned before it was built): it is
     /// scored over the others.
