@@ -75,7 +75,7 @@ impl Evaluated {
                 .zip(&self.set.finished_by)
                 .filter(|((target, ratings), finished_by)| {
                     !(target.fully_rated && finished_by_asked(finished_by))
-                        && ratings.iter().any(|(_, by, _)| *by == rater)
+                        && ratings.iter().any(|rated| rated.rater == rater)
                 })
                 .count();
             let not_evaluated = seen.targets.unrated + seen.targets.partly_rated;
@@ -196,7 +196,8 @@ impl Study {
 fn rater_rankings(set: &EvaluationSet, settings: &Settings, partial: Partial) -> Vec<RaterRanking> {
     let rated: Vec<RaterId> = {
         let mut rated: Vec<RaterId> = (set.ratings.iter().flatten())
-            .map(|&(_, rater, _)| rater)
+            .filter(|rated| rated.stars().is_some())
+            .map(|rated| rated.rater)
             .collect();
         rated.sort_unstable();
         rated.dedup();

@@ -64,7 +64,8 @@ pub struct ListedPaper {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PooledPaper {
     pub paper: Paper,
-    pub stars: Option<i64>,
+    /// The rater's rating; `None` while they have not rated it.
+    pub rating: Option<crate::study::Rating>,
 }
 
 /// What a search of the library found, with the study's targets at a glance.
