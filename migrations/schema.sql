@@ -290,8 +290,7 @@ BEGIN
     WHERE target_id = NEW.target_id;
 END;
 
--- Rule: a rating ("can't judge" too) counts its pair as rated (once, whoever rated it) and for
--- its rater's target.
+-- Rule: a rating ("can't judge" too) counts its pair as rated (once) and for its rater's target.
 CREATE TRIGGER ratings_count_insert AFTER INSERT ON ratings
 BEGIN
     UPDATE targets SET rated = rated + 1
@@ -361,8 +360,7 @@ BEGIN
     WHERE target_id = NEW.target_id AND paper_id = NEW.paper_id AND rater_id = NEW.rater_id;
 END;
 
--- Rule: a pair's first rating is the history entry that first gave it stars or "can't judge"
--- (completion order).
+-- Rule: a pair's first rating is its first history entry with stars or "can't judge" (completion order).
 CREATE TRIGGER rating_history_first_rating AFTER INSERT ON rating_history
 WHEN NEW.stars IS NOT NULL OR NEW.cannot_judge = 1
 BEGIN

@@ -43,7 +43,7 @@ use db::{WriteQueue, Writer};
 pub use crate::domain::{Progress, TargetChoice};
 pub use error::{Cause, Refusal, StudyError};
 pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
-pub use guidelines::{CurrentGuidelines, GuidelinesChange, GuidelinesVersionInfo};
+pub use guidelines::{CurrentGuidelines, GuidelinesChange};
 pub use import::{
     ImportFile, ImportProgress, JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT,
 };

@@ -66,7 +66,7 @@ fn every_rating_of_a_study_from_before_raters_is_the_owners() {
     let mut lines = exported.lines();
     assert_eq!(
         lines.next(),
-        Some("target,target_title,paper,paper_title,stars,rated_at,rater")
+        Some("target,target_title,paper,paper_title,stars,rated_at,rater,note")
     );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 149);

@@ -11,6 +11,7 @@ pub(in crate::study) mod store;
 
 use sqlx::SqliteConnection;
 
+use crate::checks::GuidelinesVersionInfo;
 use crate::domain::{Guidelines, GuidelinesVersion};
 use crate::study::db;
 use crate::study::{Study, StudyError};
@@ -22,16 +23,6 @@ pub struct CurrentGuidelines {
     pub markdown: Guidelines,
     /// When they were set (RFC 3339).
     pub set_at: String,
-}
-
-/// One version of the guidelines, as the checks name it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GuidelinesVersionInfo {
-    pub version: GuidelinesVersion,
-    /// When it was set (RFC 3339).
-    pub set_at: String,
-    /// The version that cleared the guidelines (the built-in scale alone from then on).
-    pub cleared: bool,
 }
 
 /// What a change of the guidelines did: the version in force after it (`None`: the study
@@ -48,19 +39,6 @@ impl Study {
         self.read(async |conn| in_force(conn).await).await
     }
 
-    /// Every version of the guidelines, oldest first.
-    pub async fn guidelines_versions(&self) -> Result<Vec<GuidelinesVersionInfo>, StudyError> {
-        self.read(async |conn| {
-            Ok((db::guidelines::versions(&mut *conn).await?.into_iter())
-                .map(|row| GuidelinesVersionInfo {
-                    version: row.version,
-                    set_at: row.set_at,
-                    cleared: row.markdown.is_none(),
-                })
-                .collect())
-        })
-        .await
-    }
 
     /// Makes `markdown` the study's guidelines, as a new version unless they are so already.
     pub async fn set_guidelines(
@@ -96,4 +74,17 @@ pub(in crate::study) async fn in_force(
         markdown,
         set_at: row.set_at,
     }))
+}
+
+/// Every version of the guidelines, oldest first, read on `conn`.
+pub(in crate::study) async fn versions(
+    conn: &mut SqliteConnection,
+) -> Result<Vec<GuidelinesVersionInfo>, StudyError> {
+    Ok((db::guidelines::versions(conn).await?.into_iter())
+        .map(|row| GuidelinesVersionInfo {
+            version: row.version,
+            set_at: row.set_at,
+            cleared: row.markdown.is_none(),
+        })
+        .collect())
 }
