@@ -141,7 +141,7 @@ async fn change(
         match Guidelines::new(&draft) {
             Ok(guidelines) => Some(guidelines),
             Err(invalid) => {
-                let editor = editing(None, Some(capitalized_sentence(&invalid.to_string())));
+                let editor = editing(None, Some(format!("{invalid}.")));
                 return again(&study, editor, StatusCode::BAD_REQUEST, csrf).await;
             }
         }
@@ -178,9 +178,4 @@ async fn again(
     response.head_mut().status = status;
     csrf.set_cookie_on(&mut response)?;
     Ok(response)
-}
-
-/// A refusal as a sentence: its first letter capitalized, a full stop at its end.
-fn capitalized_sentence(text: &str) -> String {
-    format!("{}.", crate::words::capitalized(text))
 }

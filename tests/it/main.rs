@@ -22,6 +22,7 @@ mod cli_outputs;
 mod decision;
 mod durability;
 mod evaluation;
+mod guidelines;
 mod import_attack;
 mod import_order;
 mod import_papers;
