@@ -373,8 +373,15 @@
 
   // The paper whose note `c` opens: the one just rated with a key, else the current one.
   let justRated = null;
+  // The paper to go back to from a note: the current one when the note was opened.
+  let backFromNote = 0;
+
+  // Whether the note being focused was opened with `c` (else with the mouse or Tab).
+  let openingNote = false;
 
   function openNote(paper) {
+    backFromNote = current;
+    openingNote = true;
     paper.querySelector(PAPER.noteBox).open = true;
     const area = noteOf(paper);
     area.focus();
@@ -390,7 +397,7 @@
     if (hasUnsavedNote(paper)) {
       setPaperStatus(paper, "Note not saved: c opens it again, Enter saves it.", "error");
     }
-    moveTo(current, { scroll: false });
+    moveTo(backFromNote, { scroll: false });
   }
 
   function goToNextTarget() {
@@ -540,6 +547,12 @@
     paper.querySelector(PAPER.noteForm).addEventListener("submit", (event) => {
       event.preventDefault();
       saveNote(paper);
+    });
+    noteOf(paper).addEventListener("focus", () => {
+      if (!openingNote) {
+        backFromNote = index;
+      }
+      openingNote = false;
     });
     // In a note: Enter saves it and goes back to the papers, Shift+Enter starts a new line,
     // Escape goes back without saving (what was written stays in the box).

@@ -12,6 +12,7 @@ mod web_support;
 
 mod browser_import;
 mod browser_lists;
+mod browser_notes;
 mod browser_rating;
 mod browser_recheck;
 mod cannot_judge;
