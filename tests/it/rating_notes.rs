@@ -6,7 +6,9 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::common::TestStudy;
-use crate::web_support::{fixture_study, Answer, Browser, Page, Session, TestApp};
+use crate::web_support::{
+    fixture_study, selector, text, Answer, Browser, Page, Session, TestApp,
+};
 use paperjudge::domain::RaterName;
 use paperjudge::export;
 use paperjudge::study::import::Kind;
@@ -305,6 +307,12 @@ async fn a_rater_never_sees_another_raters_note_and_the_owner_reads_them_once_th
     let finished = owner.get(&target_view).await;
     assert_eq!(finished.status(), StatusCode::OK);
     let finished = Page::parse(&finished.text().await.unwrap());
+    // P9, which neither could judge, is said so in the lists that hold it.
+    let p9: Vec<String> = (finished.select(".listed-papers li").iter())
+        .filter(|item| text(**item).contains("P9"))
+        .map(|item| item.select(&selector(".listed-stars")).map(text).collect())
+        .collect();
+    assert_eq!(p9, ["can't judge"], "bravo alone lists P9 in its top 8");
     assert_eq!(
         finished.texts("#notes-title + .rater-notes li"),
         [

@@ -597,6 +597,7 @@ impl From<ListedPaperRow> for ListedPaper {
             paper: row.paper,
             title: row.title,
             judgment: None,
+            cannot_judge: false,
         }
     }
 }

@@ -77,7 +77,11 @@ impl Study {
         let (set, board) = (&evaluated.set, &evaluated.board);
         let collection = set.collection(&options.judgments())?;
         // This target alone is scored; the board gives the models' order and ranks.
-        let on_target = set.position_of(target).map(|p| &collection.targets[p]);
+        let position = set.position_of(target);
+        let on_target = position.map(|p| &collection.targets[p]);
+        let answered = |paper: PaperKey| {
+            position.is_some_and(|p| set.ratings[p].iter().any(|rated| rated.paper == paper))
+        };
         let scores: HashMap<&str, TargetScores> = match on_target {
             Some(input) => {
                 let scores = leaderboard::score_target(input, &board.settings);
@@ -90,6 +94,7 @@ impl Study {
         let mut papers_by_model: HashMap<String, Vec<ListedPaper>> = HashMap::new();
         for mut paper in listed {
             paper.judgment = on_target.and_then(|input| input.judgments.get(&paper.key).copied());
+            paper.cannot_judge = paper.judgment.is_none() && answered(paper.key);
             papers_by_model
                 .entry(paper.model.clone())
                 .or_default()

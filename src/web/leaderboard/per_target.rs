@@ -148,6 +148,8 @@ struct PaperInList {
     /// The paper's judgment on the target: whole stars, or with `judgments=mean` the mean of
     /// its raters' stars.
     stars: Option<Grade>,
+    /// Unjudged because its raters could not judge it.
+    cannot_judge: bool,
 }
 
 impl ModelList {
@@ -170,6 +172,7 @@ impl PaperInList {
             external_id: listed.paper.clone(),
             title: listed.title.clone(),
             stars: listed.judgment,
+            cannot_judge: listed.cannot_judge,
         }
     }
 
