@@ -195,12 +195,13 @@ fn cannot_judge_sentence(
         plural(unjudged_pairs, "is", "are"),
     );
     // The largest share, the first in the study's order of those tied.
-    let most = (models.iter())
-        .filter(|model| model.unjudged > 0)
-        .fold(None, |most: Option<&ModelCannotJudge>, model| match most {
+    let most = (models.iter()).filter(|model| model.unjudged > 0).fold(
+        None,
+        |most: Option<&ModelCannotJudge>, model| match most {
             Some(most) if most.share >= model.share => Some(most),
             _ => Some(model),
-        });
+        },
+    );
     if let Some(model) = most {
         said.push_str(&format!(
             " Most in {}'s top {k}: {} of {} pairs ({}).",

@@ -252,8 +252,17 @@ fn render_guidelines(out: &mut String, report: &GuidelinesReport) {
         return;
     }
     let mut rows = vec![[
-        "guidelines", "ratings", "1", "2", "3", "4", "5", "mean stars", "can't judge",
-        "rated twice", "alpha",
+        "guidelines",
+        "ratings",
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "mean stars",
+        "can't judge",
+        "rated twice",
+        "alpha",
     ]
     .map(str::to_owned)];
     for version in &report.versions {

@@ -18,22 +18,24 @@ pub(super) async fn guidelines(
     action: Option<GuidelinesCommand>,
 ) -> Result<(), CliError> {
     match action.unwrap_or(GuidelinesCommand::Show) {
-        GuidelinesCommand::Show => match study.guidelines().await? {
-            // Data, printed exactly: `guidelines show > FILE` then `guidelines set FILE` sets
-            // the same text (it holds no control character but line breaks and tabs).
-            Some(guidelines) => print(&format!("{}\n", guidelines.markdown.as_str()), false),
-            None => {
-                crate::tell!("the study has no guidelines: the rating pages show the built-in scale alone");
-                Ok(())
+        GuidelinesCommand::Show => {
+            match study.guidelines().await? {
+                // Data, printed exactly: `guidelines show > FILE` then `guidelines set FILE` sets
+                // the same text (it holds no control character but line breaks and tabs).
+                Some(guidelines) => print(&format!("{}\n", guidelines.markdown.as_str()), false),
+                None => {
+                    crate::tell!("the study has no guidelines: the rating pages show the built-in scale alone");
+                    Ok(())
+                }
             }
-        },
+        }
         GuidelinesCommand::Set { file } => {
             let guidelines = read(&file)?;
             let change = study.set_guidelines(&guidelines).await?;
             match (change.changed, change.version) {
-                (true, Some(version)) => crate::tell!(
-                    "guidelines set (version {version}): every rating page shows them"
-                ),
+                (true, Some(version)) => {
+                    crate::tell!("guidelines set (version {version}): every rating page shows them")
+                }
                 _ => crate::tell!(
                     "the guidelines are these already (version {}): nothing changed",
                     change.version.map_or(0, |version| version.0)

@@ -33,8 +33,8 @@ use crate::study::Study;
 
 pub use arguments::{
     ChecksArgs, ChooseArgs, Cli, Command, ExportCommand, GuidelinesCommand, ImportCommand,
-    LeaderboardFormat,
-    ListFormat, ListsArgs, RatersCommand, ServeArgs, StatusFormat, Switch, TargetsCommand,
+    LeaderboardFormat, ListFormat, ListsArgs, RatersCommand, ServeArgs, StatusFormat, Switch,
+    TargetsCommand,
 };
 pub use error::CliError;
 

@@ -37,7 +37,9 @@ async fn expect_focus(browser: &BrowserTest, id: &str, when: &str) -> Result<(),
     if now == id {
         Ok(())
     } else {
-        Err(format!("{when}: the focus should be on {id:?}, not {now:?}"))
+        Err(format!(
+            "{when}: the focus should be on {id:?}, not {now:?}"
+        ))
     }
 }
 
@@ -94,7 +96,12 @@ async fn notes_and_cannot_judge(browser: &BrowserTest) -> Result<(), String> {
 
     // c opens the second paper's note; Escape leaves it unsaved, what was typed kept.
     press(client, 'c').await?;
-    expect_focus(browser, &format!("{}-note", anchors[1]), "after the second c").await?;
+    expect_focus(
+        browser,
+        &format!("{}-note", anchors[1]),
+        "after the second c",
+    )
+    .await?;
     let area = (client.active_element().await).map_err(|error| error.to_string())?;
     area.send_keys("A field I do not know")
         .await

@@ -39,7 +39,12 @@ async fn a_target_whose_last_pair_is_cannot_judge_finishes_and_the_qrels_leave_t
     let last = rate_t2(
         &app,
         &session,
-        [("P1", "3"), ("P7", "4"), ("P8", "1"), ("P9", "cannot-judge")],
+        [
+            ("P1", "3"),
+            ("P7", "4"),
+            ("P8", "1"),
+            ("P9", "cannot-judge"),
+        ],
     )
     .await;
     assert_eq!(
@@ -54,13 +59,23 @@ async fn a_target_whose_last_pair_is_cannot_judge_finishes_and_the_qrels_leave_t
     .fetch_one(&app.study.connections)
     .await
     .unwrap();
-    assert_eq!(stored, (None, 1), "stored as no stars, and the target is finished");
+    assert_eq!(
+        stored,
+        (None, 1),
+        "stored as no stars, and the target is finished"
+    );
     assert_eq!(app.study.study.status().await.unwrap().targets_finished, 1);
 
     // The page says so, and the rater's choice is checked.
     let page = Page::parse(&app.get_text(&format!("/targets/{t2}")).await);
-    assert_eq!(page.text("article[data-paper=P9] .paper-status"), "Marked: can't judge");
-    assert_eq!(page.attr("article[data-paper=P9]", "data-stars"), "cannot-judge");
+    assert_eq!(
+        page.text("article[data-paper=P9] .paper-status"),
+        "Marked: can't judge"
+    );
+    assert_eq!(
+        page.attr("article[data-paper=P9]", "data-stars"),
+        "cannot-judge"
+    );
     assert_eq!(
         page.attrs("article[data-paper=P9] input[name=stars][checked]", "value"),
         ["cannot-judge"]
@@ -92,9 +107,18 @@ async fn a_target_whose_last_pair_is_cannot_judge_finishes_and_the_qrels_leave_t
         assert!((value - ndcg).abs() < 1e-12, "{model}: {value}, not {ndcg}");
     }
     // Undone, the pair is open again and the target unfinished.
-    let undone: Value = app.undo(&session, t2, Answer::Json).await.json().await.unwrap();
+    let undone: Value = app
+        .undo(&session, t2, Answer::Json)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(
-        (undone["paper"].clone(), undone["cannot_judge"].clone(), undone["target_progress"].clone()),
+        (
+            undone["paper"].clone(),
+            undone["cannot_judge"].clone(),
+            undone["target_progress"].clone()
+        ),
         (json!("P9"), json!(false), json!({"rated": 3, "total": 4}))
     );
     assert_eq!(app.study.study.status().await.unwrap().targets_finished, 0);
@@ -110,10 +134,17 @@ fn password_of(rater: &str) -> String {
 async fn agreement_leaves_cannot_judge_out_and_a_pair_is_judged_by_those_who_gave_it_stars() {
     let study = fixture_study().await;
     for rater in ["Ann", "Bo"] {
-        (study.study.add_rater(&RaterName::new(rater).unwrap(), &password_of(rater)).await)
+        (study
+            .study
+            .add_rater(&RaterName::new(rater).unwrap(), &password_of(rater))
+            .await)
             .expect("added");
     }
-    study.study.set_rating_plan(Some(2), None).await.expect("two a target");
+    study
+        .study
+        .set_rating_plan(Some(2), None)
+        .await
+        .expect("two a target");
     let access = Access {
         password: Password::new(OWNER_PASSWORD).ok(),
         ..Access::default()
@@ -121,7 +152,15 @@ async fn agreement_leaves_cannot_judge_out_and_a_pair_is_judged_by_those_who_gav
     let app = TestApp::spawn_with(study, access).await;
     let t2 = app.paper_id("T2").await;
     for (rater, answers) in [
-        ("Ann", [("P1", "3"), ("P7", "4"), ("P8", "1"), ("P9", "cannot-judge")]),
+        (
+            "Ann",
+            [
+                ("P1", "3"),
+                ("P7", "4"),
+                ("P8", "1"),
+                ("P9", "cannot-judge"),
+            ],
+        ),
         ("Bo", [("P1", "3"), ("P7", "5"), ("P8", "1"), ("P9", "2")]),
     ] {
         let mut browser = Browser::new(&app);
@@ -129,14 +168,21 @@ async fn agreement_leaves_cannot_judge_out_and_a_pair_is_judged_by_those_who_gav
         assert_eq!(signed.status(), StatusCode::SEE_OTHER);
         let token = browser.form_token(&format!("/targets/{t2}")).await;
         for (paper, stars) in answers {
-            let fields = [("paper", paper), ("stars", stars), ("csrf_token", token.as_str())];
-            let saved = (browser.post(&format!("/targets/{t2}/ratings"), &fields, Answer::Json))
-                .await;
+            let fields = [
+                ("paper", paper),
+                ("stars", stars),
+                ("csrf_token", token.as_str()),
+            ];
+            let saved =
+                (browser.post(&format!("/targets/{t2}/ratings"), &fields, Answer::Json)).await;
             assert_eq!(saved.status(), StatusCode::OK, "{rater} {paper}");
         }
     }
     let mut owner = Browser::new(&app);
-    assert_eq!(owner.log_in(OWNER_PASSWORD).await.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        owner.log_in(OWNER_PASSWORD).await.status(),
+        StatusCode::SEE_OTHER
+    );
     let checks: Value = owner.get("/checks.json").await.json().await.unwrap();
     let raters = &checks["raters"];
     assert_eq!(raters["pairs_rated_twice"], 3, "P9 is rated by Bo alone");
@@ -153,9 +199,19 @@ async fn agreement_leaves_cannot_judge_out_and_a_pair_is_judged_by_those_who_gav
         .collect();
     assert_eq!(counted, [(json!("Ann"), json!(3)), (json!("Bo"), json!(4))]);
     let shares: Vec<Value> = (checks["cannot_judge"]["raters"].as_array().unwrap().iter())
-        .map(|rater| json!([rater["name"], rater["answers"], rater["cannot_judge"], rater["share"]]))
+        .map(|rater| {
+            json!([
+                rater["name"],
+                rater["answers"],
+                rater["cannot_judge"],
+                rater["share"]
+            ])
+        })
         .collect();
-    assert_eq!(shares, [json!(["Ann", 4, 1, 0.25]), json!(["Bo", 4, 0, 0.0])]);
+    assert_eq!(
+        shares,
+        [json!(["Ann", 4, 1, 0.25]), json!(["Bo", 4, 0, 0.0])]
+    );
     assert_eq!(checks["cannot_judge"]["unjudged_pairs"], 0);
 
     // P9's judgment is Bo's stars; on Ann's stars alone it has none.
@@ -180,7 +236,11 @@ async fn the_checks_show_the_share_of_cannot_judge_by_rater_and_by_model() {
     let checks: Value = app.get("/checks.json").await.json().await.unwrap();
     let report = &checks["cannot_judge"];
     assert_eq!(
-        json!([report["answers"], report["cannot_judge"], report["unjudged_pairs"]]),
+        json!([
+            report["answers"],
+            report["cannot_judge"],
+            report["unjudged_pairs"]
+        ]),
         json!([7, 2, 2])
     );
     assert_eq!(
@@ -204,14 +264,19 @@ async fn the_checks_show_the_share_of_cannot_judge_by_rater_and_by_model() {
     // The qrels hold the five pairs given stars; the agreement of one rater is none.
     let qrels = app.get_text("/export/qrels.txt").await;
     assert_eq!(qrels.lines().count(), 5);
-    assert!(!qrels.contains(" P3 ") && !qrels.contains(" P5 "), "{qrels}");
+    assert!(
+        !qrels.contains(" P3 ") && !qrels.contains(" P5 "),
+        "{qrels}"
+    );
     let page = Page::parse(&app.get_text("/checks").await);
-    let rows: Vec<String> = (page.select("#cannot-judge-models-caption ~ tbody tr").iter())
-        .map(|row| {
-            let cells: Vec<String> = row.select(&selector("th, td")).map(text).collect();
-            cells.join(" ")
-        })
-        .collect();
+    let rows: Vec<String> = (page
+        .select("#cannot-judge-models-caption ~ tbody tr")
+        .iter())
+    .map(|row| {
+        let cells: Vec<String> = row.select(&selector("th, td")).map(text).collect();
+        cells.join(" ")
+    })
+    .collect();
     assert_eq!(
         rows,
         [

@@ -6,9 +6,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::common::TestStudy;
-use crate::web_support::{
-    fixture_study, selector, text, Answer, Browser, Page, Session, TestApp,
-};
+use crate::web_support::{fixture_study, selector, text, Answer, Browser, Page, Session, TestApp};
 use paperjudge::domain::RaterName;
 use paperjudge::export;
 use paperjudge::study::import::Kind;
@@ -72,13 +70,17 @@ fn without_times(csv: &str) -> Vec<Vec<String>> {
 const TRICKY_NOTE: &str = "Cites the target, \"closely\";\nsame task, different modality";
 
 #[tokio::test]
-async fn a_note_posted_with_the_stars_or_alone_is_in_the_ratings_csv_and_reimports_byte_for_byte()
-{
+async fn a_note_posted_with_the_stars_or_alone_is_in_the_ratings_csv_and_reimports_byte_for_byte() {
     let app = TestApp::with_fixture().await;
     let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
 
-    let with_stars = saved(&app, &session, &[("paper", "P2"), ("stars", "2"), ("note", "Same task")]).await;
+    let with_stars = saved(
+        &app,
+        &session,
+        &[("paper", "P2"), ("stars", "2"), ("note", "Same task")],
+    )
+    .await;
     assert_eq!(
         with_stars,
         json!({"saved": true, "paper": "P2", "stars": 2, "cannot_judge": false,
@@ -95,8 +97,20 @@ async fn a_note_posted_with_the_stars_or_alone_is_in_the_ratings_csv_and_reimpor
     );
     // New stars keep the note; "can't judge" takes one too.
     saved(&app, &session, &[("paper", "P2"), ("stars", "3")]).await;
-    saved(&app, &session, &[("paper", "P5"), ("stars", "cannot-judge"), ("note", "A field I do not know")]).await;
-    assert_eq!(stored(&app, "P2").await, Some((Some(3), Some("Same task".to_owned()))));
+    saved(
+        &app,
+        &session,
+        &[
+            ("paper", "P5"),
+            ("stars", "cannot-judge"),
+            ("note", "A field I do not know"),
+        ],
+    )
+    .await;
+    assert_eq!(
+        stored(&app, "P2").await,
+        Some((Some(3), Some("Same task".to_owned())))
+    );
     assert_eq!(
         stored(&app, "P5").await,
         Some((None, Some("A field I do not know".to_owned())))
@@ -107,9 +121,33 @@ async fn a_note_posted_with_the_stars_or_alone_is_in_the_ratings_csv_and_reimpor
     assert_eq!(
         without_times(&csv),
         [
-            ["T1", "Target one", "P2", "Paper two", "3", "owner", "Same task"],
-            ["T1", "Target one", "P3", "Paper three", "4", "owner", TRICKY_NOTE],
-            ["T1", "Target one", "P5", "Paper five", "cannot-judge", "owner", "A field I do not know"],
+            [
+                "T1",
+                "Target one",
+                "P2",
+                "Paper two",
+                "3",
+                "owner",
+                "Same task"
+            ],
+            [
+                "T1",
+                "Target one",
+                "P3",
+                "Paper three",
+                "4",
+                "owner",
+                TRICKY_NOTE
+            ],
+            [
+                "T1",
+                "Target one",
+                "P5",
+                "Paper five",
+                "cannot-judge",
+                "owner",
+                "A field I do not know"
+            ],
         ]
         .map(|row| row.map(str::to_owned).to_vec())
     );
@@ -128,14 +166,26 @@ async fn a_note_posted_with_the_stars_or_alone_is_in_the_ratings_csv_and_reimpor
     fresh.ratings("target,paper,stars\nT1,P3,5\n").await;
     let (stars, note) = (fresh.study.ratings(None).await.unwrap().into_iter())
         .find(|row| row.paper.as_str() == "P3")
-        .map(|row| (row.answer.to_string(), row.note.map(|note| note.to_string())))
+        .map(|row| {
+            (
+                row.answer.to_string(),
+                row.note.map(|note| note.to_string()),
+            )
+        })
         .unwrap();
     assert_eq!((stars.as_str(), note.as_deref()), ("5", Some(TRICKY_NOTE)));
     fresh.ratings("target,paper,stars,note\nT1,P3,5,\n").await;
     let notes: Vec<Option<String>> = (fresh.study.ratings(None).await.unwrap().into_iter())
         .map(|row| row.note.map(|note| note.to_string()))
         .collect();
-    assert_eq!(notes, [Some("Same task".to_owned()), None, Some("A field I do not know".to_owned())]);
+    assert_eq!(
+        notes,
+        [
+            Some("Same task".to_owned()),
+            None,
+            Some("A field I do not know".to_owned())
+        ]
+    );
 }
 
 #[tokio::test]
@@ -177,7 +227,12 @@ async fn a_note_is_refused_on_an_unrated_pair_past_2000_characters_or_with_a_cle
     assert_eq!(app.study.count("rating_history").await, 0);
     // 2,000 characters of four bytes each, every byte percent-encoded: taken whole.
     let longest = "𝄞".repeat(2000);
-    let taken = saved(&app, &session, &[("paper", "P4"), ("stars", "2"), ("note", longest.as_str())]).await;
+    let taken = saved(
+        &app,
+        &session,
+        &[("paper", "P4"), ("stars", "2"), ("note", longest.as_str())],
+    )
+    .await;
     assert_eq!(taken["note"], longest.as_str());
 }
 
@@ -186,12 +241,23 @@ async fn an_empty_note_removes_it_and_undo_walks_back_through_notes_as_through_s
     let app = TestApp::with_fixture().await;
     let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
-    saved(&app, &session, &[("paper", "P2"), ("stars", "2"), ("note", "first")]).await;
+    saved(
+        &app,
+        &session,
+        &[("paper", "P2"), ("stars", "2"), ("note", "first")],
+    )
+    .await;
     saved(&app, &session, &[("paper", "P2"), ("note", "second")]).await;
     saved(&app, &session, &[("paper", "P2"), ("note", "  ")]).await;
     assert_eq!(stored(&app, "P2").await, Some((Some(2), None)));
 
-    let undo = async || -> Value { app.undo(&session, t1, Answer::Json).await.json().await.unwrap() };
+    let undo = async || -> Value {
+        app.undo(&session, t1, Answer::Json)
+            .await
+            .json()
+            .await
+            .unwrap()
+    };
     assert_eq!(
         undo().await,
         json!({"undone": true, "paper": "P2", "stars": 2, "cannot_judge": false,
@@ -204,15 +270,19 @@ async fn an_empty_note_removes_it_and_undo_walks_back_through_notes_as_through_s
                "note": null, "target_progress": {"rated": 0, "total": 7}})
     );
     assert_eq!(stored(&app, "P2").await, None);
-    // A note change keeps when the rating was made; the history has every step.
-    let steps: Vec<(Option<i64>, Option<String>, Option<String>, String)> = sqlx::query_as(
-        "SELECT stars, previous_note, note, source FROM rating_history ORDER BY id",
-    )
-    .fetch_all(&app.study.connections)
-    .await
-    .unwrap();
+    // The history has every step: stars, the note before and after, and the source.
+    let steps: Vec<HistoryStep> =
+        sqlx::query_as("SELECT stars, previous_note, note, source FROM rating_history ORDER BY id")
+            .fetch_all(&app.study.connections)
+            .await
+            .unwrap();
     let step = |stars: Option<i64>, previous: Option<&str>, note: Option<&str>, source: &str| {
-        (stars, previous.map(str::to_owned), note.map(str::to_owned), source.to_owned())
+        (
+            stars,
+            previous.map(str::to_owned),
+            note.map(str::to_owned),
+            source.to_owned(),
+        )
     };
     assert_eq!(
         steps,
@@ -227,6 +297,9 @@ async fn an_empty_note_removes_it_and_undo_walks_back_through_notes_as_through_s
     );
 }
 
+/// An entry of the rating history: stars, the note before and after, the source.
+type HistoryStep = (Option<i64>, Option<String>, Option<String>, String);
+
 const OWNER_PASSWORD: &str = "the owner's password";
 
 fn password_of(rater: &str) -> String {
@@ -237,7 +310,10 @@ fn password_of(rater: &str) -> String {
 async fn two_raters() -> TestApp {
     let study = fixture_study().await;
     for rater in ["Ann", "Bo"] {
-        (study.study.add_rater(&RaterName::new(rater).unwrap(), &password_of(rater)).await)
+        (study
+            .study
+            .add_rater(&RaterName::new(rater).unwrap(), &password_of(rater))
+            .await)
             .expect("added");
     }
     study
@@ -257,48 +333,100 @@ async fn rate_t2(app: &TestApp, browser: &mut Browser, note: &str) {
     let t2 = app.paper_id("T2").await;
     let path = format!("/targets/{t2}");
     let token = browser.form_token(&path).await;
-    for (paper, stars) in [("P1", "3"), ("P7", "4"), ("P8", "1"), ("P9", "cannot-judge")] {
-        let mut fields = vec![("paper", paper), ("stars", stars), ("csrf_token", token.as_str())];
+    for (paper, stars) in [
+        ("P1", "3"),
+        ("P7", "4"),
+        ("P8", "1"),
+        ("P9", "cannot-judge"),
+    ] {
+        let mut fields = vec![
+            ("paper", paper),
+            ("stars", stars),
+            ("csrf_token", token.as_str()),
+        ];
         if paper == "P7" {
             fields.push(("note", note));
         }
-        let saved = browser.post(&format!("{path}/ratings"), &fields, Answer::Json).await;
+        let saved = browser
+            .post(&format!("{path}/ratings"), &fields, Answer::Json)
+            .await;
         assert_eq!(saved.status(), StatusCode::OK, "{paper}");
     }
 }
 
 #[tokio::test]
-async fn a_rater_never_sees_another_raters_note_and_the_owner_reads_them_once_the_target_is_finished()
-{
+async fn a_rater_never_sees_another_raters_note_and_the_owner_reads_them_once_the_target_is_finished(
+) {
     let app = two_raters().await;
     let t2 = app.paper_id("T2").await;
     let mut ann = Browser::new(&app);
-    assert_eq!(ann.log_in_as("Ann", &password_of("Ann")).await.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        ann.log_in_as("Ann", &password_of("Ann")).await.status(),
+        StatusCode::SEE_OTHER
+    );
     let mut bo = Browser::new(&app);
-    assert_eq!(bo.log_in_as("Bo", &password_of("Bo")).await.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        bo.log_in_as("Bo", &password_of("Bo")).await.status(),
+        StatusCode::SEE_OTHER
+    );
     let mut owner = Browser::new(&app);
-    assert_eq!(owner.log_in(OWNER_PASSWORD).await.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        owner.log_in(OWNER_PASSWORD).await.status(),
+        StatusCode::SEE_OTHER
+    );
 
     rate_t2(&app, &mut ann, "Ann's reason: same benchmark").await;
     let target_view = format!("/leaderboard/targets/{t2}");
     let before = owner.get(&target_view).await;
-    assert_eq!(before.status(), StatusCode::FORBIDDEN, "T2 is not finished yet");
+    assert_eq!(
+        before.status(),
+        StatusCode::FORBIDDEN,
+        "T2 is not finished yet"
+    );
     assert!(!before.text().await.unwrap().contains("same benchmark"));
     // Bo's page and download hold no word of Ann's note; Ann's hold it.
-    let bo_page = bo.get(&format!("/targets/{t2}")).await.text().await.unwrap();
+    let bo_page = bo
+        .get(&format!("/targets/{t2}"))
+        .await
+        .text()
+        .await
+        .unwrap();
     assert!(!bo_page.contains("same benchmark"));
-    let ann_page = Page::parse(&ann.get(&format!("/targets/{t2}")).await.text().await.unwrap());
+    let ann_page = Page::parse(
+        &ann.get(&format!("/targets/{t2}"))
+            .await
+            .text()
+            .await
+            .unwrap(),
+    );
     assert_eq!(
-        ann_page.one("article[data-paper=P7] textarea[name=note]").text().collect::<String>(),
+        ann_page
+            .one("article[data-paper=P7] textarea[name=note]")
+            .text()
+            .collect::<String>(),
         "Ann's reason: same benchmark"
     );
 
     rate_t2(&app, &mut bo, "Bo's view").await;
     for (who, browser) in [("Ann", &mut ann), ("Bo", &mut bo)] {
-        let download = browser.get("/export/ratings.csv").await.text().await.unwrap();
-        let other = if who == "Ann" { "Bo's view" } else { "same benchmark" };
+        let download = browser
+            .get("/export/ratings.csv")
+            .await
+            .text()
+            .await
+            .unwrap();
+        let other = if who == "Ann" {
+            "Bo's view"
+        } else {
+            "same benchmark"
+        };
         assert!(!download.contains(other), "{who}'s download: {download}");
-        let page = browser.get(&format!("/targets/{t2}")).await.text().await.unwrap();
+        let page = browser
+            .get(&format!("/targets/{t2}"))
+            .await
+            .text()
+            .await
+            .unwrap();
         assert!(!page.contains(other), "{who}'s page");
         let refused = browser.get(&target_view).await;
         assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{who}");

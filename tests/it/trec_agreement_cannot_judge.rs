@@ -28,7 +28,11 @@ async fn the_leaderboard_equals_trec_eval_on_the_qrels_exported_without_the_pair
     let reference: Value = serde_json::from_str(&fixture("reference.json")).unwrap();
     assert_eq!(summary.updated, reference["cannot_judge"].as_u64().unwrap());
 
-    let judged = study.study.judged_pairs(&Judgments::LowerMedian).await.unwrap();
+    let judged = study
+        .study
+        .judged_pairs(&Judgments::LowerMedian)
+        .await
+        .unwrap();
     let mut qrels = Vec::new();
     export::qrels(&judged, Relevance::StarsMinusOne, &mut qrels).unwrap();
     assert_eq!(String::from_utf8(qrels).unwrap(), fixture("qrels.txt"));

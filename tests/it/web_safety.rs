@@ -156,11 +156,17 @@ async fn a_bad_rating_gets_400_saying_what_is_wrong() {
 
     assert_eq!(
         refused(&app, &session, &[("paper", "P1"), ("stars", "0")]).await,
-        (bad, "stars must be 1 to 5, cannot-judge, or clear; got \"0\"".to_owned())
+        (
+            bad,
+            "stars must be 1 to 5, cannot-judge, or clear; got \"0\"".to_owned()
+        )
     );
     assert_eq!(
         refused(&app, &session, &[("paper", "P1"), ("stars", "6")]).await,
-        (bad, "stars must be 1 to 5, cannot-judge, or clear; got \"6\"".to_owned())
+        (
+            bad,
+            "stars must be 1 to 5, cannot-judge, or clear; got \"6\"".to_owned()
+        )
     );
     assert_eq!(
         refused(&app, &session, &[("paper", "P1"), ("stars", "four")]).await,

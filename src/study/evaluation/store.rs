@@ -13,7 +13,9 @@ use std::path::Path;
 
 use sqlx::{FromRow, SqliteExecutor, SqlitePool};
 
-use crate::domain::{Answer, ModelId, PaperId, PaperKey, PoolDepth, RaterAnswer, RaterId, RaterName};
+use crate::domain::{
+    Answer, ModelId, PaperId, PaperKey, PoolDepth, RaterAnswer, RaterId, RaterName,
+};
 use crate::study::db::direct::open_reader;
 use crate::study::db::targets;
 use crate::study::{ListedPaper, Overview};

@@ -39,7 +39,6 @@ impl Study {
         self.read(async |conn| in_force(conn).await).await
     }
 
-
     /// Makes `markdown` the study's guidelines, as a new version unless they are so already.
     pub async fn set_guidelines(
         &self,

@@ -19,11 +19,9 @@ pub struct VersionRow {
 pub async fn current<'e, E: SqliteExecutor<'e>>(
     executor: E,
 ) -> Result<Option<VersionRow>, sqlx::Error> {
-    sqlx::query_as(
-        "SELECT version, markdown, set_at FROM guidelines ORDER BY version DESC LIMIT 1",
-    )
-    .fetch_optional(executor)
-    .await
+    sqlx::query_as("SELECT version, markdown, set_at FROM guidelines ORDER BY version DESC LIMIT 1")
+        .fetch_optional(executor)
+        .await
 }
 
 /// The version in force, which a rating made now is made under.

@@ -19,8 +19,8 @@ use crate::formats::records::{Parse, Records};
 use crate::formats::{Format, InvalidInput, Problem, Problems, RowsRead};
 use crate::study::db::papers::PaperIndex;
 use crate::study::db::ratings::{Made, Pair};
-use crate::study::Rating as Stored;
 use crate::study::db::{self, blind_pool, ratings};
+use crate::study::Rating as Stored;
 
 /// How to read a ratings file.
 #[derive(Debug, Clone, Default)]

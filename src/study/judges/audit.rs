@@ -11,8 +11,8 @@ use crate::checks::ranking;
 use crate::domain::{JudgeName, PaperId, PaperKey, Stars};
 use crate::leaderboard::{LeaderboardOptions, Partial, TargetInput};
 use crate::metrics::Settings;
-use crate::study::evaluation::EvaluationSet;
 use crate::study::db;
+use crate::study::evaluation::EvaluationSet;
 use crate::study::{RaterNote, Study, StudyError};
 
 pub use crate::checks::judges::JudgeAudit;

@@ -1,6 +1,6 @@
 //! Ratings and their append-only history.
 
-use crate::study::{ExportedRating, Rating, RaterNote};
+use crate::study::{ExportedRating, RaterNote, Rating};
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{Answer, GuidelinesVersion, Note, PaperId, PaperKey, RaterId, RaterName};
@@ -315,8 +315,7 @@ async fn append_history(
     provenance_known: bool,
 ) -> Result<(), sqlx::Error> {
     let (stars, cannot_judge, note) = columns(change.current.as_ref());
-    let (previous_stars, previous_cannot_judge, previous_note) =
-        columns(change.previous.as_ref());
+    let (previous_stars, previous_cannot_judge, previous_note) = columns(change.previous.as_ref());
     sqlx::query(
         "INSERT INTO rating_history
             (target_id, paper_id, stars, previous_stars, cannot_judge, previous_cannot_judge,
@@ -381,12 +380,10 @@ impl TryFrom<ExportedRatingRow> for ExportedRating {
 
     fn try_from(row: ExportedRatingRow) -> Result<ExportedRating, sqlx::Error> {
         let unreadable = |what: String| sqlx::Error::Decode(what.into());
-        let answer = Answer::stored(row.stars).ok_or_else(|| {
-            unreadable(format!("stars out of range: {:?}", row.stars))
-        })?;
+        let answer = Answer::stored(row.stars)
+            .ok_or_else(|| unreadable(format!("stars out of range: {:?}", row.stars)))?;
         let note = match row.note {
-            Some(note) => Note::new(&note)
-                .map_err(|invalid| unreadable(invalid.to_string()))?,
+            Some(note) => Note::new(&note).map_err(|invalid| unreadable(invalid.to_string()))?,
             None => None,
         };
         Ok(ExportedRating {

@@ -17,9 +17,7 @@ use askama::Template;
 use super::LeaderboardQuery;
 use crate::domain::{Grade, PaperId, PaperKey};
 use crate::leaderboard::{columns, Partial};
-use crate::study::{
-    Evaluated, ListedPaper, ModelOnTarget, Progress, RaterNote, Study, TargetView,
-};
+use crate::study::{Evaluated, ListedPaper, ModelOnTarget, Progress, RaterNote, Study, TargetView};
 use crate::web::auth::Owner;
 use crate::web::view::{self, Nav};
 use crate::web::WebError;

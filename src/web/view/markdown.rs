@@ -63,7 +63,9 @@ pub fn render(markdown: &str) -> RenderedMarkdown {
             classes,
             attrs,
         })),
-        Event::End(TagEnd::Heading(level)) => Some(Event::End(TagEnd::Heading(levels.on_page(level)))),
+        Event::End(TagEnd::Heading(level)) => {
+            Some(Event::End(TagEnd::Heading(levels.on_page(level))))
+        }
         other => Some(other),
     });
     let mut html = String::with_capacity(markdown.len() * 3 / 2);
@@ -91,7 +93,11 @@ impl HeadingLevels {
     }
 
     fn on_page(&self, level: HeadingLevel) -> HeadingLevel {
-        let rank = self.used.iter().position(|used| *used == level).unwrap_or(0);
+        let rank = self
+            .used
+            .iter()
+            .position(|used| *used == level)
+            .unwrap_or(0);
         match rank {
             0 => HeadingLevel::H2,
             1 => HeadingLevel::H3,
