@@ -144,6 +144,16 @@
     liveStatus.dataset.state = state || "";
   }
 
+  // Says `text` of a paper, in its status and aloud: "paper 3 saved: 4 relevant".
+  function tell(paper, text, state) {
+    setPaperStatus(paper, text, state);
+    if (state === "error") {
+      announce(label(paper) + ": " + text, "error");
+    } else {
+      announce(label(paper) + " " + text.toLowerCase());
+    }
+  }
+
   function showProgress(progress) {
     ratedCount.textContent = String(progress.rated);
     totalCount.textContent = String(progress.total);
@@ -263,8 +273,7 @@
         const text = message.endsWith("will retry")
           ? "Not saved yet: " + message + " in " + seconds + " s."
           : "Not saved yet: " + message + ". Trying again in " + seconds + " s.";
-        setPaperStatus(paper, text, "error");
-        announce(label(paper) + ": " + text, "error");
+        tell(paper, text, "error");
       },
       done(answer) {
         showProgress(answer.target_progress);
@@ -274,13 +283,11 @@
         showAnswer(paper, answerIn(answer));
         showNote(paper, answer.note || "", savedNotes.get(paper));
         const text = "Saved: " + describe(paper, answerIn(answer));
-        setPaperStatus(paper, text, "saved");
-        announce(label(paper) + " " + text.toLowerCase());
+        tell(paper, text, "saved");
       },
       failed(message) {
         const text = "Not saved: " + message + ".";
-        setPaperStatus(paper, text, "error");
-        announce(label(paper) + ": " + text, "error");
+        tell(paper, text, "error");
       },
     });
   }
@@ -309,8 +316,7 @@
         showNote(paper, answer.note || "", null);
         if (answer.undone) {
           const text = "Undone: " + describe(paper, answered);
-          setPaperStatus(paper, text, "saved");
-          announce(label(paper) + " " + text.toLowerCase());
+          tell(paper, text, "saved");
         } else {
           // Another rater changed the paper after this browser did: their rating stays.
           setPaperStatus(paper, "Saved: " + describe(paper, answered), "saved");
@@ -333,8 +339,7 @@
     const area = noteOf(paper);
     if (answerOf(paper) === null) {
       const text = "Note not saved: rate the paper first (1–5, or x if you cannot judge it).";
-      setPaperStatus(paper, text, "error");
-      announce(label(paper) + ": " + text, "error");
+      tell(paper, text, "error");
       return false;
     }
     const body = new URLSearchParams(new FormData(paper.querySelector(PAPER.noteForm)));
@@ -349,8 +354,7 @@
       waiting(message, ms) {
         const text = "Note not saved yet: " + message + ". Trying again in " +
           Math.round(ms / 1000) + " s.";
-        setPaperStatus(paper, text, "error");
-        announce(label(paper) + ": " + text, "error");
+        tell(paper, text, "error");
       },
       done(answer) {
         showProgress(answer.target_progress);
@@ -359,13 +363,11 @@
           return;
         }
         const text = written === "" ? "Saved: note removed" : "Saved: note";
-        setPaperStatus(paper, text, "saved");
-        announce(label(paper) + " " + text.toLowerCase());
+        tell(paper, text, "saved");
       },
       failed(message) {
         const text = "Note not saved: " + message + ".";
-        setPaperStatus(paper, text, "error");
-        announce(label(paper) + ": " + text, "error");
+        tell(paper, text, "error");
       },
     });
     return true;

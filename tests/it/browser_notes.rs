@@ -14,15 +14,7 @@ use crate::web_support::TestApp;
 
 /// The stored (stars, note) of a pair of T1; `None` when unrated.
 async fn stored(app: &TestApp, paper: &str) -> Option<(Option<i64>, Option<String>)> {
-    sqlx::query_as(
-        "SELECT r.stars, r.note FROM ratings r
-         JOIN papers t ON t.id = r.target_id JOIN papers p ON p.id = r.paper_id
-         WHERE t.external_id = 'T1' AND p.external_id = ?",
-    )
-    .bind(paper)
-    .fetch_optional(&app.study.connections)
-    .await
-    .expect("the query runs")
+    app.stored_rating("T1", paper).await
 }
 
 /// The id of the focused element.

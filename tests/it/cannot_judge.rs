@@ -8,11 +8,11 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::web_support::{
-    fixture_study, selector, text, Answer, Browser, Page, TestApp, HOSTILE_ID,
+    fixture_study, password_of, selector, served_with_raters, text, Answer, Browser, Page, TestApp,
+    HOSTILE_ID, OWNER_PASSWORD,
 };
 use paperjudge::domain::RaterName;
 use paperjudge::metrics::{krippendorff_alpha, Judgments, Level};
-use paperjudge::web::{Access, Password};
 
 /// Rates T2's pairs (P1, P7, P8, P9) through the rating form as `rate` says, one at a time,
 /// with the session's token; answers the last JSON answer.
@@ -124,32 +124,9 @@ async fn a_target_whose_last_pair_is_cannot_judge_finishes_and_the_qrels_leave_t
     assert_eq!(app.study.study.status().await.unwrap().targets_finished, 0);
 }
 
-const OWNER_PASSWORD: &str = "the owner's password";
-
-fn password_of(rater: &str) -> String {
-    format!("{rater}'s own password")
-}
-
 #[tokio::test]
 async fn agreement_leaves_cannot_judge_out_and_a_pair_is_judged_by_those_who_gave_it_stars() {
-    let study = fixture_study().await;
-    for rater in ["Ann", "Bo"] {
-        (study
-            .study
-            .add_rater(&RaterName::new(rater).unwrap(), &password_of(rater))
-            .await)
-            .expect("added");
-    }
-    study
-        .study
-        .set_rating_plan(Some(2), None)
-        .await
-        .expect("two a target");
-    let access = Access {
-        password: Password::new(OWNER_PASSWORD).ok(),
-        ..Access::default()
-    };
-    let app = TestApp::spawn_with(study, access).await;
+    let app = served_with_raters(fixture_study().await, &["Ann", "Bo"], 2).await;
     let t2 = app.paper_id("T2").await;
     for (rater, answers) in [
         (

@@ -8,13 +8,12 @@ use serde_json::Value;
 
 use crate::common::TestStudy;
 use crate::process_support::{paperjudge, stderr, succeeded};
-use crate::web_support::{error_message, fixture_study, location, Answer, Browser, Page, TestApp};
-use paperjudge::domain::RaterName;
-use paperjudge::web::{Access, Password};
+use crate::web_support::{
+    error_message, fixture_study, location, password_of, served_with_raters, Answer, Browser, Page,
+    TestApp, OWNER_PASSWORD,
+};
 
-const OWNER_PASSWORD: &str = "the owner's password";
 const RATER: &str = "Annika";
-const RATER_PASSWORD: &str = "Annika's own password";
 
 /// Guidelines with what a rating page must render (bold, a list, a relative link) and what it
 /// must never let through as markup (a script, an event handler, a `javascript:` link).
@@ -29,16 +28,7 @@ An <img src=x onerror=alert(1)> and [a trap](javascript:alert(2)).\n";
 
 /// The fixture study with one rater, served with the owner's password.
 async fn served_with_a_rater(study: TestStudy) -> TestApp {
-    study
-        .study
-        .add_rater(&RaterName::new(RATER).unwrap(), RATER_PASSWORD)
-        .await
-        .expect("a rater");
-    let access = Access {
-        password: Password::new(OWNER_PASSWORD).ok(),
-        ..Access::default()
-    };
-    TestApp::spawn_with(study, access).await
+    served_with_raters(study, &[RATER], 1).await
 }
 
 async fn signed_in(app: &TestApp, name: &str, password: &str) -> Browser {
@@ -124,7 +114,7 @@ async fn guidelines_set_from_the_command_line_are_on_a_raters_rating_page() {
     );
 
     let app = served_with_a_rater(study).await;
-    let mut rater = signed_in(&app, RATER, RATER_PASSWORD).await;
+    let mut rater = signed_in(&app, RATER, &password_of(RATER)).await;
     let (page, html) = rating_page_of_t1(&app, &mut rater).await;
     assert_rendered_safely(&page, &html);
     // Everyone reads them on their own page too; only the owner gets the editor.
@@ -223,7 +213,7 @@ async fn guidelines_set_in_the_browser_are_on_a_raters_rating_page_and_a_rater_c
     assert!(app.study.study.guidelines().await.unwrap().is_none());
 
     // A rater may not change them: 403, and nothing changes.
-    let mut rater = signed_in(&app, RATER, RATER_PASSWORD).await;
+    let mut rater = signed_in(&app, RATER, &password_of(RATER)).await;
     let t1 = app.paper_id("T1").await;
     let rater_token = rater.form_token(&format!("/targets/{t1}")).await;
     let fields = [

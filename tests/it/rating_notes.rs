@@ -6,11 +6,12 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::common::TestStudy;
-use crate::web_support::{fixture_study, selector, text, Answer, Browser, Page, Session, TestApp};
-use paperjudge::domain::RaterName;
+use crate::web_support::{
+    fixture_study, password_of, selector, served_with_raters, text, Answer, Browser, Page, Session,
+    TestApp, OWNER_PASSWORD,
+};
 use paperjudge::export;
 use paperjudge::study::import::Kind;
-use paperjudge::web::{Access, Password};
 
 /// Posts a rating form of T1 with `fields` besides the token.
 async fn post(app: &TestApp, session: &Session, fields: &[(&str, &str)]) -> reqwest::Response {
@@ -34,15 +35,7 @@ async fn saved(app: &TestApp, session: &Session, fields: &[(&str, &str)]) -> Val
 
 /// The stored (stars, note) of a T1 pair.
 async fn stored(app: &TestApp, paper: &str) -> Option<(Option<i64>, Option<String>)> {
-    sqlx::query_as(
-        "SELECT r.stars, r.note FROM ratings r
-         JOIN papers t ON t.id = r.target_id JOIN papers p ON p.id = r.paper_id
-         WHERE t.external_id = 'T1' AND p.external_id = ?",
-    )
-    .bind(paper)
-    .fetch_optional(&app.study.connections)
-    .await
-    .unwrap()
+    app.stored_rating("T1", paper).await
 }
 
 /// The ratings CSV as `paperjudge export ratings` writes it.
@@ -300,34 +293,6 @@ async fn an_empty_note_removes_it_and_undo_walks_back_through_notes_as_through_s
 /// An entry of the rating history: stars, the note before and after, the source.
 type HistoryStep = (Option<i64>, Option<String>, Option<String>, String);
 
-const OWNER_PASSWORD: &str = "the owner's password";
-
-fn password_of(rater: &str) -> String {
-    format!("{rater}'s own password")
-}
-
-/// The fixture with raters Ann and Bo, two raters a target, served with a password.
-async fn two_raters() -> TestApp {
-    let study = fixture_study().await;
-    for rater in ["Ann", "Bo"] {
-        (study
-            .study
-            .add_rater(&RaterName::new(rater).unwrap(), &password_of(rater))
-            .await)
-            .expect("added");
-    }
-    study
-        .study
-        .set_rating_plan(Some(2), None)
-        .await
-        .expect("two raters a target");
-    let access = Access {
-        password: Password::new(OWNER_PASSWORD).ok(),
-        ..Access::default()
-    };
-    TestApp::spawn_with(study, access).await
-}
-
 /// Rates every pair of T2 as `rater`, with `note` on P7.
 async fn rate_t2(app: &TestApp, browser: &mut Browser, note: &str) {
     let t2 = app.paper_id("T2").await;
@@ -357,7 +322,7 @@ async fn rate_t2(app: &TestApp, browser: &mut Browser, note: &str) {
 #[tokio::test]
 async fn a_rater_never_sees_another_raters_note_and_the_owner_reads_them_once_the_target_is_finished(
 ) {
-    let app = two_raters().await;
+    let app = served_with_raters(fixture_study().await, &["Ann", "Bo"], 2).await;
     let t2 = app.paper_id("T2").await;
     let mut ann = Browser::new(&app);
     assert_eq!(

@@ -6,14 +6,13 @@
 //! here either). tests/fixtures/cannot_judge/reference.py says how the reference was made.
 
 use std::collections::BTreeSet;
-use std::num::NonZeroUsize;
 
 use serde_json::Value;
 
-use crate::trec_agreement_study::imported_fixture;
+use crate::trec_agreement_study::{imported_fixture, trec_eval_variants};
 use paperjudge::export;
-use paperjudge::leaderboard::{columns, LeaderboardOptions, Partial};
-use paperjudge::metrics::{Empty, Judgments, Relevance, Unjudged};
+use paperjudge::leaderboard::{columns, Partial};
+use paperjudge::metrics::{Judgments, Relevance};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/cannot_judge");
 
@@ -42,49 +41,41 @@ async fn the_leaderboard_equals_trec_eval_on_the_qrels_exported_without_the_pair
         .collect();
     assert!(!topics.contains("T13"));
     let mut compared = 0;
-    for (unjudged, variant) in [(Unjudged::Zero, "graded"), (Unjudged::Skip, "condensed")] {
-        for k in [5, 10, 20] {
-            let options = LeaderboardOptions {
-                k: NonZeroUsize::new(k),
-                unjudged: Some(unjudged),
-                empty: Some(Empty::Zero),
-                ..LeaderboardOptions::default()
-            };
-            // trec_eval scores every topic of its qrels, partly rated ones too.
-            let board = (study.study.leaderboard(&options, Partial::Include).await)
-                .unwrap()
-                .board;
-            let evaluated: BTreeSet<&str> = (board.per_target.iter())
-                .map(|target| target.target.as_str())
-                .collect();
-            assert_eq!(evaluated, topics, "{variant} @{k}: the targets evaluated");
-            let measure = format!("ndcg_cut_{k}");
-            for (row, model) in board.models.iter().enumerate() {
-                let expected = &reference["models"][&model.model][variant];
-                for target in board.per_target.iter() {
-                    let ours = target.value(row, columns::RANKING);
-                    let theirs = expected["per_target"][&target.target][&measure].as_f64();
-                    match (ours, theirs) {
-                        (Some(ours), Some(theirs)) => assert!(
-                            (ours - theirs).abs() < 1e-9,
-                            "{variant} {measure} {} {}: ours {ours}, trec_eval {theirs}",
-                            model.model,
-                            target.target
-                        ),
-                        // trec_eval has no value where the run lacks the topic: ours is 0.
-                        (Some(ours), None) => assert_eq!(ours, 0.0, "{}", model.model),
-                        (None, _) => panic!("{} {}: no NDCG", model.model, target.target),
-                    }
-                    compared += 1;
+    for (variant, k, options) in trec_eval_variants() {
+        // trec_eval scores every topic of its qrels, partly rated ones too.
+        let board = (study.study.leaderboard(&options, Partial::Include).await)
+            .unwrap()
+            .board;
+        let evaluated: BTreeSet<&str> = (board.per_target.iter())
+            .map(|target| target.target.as_str())
+            .collect();
+        assert_eq!(evaluated, topics, "{variant} @{k}: the targets evaluated");
+        let measure = format!("ndcg_cut_{k}");
+        for (row, model) in board.models.iter().enumerate() {
+            let expected = &reference["models"][&model.model][variant];
+            for target in board.per_target.iter() {
+                let ours = target.value(row, columns::RANKING);
+                let theirs = expected["per_target"][&target.target][&measure].as_f64();
+                match (ours, theirs) {
+                    (Some(ours), Some(theirs)) => assert!(
+                        (ours - theirs).abs() < 1e-9,
+                        "{variant} {measure} {} {}: ours {ours}, trec_eval {theirs}",
+                        model.model,
+                        target.target
+                    ),
+                    // trec_eval has no value where the run lacks the topic: ours is 0.
+                    (Some(ours), None) => assert_eq!(ours, 0.0, "{}", model.model),
+                    (None, _) => panic!("{} {}: no NDCG", model.model, target.target),
                 }
-                let mean = model.number(columns::RANKING).expect("a mean");
-                let trec_eval_c = expected["mean_c"][&measure].as_f64().unwrap();
-                assert!(
-                    (mean - trec_eval_c).abs() < 1e-9,
-                    "{variant} {measure} {}: ours {mean}, trec_eval -c {trec_eval_c}",
-                    model.model
-                );
+                compared += 1;
             }
+            let mean = model.number(columns::RANKING).expect("a mean");
+            let trec_eval_c = expected["mean_c"][&measure].as_f64().unwrap();
+            assert!(
+                (mean - trec_eval_c).abs() < 1e-9,
+                "{variant} {measure} {}: ours {mean}, trec_eval -c {trec_eval_c}",
+                model.model
+            );
         }
     }
     assert_eq!(compared, 2 * 3 * 4 * topics.len());
