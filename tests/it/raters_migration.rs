@@ -70,7 +70,7 @@ fn every_rating_of_a_study_from_before_raters_is_the_owners() {
     );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 149);
-    assert!(rows.iter().all(|row| row.ends_with(",owner")), "{rows:?}");
+    assert!(rows.iter().all(|row| row.ends_with(",owner,")), "{rows:?}");
     let status = succeeded(&paperjudge(&db, &["status", "--format", "json"], &[]));
     let status: serde_json::Value = serde_json::from_str(&status).expect("JSON");
     assert_eq!(status["rated_pairs"], 149);

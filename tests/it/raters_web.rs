@@ -792,6 +792,7 @@ async fn a_rater_is_offered_no_link_to_the_owners_pages() {
             "/targets",
             "/papers",
             "/next",
+            "/guidelines",
             "/leaderboard",
             "/lists",
             "/checks",

@@ -177,7 +177,10 @@ async fn a_bad_rating_gets_400_saying_what_is_wrong() {
     );
     assert_eq!(
         refused(&app, &session, &[("paper", "P1")]).await,
-        (bad, "missing field: stars (1 to 5, or clear)".to_owned())
+        (
+            bad,
+            "missing field: stars (1 to 5, cannot-judge, or clear), or note".to_owned()
+        )
     );
     assert_eq!(
         refused(&app, &session, &[("stars", "3")]).await,
