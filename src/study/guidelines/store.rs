@@ -24,15 +24,6 @@ pub async fn current<'e, E: SqliteExecutor<'e>>(
         .await
 }
 
-/// The version in force, which a rating made now is made under.
-pub async fn current_version<'e, E: SqliteExecutor<'e>>(
-    executor: E,
-) -> Result<Option<GuidelinesVersion>, sqlx::Error> {
-    sqlx::query_scalar("SELECT MAX(version) FROM guidelines")
-        .fetch_one(executor)
-        .await
-}
-
 /// Every version, oldest first.
 pub async fn versions<'e, E: SqliteExecutor<'e>>(
     executor: E,

@@ -18,7 +18,7 @@ use crate::formats::input::{self, Header};
 use crate::formats::records::{Parse, Records};
 use crate::formats::{Format, InvalidInput, Problem, Problems, RowsRead};
 use crate::study::db::papers::PaperIndex;
-use crate::study::db::ratings::{Made, Pair};
+use crate::study::db::ratings::Pair;
 use crate::study::db::{self, blind_pool, ratings};
 use crate::study::Rating as Stored;
 
@@ -104,7 +104,6 @@ impl Staged {
         let mut summary = Summary::new("ratings");
         summary.read = self.read;
         let now = db::now_rfc3339();
-        let guidelines = db::guidelines::current_version(&mut *conn).await?;
         for rating in self.ratings {
             if blind_pool::ensure_pair(conn, rating.target, rating.paper, rng).await? {
                 summary.pool_added += 1;
@@ -114,20 +113,25 @@ impl Staged {
                 paper: rating.paper,
                 rater: rating.rater,
             };
+            let previous = ratings::current(&mut *conn, pair).await?;
             let note = match rating.note {
                 Some(note) => note,
-                None => (ratings::current(&mut *conn, pair).await?).and_then(|kept| kept.note),
+                None => previous.as_ref().and_then(|kept| kept.note.clone()),
             };
             let stored = Stored {
                 answer: rating.answer,
                 note,
             };
-            let made = Made {
-                at: rating.rated_at.as_deref().unwrap_or(&now),
-                under: guidelines,
-            };
-            let change =
-                ratings::set(conn, pair, Some(stored), made, ratings::Source::Import).await?;
+            let rated_at = rating.rated_at.as_deref().unwrap_or(&now);
+            let change = ratings::set(
+                conn,
+                pair,
+                previous,
+                Some(stored),
+                rated_at,
+                ratings::Source::Import,
+            )
+            .await?;
             match change.previous {
                 None => summary.added += 1,
                 Some(_) if change.changed() => summary.updated += 1,

@@ -24,7 +24,7 @@ use super::{Progress, Rater, Refusal, Study, StudyError};
 use crate::domain::{Answer, Note, PaperId, PaperKey, RaterId, RaterName, Stars};
 use crate::metrics::Judgments;
 use crate::study::db;
-use crate::study::db::ratings::{Made, Pair, Source, Undone};
+use crate::study::db::ratings::{Pair, Source, Undone};
 
 /// A rater's rating of a pair: their answer (stars, or "can't judge") and their note.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,26 +102,25 @@ impl Study {
                 rater: rater.id,
             };
             let current = db::ratings::current(&mut *conn, pair).await?;
+            let kept_note = || current.as_ref().and_then(|rating| rating.note.clone());
             let rating = match edit {
                 Edit::Clear => None,
                 Edit::Answer { answer, note } => Some(Rating {
                     answer,
-                    note: note.unwrap_or_else(|| current.and_then(|rating| rating.note)),
+                    note: note.unwrap_or_else(kept_note),
                 }),
                 Edit::Note(note) => {
-                    let rated = current.ok_or_else(|| Refusal::NoteWithoutRating(paper.clone()))?;
+                    let rated = (current.as_ref())
+                        .ok_or_else(|| Refusal::NoteWithoutRating(paper.clone()))?;
                     Some(Rating {
                         answer: rated.answer,
                         note,
                     })
                 }
             };
-            let made = Made {
-                at: &db::now_rfc3339(),
-                under: db::guidelines::current_version(&mut *conn).await?,
-            };
+            let now = db::now_rfc3339();
             let source = Source::Web { browser };
-            let change = db::ratings::set(conn, pair, rating, made, source).await?;
+            let change = db::ratings::set(conn, pair, current, rating, &now, source).await?;
             Ok((change.current, progress(conn, target, rater.id).await?))
         })
         .await
@@ -143,12 +142,9 @@ impl Study {
             if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
                 return Err(Refusal::TargetTaken(target).into());
             }
-            let made = Made {
-                at: &db::now_rfc3339(),
-                under: db::guidelines::current_version(&mut *conn).await?,
-            };
+            let now = db::now_rfc3339();
             let undone =
-                db::ratings::undo_last_web_change(conn, target, rater.id, browser, made).await?;
+                db::ratings::undo_last_web_change(conn, target, rater.id, browser, &now).await?;
             let (undone, paper, rating) = match undone {
                 None => (false, None, None),
                 Some(Undone::Reverted(reverted)) => {

@@ -3,7 +3,7 @@
 use crate::study::{ExportedRating, RaterNote, Rating};
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::{Answer, GuidelinesVersion, Note, PaperId, PaperKey, RaterId, RaterName};
+use crate::domain::{Answer, Note, PaperId, PaperKey, RaterId, RaterName};
 
 /// Where a change of a rating came from. Web changes and undos name the browser session that
 /// made them (as the web layer tags it), so that undo reverts only that session's changes.
@@ -44,14 +44,6 @@ impl Change {
     }
 }
 
-/// When a rating is made, and under which version of the guidelines (`None`: the study has
-/// none yet).
-#[derive(Debug, Clone, Copy)]
-pub struct Made<'a> {
-    pub at: &'a str,
-    pub under: Option<GuidelinesVersion>,
-}
-
 /// A rating as the columns of `ratings` or of one side of a `rating_history` entry hold it:
 /// stars (NULL for "can't judge", and for no rating), whether it is "can't judge", the note.
 type Columns = (Option<i64>, bool, Option<String>);
@@ -81,8 +73,9 @@ fn columns(rating: Option<&Rating>) -> Columns {
     }
 }
 
-/// Sets (`Some`) or clears (`None`) `rater`'s rating of a pair (its answer and its note) and
-/// records the change in the history.
+/// Sets (`Some`) or clears (`None`) `rater`'s rating of a pair (its answer and its note), whose
+/// rating was `previous` (as [`current`] read it in the same transaction), and records the
+/// change in the history.
 ///
 /// A rating set to what it already is changes nothing and records nothing. A rating whose
 /// answer stays (a note added, changed or removed) keeps when it was made and the guidelines
@@ -93,19 +86,20 @@ fn columns(rating: Option<&Rating>) -> Columns {
 pub async fn set(
     conn: &mut SqliteConnection,
     pair: Pair,
+    previous: Option<Rating>,
     rating: Option<Rating>,
-    made: Made<'_>,
+    rated_at: &str,
     source: Source<'_>,
 ) -> Result<Change, sqlx::Error> {
     let change = Change {
-        previous: current(&mut *conn, pair).await?,
+        previous,
         current: rating,
     };
     if !change.changed() {
         return Ok(change);
     }
     let provenance_known = crate::study::db::targets::is_unblinded(&mut *conn, pair.target).await?;
-    write(&mut *conn, pair, &change, made).await?;
+    write(&mut *conn, pair, &change, rated_at).await?;
     append_history(conn, pair, &change, source, provenance_known).await?;
     Ok(change)
 }
@@ -169,7 +163,7 @@ pub async fn undo_last_web_change(
     target: PaperKey,
     rater: RaterId,
     browser: &str,
-    made: Made<'_>,
+    rated_at: &str,
 ) -> Result<Option<Undone>, sqlx::Error> {
     let newest_first: Vec<SessionEntry> = sqlx::query_as(
         "SELECT paper_id, previous_stars, previous_cannot_judge, previous_note,
@@ -229,7 +223,7 @@ pub async fn undo_last_web_change(
         current: previous,
     };
     let provenance_known = crate::study::db::targets::is_unblinded(&mut *conn, target).await?;
-    write(&mut *conn, pair, &change, made).await?;
+    write(&mut *conn, pair, &change, rated_at).await?;
     append_history(conn, pair, &change, undo, provenance_known).await?;
     Ok(Some(Undone::Reverted(PairChange {
         paper: pair.paper,
@@ -253,13 +247,14 @@ pub async fn current(
     Ok(row.and_then(|(stars, note)| from_columns((stars, stars.is_none(), note))))
 }
 
-/// Stores `change.current` (its rating, or none: the row deleted) without history. A rating
-/// whose answer stays keeps its time and guidelines' version: only its note is written.
+/// Stores `change.current` (its rating, or none: the row deleted) without history, made at
+/// `rated_at` under the guidelines in force. A rating whose answer stays keeps its time and
+/// guidelines' version: only its note is written.
 async fn write(
     conn: &mut SqliteConnection,
     pair: Pair,
     change: &Change,
-    made: Made<'_>,
+    rated_at: &str,
 ) -> Result<(), sqlx::Error> {
     let answer_stays = match (&change.previous, &change.current) {
         (Some(previous), Some(current)) => previous.answer == current.answer,
@@ -286,7 +281,7 @@ async fn write(
     } else {
         sqlx::query(
             "INSERT INTO ratings (target_id, paper_id, rater_id, stars, rated_at, note, guidelines)
-             VALUES (?, ?, ?, ?, ?, ?, ?)
+             VALUES (?, ?, ?, ?, ?, ?, (SELECT MAX(version) FROM guidelines))
              ON CONFLICT (target_id, paper_id, rater_id)
              DO UPDATE SET stars = excluded.stars, rated_at = excluded.rated_at,
                            note = excluded.note, guidelines = excluded.guidelines",
@@ -295,9 +290,8 @@ async fn write(
         .bind(pair.paper.0)
         .bind(pair.rater)
         .bind(stars)
-        .bind(made.at)
+        .bind(rated_at)
         .bind(note)
-        .bind(made.under)
         .execute(conn)
         .await?;
     }
