@@ -101,6 +101,23 @@ pub enum Command {
     Judge(judges::JudgeArgs),
     /// The study's machine judges: list them (the default), or remove one with its grades.
     Judges(judges::JudgesArgs),
+    /// The study's guidelines for rating (Markdown), which every rating page shows under "How
+    /// to rate" above the built-in scale: print them (the default), set them from a file, or
+    /// clear them. Every change is a new version, which each rating made under it keeps.
+    Guidelines {
+        #[command(subcommand)]
+        action: Option<GuidelinesCommand>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GuidelinesCommand {
+    /// Print the guidelines' Markdown (nothing when the study has none).
+    Show,
+    /// Set the guidelines to the Markdown of FILE (UTF-8, up to 20,000 characters).
+    Set { file: PathBuf },
+    /// Clear the guidelines: the rating pages show the built-in scale alone.
+    Clear,
 }
 
 #[derive(Debug, Subcommand)]
@@ -238,7 +255,8 @@ pub enum ImportCommand {
         #[arg(long)]
         model: Option<String>,
     },
-    /// Ratings CSV (target,paper,stars[,rated_at][,rater]); an exported file re-imports as is.
+    /// Ratings CSV (target,paper,stars[,rated_at][,rater][,note]; stars 1..5 or cannot-judge); an
+    /// exported file re-imports as is.
     Ratings {
         file: PathBuf,
         /// Whose ratings a file without a rater column holds [default: the owner's].
@@ -264,7 +282,8 @@ pub enum QrelsTargets {
 
 #[derive(Debug, Subcommand)]
 pub enum ExportCommand {
-    /// Ratings CSV: target,target_title,paper,paper_title,stars,rated_at,rater.
+    /// Ratings CSV: target,target_title,paper,paper_title,stars,rated_at,rater,note (stars 1..5,
+    /// or cannot-judge).
     Ratings {
         #[arg(short, long)]
         output: Option<PathBuf>,

@@ -3,7 +3,7 @@
 //! - `arguments`: every command's flags (clap); `error`: [`CliError`] and its exit status;
 //! - a module per command: `init`, `serve`, `importing` (`import`), `exporting` (`export`),
 //!   `checks`, `lists`, `backup`, `status`, `targets`, `prune`, `next`, `raters`, `judges`
-//!   (`judge` and `judges`), `leaderboard`, `simulate`;
+//!   (`judge` and `judges`), `guidelines`, `leaderboard`, `simulate`;
 //! - `render`: the text and CSV of the command line's own outputs (tables, rows); `output`:
 //!   where a command writes; `passwords`: the passwords it reads.
 
@@ -12,6 +12,7 @@ mod backup;
 mod checks;
 mod error;
 mod exporting;
+mod guidelines;
 mod importing;
 mod init;
 mod judges;
@@ -31,8 +32,9 @@ mod targets;
 use crate::study::Study;
 
 pub use arguments::{
-    ChecksArgs, ChooseArgs, Cli, Command, ExportCommand, ImportCommand, LeaderboardFormat,
-    ListFormat, ListsArgs, RatersCommand, ServeArgs, StatusFormat, Switch, TargetsCommand,
+    ChecksArgs, ChooseArgs, Cli, Command, ExportCommand, GuidelinesCommand, ImportCommand,
+    LeaderboardFormat, ListFormat, ListsArgs, RatersCommand, ServeArgs, StatusFormat, Switch,
+    TargetsCommand,
 };
 pub use error::CliError;
 
@@ -78,6 +80,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Simulate(args) => simulate::simulate(&study, args).await,
         Command::Judge(args) => judges::judge(&study, args).await,
         Command::Judges(args) => judges::judges(&study, args).await,
+        Command::Guidelines { action } => guidelines::guidelines(&study, action).await,
     };
     // Whatever happened, the study file is left whole on its own (see `Study::close`).
     study.close().await;

@@ -175,6 +175,12 @@ pub enum Refusal {
         "a judge is running: wait until it has finished (its page follows it), then start another"
     )]
     JudgeRunning,
+    /// A note alone (no stars, no "can't judge") on a pair the rater has not rated.
+    #[error(
+        "paper {0:?} has no rating of yours yet: a note goes with a rating, so give it stars (or \
+         \"can't judge\") first"
+    )]
+    NoteWithoutRating(PaperId),
     #[error("{0}")]
     InvalidPrompt(String),
     #[error("{0}")]

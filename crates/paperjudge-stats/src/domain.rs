@@ -88,6 +88,196 @@ impl FromStr for Stars {
     }
 }
 
+/// A rater's answer for a pair: stars, or "I can't judge this" (the rater does not know the
+/// field, the abstract is empty...). Either one handles the pair: it counts for finishing the
+/// target. "Can't judge" is no judgment: the pair is unjudged in every metric, left out of the
+/// qrels and of the agreement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Answer {
+    Stars(Stars),
+    CannotJudge,
+}
+
+impl Answer {
+    /// How "can't judge" is written: in the ratings CSV's `stars` column and the rating form.
+    pub const CANNOT_JUDGE: &'static str = "cannot-judge";
+
+    /// The stars; `None` for "can't judge".
+    pub fn stars(self) -> Option<Stars> {
+        match self {
+            Answer::Stars(stars) => Some(stars),
+            Answer::CannotJudge => None,
+        }
+    }
+
+    /// The answer as stored: `stars` NULL is "can't judge" (a row of `ratings` is a pair
+    /// handled). `None` for stars out of range.
+    pub fn stored(stars: Option<i64>) -> Option<Answer> {
+        match stars {
+            None => Some(Answer::CannotJudge),
+            Some(stars) => Stars::new(stars).map(Answer::Stars),
+        }
+    }
+
+    /// What the rating page says of it: "4 relevant", "can't judge".
+    pub fn label(self) -> String {
+        match self {
+            Answer::Stars(stars) => format!("{stars} {}", stars.label()),
+            Answer::CannotJudge => "can't judge".to_owned(),
+        }
+    }
+}
+
+impl From<Stars> for Answer {
+    fn from(stars: Stars) -> Answer {
+        Answer::Stars(stars)
+    }
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Stars(stars) => stars.fmt(f),
+            Answer::CannotJudge => f.write_str(Answer::CANNOT_JUDGE),
+        }
+    }
+}
+
+/// Why a text is no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("stars must be an integer from 1 to 5, or cannot-judge, got {0:?}")]
+pub struct InvalidAnswer(pub String);
+
+/// One digit from 1 to 5 as [`Stars`] reads it, or `cannot-judge`.
+impl FromStr for Answer {
+    type Err = InvalidAnswer;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        if text == Answer::CANNOT_JUDGE {
+            return Ok(Answer::CannotJudge);
+        }
+        text.parse()
+            .map(Answer::Stars)
+            .map_err(|_| InvalidAnswer(text.to_owned()))
+    }
+}
+
+/// The first control or format character of `text` other than the line break and the tab.
+fn unwritable_character(text: &str) -> Option<char> {
+    text.chars()
+        .find(|&c| c != '\n' && c != '\t' && is_control_or_format(c))
+}
+
+/// A rater's note on their rating of a pair ("same task, different modality"): the words the
+/// owner reads where raters, or a rater and a judge, disagree. Trimmed, 1 to 2,000 characters
+/// ([`Note::MAX_CHARS`]), line breaks as `\n`; no control or format character but the line
+/// break and the tab.
+#[derive(Clone, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(transparent)]
+pub struct Note(String);
+
+impl Note {
+    pub const MAX_CHARS: usize = 2000;
+
+    /// The note of `text`; `None` for a blank text, which removes a note. Line breaks written
+    /// `\r\n` (as browsers send a text area's) become `\n`.
+    pub fn new(text: &str) -> Result<Option<Note>, InvalidNote> {
+        let text = text.replace("\r\n", "\n");
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(None);
+        }
+        let length = text.chars().count();
+        if length > Note::MAX_CHARS {
+            return Err(InvalidNote(format!(
+                "is {length} characters long; a note holds at most 2,000"
+            )));
+        }
+        if let Some(c) = unwritable_character(text) {
+            return Err(InvalidNote(format!(
+                "contains the control or format character U+{:04X}",
+                u32::from(c)
+            )));
+        }
+        Ok(Some(Note(text.to_owned())))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// Why a text is no note.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the note {0}")]
+pub struct InvalidNote(String);
+
+/// The study's guidelines for rating: Markdown the owner writes, shown on every rating page.
+/// Trimmed (a byte order mark too), 1 to 20,000 characters ([`Guidelines::MAX_CHARS`]), line
+/// breaks as `\n`; no control or format character but the line break and the tab.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Guidelines(String);
+
+impl Guidelines {
+    /// About ten pages of text: guidelines a rater reads beside every pair, not a manual.
+    pub const MAX_CHARS: usize = 20_000;
+
+    pub fn new(markdown: &str) -> Result<Guidelines, InvalidGuidelines> {
+        let markdown = markdown.strip_prefix('\u{feff}').unwrap_or(markdown);
+        let markdown = markdown.replace("\r\n", "\n");
+        let markdown = markdown.trim();
+        if markdown.is_empty() {
+            return Err(InvalidGuidelines(
+                "are empty; to remove them, clear them instead".to_owned(),
+            ));
+        }
+        let length = markdown.chars().count();
+        if length > Guidelines::MAX_CHARS {
+            return Err(InvalidGuidelines(format!(
+                "are {length} characters long; they may be at most 20,000"
+            )));
+        }
+        if let Some(c) = unwritable_character(markdown) {
+            let line = 1 + markdown
+                .split(c)
+                .next()
+                .map_or(0, |before| before.matches('\n').count());
+            return Err(InvalidGuidelines(format!(
+                "contain the control or format character U+{:04X} on line {line}",
+                u32::from(c)
+            )));
+        }
+        Ok(Guidelines(markdown.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Guidelines {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// Why a text cannot be the guidelines.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the guidelines {0}")]
+pub struct InvalidGuidelines(String);
+
 /// The id a person knows a paper by (`papers.external_id`): the `id` of the papers file, the
 /// id that the pages, the exports, TREC files and the command line show and take. Not the row
 /// key the pages' addresses use ([`PaperKey`]): the two cannot be swapped.
@@ -331,6 +521,36 @@ impl RaterId {
     /// The study's owner: the one rater of a study without raters, who signs in with the
     /// password given to `serve`.
     pub const OWNER: RaterId = RaterId(1);
+}
+
+/// A version of the study's guidelines (`guidelines.version`): 1 for the first guidelines set,
+/// one more for every later change (a clear too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(transparent)]
+pub struct GuidelinesVersion(pub i64);
+
+impl fmt::Display for GuidelinesVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// One rater's answer for one pair of a target, as the statistics read it: the paper, the
+/// rater, their stars or "can't judge", and the version of the guidelines it was made under
+/// (`None`: before the study had guidelines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RaterAnswer {
+    pub paper: PaperKey,
+    pub rater: RaterId,
+    pub answer: Answer,
+    pub guidelines: Option<GuidelinesVersion>,
+}
+
+impl RaterAnswer {
+    /// The stars; `None` for "can't judge".
+    pub fn stars(&self) -> Option<Stars> {
+        self.answer.stars()
+    }
 }
 
 /// A rater's name as people see it: on the sign-in form, in `raters list`, in the ratings

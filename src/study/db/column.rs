@@ -12,7 +12,9 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ValueRef};
 use sqlx::error::BoxDynError;
 use sqlx::sqlite::{Sqlite, SqliteTypeInfo, SqliteValueRef};
 
-use crate::domain::{JudgeName, ModelId, PaperId, PaperKey, RaterId, RaterName, Stars};
+use crate::domain::{
+    GuidelinesVersion, JudgeName, ModelId, PaperId, PaperKey, RaterId, RaterName, Stars,
+};
 
 /// A domain type that one column holds.
 pub trait Column: Sized {
@@ -98,4 +100,5 @@ columns! {
     PaperId: String => |text| Ok(PaperId::stored(text));
     RaterName: String => |text| Ok(RaterName::stored(text));
     JudgeName: String => |text| Ok(JudgeName::stored(text));
+    GuidelinesVersion: i64 => |value| Ok(GuidelinesVersion(value));
 }

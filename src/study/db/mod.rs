@@ -10,6 +10,7 @@ pub mod direct;
 pub mod study;
 
 pub(in crate::study) use super::evaluation::store as evaluation;
+pub(in crate::study) use super::guidelines::store as guidelines;
 pub(in crate::study) use super::import::store as recommendations;
 pub(in crate::study) use super::lists::store as lists;
 pub(in crate::study) use super::papers::store as papers;

@@ -11,8 +11,9 @@ use crate::checks::ranking;
 use crate::domain::{JudgeName, PaperId, PaperKey, Stars};
 use crate::leaderboard::{LeaderboardOptions, Partial, TargetInput};
 use crate::metrics::Settings;
+use crate::study::db;
 use crate::study::evaluation::EvaluationSet;
-use crate::study::{Study, StudyError};
+use crate::study::{RaterNote, Study, StudyError};
 
 pub use crate::checks::judges::JudgeAudit;
 
@@ -29,6 +30,8 @@ pub struct Disagreement {
     /// The raters' judgment (the lower median of their stars).
     pub raters: Stars,
     pub judge: Stars,
+    /// The raters' notes on the pair, by rater.
+    pub notes: Vec<RaterNote>,
 }
 
 impl Disagreement {
@@ -96,6 +99,7 @@ impl Study {
         self.read(async |conn| {
             let mut shown = Vec::with_capacity(compared.len());
             for (target, paper, raters, judge) in compared {
+                let notes = db::ratings::notes(&mut *conn, target, Some(paper)).await?;
                 let (Some(target), Some(paper)) = (
                     store::paper_text(&mut *conn, target).await?,
                     store::paper_text(&mut *conn, paper).await?,
@@ -111,6 +115,7 @@ impl Study {
                     paper_abstract: paper.abstract_text,
                     raters,
                     judge,
+                    notes,
                 });
             }
             Ok(shown)

@@ -49,7 +49,8 @@ pub const MARK_START: char = '\u{2}';
 pub const MARK_END: char = '\u{3}';
 
 /// A paper at its place in one model's list, with its judgment (`None` when unrated: a paper
-/// below the pool depth may be), which the evaluation fills in.
+/// below the pool depth may be; or when every rater who answered could not judge it), which
+/// the evaluation fills in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListedPaper {
     pub model: String,
@@ -58,13 +59,16 @@ pub struct ListedPaper {
     pub paper: PaperId,
     pub title: String,
     pub judgment: Option<Grade>,
+    /// Its raters answered "can't judge", all of them.
+    pub cannot_judge: bool,
 }
 
 /// A pooled paper with the rater's current rating of it, as the rating page lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PooledPaper {
     pub paper: Paper,
-    pub stars: Option<i64>,
+    /// The rater's rating; `None` while they have not rated it.
+    pub rating: Option<crate::study::Rating>,
 }
 
 /// What a search of the library found, with the study's targets at a glance.

@@ -18,14 +18,15 @@ pub struct Judgment {
 }
 
 /// Every rating set or changed in the browser, in the order they were made. Imports are left
-/// out: their history holds the time of the import, not of the judgments; clears and undos
-/// are no judgments.
+/// out: their history holds the time of the import, not of the judgments; clears, undos,
+/// "can't judge" and changes of a note alone are no judgments.
 pub async fn judgments<'e, E: SqliteExecutor<'e>>(
     executor: E,
 ) -> Result<Vec<Judgment>, sqlx::Error> {
     sqlx::query_as(
         "SELECT rater_id, changed_at, stars FROM rating_history
-         WHERE source = 'web' AND stars IS NOT NULL ORDER BY id",
+         WHERE source = 'web' AND stars IS NOT NULL AND stars IS NOT previous_stars
+         ORDER BY id",
     )
     .fetch_all(executor)
     .await
@@ -86,7 +87,7 @@ pub async fn recheck_progress<'e, E: SqliteExecutor<'e>>(
     })
 }
 
-/// A pair of a finished target that `rater` rated and has not re-checked yet, drawn at
+/// A pair of a finished target that `rater` gave stars and has not re-checked yet, drawn at
 /// random; `None` when there is none.
 pub async fn recheck_candidate(
     conn: &mut SqliteConnection,
@@ -95,7 +96,7 @@ pub async fn recheck_candidate(
     let pair: Option<(i64, i64)> = sqlx::query_as(
         "SELECT r.target_id, r.paper_id FROM ratings r
          JOIN targets t ON t.target_id = r.target_id
-         WHERE r.rater_id = ?1 AND t.active = 1 AND t.fully_rated
+         WHERE r.rater_id = ?1 AND r.stars IS NOT NULL AND t.active = 1 AND t.fully_rated
            AND NOT EXISTS (SELECT 1 FROM rechecks c
                            WHERE c.target_id = r.target_id AND c.paper_id = r.paper_id
                              AND c.rater_id = ?1)
@@ -108,7 +109,8 @@ pub async fn recheck_candidate(
 }
 
 /// `rater`'s rating of a pair of a finished target, as a re-check compares with it: its stars
-/// and when it was made. `None` when they did not rate the pair or its target is not finished.
+/// and when it was made. `None` when they did not give the pair stars or its target is not
+/// finished.
 pub async fn rating_to_recheck(
     conn: &mut SqliteConnection,
     target: PaperKey,
@@ -118,7 +120,7 @@ pub async fn rating_to_recheck(
     let rating: Option<(i64, String)> = sqlx::query_as(
         "SELECT r.stars, r.rated_at FROM ratings r
          JOIN targets t ON t.target_id = r.target_id
-         WHERE r.target_id = ? AND r.paper_id = ? AND r.rater_id = ?
+         WHERE r.target_id = ? AND r.paper_id = ? AND r.rater_id = ? AND r.stars IS NOT NULL
            AND t.active = 1 AND t.fully_rated",
     )
     .bind(target.0)

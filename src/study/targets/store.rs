@@ -16,10 +16,10 @@ use crate::study::targets::{Listing, Overview, RaterOverview, TargetSummary};
 use rand::Rng;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
+use crate::domain::{Answer, Note, PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
 use crate::study::db::column::{self, Stored};
 use crate::study::db::papers::PaperRow;
-use crate::study::PooledPaper;
+use crate::study::{PooledPaper, Rating};
 
 /// The study's stored choice (`study.target_choice`) as a [`TargetChoice`].
 pub(in crate::study) fn choice_of(text: &str) -> TargetChoice {
@@ -224,7 +224,8 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     rater: RaterId,
 ) -> Result<Vec<PooledPaper>, sqlx::Error> {
     let rows: Vec<PooledPaperRow> = sqlx::query_as(
-        "SELECT p.id, p.external_id, p.title, p.abstract, p.authors, p.year, p.url, r.stars
+        "SELECT p.id, p.external_id, p.title, p.abstract, p.authors, p.year, p.url,
+                r.rater_id IS NOT NULL AS rated, r.stars, r.note
          FROM pool
          JOIN papers p ON p.id = pool.paper_id
          LEFT JOIN ratings r ON r.target_id = pool.target_id AND r.paper_id = pool.paper_id
@@ -243,14 +244,21 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
 struct PooledPaperRow {
     #[sqlx(flatten)]
     paper: PaperRow,
+    rated: bool,
     stars: Option<i64>,
+    note: Option<String>,
 }
 
 impl From<PooledPaperRow> for PooledPaper {
     fn from(row: PooledPaperRow) -> PooledPaper {
+        // A row of `ratings` with stars NULL is "can't judge" (see `Answer::stored`).
+        let answer = row.rated.then(|| Answer::stored(row.stars)).flatten();
         PooledPaper {
             paper: row.paper.into(),
-            stars: row.stars,
+            rating: answer.map(|answer| Rating {
+                answer,
+                note: (row.note.as_deref()).and_then(|note| Note::new(note).ok().flatten()),
+            }),
         }
     }
 }

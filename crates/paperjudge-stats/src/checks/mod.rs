@@ -1,12 +1,15 @@
 //! The study checks (docs/metrics.md, "Study checks"): can the leaderboard's verdict be
 //! trusted? Four answers, each a number and a sentence: pool bias (would a model that was not
 //! pooled be judged fairly), the rater's consistency with their own earlier ratings, how much
-//! the ranking depends on the metric's variant, and the time the judgments took.
+//! the ranking depends on the metric's variant, and the time the judgments took; beside them,
+//! how often the raters could not judge a pair, and how the ratings moved with the study's
+//! guidelines.
 //!
 //! Pure, like the metrics: [`Checks::of`] a study's targets in memory (the evaluation set of
 //! the leaderboard) and of its rating history. The study reads them (`Study::checks`), for
 //! `paperjudge checks` and `/checks` alike.
 
+mod answers;
 pub mod judges;
 mod pool_bias;
 pub mod ranking;
@@ -22,6 +25,10 @@ use crate::leaderboard::{Collection, Partial, TargetInput};
 use crate::metrics::{self, Judgments, Settings};
 use crate::words::plural;
 
+pub use answers::{
+    AnswersInput, CannotJudgeReport, GuidelinesReport, GuidelinesVersionInfo, ModelCannotJudge,
+    RaterCannotJudge, VersionReport,
+};
 pub use pool_bias::{ModelBias, PoolBias};
 pub use raters::{RaterKappa, RaterRanking, RaterReport, RatersInput, RatersReport};
 pub use sensitivity::{Placed, Sensitivity, Variant};
@@ -51,6 +58,10 @@ pub struct Checks {
     pub timing: Timing,
     /// Agreement among the raters, in a study with raters; `null` with one rater, the owner.
     pub raters: Option<RatersReport>,
+    /// How often the raters marked a pair "can't judge", by rater and by model.
+    pub cannot_judge: CannotJudgeReport,
+    /// The ratings under each version of the study's guidelines.
+    pub guidelines: GuidelinesReport,
     /// Each machine judge against the raters (see [`judges`]), by name; empty without judges.
     pub judges: Vec<judges::JudgeAudit>,
 }
@@ -114,13 +125,15 @@ pub const LIST_DEPTH: usize = usize::MAX;
 
 impl Checks {
     /// The checks of the targets of `collection` that `partial` evaluates, and of `history`,
-    /// under `settings`; with `raters` (a study with raters, its judgments), their agreement.
+    /// under `settings`; with `raters` (a study with raters, its judgments), their agreement;
+    /// of `answers`, the shares of "can't judge" and the ratings by version of the guidelines.
     pub fn of(
         collection: &Collection<PaperKey>,
         history: &History,
         settings: Settings,
         partial: Partial,
         raters: Option<(Judgments, RatersInput)>,
+        answers: &AnswersInput<'_>,
     ) -> Checks {
         let pool_depth: PoolDepth = collection.pool_depth;
         let depth = usize::try_from(pool_depth.get()).unwrap_or(usize::MAX);
@@ -153,6 +166,8 @@ impl Checks {
             sensitivity: sensitivity::sensitivity(&collection.models, &targets, &settings, depth),
             timing: timing::timing(&history.judgments, &history.rechecks),
             raters: raters.map(|(_, input)| raters::agreement(&input, &settings)),
+            cannot_judge: answers::cannot_judge(answers, settings.k.get()),
+            guidelines: answers::by_guidelines(answers, &settings),
             judges: Vec::new(),
         }
     }

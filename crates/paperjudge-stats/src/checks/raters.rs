@@ -11,15 +11,15 @@ use serde::Serialize;
 
 use super::ranking::{self, tau};
 use super::strength;
-use crate::domain::{PaperKey, RaterId, RaterName, Stars};
+use crate::domain::{RaterAnswer, RaterId, RaterName, Stars};
 use crate::leaderboard::{listed, who_rated, RaterLeader};
 use crate::metrics::{
     krippendorff_alpha, krippendorff_alpha_ci95, quadratic_weighted_kappa, star_counts,
     ConfusionMatrix, Level, Settings, StarCounts,
 };
 
-/// One target's ratings: each rated paper's stars by each rater who rated it.
-type Ratings = Vec<(PaperKey, RaterId, Stars)>;
+/// One target's ratings: each rated paper's answer by each rater who rated it, by paper.
+type Ratings = Vec<RaterAnswer>;
 
 /// One rater's own ranking of the models: their stars alone (`rater:NAME`) over the targets
 /// they rated whole.
@@ -194,16 +194,18 @@ pub fn agreement(input: &RatersInput, settings: &Settings) -> RatersReport {
     }
 }
 
-/// Every rated pair of the targets with its raters' stars.
-fn pairs(ratings: &[Ratings]) -> Vec<Vec<(RaterId, Stars)>> {
+/// Every pair of the targets given stars with its raters' stars: "can't judge" is no
+/// judgment, and agrees or disagrees with nothing.
+pub(super) fn pairs(ratings: &[Ratings]) -> Vec<Vec<(RaterId, Stars)>> {
     (ratings.iter())
         .flat_map(|ratings| {
-            (ratings.chunk_by(|a, b| a.0 == b.0)).map(|pair| {
-                pair.iter()
-                    .map(|&(_, rater, stars)| (rater, stars))
-                    .collect()
+            (ratings.chunk_by(|a, b| a.paper == b.paper)).map(|pair| {
+                (pair.iter())
+                    .filter_map(|rated| Some((rated.rater, rated.stars()?)))
+                    .collect::<Vec<_>>()
             })
         })
+        .filter(|raters| !raters.is_empty())
         .collect()
 }
 

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::judges::JudgeAudit;
-use super::{Checks, RatersReport};
+use super::{CannotJudgeReport, Checks, GuidelinesReport, RatersReport};
 use crate::terminal::escape;
 use crate::words::terminal::{self, number};
 
@@ -161,6 +161,8 @@ pub fn render(checks: &Checks) -> String {
     if let Some(raters) = &checks.raters {
         render_raters(&mut out, raters);
     }
+    render_cannot_judge(&mut out, &checks.cannot_judge, k.get());
+    render_guidelines(&mut out, &checks.guidelines);
     for judge in &checks.judges {
         render_judge(&mut out, judge);
     }
@@ -201,6 +203,89 @@ fn render_judge(out: &mut String, judge: &JudgeAudit) {
             escape(&model.model).into_owned(),
             number(model.ndcg_judge),
             number(model.ndcg_raters),
+        ]);
+    }
+    push_table(out, &rows);
+}
+
+/// "Can't judge": its sentence, then a row per rater and per model when any pair was marked.
+fn render_cannot_judge(out: &mut String, report: &CannotJudgeReport, k: usize) {
+    out.push_str(&format!(
+        "\nPairs the raters could not judge\n{}\n",
+        escape(&report.sentence)
+    ));
+    if report.cannot_judge == 0 {
+        return;
+    }
+    let mut rows = vec![["rater", "answers", "can't judge", "share"].map(str::to_owned)];
+    for rater in &report.raters {
+        rows.push([
+            escape(rater.name.as_str()).into_owned(),
+            rater.answers.to_string(),
+            rater.cannot_judge.to_string(),
+            number(rater.share),
+        ]);
+    }
+    push_table(out, &rows);
+    let mut rows = vec![[
+        "model".to_owned(),
+        format!("pairs in top {k}"),
+        "nobody could judge".to_owned(),
+        "share".to_owned(),
+    ]];
+    for model in &report.models {
+        rows.push([
+            escape(&model.model).into_owned(),
+            model.pairs.to_string(),
+            model.unjudged.to_string(),
+            number(model.share),
+        ]);
+    }
+    push_table(out, &rows);
+}
+
+/// The ratings by version of the guidelines: the sentence, then a row per version.
+fn render_guidelines(out: &mut String, report: &GuidelinesReport) {
+    out.push_str(&format!(
+        "\nThe ratings under each version of the guidelines\n{}\n",
+        escape(&report.sentence)
+    ));
+    if report.versions.is_empty() {
+        return;
+    }
+    let mut rows = vec![[
+        "guidelines",
+        "ratings",
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "mean stars",
+        "can't judge",
+        "rated twice",
+        "alpha",
+    ]
+    .map(str::to_owned)];
+    for version in &report.versions {
+        let name = match version.version {
+            None => "none yet".to_owned(),
+            Some(number) if version.cleared => format!("version {number} (cleared)"),
+            Some(number) => format!("version {number}"),
+        };
+        let share = |at: usize| number(version.stars_shares.map(|shares| shares[at]));
+        rows.push([
+            name,
+            version.answers.to_string(),
+            share(0),
+            share(1),
+            share(2),
+            share(3),
+            share(4),
+            number(version.mean_stars),
+            number(version.cannot_judge_share),
+            version.pairs_rated_twice.to_string(),
+            number(version.alpha_ordinal),
         ]);
     }
     push_table(out, &rows);
