@@ -7,6 +7,7 @@ use std::path::Path;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
 use crate::domain::{JudgeName, ModelId, PaperId, PaperKey, Stars};
+use crate::study::db::column::{self, Stored};
 use crate::study::db::direct::open_reader;
 use crate::study::db::evaluation::List;
 use crate::study::import::judgments::StagedGrade;
@@ -15,6 +16,7 @@ use crate::study::import::judgments::StagedGrade;
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub(in crate::study) struct JudgeRecord {
     pub id: i64,
+    #[sqlx(try_from = "Stored<JudgeName>")]
     pub name: JudgeName,
     pub model: Option<String>,
     pub endpoint: Option<String>,
@@ -33,7 +35,7 @@ pub(in crate::study) async fn find<'e, E: SqliteExecutor<'e>>(
     sqlx::query_as(&format!(
         "SELECT {JUDGE_COLUMNS} FROM judges WHERE name = ?"
     ))
-    .bind(name)
+    .bind(name.as_str())
     .fetch_optional(executor)
     .await
 }
@@ -110,7 +112,7 @@ pub(in crate::study) async fn add_endpoint_judge(
         "INSERT INTO judges (name, model, endpoint, prompt, prompt_sha256, settings, added_at)
          VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
-    .bind(judge.name)
+    .bind(judge.name.as_str())
     .bind(judge.model)
     .bind(judge.endpoint)
     .bind(judge.prompt)
@@ -144,11 +146,11 @@ pub(in crate::study) async fn remove(
     name: &JudgeName,
 ) -> Result<bool, sqlx::Error> {
     sqlx::query("DELETE FROM judge_grades WHERE judge_id = (SELECT id FROM judges WHERE name = ?)")
-        .bind(name)
+        .bind(name.as_str())
         .execute(&mut *conn)
         .await?;
     let removed = sqlx::query("DELETE FROM judges WHERE name = ?")
-        .bind(name)
+        .bind(name.as_str())
         .execute(conn)
         .await?;
     Ok(removed.rows_affected() > 0)
@@ -304,7 +306,9 @@ pub(in crate::study) async fn pairs_to_grade(
 /// A paper's texts, as a judge reads them.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub(in crate::study) struct PaperText {
+    #[sqlx(try_from = "Stored<PaperKey>")]
     pub id: PaperKey,
+    #[sqlx(try_from = "Stored<PaperId>")]
     pub external_id: PaperId,
     pub title: String,
     #[sqlx(rename = "abstract")]
@@ -343,6 +347,7 @@ pub(in crate::study) async fn paper_texts<'e, E: SqliteExecutor<'e>>(
 /// The run of a judge going on now, as its lease is stored (`judge_runs`).
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub(in crate::study) struct RunRow {
+    #[sqlx(try_from = "Stored<JudgeName>")]
     pub judge: JudgeName,
     /// The run's own random token.
     pub holder: String,
@@ -365,7 +370,7 @@ pub(in crate::study) async fn run_of(
     sqlx::query_as(&format!(
         "SELECT {RUN_COLUMNS} FROM judge_runs WHERE judge = ?"
     ))
-    .bind(judge)
+    .bind(judge.as_str())
     .fetch_optional(conn)
     .await
 }
@@ -380,7 +385,7 @@ pub(in crate::study) fn run_of_directly(
         [judge.as_str()],
         |row| {
             Ok(RunRow {
-                judge: row.get(0)?,
+                judge: column::get(row, 0)?,
                 holder: row.get(1)?,
                 place: row.get(2)?,
                 pid: row.get(3)?,
@@ -405,7 +410,7 @@ pub(in crate::study) async fn take_run(
     sqlx::query(&format!(
         "INSERT OR REPLACE INTO judge_runs ({RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
     ))
-    .bind(&run.judge)
+    .bind(run.judge.as_str())
     .bind(&run.holder)
     .bind(&run.place)
     .bind(run.pid)
@@ -428,7 +433,7 @@ pub(in crate::study) async fn renew_run(
     let renewed =
         sqlx::query("UPDATE judge_runs SET renewed_at = ? WHERE judge = ? AND holder = ?")
             .bind(now)
-            .bind(judge)
+            .bind(judge.as_str())
             .bind(holder)
             .execute(conn)
             .await?;
@@ -442,7 +447,7 @@ pub(in crate::study) async fn end_run(
     holder: &str,
 ) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM judge_runs WHERE judge = ? AND holder = ?")
-        .bind(judge)
+        .bind(judge.as_str())
         .bind(holder)
         .execute(conn)
         .await?;
@@ -452,8 +457,11 @@ pub(in crate::study) async fn end_run(
 /// A grade as `export judgments` writes it.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub(in crate::study) struct GradeRow {
+    #[sqlx(try_from = "Stored<PaperId>")]
     pub target: PaperId,
+    #[sqlx(try_from = "Stored<PaperId>")]
     pub paper: PaperId,
+    #[sqlx(try_from = "Stored<JudgeName>")]
     pub judge: JudgeName,
     pub stars: i64,
     pub explanation: Option<String>,
@@ -479,7 +487,7 @@ pub(in crate::study) async fn grade_rows<'e, E: SqliteExecutor<'e>>(
          WHERE ?1 IS NULL OR j.name = ?1
          ORDER BY j.name, t.external_id, p.external_id",
     )
-    .bind(judge)
+    .bind(judge.map(JudgeName::as_str))
     .fetch_all(executor)
     .await
 }
@@ -528,7 +536,7 @@ pub(in crate::study) async fn load_judged(
              WHERE t.target_id IN ({judged})
              ORDER BY t.order_key, t.target_id"
         ))?)
-        .query_map([&keys], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([&keys], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<Vec<(PaperKey, String)>>>()?;
         let grades = (tx.prepare(&format!(
             "SELECT g.target_id, g.paper_id, g.stars FROM judge_grades g
@@ -537,7 +545,11 @@ pub(in crate::study) async fn load_judged(
              ORDER BY g.target_id, g.paper_id"
         ))?)
         .query_map((&keys, judge), |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            Ok((
+                column::get(row, 0)?,
+                column::get(row, 1)?,
+                column::get(row, 2)?,
+            ))
         })?
         .collect::<rusqlite::Result<_>>()?;
         let depth = depth.max(crate::study::db::study::pool_depth_directly(&tx)?.get() as usize);
@@ -546,10 +558,12 @@ pub(in crate::study) async fn load_judged(
             "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({judged})
              ORDER BY target_id, model_id"
         ))?)
-        .query_map([&keys], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([&keys], |row| {
+            Ok((column::get(row, 0)?, column::get(row, 1)?))
+        })?
         .collect::<rusqlite::Result<_>>()?;
         let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
-            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .query_map([], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
         tx.commit()?;
         Ok(JudgedSnapshot {
@@ -579,8 +593,11 @@ fn read_lists(
     let mut rows = statement.query((keys, i64::try_from(depth).unwrap_or(i64::MAX)))?;
     let mut lists: Vec<List> = Vec::new();
     while let Some(row) = rows.next()? {
-        let (target, model, paper): (PaperKey, ModelId, PaperKey) =
-            (row.get(0)?, row.get(1)?, row.get(2)?);
+        let (target, model, paper): (PaperKey, ModelId, PaperKey) = (
+            column::get(row, 0)?,
+            column::get(row, 1)?,
+            column::get(row, 2)?,
+        );
         match lists.last_mut() {
             Some((t, m, papers)) if (*t, *m) == (target, model) => papers.push(paper),
             _ => lists.push((target, model, vec![paper])),
@@ -594,7 +611,7 @@ pub(in crate::study) async fn grades_of_finished_targets<'e, E: SqliteExecutor<'
     executor: E,
     judge: i64,
 ) -> Result<Vec<(PaperKey, PaperKey, Stars)>, sqlx::Error> {
-    let rows: Vec<(i64, i64, Stars)> = sqlx::query_as(
+    let rows: Vec<(i64, i64, Stored<Stars>)> = sqlx::query_as(
         "SELECT g.target_id, g.paper_id, g.stars
          FROM judge_grades g JOIN targets t ON t.target_id = g.target_id
          WHERE g.judge_id = ? AND t.active = 1 AND t.fully_rated = 1
@@ -605,6 +622,6 @@ pub(in crate::study) async fn grades_of_finished_targets<'e, E: SqliteExecutor<'
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(target, paper, stars)| (PaperKey(target), PaperKey(paper), stars))
+        .map(|(target, paper, Stored(stars))| (PaperKey(target), PaperKey(paper), stars))
         .collect())
 }
