@@ -20,7 +20,7 @@ pub(super) async fn run_export(
     }
     match command {
         ExportCommand::Ratings { output } => {
-            let rows = study.ratings(None).await?;
+            let rows = study.rating().ratings(None).await?;
             write_output(output.as_deref(), |out| {
                 export::ratings_csv(&rows, out).map_err(io::Error::other)
             })
@@ -32,9 +32,12 @@ pub(super) async fn run_export(
             targets,
         } => {
             let judged = match targets {
-                QrelsTargets::All => study.judged_pairs(&judgments).await?,
+                QrelsTargets::All => study.rating().judged_pairs(&judgments).await?,
                 QrelsTargets::Finished => {
-                    study.judged_pairs_of_finished_targets(&judgments).await?
+                    study
+                        .rating()
+                        .judged_pairs_of_finished_targets(&judgments)
+                        .await?
                 }
             };
             write_output(output.as_deref(), |out| {

@@ -29,6 +29,7 @@ async fn the_leaderboard_equals_trec_eval_on_the_qrels_exported_without_the_pair
 
     let judged = study
         .study
+        .rating()
         .judged_pairs(&Judgments::LowerMedian)
         .await
         .unwrap();

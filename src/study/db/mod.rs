@@ -1,9 +1,9 @@
-//! The data-access layer: the study file's connections ([`open_with`], [`direct`]), the write
-//! queue, and the one table no single feature owns (the study's settings and revision counter,
-//! [`study`]). Each feature's SQL is the `store` module of its folder (`study/raters/store.rs`,
-//! `study/evaluation/store.rs`, ...), private to the study; it is named here too, under the name
-//! the rest of the study reads it by (`db::raters::list`), so that a feature's reads can be used
-//! by another without reaching into its folder.
+//! The data-access layer: the study file's connections and this process's write queue
+//! ([`Database`]: every command's write transaction and every query's read), the connections
+//! stepped directly ([`direct`]), the reading of the domain's types from their columns
+//! ([`column`]), and the one table no single feature owns (the study's settings and revision
+//! counter, [`study`]). Each feature's SQL is the `store` module of its folder
+//! (`study/raters/store.rs`, `study/evaluation/store.rs`, ...), private to the study.
 
 pub mod column;
 pub mod direct;
@@ -21,15 +21,19 @@ pub(in crate::study) use super::rating::store as ratings;
 pub(in crate::study) use super::recheck::store as checks;
 pub(in crate::study) use super::targets::store as targets;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use rusqlite::TransactionBehavior;
 use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{
     Sqlite, SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
     SqliteSynchronous,
 };
+use sqlx::SqliteConnection;
+
+use crate::blocking;
 
 /// How every connection to the study file is set up.
 ///
@@ -58,6 +62,132 @@ pub async fn open_with(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx
     sqlx::migrate!("./migrations").run(&connections).await?;
     study::ensure_exists(&connections).await?;
     Ok(connections)
+}
+
+/// The study file as the features reach it: its connections and this process's write queue.
+/// Every command is one write transaction ([`Database::write`], or [`Database::write_directly`]
+/// on a connection of its own), every query one read ([`Database::read`]). Cloning it is cheap:
+/// clones share the connections and the queue.
+///
+/// Generic over the error of the work done inside (the study's own, `StudyError`), which
+/// needs only to be made from the drivers' errors and from [`ImportHoldsTheStudy`].
+#[derive(Debug, Clone)]
+pub struct Database {
+    /// Every query's read and every command's write but an import of papers or lists and a
+    /// command that builds pools, which open a connection of their own ([`direct`]).
+    connections: SqlitePool,
+    path: Arc<Path>,
+    write_queue: WriteQueue,
+}
+
+impl Database {
+    /// Opens the study with connections set up as `options` say, and brings its schema up to
+    /// date.
+    pub async fn open_with(options: SqliteConnectOptions) -> Result<Database, sqlx::Error> {
+        let path: PathBuf = options.get_filename().to_owned();
+        Ok(Database {
+            connections: open_with(options).await?,
+            path: path.into(),
+            write_queue: WriteQueue::default(),
+        })
+    }
+
+    /// The study's connections, for a read of one statement (no transaction of its own).
+    pub fn connections(&self) -> &SqlitePool {
+        &self.connections
+    }
+
+    /// The study file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs the work of a command in one write transaction of its own, in turn on the write
+    /// queue: committed durably when `work` succeeds, rolled back when it fails. A command
+    /// waits at most [`LOCK_WAIT`] for another process's write (an import).
+    pub async fn write<T, E>(
+        &self,
+        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<sqlx::Error> + From<ImportHoldsTheStudy>,
+    {
+        self.write_as(Writer::Command, work).await
+    }
+
+    /// [`Database::write`], on a connection set up for `writer`.
+    pub async fn write_as<T, E>(
+        &self,
+        writer: Writer,
+        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<sqlx::Error> + From<ImportHoldsTheStudy>,
+    {
+        let turn = self.write_queue.turn(writer).await?;
+        let mut tx = turn.begin(&self.connections).await?;
+        let done = work(&mut tx).await;
+        tx.finish(done).await
+    }
+
+    /// Opens a connection of its own to the study for a command that builds pools, set up for
+    /// `writer` (see [`direct::open_writer`]).
+    pub async fn open_directly(&self, writer: Writer) -> rusqlite::Result<rusqlite::Connection> {
+        let path = self.path.to_path_buf();
+        blocking::run(move || direct::open_writer(&path, writer)).await
+    }
+
+    /// Runs the work of a command that builds pools (choosing targets, pruning) in an
+    /// immediate transaction on a connection of its own stepped directly, as
+    /// [`Database::write_directly_as`] says.
+    pub async fn write_directly<T: Send + 'static, E>(
+        &self,
+        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, E> + Send + 'static,
+    ) -> Result<T, E>
+    where
+        E: From<rusqlite::Error> + From<ImportHoldsTheStudy> + Send + 'static,
+    {
+        let conn = self.open_directly(Writer::Command).await?;
+        self.write_directly_as(Writer::Command, conn, work).await
+    }
+
+    /// Runs the work of `writer` in an immediate transaction of its own on `conn`, a
+    /// connection of its own stepped directly (opened for `writer`), in this process's turn of
+    /// the write queue, on a thread that may block: committed durably when `work` succeeds,
+    /// rolled back when it fails. The connection is closed at the end.
+    pub async fn write_directly_as<T: Send + 'static, E>(
+        &self,
+        writer: Writer,
+        mut conn: rusqlite::Connection,
+        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, E> + Send + 'static,
+    ) -> Result<T, E>
+    where
+        E: From<rusqlite::Error> + From<ImportHoldsTheStudy> + Send + 'static,
+    {
+        let _turn = self.write_queue.turn(writer).await?;
+        blocking::run(move || {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let done = work(&tx)?;
+            tx.commit()?;
+            Ok(done)
+        })
+        .await
+    }
+
+    /// Runs the reads of a query in one read transaction, so that they see one state of the
+    /// study.
+    pub async fn read<T, E>(
+        &self,
+        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<sqlx::Error>,
+    {
+        let mut tx = self.connections.begin().await?;
+        let read = work(&mut tx).await?;
+        tx.commit().await?;
+        Ok(read)
+    }
 }
 
 /// The write transactions of this process take turns here, in arrival order, before SQLite

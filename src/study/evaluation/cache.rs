@@ -102,7 +102,7 @@ impl Evaluations {
         study: &Study,
         depth: usize,
     ) -> Result<Arc<EvaluationSet>, StudyError> {
-        let revision = db::evaluation::revision(&study.connections).await?;
+        let revision = db::evaluation::revision(study.db.connections()).await?;
         let (cell, depth) = {
             let mut state = self.state();
             match &state.set {

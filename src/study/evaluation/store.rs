@@ -513,7 +513,7 @@ mod loaded {
         let study = small_study(dir.path()).await;
         let path = &dir.path().join("study.db");
         let key = |id: &'static str| {
-            let connections = study.connections.clone();
+            let connections = study.db.connections().clone();
             async move {
                 (papers::id_of(&connections, &PaperId::given(id)).await)
                     .expect("read")
@@ -634,7 +634,7 @@ mod unblinded {
     async fn the_lists_of_a_target_not_fully_rated_are_not_read() {
         let dir = tempfile::tempdir().expect("a directory");
         let study = small_study(dir.path()).await;
-        let connections = &study.connections;
+        let connections = study.db.connections();
         let key = async |id: &str| {
             (papers::id_of(connections, &PaperId::given(id)).await)
                 .expect("read")

@@ -13,8 +13,9 @@ use crate::domain::PaperKey;
 use crate::leaderboard::{self, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings, TargetScores};
 use crate::study::db;
+use crate::study::rating::RaterNote;
 use crate::study::ListedPaper;
-use crate::study::{Paper, Progress, RaterNote, Refusal, Study, StudyError};
+use crate::study::{Paper, Progress, Refusal, Study, StudyError};
 
 /// One target under the leaderboard's options.
 #[derive(Debug, Clone)]
@@ -68,11 +69,11 @@ impl Study {
             notes: Vec::new(),
         };
         let Some(listed) =
-            db::evaluation::top_lists(&self.connections, target, settings.k.get()).await?
+            db::evaluation::top_lists(self.db.connections(), target, settings.k.get()).await?
         else {
             return Ok(view);
         };
-        view.notes = db::ratings::notes(&self.connections, target, None).await?;
+        view.notes = db::ratings::notes(self.db.connections(), target, None).await?;
         let evaluated = self.leaderboard(options, Partial::Exclude).await?;
         let (set, board) = (&evaluated.set, &evaluated.board);
         let collection = set.collection(&options.judgments())?;

@@ -4,7 +4,7 @@ use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{Guidelines, GuidelinesVersion};
 use crate::study::db::column::Stored;
-use crate::study::GuidelinesChange;
+use crate::study::guidelines::GuidelinesChange;
 
 /// One version of the guidelines as stored: its Markdown (`None`: the version that cleared
 /// them) and when it was set (RFC 3339).

@@ -107,7 +107,7 @@ impl Study {
         mut rng: impl Rng + Send + 'static,
         progress: Arc<impl ImportProgress>,
     ) -> Result<Summary, StudyError> {
-        let path = self.path.to_path_buf();
+        let path = self.path().to_path_buf();
         let (reading, first_kind) = (progress.clone(), kind.clone());
         let (conn, first) = blocking::run(move || -> Result<_, StudyError> {
             let conn = direct::open_writer(&path, Writer::Import)?;
@@ -166,7 +166,7 @@ impl Study {
         mut rng: impl Rng + Send + 'static,
         progress: Arc<impl ImportProgress>,
     ) -> Result<Summary, StudyError> {
-        let path = self.path.to_path_buf();
+        let path = self.path().to_path_buf();
         let reading = progress.clone();
         let staged = blocking::run(move || -> Result<_, StudyError> {
             let conn = direct::open_writer(&path, Writer::Import)?;
@@ -211,7 +211,7 @@ impl Study {
         options: judgments::Options,
         progress: Arc<impl ImportProgress>,
     ) -> Result<Summary, StudyError> {
-        let path = self.path.to_path_buf();
+        let path = self.path().to_path_buf();
         let reading = progress.clone();
         let (conn, staged) = blocking::run(move || -> Result<_, StudyError> {
             let conn = direct::open_writer(&path, Writer::Import)?;

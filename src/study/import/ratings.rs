@@ -20,7 +20,7 @@ use crate::formats::{Format, InvalidInput, Problem, Problems, RowsRead};
 use crate::study::db::papers::PaperIndex;
 use crate::study::db::ratings::Pair;
 use crate::study::db::{self, blind_pool, ratings};
-use crate::study::Rating as Stored;
+use crate::study::rating::Rating as Stored;
 
 /// How to read a ratings file.
 #[derive(Debug, Clone, Default)]

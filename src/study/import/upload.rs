@@ -361,12 +361,12 @@ impl Study {
     /// lock (held by a running upload from its first byte to the end of its import) can be
     /// taken. Answers how many were removed. `serve` calls it as it starts.
     pub async fn sweep_upload_leftovers(&self) -> Result<usize, StudyError> {
-        let directory = match self.path.parent() {
+        let directory = match self.path().parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
             _ => Path::new(".").to_owned(),
         };
         let prefix = upload_prefix(
-            &(self.path.file_name())
+            &(self.path().file_name())
                 .map(|name| name.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         );
@@ -430,11 +430,11 @@ impl Upload {
     /// beside the study: `name` is shown, never used as a path.
     pub async fn add_file(&mut self, name: &str) -> Result<(), StudyError> {
         self.flush().await?;
-        let directory = match self.study.path.parent() {
+        let directory = match self.study.path().parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
             _ => Path::new(".").to_owned(),
         };
-        let study_name = (self.study.path.file_name())
+        let study_name = (self.study.path().file_name())
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
         let (file, path) = blocking::run(move || {

@@ -13,7 +13,8 @@ use crate::leaderboard::{LeaderboardOptions, Partial, TargetInput};
 use crate::metrics::Settings;
 use crate::study::db;
 use crate::study::evaluation::EvaluationSet;
-use crate::study::{RaterNote, Study, StudyError};
+use crate::study::rating::RaterNote;
+use crate::study::{Study, StudyError};
 
 pub use crate::checks::judges::JudgeAudit;
 

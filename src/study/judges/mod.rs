@@ -283,7 +283,7 @@ impl Study {
         set: &EvaluationSet,
         depth: usize,
     ) -> Result<JudgedTargets<PaperKey>, StudyError> {
-        let judged = store::load_judged(&self.path, judge.id, depth).await?;
+        let judged = store::load_judged(self.path(), judge.id, depth).await?;
         let name = judge.name.clone();
         let position_of_model: HashMap<_, usize> = (judged.models.iter())
             .filter_map(|(id, name)| Some((*id, models.iter().position(|known| known == name)?)))

@@ -105,7 +105,7 @@ impl Study {
     /// `options.partial`, over every target being rated), as `options` ask. Reads no rating;
     /// writes nothing.
     pub async fn lists(&self, options: &ListsOptions) -> Result<Arc<Lists>, StudyError> {
-        let revision = db::evaluation::revision(&self.connections).await?;
+        let revision = db::evaluation::revision(self.db.connections()).await?;
         let cell = self.kept_lists.cell(revision, *options);
         let lists = cell
             .get_or_try_init(|| async {

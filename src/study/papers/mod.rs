@@ -68,7 +68,7 @@ pub struct ListedPaper {
 pub struct PooledPaper {
     pub paper: Paper,
     /// The rater's rating; `None` while they have not rated it.
-    pub rating: Option<crate::study::Rating>,
+    pub rating: Option<crate::study::rating::Rating>,
 }
 
 /// What a search of the library found, with the study's targets at a glance.

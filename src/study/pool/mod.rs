@@ -28,6 +28,6 @@ pub struct ExportedPoolEntry {
 impl Study {
     /// The blind pool of every target being rated, by target id and display position.
     pub async fn blind_pool(&self) -> Result<Vec<ExportedPoolEntry>, StudyError> {
-        Ok(db::blind_pool::all_rows(&self.connections).await?)
+        Ok(db::blind_pool::all_rows(self.db.connections()).await?)
     }
 }

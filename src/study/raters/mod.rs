@@ -259,7 +259,7 @@ impl Study {
     /// Whether every visitor must sign in as a rater (or the owner): the study has raters who
     /// may sign in.
     pub async fn has_active_raters(&self) -> Result<bool, StudyError> {
-        Ok(db::raters::has_active_raters(&self.connections).await?)
+        Ok(db::raters::has_active_raters(self.db.connections()).await?)
     }
 
     /// The rater `name`, with the credential a session of theirs holds, if `password` is
@@ -270,7 +270,7 @@ impl Study {
         name: &RaterName,
         password: &str,
     ) -> Result<Option<(Rater, Credential)>, StudyError> {
-        let found = db::raters::find(&self.connections, name).await?;
+        let found = db::raters::find(self.db.connections(), name).await?;
         let (id, stored) = match found {
             Some(db::raters::Found {
                 id,
@@ -297,7 +297,7 @@ impl Study {
         if name.is_owner() {
             return Ok(Rater::owner());
         }
-        match db::raters::find(&self.connections, name).await? {
+        match db::raters::find(self.db.connections(), name).await? {
             Some(found) if found.removed => Err(Refusal::RemovedRater(name.clone()).into()),
             Some(found) => Ok(Rater {
                 id: found.id,
@@ -318,7 +318,7 @@ impl Study {
         if id == RaterId::OWNER {
             return Ok((*credential == Credential::OWNER).then(Rater::owner));
         }
-        let active = db::raters::active(&self.connections, id).await?;
+        let active = db::raters::active(self.db.connections(), id).await?;
         Ok(active
             .filter(|(_, hash)| Credential::of(hash) == *credential)
             .map(|(name, _)| Rater { id, name }))

@@ -1,6 +1,6 @@
 //! Ratings and their append-only history.
 
-use crate::study::{ExportedRating, RaterNote, Rating};
+use crate::study::rating::{ExportedRating, RaterNote, Rating};
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{Answer, Note, PaperId, PaperKey, RaterId, RaterName};

@@ -91,7 +91,7 @@ impl Study {
         &self,
         rater: Option<RaterId>,
     ) -> Result<RecheckProgress, StudyError> {
-        Ok(db::checks::recheck_progress(&self.connections, rater).await?)
+        Ok(db::checks::recheck_progress(self.db.connections(), rater).await?)
     }
 }
 

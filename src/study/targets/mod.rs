@@ -158,12 +158,12 @@ impl Study {
     /// A rater's part of the study at a glance: the targets they took or may take, and how far
     /// they are with them.
     pub async fn rater_overview(&self, rater: RaterId) -> Result<RaterOverview, StudyError> {
-        Ok(db::targets::rater_overview(&self.connections, rater).await?)
+        Ok(db::targets::rater_overview(self.db.connections(), rater).await?)
     }
 
     /// The targets of the study at a glance: which it rates and how far it is.
     pub async fn overview(&self) -> Result<Overview, StudyError> {
-        Ok(db::targets::overview(&self.connections).await?)
+        Ok(db::targets::overview(self.db.connections()).await?)
     }
 }
 
