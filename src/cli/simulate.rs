@@ -26,7 +26,14 @@ pub(super) async fn simulate(study: &Study, args: SimulateArgs) -> Result<(), Cl
                 .map_err(unreadable)?;
             (set, Some(judged))
         }
-        None => (study.evaluation_set(depth).await.map_err(unreadable)?, None),
+        None => (
+            study
+                .evaluation()
+                .current_set(depth)
+                .await
+                .map_err(unreadable)?,
+            None,
+        ),
     };
     let settings = args.options.settings(set.collection.pool_depth);
     let collection = (set.collection(&args.options.judgments()))

@@ -19,7 +19,7 @@ pub mod evaluation;
 pub mod guidelines;
 pub mod import;
 pub mod judges;
-mod lists;
+pub mod lists;
 mod papers;
 mod pool;
 mod pruning;
@@ -36,11 +36,11 @@ use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::SqliteConnection;
 
 use db::{Database, Writer};
+use evaluation::EvaluationSet;
 
 // Values of the domain the study's views carry, named where the views are.
 pub use crate::domain::{Progress, TargetChoice};
 pub use error::{Cause, Refusal, StudyError};
-pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
 pub use import::{
     ImportFile, ImportProgress, JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT,
 };
@@ -144,6 +144,16 @@ impl Study {
     pub fn guidelines(&self) -> guidelines::Handle<'_> {
         guidelines::Handle::new(&self.db)
     }
+
+    /// The evaluation: the leaderboard, its per-target view, the checks.
+    pub fn evaluation(&self) -> evaluation::Handle<'_> {
+        evaluation::Handle::new(self)
+    }
+
+    /// What the models' lists say, before a rating.
+    pub fn lists(&self) -> lists::Handle<'_> {
+        lists::Handle::new(&self.db, &self.kept_lists)
+    }
 }
 
 /// The transactions of the features not yet reached through a handle of their own.
@@ -181,6 +191,11 @@ impl Study {
         work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
     ) -> Result<T, StudyError> {
         self.db.write_directly_as(writer, conn, work).await
+    }
+
+    /// The evaluation set of at least `depth` (see [`evaluation::Handle::current_set`]).
+    async fn evaluation_set(&self, depth: usize) -> Result<Arc<EvaluationSet>, StudyError> {
+        self.evaluation().current_set(depth).await
     }
 
     async fn read<T>(

@@ -377,7 +377,7 @@ async fn ratings_leave_the_view_as_it_was_and_an_import_of_lists_changes_it() {
     let app = TestApp::spawn(small_study().await).await;
     let study = &app.study.study;
     let options = ListsOptions::default();
-    let before = study.lists(&options).await.unwrap();
+    let before = study.lists().view(&options).await.unwrap();
     let before_json = json_of(&app, "/lists.json").await;
     for (target, paper) in [("T1", "P1"), ("T1", "P4"), ("T2", "P2")] {
         let key = app.paper_id(target).await;
@@ -385,14 +385,14 @@ async fn ratings_leave_the_view_as_it_was_and_an_import_of_lists_changes_it() {
         let saved = app.rate(&session, key, paper, "4", Answer::Json).await;
         assert_eq!(saved.status(), StatusCode::OK, "{target} {paper}");
     }
-    let after_ratings = study.lists(&options).await.unwrap();
+    let after_ratings = study.lists().view(&options).await.unwrap();
     assert!(Arc::ptr_eq(&before, &after_ratings));
     assert_eq!(json_of(&app, "/lists.json").await, before_json);
 
     app.study
         .recommendations("model,target,rank,paper\ncharlie,T2,1,P1\n")
         .await;
-    let after_import = study.lists(&options).await.unwrap();
+    let after_import = study.lists().view(&options).await.unwrap();
     assert!(!Arc::ptr_eq(&before, &after_import));
     // charlie now has T2's P1: alpha and charlie share it there.
     assert_eq!(after_import.pairs[1].jaccard, Some((1.0 / 2.0) / 3.0));
@@ -609,7 +609,7 @@ async fn rating_every_target_the_view_follows_which_are_fully_rated() {
         k: std::num::NonZeroUsize::new(1),
         ..ListsOptions::default()
     };
-    let lists = study.study.lists(&options).await.unwrap();
+    let lists = study.study.lists().view(&options).await.unwrap();
     assert_eq!(
         (lists.targets.count, lists.targets.still_being_rated),
         (0, 8)
@@ -630,7 +630,7 @@ async fn rating_every_target_the_view_follows_which_are_fully_rated() {
         }
     }
     study.ratings(&ratings).await;
-    let lists = study.study.lists(&options).await.unwrap();
+    let lists = study.study.lists().view(&options).await.unwrap();
     assert_eq!(
         (lists.targets.count, lists.targets.still_being_rated),
         (1, 7)
@@ -652,7 +652,7 @@ async fn rating_every_target_the_view_follows_which_are_fully_rated() {
     study
         .ratings(&format!("target,paper,stars\ndemo-02,{},4\n", other.paper))
         .await;
-    let kept = study.study.lists(&options).await.unwrap();
+    let kept = study.study.lists().view(&options).await.unwrap();
     assert_eq!(kept.targets, lists.targets);
 
     for name in ["Annika", "Bo"] {
@@ -660,7 +660,7 @@ async fn rating_every_target_the_view_follows_which_are_fully_rated() {
         study.study.add_rater(&name, RATER_PASSWORD).await.unwrap();
     }
     study.study.set_rating_plan(Some(2), None).await.unwrap();
-    let lists = study.study.lists(&options).await.unwrap();
+    let lists = study.study.lists().view(&options).await.unwrap();
     assert_eq!(
         (lists.targets.count, lists.targets.still_being_rated),
         (0, 8)

@@ -242,7 +242,7 @@ async fn three_raters_rate_blind_and_each_target_gets_the_raters_it_needs() {
         "some page was opened after another rater rated its target"
     );
     // The verdict reads the targets in the order their last needed rating completed them.
-    let set = app.study.study.evaluation_set(0).await.unwrap();
+    let set = app.study.study.evaluation().current_set(0).await.unwrap();
     let order: Vec<String> = (set.collection.completion.as_ref().unwrap().order.iter())
         .map(|&position| set.collection.targets[position].target.clone())
         .collect();
@@ -361,6 +361,7 @@ async fn owner_sees_the_consensus_computed_by_hand(
         hand.ratings(&csv).await;
         let expected = hand
             .study
+            .evaluation()
             .leaderboard(&LeaderboardOptions::default(), Partial::Exclude)
             .await
             .unwrap()

@@ -34,6 +34,7 @@ use sqlx::sqlite::{
 use sqlx::SqliteConnection;
 
 use crate::blocking;
+use crate::study::error::StudyError;
 
 /// How every connection to the study file is set up.
 ///
@@ -69,8 +70,8 @@ pub async fn open_with(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx
 /// on a connection of its own), every query one read ([`Database::read`]). Cloning it is cheap:
 /// clones share the connections and the queue.
 ///
-/// Generic over the error of the work done inside (the study's own, `StudyError`), which
-/// needs only to be made from the drivers' errors and from [`ImportHoldsTheStudy`].
+/// The work done inside answers the study's error, as every command and query does: the
+/// stores' errors (the drivers') become one with `?`.
 #[derive(Debug, Clone)]
 pub struct Database {
     /// Every query's read and every command's write but an import of papers or lists and a
@@ -105,25 +106,19 @@ impl Database {
     /// Runs the work of a command in one write transaction of its own, in turn on the write
     /// queue: committed durably when `work` succeeds, rolled back when it fails. A command
     /// waits at most [`LOCK_WAIT`] for another process's write (an import).
-    pub async fn write<T, E>(
+    pub async fn write<T>(
         &self,
-        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, E>,
-    ) -> Result<T, E>
-    where
-        E: From<sqlx::Error> + From<ImportHoldsTheStudy>,
-    {
+        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
+    ) -> Result<T, StudyError> {
         self.write_as(Writer::Command, work).await
     }
 
     /// [`Database::write`], on a connection set up for `writer`.
-    pub async fn write_as<T, E>(
+    pub async fn write_as<T>(
         &self,
         writer: Writer,
-        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, E>,
-    ) -> Result<T, E>
-    where
-        E: From<sqlx::Error> + From<ImportHoldsTheStudy>,
-    {
+        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
+    ) -> Result<T, StudyError> {
         let turn = self.write_queue.turn(writer).await?;
         let mut tx = turn.begin(&self.connections).await?;
         let done = work(&mut tx).await;
@@ -132,21 +127,18 @@ impl Database {
 
     /// Opens a connection of its own to the study for a command that builds pools, set up for
     /// `writer` (see [`direct::open_writer`]).
-    pub async fn open_directly(&self, writer: Writer) -> rusqlite::Result<rusqlite::Connection> {
+    pub async fn open_directly(&self, writer: Writer) -> Result<rusqlite::Connection, StudyError> {
         let path = self.path.to_path_buf();
-        blocking::run(move || direct::open_writer(&path, writer)).await
+        Ok(blocking::run(move || direct::open_writer(&path, writer)).await?)
     }
 
     /// Runs the work of a command that builds pools (choosing targets, pruning) in an
     /// immediate transaction on a connection of its own stepped directly, as
     /// [`Database::write_directly_as`] says.
-    pub async fn write_directly<T: Send + 'static, E>(
+    pub async fn write_directly<T: Send + 'static>(
         &self,
-        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, E> + Send + 'static,
-    ) -> Result<T, E>
-    where
-        E: From<rusqlite::Error> + From<ImportHoldsTheStudy> + Send + 'static,
-    {
+        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
+    ) -> Result<T, StudyError> {
         let conn = self.open_directly(Writer::Command).await?;
         self.write_directly_as(Writer::Command, conn, work).await
     }
@@ -155,15 +147,12 @@ impl Database {
     /// connection of its own stepped directly (opened for `writer`), in this process's turn of
     /// the write queue, on a thread that may block: committed durably when `work` succeeds,
     /// rolled back when it fails. The connection is closed at the end.
-    pub async fn write_directly_as<T: Send + 'static, E>(
+    pub async fn write_directly_as<T: Send + 'static>(
         &self,
         writer: Writer,
         mut conn: rusqlite::Connection,
-        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, E> + Send + 'static,
-    ) -> Result<T, E>
-    where
-        E: From<rusqlite::Error> + From<ImportHoldsTheStudy> + Send + 'static,
-    {
+        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
+    ) -> Result<T, StudyError> {
         let _turn = self.write_queue.turn(writer).await?;
         blocking::run(move || {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -176,13 +165,10 @@ impl Database {
 
     /// Runs the reads of a query in one read transaction, so that they see one state of the
     /// study.
-    pub async fn read<T, E>(
+    pub async fn read<T>(
         &self,
-        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, E>,
-    ) -> Result<T, E>
-    where
-        E: From<sqlx::Error>,
-    {
+        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
+    ) -> Result<T, StudyError> {
         let mut tx = self.connections.begin().await?;
         let read = work(&mut tx).await?;
         tx.commit().await?;
@@ -230,6 +216,12 @@ impl Drop for Turn {
 #[derive(Debug, thiserror::Error)]
 #[error("an import of this process has held the study for {LOCK_WAIT:?}")]
 pub struct ImportHoldsTheStudy;
+
+impl From<ImportHoldsTheStudy> for StudyError {
+    fn from(busy: ImportHoldsTheStudy) -> StudyError {
+        StudyError::Busy(Box::new(busy))
+    }
+}
 
 impl WriteQueue {
     /// Waits for this process's turn to write, as `writer`: a command waits at most

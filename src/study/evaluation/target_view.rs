@@ -9,13 +9,15 @@
 
 use std::collections::HashMap;
 
+use super::Handle;
 use crate::domain::PaperKey;
+use crate::domain::Progress;
 use crate::leaderboard::{self, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings, TargetScores};
 use crate::study::db;
+use crate::study::error::{Refusal, StudyError};
 use crate::study::rating::RaterNote;
-use crate::study::ListedPaper;
-use crate::study::{Paper, Progress, Refusal, Study, StudyError};
+use crate::study::{ListedPaper, Paper};
 
 /// One target under the leaderboard's options.
 #[derive(Debug, Clone)]
@@ -42,7 +44,7 @@ pub struct ModelOnTarget {
     pub papers: Vec<ListedPaper>,
 }
 
-impl Study {
+impl Handle<'_> {
     /// The view of `target` under `options` (`partial` does not apply: the view is of a fully
     /// rated target); refused when the paper is no target being rated.
     pub async fn target_view(
@@ -50,7 +52,7 @@ impl Study {
         target: PaperKey,
         options: &LeaderboardOptions,
     ) -> Result<TargetView, StudyError> {
-        let (paper, progress) = self
+        let (paper, progress) = (self.study.db)
             .read(async |conn| {
                 let paper = db::papers::get(&mut *conn, target).await?;
                 let progress = db::targets::progress(&mut *conn, target).await?;
@@ -58,7 +60,7 @@ impl Study {
             })
             .await?
             .ok_or(Refusal::NoSuchTarget(target))?;
-        let set = self.evaluation_set(options.list_depth()).await?;
+        let set = self.current_set(options.list_depth()).await?;
         let settings = options.settings(set.collection.pool_depth);
         let mut view = TargetView {
             target: paper,
@@ -69,11 +71,12 @@ impl Study {
             notes: Vec::new(),
         };
         let Some(listed) =
-            db::evaluation::top_lists(self.db.connections(), target, settings.k.get()).await?
+            db::evaluation::top_lists(self.study.db.connections(), target, settings.k.get())
+                .await?
         else {
             return Ok(view);
         };
-        view.notes = db::ratings::notes(self.db.connections(), target, None).await?;
+        view.notes = db::ratings::notes(self.study.db.connections(), target, None).await?;
         let evaluated = self.leaderboard(options, Partial::Exclude).await?;
         let (set, board) = (&evaluated.set, &evaluated.board);
         let collection = set.collection(&options.judgments())?;

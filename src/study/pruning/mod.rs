@@ -81,8 +81,10 @@ impl Study {
         if !state.on {
             return Ok(Vec::new());
         }
-        let evaluated =
-            (self.leaderboard(&LeaderboardOptions::default(), Partial::Exclude)).await?;
+        let evaluated = (self
+            .evaluation()
+            .leaderboard(&LeaderboardOptions::default(), Partial::Exclude))
+        .await?;
         let Some(decision) = &evaluated.board.decision else {
             return Ok(Vec::new());
         };

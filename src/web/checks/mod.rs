@@ -3,8 +3,8 @@
 //! in the address; and `GET /checks/recheck` with its `POST`: one already rated pair at a
 //! time, blind and without its rating, whose answer is stored apart from the ratings.
 //!
-//! The numbers come from the study's query (`Study::checks`), exactly as `paperjudge checks`
-//! computes them.
+//! The numbers come from the study's query (`study.evaluation().checks`), exactly as
+//! `paperjudge checks` computes them.
 
 mod chart;
 
@@ -39,7 +39,10 @@ pub fn routes(config: &mut web::ServiceConfig) {
 
 /// The checks the address asks for; `sort`, `order` and `per_target` change nothing here.
 async fn asked(study: &Study, query: LeaderboardQuery) -> Result<Checks, WebError> {
-    Ok(study.checks(&query.options, query.partial).await?)
+    Ok(study
+        .evaluation()
+        .checks(&query.options, query.partial)
+        .await?)
 }
 
 /// The checks read every rater's stars and times: the owner's alone in a study with raters.

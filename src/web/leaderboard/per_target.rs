@@ -17,8 +17,9 @@ use askama::Template;
 use super::LeaderboardQuery;
 use crate::domain::{Grade, PaperId, PaperKey};
 use crate::leaderboard::{columns, Partial};
+use crate::study::evaluation::{Evaluated, ModelOnTarget, TargetView};
 use crate::study::rating::RaterNote;
-use crate::study::{Evaluated, ListedPaper, ModelOnTarget, Progress, Study, TargetView};
+use crate::study::{ListedPaper, Progress, Study};
 use crate::web::auth::Owner;
 use crate::web::view::{self, Nav};
 use crate::web::WebError;
@@ -201,7 +202,7 @@ pub async fn target(
         judgments,
         models,
         notes,
-    } = study.target_view(key, &query.options).await?;
+    } = study.evaluation().target_view(key, &query.options).await?;
     let page = TargetBreakdownPage {
         nav: Nav::OWNER,
         target_id: key.0,
