@@ -3,7 +3,8 @@
 use super::arguments::{rater_name, StatusFormat};
 use super::error::CliError;
 use super::output::print;
-use crate::study::{Rater, Study};
+use crate::study::raters::Rater;
+use crate::study::Study;
 
 /// `paperjudge next [--rater NAME]`: the id of the target `/next` opens for the rater (who
 /// takes it), nothing when no target needs them. While pruning is on, the models the verdict
@@ -16,7 +17,7 @@ pub(super) async fn next(
 ) -> Result<(), CliError> {
     let rater = match rater {
         None => Rater::owner(),
-        Some(name) => study.rater_named(&rater_name(name)?).await?,
+        Some(name) => study.raters().named(&rater_name(name)?).await?,
     };
     let next = (study.next_target(&rater).await?).map(|next| (next.target, next.progress));
     let text = match (format, next) {

@@ -68,7 +68,7 @@ pub(super) fn targets_csv(targets: &[TargetSummary]) -> Result<String, csv::Erro
 }
 
 /// The raters' lines of `status`: each rater's ratings and targets; nothing without raters.
-pub(super) fn raters_status(raters: &[crate::study::RaterProgress]) -> String {
+pub(super) fn raters_status(raters: &[crate::study::raters::RaterProgress]) -> String {
     let lines: String = (raters.iter())
         .map(|rater| {
             let line = format!(
@@ -85,7 +85,7 @@ pub(super) fn raters_status(raters: &[crate::study::RaterProgress]) -> String {
     lines
 }
 
-pub(super) fn raters_table(raters: &crate::study::Raters) -> String {
+pub(super) fn raters_table(raters: &crate::study::raters::Raters) -> String {
     let mut text = format!("{}\n", raters.plan.in_words());
     if raters.raters.is_empty() {
         text.push_str("no raters: the owner rates alone (`paperjudge raters add NAME`)\n");

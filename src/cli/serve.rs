@@ -20,7 +20,7 @@ pub(super) async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError
         .collect();
     let public = addresses.iter().find(|address| !address.ip().is_loopback());
     // Raters sign in with passwords of their own: they protect the study as the owner's does.
-    let signs_in = password.is_some() || study.has_active_raters().await?;
+    let signs_in = password.is_some() || study.raters().has_active().await?;
     match (public, signs_in) {
         (Some(public), false) => {
             return Err(CliError::Usage(format!(

@@ -22,10 +22,10 @@ pub mod judges;
 pub mod lists;
 mod papers;
 mod pool;
-mod pruning;
-mod raters;
+pub mod pruning;
+pub mod raters;
 pub mod rating;
-mod recheck;
+pub mod recheck;
 mod status;
 mod targets;
 
@@ -46,9 +46,6 @@ pub use import::{
 };
 pub use papers::{Among, Hit, ListedPaper, Paper, PooledPaper, Search, MARK_END, MARK_START};
 pub use pool::{BlindPoolChange, ExportedPoolEntry};
-pub use pruning::Pruning;
-pub use raters::{Added, Credential, Rater, RaterProgress, Raters, RatingPlan};
-pub use recheck::{Recheck, RecheckProgress};
 pub use status::StudyStatus;
 pub use targets::{
     Chosen, DropRule, Dropped, Listing, NextTarget, Overview, RaterOverview, TargetList,
@@ -148,6 +145,26 @@ impl Study {
     /// The evaluation: the leaderboard, its per-target view, the checks.
     pub fn evaluation(&self) -> evaluation::Handle<'_> {
         evaluation::Handle::new(self)
+    }
+
+    /// Pruning: the models the verdict ruled out leave the pools built from then on.
+    pub fn pruning(&self) -> pruning::Handle<'_> {
+        pruning::Handle::new(&self.db, self.evaluation())
+    }
+
+    /// The raters, their plan, and who signs in as whom.
+    pub fn raters(&self) -> raters::Handle<'_> {
+        raters::Handle::new(&self.db)
+    }
+
+    /// Re-checking: a rated pair of a finished target shown again, blind.
+    pub fn recheck(&self) -> recheck::Handle<'_> {
+        recheck::Handle::new(&self.db)
+    }
+
+    /// The counts `paperjudge status` prints, from one read of the study.
+    pub async fn status(&self) -> Result<StudyStatus, StudyError> {
+        status::read(&self.db).await
     }
 
     /// What the models' lists say, before a rating.

@@ -140,7 +140,7 @@ pub async fn show(
             (own.pairs, own.finished, own.targets, own.more_to_rate)
         }
     };
-    let rechecks = study.recheck_progress(rater).await?;
+    let rechecks = study.recheck().progress(rater).await?;
     let recheck = (rechecks.finished_targets >= checks::RECHECK_FROM_FINISHED_TARGETS).then(|| {
         (
             rechecks.rechecked,
@@ -166,7 +166,7 @@ pub async fn show(
     let (choose_more, pruning, judges) = match rater {
         None => (
             choose_more,
-            PruningControl::new(&study.pruning().await?, board.decision.as_ref()),
+            PruningControl::new(&study.pruning().state().await?, board.decision.as_ref()),
             (study.judges().await?.iter())
                 .map(|judge| JudgePlan::of(judge, overview.active))
                 .collect(),

@@ -3,8 +3,8 @@ use paperjudge::domain::{PaperId, PaperKey};
 use paperjudge::export;
 use paperjudge::metrics::{Judgments, Relevance};
 use paperjudge::study::import::Kind;
+use paperjudge::study::raters::Rater;
 use paperjudge::study::rating::Edit;
-use paperjudge::study::Rater;
 
 async fn study_with_pool() -> TestStudy {
     let study = TestStudy::new().await;

@@ -267,7 +267,8 @@ async fn a_rater_reaches_no_judges_page_and_no_judges_grade() {
     let study = fixture_study().await;
     study
         .study
-        .add_rater(&RaterName::new("Ann").unwrap(), "Ann's own password")
+        .raters()
+        .add(&RaterName::new("Ann").unwrap(), "Ann's own password")
         .await
         .unwrap();
     import_judgments(&study, "local").await;

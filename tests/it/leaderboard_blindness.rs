@@ -270,11 +270,12 @@ async fn a_target_the_plan_takes_back_from_fully_rated_leaves_the_leaderboard_at
     for name in ["Ann", "Bo"] {
         let name = RaterName::new(name).unwrap();
         study
-            .add_rater(&name, "a long enough password")
+            .raters()
+            .add(&name, "a long enough password")
             .await
             .unwrap();
     }
-    study.set_rating_plan(Some(2), None).await.unwrap();
+    study.raters().set_plan(Some(2), None).await.unwrap();
     let after = study
         .evaluation()
         .leaderboard(&options, Partial::Exclude)

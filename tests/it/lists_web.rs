@@ -286,7 +286,12 @@ const RATER_PASSWORD: &str = "Annika's own password";
 async fn a_rater_opens_the_lists_and_reads_the_owners_numbers() {
     let study = small_study().await;
     let name = RaterName::new("Annika").unwrap();
-    study.study.add_rater(&name, RATER_PASSWORD).await.unwrap();
+    study
+        .study
+        .raters()
+        .add(&name, RATER_PASSWORD)
+        .await
+        .unwrap();
     let access = Access {
         password: Password::new(OWNER_PASSWORD).ok(),
         ..Access::default()
@@ -433,7 +438,12 @@ pub async fn demo_with_demo_21_chosen() -> TestStudy {
     let chosen = [paperjudge::domain::PaperId::given("demo-21")];
     study.study.choose(&chosen, rng).await.unwrap();
     let name = RaterName::new("Annika").unwrap();
-    study.study.add_rater(&name, RATER_PASSWORD).await.unwrap();
+    study
+        .study
+        .raters()
+        .add(&name, RATER_PASSWORD)
+        .await
+        .unwrap();
     study
 }
 
@@ -657,9 +667,14 @@ async fn rating_every_target_the_view_follows_which_are_fully_rated() {
 
     for name in ["Annika", "Bo"] {
         let name = RaterName::new(name).unwrap();
-        study.study.add_rater(&name, RATER_PASSWORD).await.unwrap();
+        study
+            .study
+            .raters()
+            .add(&name, RATER_PASSWORD)
+            .await
+            .unwrap();
     }
-    study.study.set_rating_plan(Some(2), None).await.unwrap();
+    study.study.raters().set_plan(Some(2), None).await.unwrap();
     let lists = study.study.lists().view(&options).await.unwrap();
     assert_eq!(
         (lists.targets.count, lists.targets.still_being_rated),

@@ -2,7 +2,7 @@
 //! rating history with their times, and the re-checks (`rechecks`), which live apart from the
 //! ratings and never change one.
 
-use crate::study::RecheckProgress;
+use crate::study::recheck::RecheckProgress;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperKey, RaterId, Stars};

@@ -1,7 +1,8 @@
 //! The target a rater is to rate next, in the study's random order (what `/next` opens).
 
 use crate::study::db;
-use crate::study::{Paper, Progress, Rater, Study, StudyError};
+use crate::study::raters::Rater;
+use crate::study::{Paper, Progress, Study, StudyError};
 
 /// The target to rate next, in the study's random order.
 #[derive(Debug, Clone)]
@@ -19,7 +20,7 @@ impl Study {
     /// on, the models the verdict rules out are pruned first, so that the pool of the target it
     /// names leaves them out.
     pub async fn next_target(&self, rater: &Rater) -> Result<Option<NextTarget>, StudyError> {
-        self.prune_ruled_out().await?;
+        self.pruning().prune_ruled_out().await?;
         self.write(async |conn| {
             let Some(target) = db::targets::first_to_rate(&mut *conn, rater.id).await? else {
                 return Ok(None);

@@ -109,7 +109,7 @@ pub async fn show(
     let pruning = match signed.rater_only() {
         None => {
             let raters_verdict = board.decision.as_ref().filter(|_| board.judge.is_none());
-            PruningControl::new(&study.pruning().await?, raters_verdict)
+            PruningControl::new(&study.pruning().state().await?, raters_verdict)
         }
         Some(_) => None,
     };
