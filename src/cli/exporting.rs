@@ -45,7 +45,7 @@ pub(super) async fn run_export(
             })
         }
         ExportCommand::Pool { output } => {
-            let rows = study.blind_pool().await?;
+            let rows = study.pool().entries().await?;
             write_output(output.as_deref(), |out| {
                 export::pool_csv(&rows, out).map_err(io::Error::other)
             })

@@ -54,7 +54,7 @@ pub(super) async fn run_import(study: &Study, command: ImportCommand) -> Result<
     let summary = import_file(study, &file, kind).await?;
     crate::tell!("{summary}");
     if lists {
-        let overview = study.overview().await?;
+        let overview = study.targets().overview().await?;
         crate::tell!("the study is {}", overview.in_words());
     }
     Ok(())

@@ -21,13 +21,13 @@ pub mod import;
 pub mod judges;
 pub mod lists;
 mod papers;
-mod pool;
+pub mod pool;
 pub mod pruning;
 pub mod raters;
 pub mod rating;
 pub mod recheck;
 mod status;
-mod targets;
+pub mod targets;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -44,13 +44,8 @@ pub use error::{Cause, Refusal, StudyError};
 pub use import::{
     ImportFile, ImportProgress, JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT,
 };
-pub use papers::{Among, Hit, ListedPaper, Paper, PooledPaper, Search, MARK_END, MARK_START};
-pub use pool::{BlindPoolChange, ExportedPoolEntry};
+pub use papers::{ListedPaper, Paper, PooledPaper};
 pub use status::StudyStatus;
-pub use targets::{
-    Chosen, DropRule, Dropped, Listing, NextTarget, Overview, RaterOverview, TargetList,
-    TargetSummary,
-};
 
 /// One study file, as the app works on it: its connections and write queue, what it keeps in
 /// memory, and a handle per feature ([`Study::rating`], [`Study::targets`], ...) whose methods
@@ -152,6 +147,16 @@ impl Study {
         pruning::Handle::new(&self.db, self.evaluation())
     }
 
+    /// The targets: which the study rates, how far each is, the next to rate, the search.
+    pub fn targets(&self) -> targets::Handle<'_> {
+        targets::Handle::new(&self.db, self.pruning())
+    }
+
+    /// The blind pool: its rows as exported, its depth.
+    pub fn pool(&self) -> pool::Handle<'_> {
+        pool::Handle::new(&self.db)
+    }
+
     /// The raters, their plan, and who signs in as whom.
     pub fn raters(&self) -> raters::Handle<'_> {
         raters::Handle::new(&self.db)
@@ -192,13 +197,6 @@ impl Study {
 
     async fn open_directly(&self, writer: Writer) -> Result<rusqlite::Connection, StudyError> {
         Ok(self.db.open_directly(writer).await?)
-    }
-
-    async fn write_directly<T: Send + 'static>(
-        &self,
-        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
-    ) -> Result<T, StudyError> {
-        self.db.write_directly(work).await
     }
 
     async fn write_directly_as<T: Send + 'static>(

@@ -136,7 +136,7 @@ pub async fn show(
             overview.pairs.total > 0 && !overview.pairs.is_finished(),
         ),
         Some(rater) => {
-            let own = study.rater_overview(rater).await?;
+            let own = study.targets().rater_overview(rater).await?;
             (own.pairs, own.finished, own.targets, own.more_to_rate)
         }
     };

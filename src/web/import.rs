@@ -111,7 +111,7 @@ async fn settings(
                 PoolDepth::MAX
             ))
         })?;
-    (study.set_pool_depth(depth).await).map_err(WebError::of_change)?;
+    (study.pool().set_depth(depth).await).map_err(WebError::of_change)?;
     Ok(see_other("/import"))
 }
 
@@ -285,7 +285,7 @@ async fn job_page(
 ) -> Result<HttpResponse, WebError> {
     let job = job_of(&study, &id)?;
     let study_in_words = match (job.state, job.kind) {
-        ("done", Some("recommendations")) => Some(study.overview().await?.in_words()),
+        ("done", Some("recommendations")) => Some(study.targets().overview().await?.in_words()),
         _ => None,
     };
     view::html(&JobPage {

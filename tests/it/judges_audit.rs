@@ -8,7 +8,7 @@ use serde_json::Value;
 use paperjudge::checks::judges::{audit, JudgeInput};
 use paperjudge::domain::{JudgeName, PaperId, RaterName, Stars};
 use paperjudge::metrics::Settings;
-use paperjudge::study::DropRule;
+use paperjudge::study::targets::DropRule;
 use paperjudge::web::{Access, Password};
 use rand::SeedableRng;
 
@@ -412,11 +412,13 @@ async fn a_judges_progress_follows_its_grades_and_the_targets_being_rated() {
 
     let t2 = PaperId::given("T2");
     study
-        .drop_targets(std::slice::from_ref(&t2), DropRule::Any)
+        .targets()
+        .drop(std::slice::from_ref(&t2), DropRule::Any)
         .await
         .expect("T2 dropped");
     assert_eq!(progress().await, [("local".to_owned(), 7, 1)]);
     study
+        .targets()
         .choose(&[t2], rand::rngs::StdRng::seed_from_u64(1))
         .await
         .expect("T2 chosen again");

@@ -245,7 +245,12 @@ async fn the_view_speaks_for_the_chosen_targets() {
     study.papers("id,title\nT4,Target four\n").await;
     let chosen = ["T1", "T2", "T4"].map(paperjudge::domain::PaperId::given);
     let rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(4);
-    study.study.choose(&chosen, rng).await.expect("chosen");
+    study
+        .study
+        .targets()
+        .choose(&chosen, rng)
+        .await
+        .expect("chosen");
     let app = TestApp::spawn(study).await;
     let lists = json_of(&app, "/lists.json").await;
     assert_eq!(
@@ -436,7 +441,7 @@ pub async fn demo_with_demo_21_chosen() -> TestStudy {
     study.study.load_demo_if_empty().await.unwrap().unwrap();
     let rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(21);
     let chosen = [paperjudge::domain::PaperId::given("demo-21")];
-    study.study.choose(&chosen, rng).await.unwrap();
+    study.study.targets().choose(&chosen, rng).await.unwrap();
     let name = RaterName::new("Annika").unwrap();
     study
         .study
@@ -450,7 +455,7 @@ pub async fn demo_with_demo_21_chosen() -> TestStudy {
 /// Rates every pooled pair of the targets being rated, as the owner, 3 stars each.
 async fn rate_every_pooled_pair(study: &TestStudy) {
     let mut ratings = "target,paper,stars\n".to_owned();
-    for entry in study.study.blind_pool().await.unwrap() {
+    for entry in study.study.pool().entries().await.unwrap() {
         ratings.push_str(&format!("{},{},3\n", entry.target, entry.paper));
     }
     study.ratings(&ratings).await;
@@ -634,7 +639,7 @@ async fn rating_every_target_the_view_follows_which_are_fully_rated() {
 
     // demo-21's pool, all of it: fully rated, the others still being rated.
     let mut ratings = "target,paper,stars\n".to_owned();
-    for entry in study.study.blind_pool().await.unwrap() {
+    for entry in study.study.pool().entries().await.unwrap() {
         if entry.target.as_str() == "demo-21" {
             ratings.push_str(&format!("demo-21,{},2\n", entry.paper));
         }
@@ -656,7 +661,7 @@ async fn rating_every_target_the_view_follows_which_are_fully_rated() {
         ("demo-19", 3, 1)
     );
     // A rating that finishes no target leaves the view kept as it was.
-    let other = (study.study.blind_pool().await.unwrap().into_iter())
+    let other = (study.study.pool().entries().await.unwrap().into_iter())
         .find(|entry| entry.target.as_str() == "demo-02")
         .unwrap();
     study

@@ -1,6 +1,7 @@
 //! Papers: the library every target and recommendation refers to.
 
-use crate::study::papers::{Hit, Paper};
+use crate::study::papers::Paper;
+use crate::study::targets::Hit;
 use sqlx::FromRow;
 use sqlx::{SqliteConnection, SqliteExecutor};
 

@@ -6,8 +6,8 @@ mod depth;
 pub(in crate::study) mod store;
 
 use crate::domain::PaperId;
-use crate::study::db;
-use crate::study::{Study, StudyError};
+use crate::study::db::{self, Database};
+use crate::study::error::StudyError;
 
 /// What refreshing a target's pool changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -25,9 +25,19 @@ pub struct ExportedPoolEntry {
     pub stars: Option<i64>,
 }
 
-impl Study {
+/// The blind pool's command and query (`study.pool()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    db: &'s Database,
+}
+
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(db: &'s Database) -> Handle<'s> {
+        Handle { db }
+    }
+
     /// The blind pool of every target being rated, by target id and display position.
-    pub async fn blind_pool(&self) -> Result<Vec<ExportedPoolEntry>, StudyError> {
+    pub async fn entries(&self) -> Result<Vec<ExportedPoolEntry>, StudyError> {
         Ok(db::blind_pool::all_rows(self.db.connections()).await?)
     }
 }

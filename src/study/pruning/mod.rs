@@ -18,7 +18,7 @@ use crate::leaderboard::{LeaderboardOptions, Partial};
 use crate::study::db::{self, Database};
 use crate::study::error::StudyError;
 use crate::study::evaluation;
-use crate::study::BlindPoolChange;
+use crate::study::pool::BlindPoolChange;
 
 /// Whether the study prunes, and the models pruned.
 #[derive(Debug, Clone, PartialEq, Eq)]

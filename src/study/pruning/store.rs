@@ -16,7 +16,7 @@ use sqlx::SqliteExecutor;
 use crate::domain::{ModelId, PaperKey};
 use crate::study::db::blind_pool;
 use crate::study::db::column::{self, Stored};
-use crate::study::BlindPoolChange;
+use crate::study::pool::BlindPoolChange;
 
 const IS_ON: &str = "SELECT pruning = 1 FROM study WHERE id = 1";
 

@@ -1,21 +1,25 @@
 //! The targets: which the study rates (choosing and dropping them, [`choice`]), the one a rater
-//! is to rate next ([`next`]), and the targets as the faces see them: the study at a glance
-//! (and in words), a target with its progress, and which of them a list shows.
+//! is to rate next ([`next`]), the library searched for targets ([`search`]), and the targets
+//! as the faces see them: the study at a glance (and in words), a target with its progress,
+//! and which of them a list shows.
 
 mod choice;
 mod next;
+mod search;
 /// The feature's SQL: reached by the study only (as `db::targets` too).
 pub(in crate::study) mod store;
 
 pub use choice::{Chosen, DropRule, Dropped};
 pub use next::NextTarget;
+pub use search::{Among, Hit, Search, MARK_END, MARK_START};
 
 use serde::Serialize;
 
 use crate::domain::RaterId;
 use crate::domain::{PaperId, Progress, TargetChoice};
-use crate::study::db;
-use crate::study::{Study, StudyError};
+use crate::study::db::{self, Database};
+use crate::study::error::StudyError;
+use crate::study::pruning;
 use crate::words::plural;
 use crate::words::thousands;
 
@@ -137,22 +141,35 @@ pub struct TargetList {
     pub targets: Vec<TargetSummary>,
 }
 
-impl Study {
+/// The targets' commands and queries (`study.targets()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    db: &'s Database,
+    /// Pruning, which `/next` does first.
+    pruning: pruning::Handle<'s>,
+}
+
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(db: &'s Database, pruning: pruning::Handle<'s>) -> Handle<'s> {
+        Handle { db, pruning }
+    }
+
     /// The targets being rated that `listing` asks for, in import order, with the study's
     /// progress (`rater` `None`: the owner's view), or those `rater` took or may take with
     /// their own.
-    pub async fn targets(
+    pub async fn list(
         &self,
         listing: Listing,
         rater: Option<RaterId>,
     ) -> Result<TargetList, StudyError> {
-        self.read(async |conn| {
-            Ok(TargetList {
-                overview: db::targets::overview(&mut *conn).await?,
-                targets: db::targets::list(&mut *conn, listing, rater).await?,
+        self.db
+            .read(async |conn| {
+                Ok(TargetList {
+                    overview: db::targets::overview(&mut *conn).await?,
+                    targets: db::targets::list(&mut *conn, listing, rater).await?,
+                })
             })
-        })
-        .await
+            .await
     }
 
     /// A rater's part of the study at a glance: the targets they took or may take, and how far

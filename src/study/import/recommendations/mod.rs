@@ -28,7 +28,7 @@ use crate::study::db::blind_pool::PoolWriter;
 use crate::study::db::papers::PaperIndex;
 use crate::study::db::recommendations::{self as stored, ListWriter, Model};
 use crate::study::db::targets::{Found, ListedTargets};
-use crate::study::BlindPoolChange;
+use crate::study::pool::BlindPoolChange;
 use lists::{Gathered, Lists, NewRow};
 use rows::RowParser;
 
