@@ -404,6 +404,8 @@ CREATE TABLE "judges" (
     settings      TEXT,
     added_at      TEXT    NOT NULL,
     revision      INTEGER NOT NULL DEFAULT 0,
+    -- The guidelines' version its prompt was filled with (NULL: none read).
+    guidelines    INTEGER REFERENCES guidelines (version),
     CHECK ((model IS NULL) = (prompt IS NULL) AND (model IS NULL) = (prompt_sha256 IS NULL)
            AND (model IS NULL) = (endpoint IS NULL))
 );
@@ -415,6 +417,8 @@ CREATE TABLE "judge_grades" (
     stars       INTEGER NOT NULL CHECK (stars BETWEEN 1 AND 5),
     explanation TEXT,
     judged_at   TEXT    NOT NULL,
+    -- The guidelines' version the grade was made under (NULL: none read).
+    guidelines  INTEGER REFERENCES guidelines (version),
     PRIMARY KEY (judge_id, target_id, paper_id)
 ) WITHOUT ROWID;
 

@@ -32,9 +32,10 @@ pub struct JudgeArgs {
     #[arg(long, value_name = "JUDGE")]
     pub name: Option<String>,
     /// A prompt template of your own, at most 64 KiB: a text holding {target_title} and
-    /// {candidate_title} (and, if you like, {target_abstract} and {candidate_abstract}), asking
-    /// for JSON {"stars": N} [default: the judge's own; for a new judge, paperjudge's, which
-    /// marks the papers' texts as data].
+    /// {candidate_title} (and, if you like, {target_abstract}, {candidate_abstract} and
+    /// {guidelines}: the study's guidelines with the scale of stars, as raters read them),
+    /// asking for JSON {"stars": N} [default: the judge's own; for a new judge, paperjudge's,
+    /// which reads the guidelines and marks the papers' texts as data].
     #[arg(long, value_name = "FILE")]
     pub prompt: Option<PathBuf>,
     /// Requests in flight at most: a server that batches requests (vLLM, llama-server

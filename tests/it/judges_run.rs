@@ -459,7 +459,7 @@ async fn a_judges_grades_all_come_from_one_model_and_one_prompt() {
     assert_eq!(
         refused.to_string(),
         "the prompt holds {model_name}, which is no placeholder: it may hold {target_title}, \
-         {target_abstract}, {candidate_title}, {candidate_abstract}"
+         {target_abstract}, {candidate_title}, {candidate_abstract}, {guidelines}"
     );
     // Nothing was asked by the refused runs.
     assert_eq!(stand_in.requests(), 2);

@@ -152,7 +152,7 @@ async fn a_run_form_without_an_endpoint_or_with_a_bad_prompt_is_refused_naming_i
             StatusCode::BAD_REQUEST,
             "the prompt lacks {target_title}: a judge must read which papers it grades \
              (placeholders: {target_title}, {target_abstract}, {candidate_title}, \
-             {candidate_abstract})"
+             {candidate_abstract}, {guidelines})"
                 .to_owned()
         )
     );

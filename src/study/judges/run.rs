@@ -29,9 +29,10 @@ use tokio::task::JoinSet;
 
 use super::endpoint::{parse_stars, shortened, CallError, Endpoint, EndpointUrl, JsonForm};
 use super::lease::{Lease, Place, RENEW_EVERY};
-use super::prompt::{PairTexts, Prompt};
+use super::prompt::{FilledPrompt, PairTexts, Prompt};
 use super::store;
-use crate::domain::{JudgeModel, JudgeName, PaperId, PaperKey, Stars};
+use crate::domain::{GuidelinesVersion, JudgeModel, JudgeName, PaperId, PaperKey, Stars};
+use crate::study::db;
 use crate::study::{Refusal, Study, StudyError};
 use crate::words::plural;
 
@@ -249,6 +250,14 @@ impl Study {
                 .transpose()
                 .map_err(Refusal::InvalidPrompt)?;
             let prompt = given.or(own).unwrap_or_else(Prompt::default_prompt);
+            // The guidelines are read once: every pair of the run is asked under them.
+            let current = self
+                .read(async |conn| Ok(db::guidelines::current(&mut *conn).await?))
+                .await?;
+            let prompt = FilledPrompt::new(
+                prompt,
+                (current.as_ref()).map(|row| (row.version, row.markdown.as_deref())),
+            );
             if let Some(judge) = &existing {
                 check_same_judge(judge, &endpoint, &prompt)?;
             }
@@ -333,7 +342,7 @@ impl Study {
     /// The pairs with the keys `keys`, each with its prompt, in one read of the study.
     async fn asked(
         &self,
-        prompt: &Prompt,
+        prompt: &FilledPrompt,
         keys: &[(PaperKey, PaperKey)],
     ) -> Result<Vec<Asked>, StudyError> {
         let papers: Vec<PaperKey> = (keys.iter())
@@ -372,7 +381,7 @@ impl Study {
 /// judge's lease.
 pub(super) struct PreparedRun {
     pub name: JudgeName,
-    prompt: Arc<Prompt>,
+    prompt: Arc<FilledPrompt>,
     endpoint: Arc<Endpoint>,
     /// The judge's id, when the study has it already.
     judge_id: Option<i64>,
@@ -385,7 +394,7 @@ struct Run<'a, P: RunProgress> {
     study: &'a Study,
     lease: Lease,
     endpoint: Arc<Endpoint>,
-    prompt: Arc<Prompt>,
+    prompt: Arc<FilledPrompt>,
     /// The judge's id, once the study has it.
     judge_id: Option<i64>,
     /// The requests' settings, stored with the run's first grades; `None` once they are.
@@ -625,8 +634,9 @@ impl<P: RunProgress> Run<'_, P> {
                         name,
                         model: self.endpoint.model().as_str(),
                         endpoint: self.endpoint.url().as_str(),
-                        prompt: self.prompt.template(),
-                        prompt_sha256: &self.prompt.sha256(),
+                        prompt: self.prompt.prompt.template(),
+                        prompt_sha256: &self.prompt.prompt.sha256(),
+                        guidelines: self.prompt.guidelines,
                         settings: self.settings.as_deref().unwrap_or_default(),
                     };
                     store::add_endpoint_judge(&mut *conn, &added, &now).await?
@@ -636,7 +646,7 @@ impl<P: RunProgress> Run<'_, P> {
         if let Some(settings) = &self.settings {
             store::update_endpoint(&mut *conn, id, self.endpoint.url().as_str(), settings).await?;
         }
-        store::store_grades(&mut *conn, id, grades, &now).await?;
+        store::store_grades(&mut *conn, id, grades, self.prompt.guidelines, &now).await?;
         Ok(Ok(id))
     }
 
@@ -657,7 +667,7 @@ impl<P: RunProgress> Run<'_, P> {
 async fn ask_all(
     study: Study,
     endpoint: Arc<Endpoint>,
-    prompt: Arc<Prompt>,
+    prompt: Arc<FilledPrompt>,
     keys: Vec<(PaperKey, PaperKey)>,
     concurrency: usize,
     form: JsonForm,
@@ -714,17 +724,17 @@ fn example(pair: Pair, what: &str) -> Example {
     }
 }
 
-/// A judge's grades come from one model and one prompt: a run under its name must ask the
-/// same.
+/// A judge's grades come from one model and one prompt, filled with one version of the
+/// guidelines: a run under its name must ask the same.
 fn check_same_judge(
     judge: &store::JudgeRecord,
     endpoint: &Endpoint,
-    prompt: &Prompt,
+    filled: &FilledPrompt,
 ) -> Result<(), Refusal> {
     let Some(model) = &judge.model else {
         return Err(Refusal::JudgeImported(judge.name.clone()));
     };
-    let sha = prompt.sha256();
+    let sha = filled.prompt.sha256();
     let differs = if model != endpoint.model().as_str() {
         Some(format!(
             "the model {model:?}, and this run asks {:?}",
@@ -740,6 +750,16 @@ fn check_same_judge(
                 .get(..12)
                 .unwrap_or(""),
             &sha[..12]
+        ))
+    } else if judge.guidelines != filled.guidelines {
+        let version = |version: Option<GuidelinesVersion>| {
+            version.map_or_else(|| "none".to_owned(), |version| format!("version {version}"))
+        };
+        Some(format!(
+            "the study's guidelines of then ({}), and the guidelines in force are {} (a judge \
+             reads them through its prompt's {{guidelines}})",
+            version(judge.guidelines),
+            version(filled.guidelines)
         ))
     } else {
         None

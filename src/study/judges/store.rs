@@ -6,7 +6,7 @@ use std::path::Path;
 
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::{JudgeName, ModelId, PaperId, PaperKey, Stars};
+use crate::domain::{GuidelinesVersion, JudgeName, ModelId, PaperId, PaperKey, Stars};
 use crate::study::db::direct::open_reader;
 use crate::study::db::evaluation::List;
 use crate::study::import::judgments::StagedGrade;
@@ -21,9 +21,12 @@ pub(in crate::study) struct JudgeRecord {
     pub prompt: Option<String>,
     pub prompt_sha256: Option<String>,
     pub revision: i64,
+    /// The guidelines' version its prompt was filled with.
+    pub guidelines: Option<GuidelinesVersion>,
 }
 
-const JUDGE_COLUMNS: &str = "id, name, model, endpoint, prompt, prompt_sha256, revision";
+const JUDGE_COLUMNS: &str =
+    "id, name, model, endpoint, prompt, prompt_sha256, revision, guidelines";
 
 /// The judge named `name`, if the study has one.
 pub(in crate::study) async fn find<'e, E: SqliteExecutor<'e>>(
@@ -96,6 +99,7 @@ pub(in crate::study) struct EndpointJudge<'a> {
     pub endpoint: &'a str,
     pub prompt: &'a str,
     pub prompt_sha256: &'a str,
+    pub guidelines: Option<GuidelinesVersion>,
     /// The requests' settings, as JSON.
     pub settings: &'a str,
 }
@@ -107,14 +111,16 @@ pub(in crate::study) async fn add_endpoint_judge(
     now: &str,
 ) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(
-        "INSERT INTO judges (name, model, endpoint, prompt, prompt_sha256, settings, added_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        "INSERT INTO judges (name, model, endpoint, prompt, prompt_sha256, guidelines, settings,
+                             added_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
     .bind(judge.name)
     .bind(judge.model)
     .bind(judge.endpoint)
     .bind(judge.prompt)
     .bind(judge.prompt_sha256)
+    .bind(judge.guidelines)
     .bind(judge.settings)
     .bind(now)
     .fetch_one(conn)
@@ -154,12 +160,15 @@ pub(in crate::study) async fn remove(
     Ok(removed.rows_affected() > 0)
 }
 
-/// The upsert of one grade: a grade equal to the stored one is left as it is (and its time).
+/// The upsert of one grade: a grade equal to the stored one is left as it is (and its time and
+/// guidelines' version).
 const UPSERT_GRADE: &str = "
-    INSERT INTO judge_grades (judge_id, target_id, paper_id, stars, explanation, judged_at)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+    INSERT INTO judge_grades (judge_id, target_id, paper_id, stars, explanation, judged_at,
+                              guidelines)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
     ON CONFLICT (judge_id, target_id, paper_id) DO UPDATE
-    SET stars = excluded.stars, explanation = excluded.explanation, judged_at = excluded.judged_at
+    SET stars = excluded.stars, explanation = excluded.explanation, judged_at = excluded.judged_at,
+        guidelines = excluded.guidelines
     WHERE stars IS NOT excluded.stars OR explanation IS NOT excluded.explanation";
 
 const BUMP_REVISION: &str = "UPDATE judges SET revision = revision + 1 WHERE id = ?";
@@ -175,11 +184,13 @@ pub(in crate::study) async fn exists(
         .await
 }
 
-/// Stores grades of `judge` as a run receives them, and moves the judge's revision.
+/// Stores grades of `judge` as a run receives them, made under the guidelines' version
+/// `guidelines`, and moves the judge's revision.
 pub(in crate::study) async fn store_grades(
     conn: &mut SqliteConnection,
     judge: i64,
     grades: &[((PaperKey, PaperKey), Stars)],
+    guidelines: Option<GuidelinesVersion>,
     judged_at: &str,
 ) -> Result<(), sqlx::Error> {
     for ((target, paper), stars) in grades {
@@ -190,6 +201,7 @@ pub(in crate::study) async fn store_grades(
             .bind(i64::from(stars.get()))
             .bind(None::<String>)
             .bind(judged_at)
+            .bind(guidelines)
             .execute(&mut *conn)
             .await?;
     }
@@ -262,6 +274,7 @@ pub(in crate::study) fn write_grades_directly(
             i64::from(grade.stars.get()),
             grade.explanation.as_deref(),
             now,
+            None::<i64>,
         ))? as u64;
     }
     let added = count(conn)? - before;

@@ -16,9 +16,7 @@ use crate::study::targets::{Listing, Overview, RaterOverview, TargetSummary};
 use rand::Rng;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::{
-    Answer, Note, PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice,
-};
+use crate::domain::{Answer, Note, PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
 use crate::study::db::papers::PaperRow;
 use crate::study::{PooledPaper, Rating};
 
