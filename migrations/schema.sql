@@ -391,8 +391,8 @@ BEGIN
     UPDATE study SET finished_revision = finished_revision + 1 WHERE id = 1;
 END;
 
--- A machine judge: a model behind an endpoint with its prompt, or grades imported from a file
--- (no model, endpoint or prompt). Its grades are kept apart from the ratings: no trigger
+-- A machine judge: a model behind an endpoint with its prompt, a local command, or grades
+-- imported from a file (no model, endpoint, prompt or command). Its grades are kept apart from the ratings: no trigger
 -- above reads them, so they never finish a target nor count as ratings.
 CREATE TABLE "judges" (
     id            INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -406,6 +406,8 @@ CREATE TABLE "judges" (
     revision      INTEGER NOT NULL DEFAULT 0,
     -- The guidelines' version its prompt was filled with (NULL: none read).
     guidelines    INTEGER REFERENCES guidelines (version),
+    -- A judge that is a local command: its command line (then no model, endpoint or prompt).
+    command       TEXT CHECK (command IS NULL OR model IS NULL),
     CHECK ((model IS NULL) = (prompt IS NULL) AND (model IS NULL) = (prompt_sha256 IS NULL)
            AND (model IS NULL) = (endpoint IS NULL))
 );

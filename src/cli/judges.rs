@@ -13,7 +13,10 @@ use super::{CliError, StatusFormat};
 use crate::domain::{JudgeModel, JudgeName};
 use crate::study::judges::endpoint::EndpointUrl;
 use crate::study::judges::prompt::MAX_TEMPLATE_BYTES;
-use crate::study::judges::{JudgeSummary, RunProgress, RunReport, RunRequest, KEY_VARIABLE};
+use crate::study::judges::{
+    CommandLine, EndpointRequest, Grading, JudgeSummary, RunProgress, RunReport, RunRequest,
+    KEY_VARIABLE,
+};
 use crate::study::{Study, StudyError};
 use crate::terminal::{cell, escape};
 
@@ -22,13 +25,29 @@ pub struct JudgeArgs {
     /// The API base of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8081/v1: requests
     /// go to its path followed by /chat/completions, its query string kept. No user name or
     /// password in it (the key goes in PAPERJUDGE_JUDGE_KEY); no redirect is followed.
-    #[arg(long, value_name = "URL")]
-    pub endpoint: String,
+    #[arg(
+        long,
+        value_name = "URL",
+        required_unless_present = "command",
+        conflicts_with = "command"
+    )]
+    pub endpoint: Option<String>,
     /// The model the endpoint serves.
-    #[arg(long, value_name = "NAME")]
-    pub model: String,
-    /// The judge's name [default: the model's]. A judge's grades all come from one model and
-    /// one prompt: another model or prompt needs another name.
+    #[arg(
+        long,
+        value_name = "NAME",
+        required_unless_present = "command",
+        conflicts_with = "command"
+    )]
+    pub model: Option<String>,
+    /// A judge that is a local program, started once (without a shell; the line split into
+    /// words as a shell splits them): it reads one JSON object a line on its standard input,
+    /// {"id", "target_title", "target_abstract", "candidate_title", "candidate_abstract"}, and
+    /// writes one a line, {"id", "stars"[, "explanation"]}, in any order.
+    #[arg(long, value_name = "\"CMD ARGS\"")]
+    pub command: Option<String>,
+    /// The judge's name [default: the model's, or the command line]. A judge's grades all come
+    /// from one model and one prompt, or one command: another needs another name.
     #[arg(long, value_name = "JUDGE")]
     pub name: Option<String>,
     /// A prompt template of your own, at most 64 KiB: a text holding {target_title} and
@@ -36,17 +55,18 @@ pub struct JudgeArgs {
     /// {guidelines}: the study's guidelines with the scale of stars, as raters read them),
     /// asking for JSON {"stars": N} [default: the judge's own; for a new judge, paperjudge's,
     /// which reads the guidelines and marks the papers' texts as data].
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "command")]
     pub prompt: Option<PathBuf>,
-    /// Requests in flight at most: a server that batches requests (vLLM, llama-server
-    /// --parallel N) wants 16 to 64.
+    /// Pairs outstanding at most: requests in flight (a server that batches requests, vLLM or
+    /// llama-server --parallel N, wants 16 to 64), or lines sent to the command and not
+    /// answered yet.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub concurrency: u64,
     /// Grade at most N pairs in this run (the first ones of the study's order).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,
     /// Seconds one request may take, from connecting to the reply's last byte, before it is
-    /// tried again.
+    /// tried again; seconds a command may answer nothing while lines are outstanding.
     #[arg(long, value_name = "SECONDS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: u64,
 }
@@ -73,18 +93,28 @@ pub fn judge_name(text: &str) -> Result<JudgeName, CliError> {
 }
 
 pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
-    let prompt = args.prompt.as_deref().map(read_prompt).transpose()?;
     let usage = |message: String| CliError::Usage(message);
+    let grading = match (&args.command, &args.endpoint, &args.model) {
+        (Some(command), _, _) => Grading::Command(CommandLine::parse(command).map_err(usage)?),
+        (None, Some(endpoint), Some(model)) => Grading::Endpoint(EndpointRequest {
+            endpoint: EndpointUrl::parse(endpoint).map_err(|invalid| usage(invalid.to_string()))?,
+            model: JudgeModel::new(model).map_err(|invalid| usage(invalid.to_string()))?,
+            prompt: args.prompt.as_deref().map(read_prompt).transpose()?,
+            key: std::env::var(KEY_VARIABLE).ok(),
+        }),
+        // clap asks for both, or for the command.
+        (None, _, _) => {
+            return Err(usage(
+                "give --endpoint URL and --model NAME, or --command \"CMD ARGS\"".to_owned(),
+            ))
+        }
+    };
     let request = RunRequest {
-        endpoint: EndpointUrl::parse(&args.endpoint)
-            .map_err(|invalid| usage(invalid.to_string()))?,
-        model: JudgeModel::new(&args.model).map_err(|invalid| usage(invalid.to_string()))?,
+        grading,
         name: args.name.as_deref().map(judge_name).transpose()?,
-        prompt,
         concurrency: usize::try_from(args.concurrency).unwrap_or(1),
         limit: args.limit,
         timeout: Duration::from_secs(args.timeout),
-        key: std::env::var(KEY_VARIABLE).ok(),
     };
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     let report = study.run_judge(request, Bar(bar.clone())).await;
@@ -230,8 +260,11 @@ fn judges_table(judges: &[JudgeSummary]) -> String {
         .map(|judge| {
             [
                 cell(judge.name.as_str()).into_owned(),
-                (judge.model.as_deref())
-                    .map_or_else(|| "(imported)".to_owned(), |model| cell(model).into_owned()),
+                match (&judge.model, &judge.command) {
+                    (Some(model), _) => cell(model).into_owned(),
+                    (None, Some(command)) => format!("(command) {}", cell(command)),
+                    (None, None) => "(imported)".to_owned(),
+                },
                 judge.pairs_judged.to_string(),
                 judge.targets_judged.to_string(),
                 judge

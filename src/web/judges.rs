@@ -20,8 +20,8 @@ use crate::domain::{JudgeModel, JudgeName};
 use crate::study::judges::endpoint::EndpointUrl;
 use crate::study::judges::prompt::{Prompt, MAX_TEMPLATE_BYTES};
 use crate::study::judges::{
-    Disagreement, JudgeAudit, JudgeSummary, RunJobReport, RunRequest, RunState, KEY_VARIABLE,
-    RUNS_KEPT,
+    Disagreement, EndpointRequest, Grading, JudgeAudit, JudgeSummary, RunJobReport, RunRequest,
+    RunState, KEY_VARIABLE, RUNS_KEPT,
 };
 use crate::study::{JobId, Study};
 use crate::words;
@@ -199,14 +199,16 @@ async fn start(
         });
     let job = study
         .start_judge_run(RunRequest {
-            endpoint,
-            model,
+            grading: Grading::Endpoint(EndpointRequest {
+                endpoint,
+                model,
+                prompt,
+                key: std::env::var(KEY_VARIABLE).ok(),
+            }),
             name,
-            prompt,
             concurrency,
             limit: None,
             timeout: TIMEOUT,
-            key: std::env::var(KEY_VARIABLE).ok(),
         })
         .await?;
     Ok(see_other(&run_path(&job)))

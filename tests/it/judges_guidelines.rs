@@ -8,7 +8,7 @@ use paperjudge::study::{Refusal, StudyError};
 
 use crate::common::TestStudy;
 use crate::judge_support::{Reply, StandIn};
-use crate::judges_run::request;
+use crate::judges_run::{endpoint_of, request};
 use crate::web_support::fixture_study;
 
 const GUIDELINES: &str = "Rate **method** papers above surveys.\n\n- A dataset alone: 2 stars.";
@@ -54,7 +54,8 @@ async fn a_prompt_with_guidelines_sends_them_to_the_judge_and_each_grade_keeps_t
     let stand_in = StandIn::start(|_, _| Reply::stars(3));
     let mut own = request(&stand_in);
     own.name = Some(JudgeName::new("reads-guidelines").unwrap());
-    own.prompt = Some("How to rate:\n{guidelines}\n---\n{target_title} / {candidate_title}".into());
+    endpoint_of(&mut own).prompt =
+        Some("How to rate:\n{guidelines}\n---\n{target_title} / {candidate_title}".into());
     own.limit = Some(2);
     let report = study.study.run_judge(own.clone(), ()).await.unwrap();
     assert_eq!(report.stored, 2);
@@ -115,7 +116,7 @@ async fn the_default_prompt_carries_the_guidelines_or_the_scale_alone_when_there
     // A prompt without `{guidelines}` grades under none, whatever changes.
     let mut without = request(&stand_in);
     without.name = Some(JudgeName::new("without").unwrap());
-    without.prompt = Some("{target_title} / {candidate_title}".into());
+    endpoint_of(&mut without).prompt = Some("{target_title} / {candidate_title}".into());
     without.limit = Some(1);
     study.study.run_judge(without.clone(), ()).await.unwrap();
     set_guidelines(&study, "Other words.").await;

@@ -35,6 +35,7 @@ mod judge_validity;
 mod judges_attack;
 mod judges_audit;
 mod judges_cli;
+mod judges_command;
 mod judges_guidelines;
 mod judges_leaderboard;
 mod judges_run;

@@ -5,14 +5,16 @@
 //! target, never enter the leaderboard's judgments, never show on a rating page, and per pair
 //! reach only the owner, on fully rated targets only.
 //!
-//! - [`run`]: a run grades the pairs a judge has not graded through a model endpoint
-//!   ([`endpoint`], with the [`prompt`]), holding the judge's [`lease`] (one place at a time);
-//!   [`jobs`]: runs from the browser.
+//! - [`run`]: a run grades the pairs a judge has not graded through its [`grader`] (a model
+//!   endpoint, [`endpoint`], with the [`prompt`]; or a local command), holding the judge's
+//!   [`lease`] (one place at a time); [`jobs`]: the runs of this process, one at a time, those
+//!   from the browser followed as jobs.
 //! - Grades imported from a file (`import judgments`) are written by `Study::import`.
 //! - [`audit`]: how far to trust a judge, against the raters.
 
 mod audit;
 pub mod endpoint;
+pub mod grader;
 mod jobs;
 mod lease;
 pub mod prompt;
@@ -34,8 +36,11 @@ use crate::study::import::Summary;
 use store::JudgeRecord;
 
 pub use audit::{Disagreement, JudgeAudit};
+pub use grader::command::CommandLine;
 pub use jobs::{JudgeRuns, RunJobReport, RunState, RUNS_KEPT};
-pub use run::{Example, RunProgress, RunReport, RunRequest, ATTEMPTS, KEY_VARIABLE};
+pub use run::{
+    EndpointRequest, Example, Grading, RunProgress, RunReport, RunRequest, ATTEMPTS, KEY_VARIABLE,
+};
 
 /// A judge and how much of the study it graded, as `paperjudge judges list` and `/judges`
 /// show it.
@@ -47,6 +52,8 @@ pub struct JudgeSummary {
     /// The endpoint it was last run against.
     pub endpoint: Option<String>,
     pub prompt_sha256: Option<String>,
+    /// The command line of a judge that is a local command.
+    pub command: Option<String>,
     /// Pooled pairs of the targets being rated that it graded.
     pub pairs_judged: i64,
     /// Targets being rated whose every pooled pair it graded.
@@ -134,6 +141,7 @@ impl Study {
                         model: judge.model,
                         endpoint: judge.endpoint,
                         prompt_sha256: judge.prompt_sha256,
+                        command: judge.command,
                         pairs_judged: of_judge.map_or(0, |graded| graded.pairs),
                         targets_judged: of_judge.map_or(0, |graded| graded.targets),
                     }
@@ -204,10 +212,10 @@ pub(super) fn write_imported(
     let mut summary = Summary::new("judgments");
     summary.read = read;
     let id = match store::judge_directly(conn, judge)? {
-        Some((_, Some(model))) => {
+        Some((_, Some(grades_with))) => {
             return Err(Refusal::JudgeGradesThroughModel {
                 judge: judge.clone(),
-                model,
+                grades_with,
             }
             .into())
         }

@@ -23,10 +23,12 @@ pub(in crate::study) struct JudgeRecord {
     pub revision: i64,
     /// The guidelines' version its prompt was filled with.
     pub guidelines: Option<GuidelinesVersion>,
+    /// A command judge's command line.
+    pub command: Option<String>,
 }
 
 const JUDGE_COLUMNS: &str =
-    "id, name, model, endpoint, prompt, prompt_sha256, revision, guidelines";
+    "id, name, model, endpoint, prompt, prompt_sha256, revision, guidelines, command";
 
 /// The judge named `name`, if the study has one.
 pub(in crate::study) async fn find<'e, E: SqliteExecutor<'e>>(
@@ -91,40 +93,62 @@ pub(in crate::study) async fn graded<'e, E: SqliteExecutor<'e>>(
     .await
 }
 
-/// What identifies a judge that grades through a model endpoint, and what its requests are.
+/// What a judge's grades come from, as a new judge is stored.
 #[derive(Debug, Clone)]
-pub(in crate::study) struct EndpointJudge<'a> {
-    pub name: &'a JudgeName,
-    pub model: &'a str,
-    pub endpoint: &'a str,
-    pub prompt: &'a str,
-    pub prompt_sha256: &'a str,
-    pub guidelines: Option<GuidelinesVersion>,
-    /// The requests' settings, as JSON.
-    pub settings: &'a str,
+pub(in crate::study) enum Source<'a> {
+    /// A model behind an endpoint, with its prompt, the guidelines' version the prompt was
+    /// filled with, and the requests' settings (JSON).
+    Endpoint {
+        model: &'a str,
+        endpoint: &'a str,
+        prompt: &'a str,
+        prompt_sha256: &'a str,
+        guidelines: Option<GuidelinesVersion>,
+        settings: &'a str,
+    },
+    /// A local command, by its command line.
+    Command { command: &'a str },
 }
 
-/// Adds a judge that grades through a model endpoint.
-pub(in crate::study) async fn add_endpoint_judge(
+/// Adds the judge `name`, which grades as `source` says: its id.
+pub(in crate::study) async fn add_judge(
     conn: &mut SqliteConnection,
-    judge: &EndpointJudge<'_>,
+    name: &JudgeName,
+    source: &Source<'_>,
     now: &str,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(
+    let insert = sqlx::query_scalar(
         "INSERT INTO judges (name, model, endpoint, prompt, prompt_sha256, guidelines, settings,
-                             added_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                             command, added_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
     )
-    .bind(judge.name)
-    .bind(judge.model)
-    .bind(judge.endpoint)
-    .bind(judge.prompt)
-    .bind(judge.prompt_sha256)
-    .bind(judge.guidelines)
-    .bind(judge.settings)
-    .bind(now)
-    .fetch_one(conn)
-    .await
+    .bind(name);
+    let insert = match source {
+        Source::Endpoint {
+            model,
+            endpoint,
+            prompt,
+            prompt_sha256,
+            guidelines,
+            settings,
+        } => insert
+            .bind(*model)
+            .bind(*endpoint)
+            .bind(*prompt)
+            .bind(*prompt_sha256)
+            .bind(*guidelines)
+            .bind(*settings)
+            .bind(None::<&str>),
+        Source::Command { command } => insert
+            .bind(None::<&str>)
+            .bind(None::<&str>)
+            .bind(None::<&str>)
+            .bind(None::<&str>)
+            .bind(None::<GuidelinesVersion>)
+            .bind(None::<&str>)
+            .bind(*command),
+    };
+    insert.bind(now).fetch_one(conn).await
 }
 
 /// Records where and how a judge is run now: the endpoint may move (a server restarted on
@@ -189,17 +213,17 @@ pub(in crate::study) async fn exists(
 pub(in crate::study) async fn store_grades(
     conn: &mut SqliteConnection,
     judge: i64,
-    grades: &[((PaperKey, PaperKey), Stars)],
+    grades: &[((PaperKey, PaperKey), Stars, Option<String>)],
     guidelines: Option<GuidelinesVersion>,
     judged_at: &str,
 ) -> Result<(), sqlx::Error> {
-    for ((target, paper), stars) in grades {
+    for ((target, paper), stars, explanation) in grades {
         sqlx::query(UPSERT_GRADE)
             .bind(judge)
             .bind(target.0)
             .bind(paper.0)
             .bind(i64::from(stars.get()))
-            .bind(None::<String>)
+            .bind(explanation.as_deref())
             .bind(judged_at)
             .bind(guidelines)
             .execute(&mut *conn)
@@ -218,15 +242,23 @@ pub(in crate::study) struct Written {
 }
 
 /// The judge named `name` on an import's connection, if the study has one: its id, and the
-/// model it grades through (`None` for a judge of imported grades).
+/// model or the command it grades through (`None` for a judge of imported grades), in words.
 pub(in crate::study) fn judge_directly(
     conn: &rusqlite::Connection,
     name: &JudgeName,
 ) -> rusqlite::Result<Option<(i64, Option<String>)>> {
     conn.query_row(
-        "SELECT id, model FROM judges WHERE name = ?",
+        "SELECT id, model, command FROM judges WHERE name = ?",
         [name.as_str()],
-        |row| Ok((row.get(0)?, row.get(1)?)),
+        |row| {
+            let (model, command): (Option<String>, Option<String>) = (row.get(1)?, row.get(2)?);
+            let source = match (model, command) {
+                (Some(model), _) => Some(format!("the model {model:?}")),
+                (None, Some(command)) => Some(format!("the command {command:?}")),
+                (None, None) => None,
+            };
+            Ok((row.get(0)?, source))
+        },
     )
     .map(Some)
     .or_else(|error| match error {
