@@ -146,6 +146,8 @@ pub enum Refusal {
     FractionalQrels,
     #[error("there is no judge {0:?} in this study (`paperjudge judges list` lists them)")]
     UnknownJudge(JudgeName),
+    #[error("there is no trial {0} in this study (`paperjudge judges trials` lists them)")]
+    UnknownTrial(i64),
     /// `grades_with` names the model or the command, in words.
     #[error(
         "the judge {judge:?} grades with {grades_with}: its grades come from its runs \

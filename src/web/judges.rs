@@ -20,8 +20,8 @@ use crate::domain::{JudgeModel, JudgeName};
 use crate::study::judges::endpoint::EndpointUrl;
 use crate::study::judges::prompt::{Prompt, MAX_TEMPLATE_BYTES};
 use crate::study::judges::{
-    Disagreement, EndpointRequest, Grading, JudgeAudit, JudgeSummary, RunJobReport, RunRequest,
-    RunState, KEY_VARIABLE, RUNS_KEPT,
+    Disagreement, EndpointRequest, Grading, JudgeAudit, JudgeSummary, Purpose, RunJobReport,
+    RunRequest, RunState, KEY_VARIABLE, RUNS_KEPT,
 };
 use crate::study::{JobId, Study};
 use crate::words;
@@ -209,6 +209,8 @@ async fn start(
             concurrency,
             limit: None,
             timeout: TIMEOUT,
+            purpose: Purpose::Judge,
+            tuning_targets: None,
         })
         .await?;
     Ok(see_other(&run_path(&job)))

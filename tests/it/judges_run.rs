@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use paperjudge::domain::{JudgeModel, JudgeName};
 use paperjudge::study::judges::endpoint::EndpointUrl;
-use paperjudge::study::judges::{EndpointRequest, Grading, RunReport, RunRequest};
+use paperjudge::study::judges::{EndpointRequest, Grading, Purpose, RunReport, RunRequest};
 use paperjudge::study::{Refusal, StudyError};
 
 use crate::common::TestStudy;
@@ -420,6 +420,8 @@ fn request_to(url: &str) -> RunRequest {
         concurrency: 4,
         limit: None,
         timeout: Duration::from_secs(10),
+        purpose: Purpose::Judge,
+        tuning_targets: None,
     }
 }
 

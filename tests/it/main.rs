@@ -39,6 +39,7 @@ mod judges_command;
 mod judges_guidelines;
 mod judges_leaderboard;
 mod judges_run;
+mod judges_trials;
 mod judges_web;
 mod layers;
 mod leaderboard_blindness;

@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::lease::Place;
-use super::run::{RunProgress, RunReport, RunRequest};
+use super::run::{Purpose, RunProgress, RunReport, RunRequest};
+use super::trial::TrialReport;
 use crate::domain::JudgeName;
 use crate::study::JobId;
 use crate::study::{Refusal, Study, StudyError};
@@ -163,6 +164,21 @@ impl Study {
         let prepared = self.prepare_run(&request, Place::CommandLine).await?;
         self.run_prepared(prepared, request.concurrency, progress)
             .await
+    }
+
+    /// A trial (`request.purpose` is [`Purpose::Trial`]): the tuning set's pairs graded as
+    /// `request` asks, and what the grades say.
+    pub async fn run_trial(
+        &self,
+        request: RunRequest,
+        progress: impl RunProgress,
+    ) -> Result<TrialReport, StudyError> {
+        let request = RunRequest {
+            purpose: Purpose::Trial,
+            ..request
+        };
+        let report = self.run_judge(request, progress).await?;
+        self.trial_report(report).await
     }
 
     /// Starts a judge run in the background (the browser's `/judges`), refused while another

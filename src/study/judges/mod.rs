@@ -10,7 +10,8 @@
 //!   [`lease`] (one place at a time); [`jobs`]: the runs of this process, one at a time, those
 //!   from the browser followed as jobs.
 //! - Grades imported from a file (`import judgments`) are written by `Study::import`.
-//! - [`audit`]: how far to trust a judge, against the raters.
+//! - [`audit`]: how far to trust a judge, against the raters; [`trial`]: a judge tried on the
+//!   tuning set before it grades the study.
 
 mod audit;
 pub mod endpoint;
@@ -20,6 +21,7 @@ mod lease;
 pub mod prompt;
 pub mod run;
 mod store;
+mod trial;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -39,8 +41,10 @@ pub use audit::{Disagreement, JudgeAudit};
 pub use grader::command::CommandLine;
 pub use jobs::{JudgeRuns, RunJobReport, RunState, RUNS_KEPT};
 pub use run::{
-    EndpointRequest, Example, Grading, RunProgress, RunReport, RunRequest, ATTEMPTS, KEY_VARIABLE,
+    EndpointRequest, Example, Grading, Purpose, RunProgress, RunReport, RunRequest, ATTEMPTS,
+    KEY_VARIABLE,
 };
+pub use trial::{TrialReport, TrialSummary, TUNING_TARGETS};
 
 /// A judge and how much of the study it graded, as `paperjudge judges list` and `/judges`
 /// show it.
@@ -335,10 +339,14 @@ impl Study {
         let in_raters = (judged.targets.iter())
             .map(|(key, _)| in_set_position.get(key).copied())
             .collect();
+        let tuning = (judged.tuning.iter())
+            .filter_map(|key| position_of_target.get(key).copied())
+            .collect();
         Ok(JudgedTargets {
             name,
             collection: Collection::of(models.to_vec(), targets, set.collection.pool_depth),
             in_raters,
+            tuning,
         })
     }
 }

@@ -25,7 +25,7 @@ use tokio::task::JoinSet;
 use super::endpoint::{shortened, Endpoint, EndpointUrl};
 use super::grader::command::{CommandGrader, CommandLine};
 use super::grader::endpoint::EndpointGrader;
-use super::grader::{Answered, Grader, Heard, Identity, Outcome, Pair, Stop};
+use super::grader::{Answered, Gate, Grader, Heard, Identity, Outcome, Pair, Stop};
 use super::lease::{Lease, Place, RENEW_EVERY};
 use super::prompt::{FilledPrompt, Prompt};
 use super::store;
@@ -68,6 +68,26 @@ pub struct RunRequest {
     /// How long one request may take, from connecting to the reply's last byte; how long a
     /// command may answer nothing while lines are outstanding.
     pub timeout: Duration,
+    /// What the run is for: a judge, or a trial on the tuning set.
+    pub purpose: Purpose,
+    /// The tuning set's size asked for (`--tuning-targets`); by default the set as it is, or
+    /// [`super::trial::TUNING_TARGETS`].
+    pub tuning_targets: Option<usize>,
+}
+
+/// What a run is for.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum Purpose {
+    /// A judge grades every pair it has not graded.
+    #[default]
+    Judge,
+    /// As a judge, and the tuning set first: the run stops there when the upper end of α's 95%
+    /// interval on it is below this (`--stop-below-alpha`).
+    JudgeUnlessBelow(f64),
+    /// A judge made from the trial of this id: its grades kept, the rest graded.
+    FromTrial(i64),
+    /// A trial: the tuning set's pairs alone, no judge (`--trial`).
+    Trial,
 }
 
 /// How a judge grades.
@@ -170,14 +190,14 @@ impl RunReport {
 }
 
 impl Study {
-    /// Checks what a run asks (refused: nothing asked), takes the judge's lease, finds the
-    /// pairs it grades and, if there are any, starts its grader.
+    /// Checks what a run asks (refused: nothing asked), takes the judge's lease (a trial, no
+    /// judge, takes none), finds the pairs it grades and, if there are any, starts its grader.
     pub(super) async fn prepare_run(
         &self,
         request: &RunRequest,
         place: Place,
     ) -> Result<PreparedRun, StudyError> {
-        let (name, grading) = match &request.grading {
+        let (default_name, asking) = match &request.grading {
             Grading::Endpoint(asked) => {
                 let given = (asked.prompt.as_deref())
                     .map(Prompt::new)
@@ -197,72 +217,129 @@ impl Study {
             }
             Grading::Command(line) => (line.as_str().to_owned(), Asking::Command(line.clone())),
         };
+        if request.purpose == Purpose::Trial {
+            return self.prepare_trial(request, asking).await;
+        }
         let name = match &request.name {
             Some(name) => name.clone(),
-            None => JudgeName::new(&name).map_err(|invalid| {
+            None => JudgeName::new(&default_name).map_err(|invalid| {
                 Refusal::InvalidJudgeRun(format!("{invalid}: name the judge with --name"))
             })?,
         };
         let lease = self.take_run(&name, place).await?;
-        let found = async {
-            let existing = self
-                .read(async |conn| Ok(store::find(&mut *conn, &name).await?))
-                .await?;
-            let mut grader = match grading {
-                Asking::Endpoint(endpoint, given) => {
-                    // Without a prompt given, a judge goes on with its own (made, perhaps,
-                    // with an earlier default), and a new one takes the default.
-                    let own = (existing.as_ref())
-                        .and_then(|judge| judge.prompt.as_deref())
-                        .map(Prompt::new)
-                        .transpose()
-                        .map_err(Refusal::InvalidPrompt)?;
-                    let prompt = given.or(own).unwrap_or_else(Prompt::default_prompt);
-                    // The guidelines are read once: every pair of the run is asked under them.
-                    let current = self
-                        .read(async |conn| Ok(db::guidelines::current(&mut *conn).await?))
-                        .await?;
-                    let prompt = FilledPrompt::new(
-                        prompt,
-                        (current.as_ref()).map(|row| (row.version, row.markdown.as_deref())),
-                    );
-                    Grader::Endpoint(EndpointGrader {
-                        endpoint: endpoint.into(),
-                        prompt: prompt.into(),
-                    })
-                }
-                Asking::Command(line) => {
-                    Grader::Command(Box::new(CommandGrader::new(line, request.timeout)))
-                }
-            };
-            if let Some(judge) = &existing {
-                grader.identity().check_same(judge)?;
-            }
-            let judge_id = existing.as_ref().map(|judge| judge.id);
-            let mut pairs = self
-                .read(async |conn| Ok(store::pairs_to_grade(&mut *conn, judge_id).await?))
-                .await?;
-            if let Some(limit) = request.limit {
-                pairs.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-            }
-            if let (Grader::Command(command), false) = (&mut grader, pairs.is_empty()) {
-                command.start().map_err(Refusal::InvalidJudgeRun)?;
-            }
-            Ok::<_, StudyError>((grader, judge_id, pairs))
-        };
-        match found.await {
-            Ok((grader, judge_id, pairs)) => Ok(PreparedRun {
+        match self.prepare_judge(request, asking, &name).await {
+            Ok((grader, judge_id, pairs, checkpoint)) => Ok(PreparedRun {
                 name,
                 grader,
-                judge_id,
+                keeper: Keeper::Judge { lease, judge_id },
                 pairs,
-                lease,
+                checkpoint,
             }),
             Err(refused) => {
                 lease.end().await;
                 Err(refused)
             }
         }
+    }
+
+    /// The grader of a judge run, the judge's id if the study has it, the pairs it grades
+    /// (the tuning set's first, for `--stop-below-alpha`), and where to check α.
+    async fn prepare_judge(
+        &self,
+        request: &RunRequest,
+        asking: Asking,
+        name: &JudgeName,
+    ) -> Result<
+        (
+            Grader,
+            Option<i64>,
+            Vec<(PaperKey, PaperKey)>,
+            Option<Checkpoint>,
+        ),
+        StudyError,
+    > {
+        let existing = self
+            .read(async |conn| Ok(store::find(&mut *conn, name).await?))
+            .await?;
+        let trial = match request.purpose {
+            Purpose::FromTrial(id) => {
+                Some(self.trial_for_judge(id, existing.is_some(), name).await?)
+            }
+            _ => None,
+        };
+        // Without a prompt given, a judge goes on with its own (made, perhaps, with an earlier
+        // default), one from a trial takes the trial's, and a new one the default.
+        let own = (existing.as_ref().and_then(|judge| judge.prompt.clone()))
+            .or_else(|| trial.as_ref().and_then(|trial| trial.prompt.clone()));
+        let mut grader = self.grader(asking, own.as_deref(), request.timeout).await?;
+        if let Some(judge) = &existing {
+            grader.identity().check_same(judge)?;
+        }
+        let mut judge_id = existing.as_ref().map(|judge| judge.id);
+        if let Some(trial) = &trial {
+            judge_id = Some(self.judge_from_trial(&grader, trial, name).await?);
+        }
+        let mut pairs = self
+            .read(async |conn| Ok(store::pairs_to_grade(&mut *conn, judge_id).await?))
+            .await?;
+        let checkpoint = match request.purpose {
+            Purpose::JudgeUnlessBelow(threshold) => {
+                let (_, tuning) = self.tuning_set(request.tuning_targets).await?;
+                let first: Vec<(PaperKey, PaperKey)> = (pairs.iter())
+                    .filter(|(target, _)| tuning.contains(target))
+                    .copied()
+                    .collect();
+                pairs.retain(|(target, _)| !tuning.contains(target));
+                let left = first.len();
+                pairs.splice(0..0, first);
+                Some(Checkpoint {
+                    threshold,
+                    tuning,
+                    left,
+                })
+            }
+            _ => None,
+        };
+        if let Some(limit) = request.limit {
+            pairs.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        }
+        if let (Grader::Command(command), false) = (&mut grader, pairs.is_empty()) {
+            command.start().map_err(Refusal::InvalidJudgeRun)?;
+        }
+        Ok((grader, judge_id, pairs, checkpoint))
+    }
+
+    /// The grader of what a run asks: an endpoint with the prompt given, or else `own` (the
+    /// judge's or the trial's), or else the default, filled with the guidelines in force; or a
+    /// command, not started yet.
+    pub(super) async fn grader(
+        &self,
+        asking: Asking,
+        own: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Grader, StudyError> {
+        Ok(match asking {
+            Asking::Endpoint(endpoint, given) => {
+                let own = own
+                    .map(Prompt::new)
+                    .transpose()
+                    .map_err(Refusal::InvalidPrompt)?;
+                let prompt = given.or(own).unwrap_or_else(Prompt::default_prompt);
+                // The guidelines are read once: every pair of the run is asked under them.
+                let current = self
+                    .read(async |conn| Ok(db::guidelines::current(&mut *conn).await?))
+                    .await?;
+                let prompt = FilledPrompt::new(
+                    prompt,
+                    (current.as_ref()).map(|row| (row.version, row.markdown.as_deref())),
+                );
+                Grader::Endpoint(EndpointGrader {
+                    endpoint: endpoint.into(),
+                    prompt: prompt.into(),
+                })
+            }
+            Asking::Command(line) => Grader::Command(Box::new(CommandGrader::new(line, timeout))),
+        })
     }
 
     /// Runs what [`Study::prepare_run`] prepared, and lets go of the judge's lease.
@@ -276,9 +353,9 @@ impl Study {
         let PreparedRun {
             name,
             grader,
-            judge_id,
+            keeper,
             pairs,
-            lease,
+            checkpoint,
         } = prepared;
         let mut report = RunReport {
             judge: name.clone(),
@@ -294,17 +371,22 @@ impl Study {
         progress.started(&name, report.pairs);
         let mut run = Run {
             study: self,
-            lease,
-            judge_id,
+            keeper,
             settings: None,
             failures_in_a_row: 0,
             renew_at: tokio::time::Instant::now() + RENEW_EVERY,
+            started,
+            checkpoint,
+            gate: None,
             report: &mut report,
             progress: &progress,
         };
-        let ran = run.grade(grader, pairs, concurrency.max(1)).await;
-        let Run { lease, .. } = run;
-        lease.end().await;
+        let ran = match run.checked().await {
+            Ok(Ok(())) => run.grade(grader, pairs, concurrency.max(1)).await,
+            checked => checked,
+        };
+        let Run { keeper, .. } = run;
+        keeper.end(self).await;
         if let Err(Stop(why)) = ran? {
             report.stopped = Some(why);
         }
@@ -314,32 +396,76 @@ impl Study {
 }
 
 /// What a run asks, before the judge's own prompt is known.
-enum Asking {
+pub(super) enum Asking {
     Endpoint(Endpoint, Option<Prompt>),
     Command(CommandLine),
 }
 
-/// A run checked and ready: its judge and grader, the pairs it grades, and the judge's lease.
+/// A run checked and ready: its judge (or trial) and grader, the pairs it grades, and where
+/// its grades go.
 pub(super) struct PreparedRun {
     pub name: JudgeName,
-    grader: Grader,
-    /// The judge's id, when the study has it already.
-    judge_id: Option<i64>,
+    pub grader: Grader,
+    pub keeper: Keeper,
     pub pairs: Vec<(PaperKey, PaperKey)>,
-    lease: Lease,
+    pub checkpoint: Option<Checkpoint>,
 }
 
-/// A run going on: the judge it stores as, and what it has done.
+/// Where a run's grades go.
+pub(super) enum Keeper {
+    /// A judge's: the run holds its lease; its id once the study has it.
+    Judge { lease: Lease, judge_id: Option<i64> },
+    /// A trial's.
+    Trial { id: i64 },
+}
+
+impl Keeper {
+    /// Lets go of the judge's lease; forgets a trial that stored nothing.
+    pub(super) async fn end(self, study: &Study) {
+        match self {
+            Keeper::Judge { lease, .. } => lease.end().await,
+            Keeper::Trial { id } => {
+                let forgotten = study
+                    .write(async |conn| {
+                        if store::trial(&mut *conn, id)
+                            .await?
+                            .is_some_and(|t| t.graded == 0)
+                        {
+                            store::remove_trial(&mut *conn, id).await?;
+                        }
+                        Ok(())
+                    })
+                    .await;
+                if let Err(error) = forgotten {
+                    tracing::warn!(%error, "a trial without grades was not removed");
+                }
+            }
+        }
+    }
+}
+
+/// Where a judge run with `--stop-below-alpha` checks its agreement: once the tuning set's
+/// pairs are all handled.
+pub(super) struct Checkpoint {
+    threshold: f64,
+    tuning: Vec<PaperKey>,
+    /// The tuning set's pairs still to be handled.
+    left: usize,
+}
+
+/// A run going on: where it stores, and what it has done.
 struct Run<'a, P: RunProgress> {
     study: &'a Study,
-    lease: Lease,
-    /// The judge's id, once the study has it.
-    judge_id: Option<i64>,
+    keeper: Keeper,
     /// How the grader asks, to be stored with the run's next grades; `None` once they are.
     settings: Option<String>,
     failures_in_a_row: u64,
     /// When the lease is renewed next, unless a write of grades renews it first.
     renew_at: tokio::time::Instant,
+    started: Instant,
+    checkpoint: Option<Checkpoint>,
+    /// Opens the way past the checkpoint, once it is passed.
+    gate: Option<tokio::sync::oneshot::Sender<()>>,
     report: &'a mut RunReport,
     progress: &'a P,
 }
@@ -362,7 +488,16 @@ impl<P: RunProgress> Run<'_, P> {
         // Dropped with the run, which cancels what is outstanding (and kills a command).
         let mut asking = JoinSet::new();
         let identity = grader.identity();
-        asking.spawn(grader.ask_all(self.study.clone(), keys, concurrency, heard));
+        // With a checkpoint, the tuning set's pairs alone until it is passed.
+        let gate = (self.checkpoint.as_ref()).map(|checkpoint| {
+            let (open, opened) = tokio::sync::oneshot::channel();
+            self.gate = Some(open);
+            Gate {
+                after: checkpoint.left,
+                open: opened,
+            }
+        });
+        asking.spawn(grader.ask_all(self.study.clone(), keys, concurrency, heard, gate));
         loop {
             let next = match self.renewing(hearing.recv()).await? {
                 Ok(next) => next,
@@ -396,7 +531,10 @@ impl<P: RunProgress> Run<'_, P> {
                 done = &mut work => return Ok(Ok(done)),
                 () = tokio::time::sleep_until(self.renew_at) => {
                     self.renew_at = tokio::time::Instant::now() + RENEW_EVERY;
-                    let renewed = self.study.write(async |conn| self.lease.renew(conn).await).await;
+                    let Keeper::Judge { lease, .. } = &self.keeper else {
+                        continue;
+                    };
+                    let renewed = self.study.write(async |conn| lease.renew(conn).await).await;
                     match renewed {
                         Ok(true) => {}
                         Ok(false) => return Ok(Err(self.lease_lost())),
@@ -419,6 +557,7 @@ impl<P: RunProgress> Run<'_, P> {
     ) -> Result<Result<(), Stop>, StudyError> {
         let mut grades: Vec<Grade> = Vec::new();
         let mut stop = None;
+        let mut tuning_handled = 0;
         for heard in batch {
             let Answered { pair, outcome } = match heard {
                 Heard::Answered(answered) => answered,
@@ -432,6 +571,9 @@ impl<P: RunProgress> Run<'_, P> {
                 }
                 Heard::Failed(error) => return Err(error),
             };
+            if (self.checkpoint.as_ref()).is_some_and(|at| at.tuning.contains(&pair.keys.0)) {
+                tuning_handled += 1;
+            }
             match outcome {
                 Outcome::Graded { stars, explanation } => {
                     self.failures_in_a_row = 0;
@@ -470,7 +612,49 @@ impl<P: RunProgress> Run<'_, P> {
                 self.progress.done(true);
             }
         }
-        Ok(stop.map_or(Ok(()), Err))
+        if let Some(stop) = stop {
+            return Ok(Err(stop));
+        }
+        if let Some(checkpoint) = &mut self.checkpoint {
+            checkpoint.left = checkpoint.left.saturating_sub(tuning_handled);
+        }
+        self.checked().await
+    }
+
+    /// With `--stop-below-alpha`, once the tuning set's pairs are all handled: the stop when
+    /// the upper end of α's 95% interval on them is below the threshold (checked once).
+    async fn checked(&mut self) -> Result<Result<(), Stop>, StudyError> {
+        let (Some(checkpoint), Keeper::Judge { judge_id, .. }) = (&self.checkpoint, &self.keeper)
+        else {
+            return Ok(Ok(()));
+        };
+        if checkpoint.left > 0 {
+            return Ok(Ok(()));
+        }
+        let alpha = match judge_id {
+            Some(id) => self.study.alpha_on(*id, &checkpoint.tuning).await?,
+            None => None,
+        };
+        let threshold = checkpoint.threshold;
+        let targets = checkpoint.tuning.len();
+        self.checkpoint = None;
+        let passed = !matches!(alpha, Some((_, [_, high])) if high < threshold);
+        if let Some(open) = self.gate.take().filter(|_| passed) {
+            let _ = open.send(());
+        }
+        Ok(match alpha {
+            Some((alpha, [low, high])) if high < threshold => Err(Stop(format!(
+                "on the tuning set ({targets} {}), α is {} with its 95% interval [{}, {}], whose \
+                 upper end is below --stop-below-alpha {threshold}: the judge agrees too little \
+                 with the raters to be worth the rest of the study, so the run stopped there \
+                 (its grades stay)",
+                plural(targets as u64, "target", "targets"),
+                crate::words::terminal::number(Some(alpha)),
+                crate::words::terminal::number(Some(low)),
+                crate::words::terminal::number(Some(high)),
+            ))),
+            _ => Ok(()),
+        })
     }
 
     /// Stores `grades` in one transaction (the judge added with its first, its endpoint and
@@ -490,7 +674,9 @@ impl<P: RunProgress> Run<'_, P> {
                 .await;
             match stored {
                 Ok(Ok(id)) => {
-                    self.judge_id = Some(id);
+                    if let Keeper::Judge { judge_id, .. } = &mut self.keeper {
+                        *judge_id = Some(id);
+                    }
                     self.settings = None;
                     self.renew_at = tokio::time::Instant::now() + RENEW_EVERY;
                     return Ok(Ok(()));
@@ -522,19 +708,28 @@ impl<P: RunProgress> Run<'_, P> {
         }
     }
 
-    /// The work of [`Run::store`], inside its transaction: the judge's id.
+    /// The work of [`Run::store`], inside its transaction: the judge's (or the trial's) id.
     async fn store_in(
         &self,
         conn: &mut sqlx::SqliteConnection,
         grades: &[Grade],
         identity: &Identity,
     ) -> Result<Result<i64, Stop>, StudyError> {
-        if !self.lease.renew(conn).await? {
+        let now = crate::study::db::now_rfc3339();
+        let (lease, judge_id) = match &self.keeper {
+            Keeper::Judge { lease, judge_id } => (lease, judge_id),
+            Keeper::Trial { id } => {
+                let seconds = self.started.elapsed().as_secs_f64();
+                let settings = self.settings.as_deref();
+                store::store_trial_grades(&mut *conn, *id, grades, seconds, settings, &now).await?;
+                return Ok(Ok(*id));
+            }
+        };
+        if !lease.renew(conn).await? {
             return Ok(Err(self.lease_lost()));
         }
-        let name = &self.lease.judge;
-        let now = crate::study::db::now_rfc3339();
-        let id = match self.judge_id {
+        let name = &lease.judge;
+        let id = match *judge_id {
             Some(id) if store::exists(conn, id).await? => id,
             Some(_) => {
                 return Ok(Err(Stop(format!(
@@ -562,11 +757,14 @@ impl<P: RunProgress> Run<'_, P> {
     }
 
     fn lease_lost(&self) -> Stop {
+        let judge = match &self.keeper {
+            Keeper::Judge { lease, .. } => lease.judge.as_str(),
+            Keeper::Trial { .. } => "",
+        };
         Stop(format!(
-            "another run of the judge {:?} took it over, as this run had not been heard from \
+            "another run of the judge {judge:?} took it over, as this run had not been heard from \
              for {} s (its machine asleep, or the study held by an import): this run stopped, \
              and stores nothing more",
-            self.lease.judge,
             super::lease::LAPSES_AFTER.as_secs()
         ))
     }

@@ -543,6 +543,8 @@ pub(in crate::study) struct JudgedSnapshot {
     pub left_out: Vec<(PaperKey, ModelId)>,
     /// Models by name, as the study's evaluation holds them.
     pub models: Vec<(ModelId, String)>,
+    /// The targets the judge was chosen on, when trials chose it (see [`WAS_TRIED`]).
+    pub tuning: Vec<PaperKey>,
 }
 
 /// Reads the judged targets of `judge` with its grades and their lists, in one read
@@ -596,6 +598,7 @@ pub(in crate::study) async fn load_judged(
         let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
+        let tuning = tuning_targets_of_directly(&tx, judge)?;
         tx.commit()?;
         Ok(JudgedSnapshot {
             targets,
@@ -603,6 +606,7 @@ pub(in crate::study) async fn load_judged(
             lists,
             left_out,
             models,
+            tuning,
         })
     })
     .await
@@ -652,4 +656,298 @@ pub(in crate::study) async fn grades_of_finished_targets<'e, E: SqliteExecutor<'
         .into_iter()
         .map(|(target, paper, stars)| (PaperKey(target), PaperKey(paper), stars))
         .collect())
+}
+
+/// The targets being rated and fully rated, in the study's order (`/next`'s).
+pub(in crate::study) async fn finished_targets(
+    conn: &mut SqliteConnection,
+) -> Result<Vec<PaperKey>, sqlx::Error> {
+    let keys: Vec<i64> = sqlx::query_scalar(
+        "SELECT target_id FROM targets WHERE active = 1 AND fully_rated = 1
+         ORDER BY order_key, target_id",
+    )
+    .fetch_all(conn)
+    .await?;
+    Ok(keys.into_iter().map(PaperKey).collect())
+}
+
+/// The tuning set as stored, in its order.
+pub(in crate::study) async fn tuning_targets(
+    conn: &mut SqliteConnection,
+) -> Result<Vec<PaperKey>, sqlx::Error> {
+    let keys: Vec<i64> =
+        sqlx::query_scalar("SELECT target_id FROM tuning_targets ORDER BY position")
+            .fetch_all(conn)
+            .await?;
+    Ok(keys.into_iter().map(PaperKey).collect())
+}
+
+/// Stores `targets` as the tuning set, in their order.
+pub(in crate::study) async fn set_tuning_targets(
+    conn: &mut SqliteConnection,
+    targets: &[PaperKey],
+) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM tuning_targets")
+        .execute(&mut *conn)
+        .await?;
+    for (position, target) in targets.iter().enumerate() {
+        sqlx::query("INSERT INTO tuning_targets (position, target_id) VALUES (?, ?)")
+            .bind(position as i64)
+            .bind(target.0)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// The pooled pairs of the targets `targets` (of those being rated) that `judge` (`None`: a
+/// judge not added yet) has not graded, in the study's order.
+pub(in crate::study) async fn pairs_of_targets(
+    conn: &mut SqliteConnection,
+    targets: &[PaperKey],
+    judge: Option<i64>,
+) -> Result<Vec<(PaperKey, PaperKey)>, sqlx::Error> {
+    let keys: Vec<i64> = targets.iter().map(|target| target.0).collect();
+    let rows: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT p.target_id, p.paper_id
+         FROM targets t JOIN pool p ON p.target_id = t.target_id
+         WHERE t.active = 1 AND t.target_id IN (SELECT value FROM json_each(?1))
+           AND NOT EXISTS (SELECT 1 FROM judge_grades g
+                           WHERE g.judge_id = ?2 AND g.target_id = p.target_id
+                             AND g.paper_id = p.paper_id)
+         ORDER BY t.order_key, t.target_id, p.sort_key, p.paper_id",
+    )
+    .bind(serde_json::to_string(&keys).expect("integers serialize"))
+    .bind(judge)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(target, paper)| (PaperKey(target), PaperKey(paper)))
+        .collect())
+}
+
+/// The pooled pairs of the targets being rated: what a whole run would ask.
+pub(in crate::study) async fn pooled_pairs(
+    conn: &mut SqliteConnection,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COALESCE(SUM(pooled), 0) FROM targets WHERE active = 1")
+        .fetch_one(conn)
+        .await
+}
+
+/// A trial as stored, with the grades it has.
+#[derive(Debug, Clone, PartialEq, FromRow)]
+pub(in crate::study) struct TrialRow {
+    pub id: i64,
+    pub model: Option<String>,
+    pub endpoint: Option<String>,
+    pub prompt: Option<String>,
+    pub prompt_sha256: Option<String>,
+    pub guidelines: Option<GuidelinesVersion>,
+    pub settings: Option<String>,
+    pub command: Option<String>,
+    pub tuning_targets: i64,
+    pub pairs: i64,
+    pub seconds: f64,
+    pub created_at: String,
+    /// The grades it stored.
+    pub graded: i64,
+}
+
+const TRIAL_COLUMNS: &str = "t.id, t.model, t.endpoint, t.prompt, t.prompt_sha256, t.guidelines,
+    t.settings, t.command, t.tuning_targets, t.pairs, t.seconds, t.created_at,
+    (SELECT COUNT(*) FROM trial_grades g WHERE g.trial_id = t.id) AS graded";
+
+/// Every trial, oldest first.
+pub(in crate::study) async fn trials<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+) -> Result<Vec<TrialRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {TRIAL_COLUMNS} FROM judge_trials t ORDER BY t.id"
+    ))
+    .fetch_all(executor)
+    .await
+}
+
+/// The trial `id`, if there is one.
+pub(in crate::study) async fn trial<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    id: i64,
+) -> Result<Option<TrialRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {TRIAL_COLUMNS} FROM judge_trials t WHERE t.id = ?"
+    ))
+    .bind(id)
+    .fetch_optional(executor)
+    .await
+}
+
+/// Adds a trial that grades as `source` says, on a tuning set of `tuning_targets` targets
+/// whose `pairs` pooled pairs it sets out to grade: its id.
+pub(in crate::study) async fn add_trial(
+    conn: &mut SqliteConnection,
+    source: &Source<'_>,
+    tuning_targets: i64,
+    pairs: i64,
+    now: &str,
+) -> Result<i64, sqlx::Error> {
+    let insert = sqlx::query_scalar(
+        "INSERT INTO judge_trials (model, endpoint, prompt, prompt_sha256, guidelines, settings,
+                                   command, tuning_targets, pairs, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+    );
+    let insert = match source {
+        Source::Endpoint {
+            model,
+            endpoint,
+            prompt,
+            prompt_sha256,
+            guidelines,
+            settings,
+        } => insert
+            .bind(*model)
+            .bind(*endpoint)
+            .bind(*prompt)
+            .bind(*prompt_sha256)
+            .bind(*guidelines)
+            .bind(*settings)
+            .bind(None::<&str>),
+        Source::Command { command } => insert
+            .bind(None::<&str>)
+            .bind(None::<&str>)
+            .bind(None::<&str>)
+            .bind(None::<&str>)
+            .bind(None::<GuidelinesVersion>)
+            .bind(None::<&str>)
+            .bind(*command),
+    };
+    insert
+        .bind(tuning_targets)
+        .bind(pairs)
+        .bind(now)
+        .fetch_one(conn)
+        .await
+}
+
+/// Removes the trial `id` (one that stored no grade).
+pub(in crate::study) async fn remove_trial(
+    conn: &mut SqliteConnection,
+    id: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM judge_trials WHERE id = ?")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Stores grades of the trial `trial`, the seconds its run has taken so far, and its requests'
+/// settings when known.
+pub(in crate::study) async fn store_trial_grades(
+    conn: &mut SqliteConnection,
+    trial: i64,
+    grades: &[((PaperKey, PaperKey), Stars, Option<String>)],
+    seconds: f64,
+    settings: Option<&str>,
+    judged_at: &str,
+) -> Result<(), sqlx::Error> {
+    for ((target, paper), stars, explanation) in grades {
+        sqlx::query(
+            "INSERT OR REPLACE INTO trial_grades
+                 (trial_id, target_id, paper_id, stars, explanation, judged_at)
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(trial)
+        .bind(target.0)
+        .bind(paper.0)
+        .bind(i64::from(stars.get()))
+        .bind(explanation.as_deref())
+        .bind(judged_at)
+        .execute(&mut *conn)
+        .await?;
+    }
+    sqlx::query(
+        "UPDATE judge_trials SET seconds = ?, settings = COALESCE(?, settings) WHERE id = ?",
+    )
+    .bind(seconds)
+    .bind(settings)
+    .bind(trial)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The trial `trial`'s grades of the pairs of fully rated targets being rated, by target and
+/// paper.
+pub(in crate::study) async fn trial_grades_of_finished_targets<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    trial: i64,
+) -> Result<Vec<(PaperKey, PaperKey, Stars)>, sqlx::Error> {
+    let rows: Vec<(i64, i64, Stars)> = sqlx::query_as(
+        "SELECT g.target_id, g.paper_id, g.stars
+         FROM trial_grades g JOIN targets t ON t.target_id = g.target_id
+         WHERE g.trial_id = ? AND t.active = 1 AND t.fully_rated = 1
+         ORDER BY g.target_id, g.paper_id",
+    )
+    .bind(trial)
+    .fetch_all(executor)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(target, paper, stars)| (PaperKey(target), PaperKey(paper), stars))
+        .collect())
+}
+
+/// Copies the grades of the trial `trial` to the judge `judge` (made under the guidelines'
+/// version `guidelines`), marks the judge as made from it, and moves its revision.
+pub(in crate::study) async fn copy_trial_grades(
+    conn: &mut SqliteConnection,
+    trial: i64,
+    judge: i64,
+    guidelines: Option<GuidelinesVersion>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO judge_grades
+             (judge_id, target_id, paper_id, stars, explanation, judged_at, guidelines)
+         SELECT ?1, target_id, paper_id, stars, explanation, judged_at, ?3
+         FROM trial_grades WHERE trial_id = ?2",
+    )
+    .bind(judge)
+    .bind(trial)
+    .bind(guidelines)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query("UPDATE judges SET from_trial = ?, revision = revision + 1 WHERE id = ?")
+        .bind(trial)
+        .bind(judge)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Whether a trial graded with what the judge `?1` grades with (its model, prompt and
+/// guidelines, or its command), or the judge was made from one: a judge chosen on the targets
+/// the trials graded.
+const WAS_TRIED: &str = "
+    SELECT EXISTS (
+        SELECT 1 FROM judges j JOIN judge_trials t
+          ON (j.model = t.model AND j.prompt_sha256 = t.prompt_sha256
+              AND j.guidelines IS t.guidelines)
+          OR j.command = t.command OR j.from_trial = t.id
+        WHERE j.id = ?1)";
+
+/// When the judge `judge` was chosen by the trials (see [`WAS_TRIED`]), the targets any trial
+/// graded, which it was chosen on; else none.
+fn tuning_targets_of_directly(
+    conn: &rusqlite::Connection,
+    judge: i64,
+) -> rusqlite::Result<Vec<PaperKey>> {
+    if !conn.query_row(WAS_TRIED, [judge], |row| row.get::<_, bool>(0))? {
+        return Ok(Vec::new());
+    }
+    let mut statement =
+        conn.prepare("SELECT DISTINCT target_id FROM trial_grades ORDER BY target_id")?;
+    let keys = statement.query_map([], |row| row.get(0))?;
+    keys.collect()
 }

@@ -216,16 +216,30 @@ impl Grader {
     }
 
     /// Asks for every pair of `keys` (their texts read from `study` a few dozen at a time),
-    /// `concurrency` outstanding at most, and tells `heard` what each answered.
+    /// `concurrency` outstanding at most, and tells `heard` what each answered; past the
+    /// `gate`'s first pairs, only once it opens (never, if it is dropped).
     pub async fn ask_all(
         self,
         study: Study,
         keys: Vec<(PaperKey, PaperKey)>,
         concurrency: usize,
         heard: mpsc::UnboundedSender<Heard>,
+        gate: Option<Gate>,
     ) {
         let (ready, pairs) = mpsc::channel::<PairTexts>(concurrency);
-        let read = read_texts(study, keys, ready, heard.clone());
+        let failed = heard.clone();
+        let read = async move {
+            match gate {
+                None => read_texts(&study, &keys, &ready, &failed).await,
+                Some(Gate { after, open }) => {
+                    let (first, rest) = keys.split_at(after.min(keys.len()));
+                    read_texts(&study, first, &ready, &failed).await;
+                    if open.await.is_ok() {
+                        read_texts(&study, rest, &ready, &failed).await;
+                    }
+                }
+            }
+        };
         let ask = async move {
             match self {
                 Grader::Endpoint(endpoint) => endpoint.ask_all(pairs, concurrency, heard).await,
@@ -236,13 +250,20 @@ impl Grader {
     }
 }
 
+/// Where a grader waits before it asks for more: after its first `after` pairs, until `open`
+/// says so.
+pub(super) struct Gate {
+    pub after: usize,
+    pub open: tokio::sync::oneshot::Receiver<()>,
+}
+
 /// Reads the texts of the pairs `keys`, [`TEXTS_AT_A_TIME`] in one read of the study, each read
 /// done before the grader waits on anything, and hands them to `ready` in order.
 async fn read_texts(
-    study: Study,
-    keys: Vec<(PaperKey, PaperKey)>,
-    ready: mpsc::Sender<PairTexts>,
-    heard: mpsc::UnboundedSender<Heard>,
+    study: &Study,
+    keys: &[(PaperKey, PaperKey)],
+    ready: &mpsc::Sender<PairTexts>,
+    heard: &mpsc::UnboundedSender<Heard>,
 ) {
     for chunk in keys.chunks(TEXTS_AT_A_TIME) {
         match study.pair_texts(chunk).await {
