@@ -77,7 +77,7 @@ pub fn simulate(
     let noise = spec.prompt_noise * judge_sd;
     let most = spec.prompts.iter().copied().max().unwrap_or(1);
     // Per study: for each number of prompts and rule, (covered, half width), or none.
-    let outcomes: Vec<Vec<[Option<(bool, f64)>; 2]>> = (0..spec.studies)
+    let outcomes: Vec<Vec<[Outcome; 2]>> = (0..spec.studies)
         .into_par_iter()
         .map(|study| {
             let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
@@ -140,6 +140,10 @@ pub fn simulate(
     }
     rows
 }
+
+/// Of one study under one rule: whether its interval covered the truth, and its half-width;
+/// `None` without an estimate.
+type Outcome = Option<(bool, f64)>;
 
 /// A normal draw (Box-Muller).
 fn normal(rng: &mut ChaCha8Rng) -> f64 {
