@@ -12,6 +12,9 @@
 use paperjudge::simulation::judged_library::{Judge, JudgedLibrary, LibrarySpec};
 use paperjudge::simulation::tuned_judge::{simulate, Rule, TunedSpec};
 
+/// A number of a target from its models' values: a model's NDCG, a pair's difference.
+type Quantity = fn(&[f64]) -> f64;
+
 /// The four models' skills: m1 is 0.10 below the leader.
 const SKILLS: [f64; 4] = [1.0, 0.64, 0.4, 0.1];
 
@@ -40,7 +43,7 @@ fn main() {
         seed: 41,
     };
     println!("library kappa {:.2}, {studies} studies\n", library.kappa);
-    let quantities: [(&str, fn(&[f64]) -> f64); 2] = [
+    let quantities: [(&str, Quantity); 2] = [
         ("m0 − m1 (a pair's difference)", |v| v[0] - v[1]),
         ("m0 (the leader's NDCG)", |v| v[0]),
     ];
