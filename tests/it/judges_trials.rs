@@ -23,7 +23,7 @@ fn good_prompt() -> String {
 }
 
 /// The fixture served, T1 rated as `rate_all_of_t1` and T2 as the trial reference says.
-async fn rated_app() -> TestApp {
+pub async fn rated_app() -> TestApp {
     let app = TestApp::with_fixture().await;
     app.rate_all_of_t1().await;
     app.store_ratings(&[
