@@ -185,13 +185,15 @@ async fn trial(study: &Study, request: RunRequest) -> Result<(), CliError> {
     let report = report.map_err(run_error)?;
     crate::tell!("{}", report.run.summary());
     tell_examples(&report.run);
-    if let Some(why) = &report.run.stopped {
-        return Err(CliError::Failed(why.clone()));
+    if let Some(found) = &report.found {
+        for line in found.in_words() {
+            crate::tell!("{line}");
+        }
     }
-    for line in report.in_words() {
-        crate::tell!("{line}");
+    match &report.run.stopped {
+        Some(why) => Err(CliError::Failed(why.clone())),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// A run that could not begin, in the command line's words.

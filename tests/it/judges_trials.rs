@@ -64,6 +64,13 @@ fn close(actual: &Value, expected: &Value, what: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trial_grades_the_tuning_set_alone_agrees_as_the_references_say_and_changes_nothing() {
     let app = rated_app().await;
+    // A judge that grades as the trials below will: a trial made after it changes nothing of it.
+    let stand_in = StandIn::prompt_sensitive();
+    let mut earlier = request(&stand_in);
+    endpoint_of(&mut earlier).prompt = Some(good_prompt());
+    earlier.name = Some(paperjudge::domain::JudgeName::new("earlier").unwrap());
+    app.study.study.run_judge(earlier, ()).await.unwrap();
+    let asked_before = stand_in.requests();
     let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
     let paths = [
@@ -73,6 +80,7 @@ async fn a_trial_grades_the_tuning_set_alone_agrees_as_the_references_say_and_ch
         "/leaderboard".to_owned(),
         "/leaderboard.json?per_target=1".to_owned(),
         "/leaderboard.csv".to_owned(),
+        "/leaderboard.json?judge=earlier".to_owned(),
         "/checks.json".to_owned(),
         "/export/qrels.txt".to_owned(),
     ];
@@ -98,7 +106,6 @@ async fn a_trial_grades_the_tuning_set_alone_agrees_as_the_references_say_and_ch
 
     // One target in the tuning set: the first fully rated one in the study's order.
     let order = app.rating_order().await;
-    let stand_in = StandIn::prompt_sensitive();
     let mut one = trial(&stand_in, Some(good_prompt()));
     one.tuning_targets = Some(1);
     let report = app.study.study.run_trial(one, ()).await.unwrap();
@@ -106,11 +113,14 @@ async fn a_trial_grades_the_tuning_set_alone_agrees_as_the_references_say_and_ch
         "T1" => "Target one",
         _ => "Target two",
     };
-    let asked = targets_asked(&stand_in);
+    let asked = targets_asked(&stand_in)[asked_before..].to_vec();
     assert_eq!(asked.len(), if first_title == "Target one" { 7 } else { 4 });
     assert!(asked.iter().all(|title| title == first_title), "{asked:?}");
     assert_eq!(
-        (report.tuning_targets, report.trial.pairs),
+        (
+            report.found.as_ref().unwrap().tuning_targets,
+            report.found.as_ref().unwrap().trial.pairs
+        ),
         (1, asked.len() as i64)
     );
 
@@ -121,9 +131,15 @@ async fn a_trial_grades_the_tuning_set_alone_agrees_as_the_references_say_and_ch
         .run_trial(trial(&stand_in, Some(good_prompt())), ()))
     .await
     .unwrap();
-    assert_eq!(stand_in.requests(), asked.len() + 11);
-    assert_eq!((report.tuning_targets, report.trial.pairs), (2, 11));
-    assert_eq!(report.study_pairs, 11);
+    assert_eq!(stand_in.requests(), asked_before + asked.len() + 11);
+    assert_eq!(
+        (
+            report.found.as_ref().unwrap().tuning_targets,
+            report.found.as_ref().unwrap().trial.pairs
+        ),
+        (2, 11)
+    );
+    assert_eq!(report.found.as_ref().unwrap().study_pairs, 11);
     let reference: Value = serde_json::from_str(
         &std::fs::read_to_string(format!("{FIXTURES}/trial_reference.json")).unwrap(),
     )
@@ -166,8 +182,8 @@ async fn a_trial_grades_the_tuning_set_alone_agrees_as_the_references_say_and_ch
     assert_eq!(whole["model"], "stand-in-judge");
     assert_eq!(whole["endpoint"], format!("{}", stand_in.url));
 
-    assert_eq!(app.study.count("judge_grades").await, 0);
-    assert_eq!(app.study.count("judges").await, 0);
+    assert_eq!(app.study.count("judge_grades").await, 11);
+    assert_eq!(app.study.count("judges").await, 1);
     let after = capture(&app).await;
     for (index, (before, after)) in before.iter().zip(&after).enumerate() {
         assert_eq!(before, after, "output {index} changed with a trial");
@@ -217,9 +233,9 @@ async fn two_prompts_tried_give_two_agreements_the_better_first() {
         .await
         .unwrap();
     assert!(
-        worse.audit.alpha_ordinal.unwrap() < 0.0,
+        worse.found.as_ref().unwrap().audit.alpha_ordinal.unwrap() < 0.0,
         "{:?}",
-        worse.audit.alpha_ordinal
+        worse.found.as_ref().unwrap().audit.alpha_ordinal
     );
     let trials = app.study.study.trials().await.unwrap();
     let ids: Vec<i64> = trials.iter().map(|trial| trial.id).collect();
@@ -244,7 +260,7 @@ async fn a_judge_from_a_trial_keeps_its_grades_and_leaves_the_tuning_set_out_of_
     let tried = app.study.study.run_trial(one, ()).await.unwrap();
     let asked_in_trial = targets_asked(&stand_in);
     let mut judge = request(&stand_in);
-    judge.purpose = Purpose::FromTrial(tried.trial.id);
+    judge.purpose = Purpose::FromTrial(tried.found.as_ref().unwrap().trial.id);
     judge.name = Some(paperjudge::domain::JudgeName::new("chosen").unwrap());
     // The trial's prompt is taken without being given again.
     let report = app.study.study.run_judge(judge.clone(), ()).await.unwrap();
@@ -272,7 +288,7 @@ async fn a_judge_from_a_trial_keeps_its_grades_and_leaves_the_tuning_set_out_of_
     assert!(
         refused.to_string().starts_with(&format!(
             "trial {} graded with a prompt of SHA-256 ",
-            tried.trial.id
+            tried.found.as_ref().unwrap().trial.id
         )),
         "{refused}"
     );
@@ -366,4 +382,83 @@ async fn a_useless_judge_stops_after_the_tuning_set() {
     assert!(asked[..if first_title == "Target one" { 7 } else { 4 }]
         .iter()
         .all(|title| title == first_title));
+}
+
+/// A trial needs fully rated targets; one whose endpoint cannot be reached stores nothing and
+/// leaves no trial behind; a command is tried as an endpoint is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trial_without_a_tuning_set_or_an_answer_leaves_nothing_and_a_command_is_tried() {
+    let study = crate::web_support::fixture_study().await;
+    let db = study.db_path();
+    let nothing = crate::judges_cli::run(
+        &db,
+        &[
+            "judge",
+            "--endpoint",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--trial",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(nothing.status.code(), Some(2));
+    assert_eq!(
+        stderr(&nothing),
+        "paperjudge: a trial grades the tuning set, the first fully rated targets in the study's \
+         order, and no target is fully rated yet: rate a few targets first\n"
+    );
+    let app = rated_app().await;
+    let db = app.study.db_path();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let down = crate::judges_cli::run(
+        &db,
+        &[
+            "judge",
+            "--endpoint",
+            &format!("http://127.0.0.1:{port}/v1"),
+            "--model",
+            "m",
+            "--trial",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(down.status.code(), Some(1));
+    assert!(
+        stderr(&down).contains("cannot reach the endpoint"),
+        "{}",
+        stderr(&down)
+    );
+    assert_eq!(app.study.count("judge_trials").await, 0);
+
+    let log = app.study.dir.path().join("judge.log").display().to_string();
+    let script = format!("python3 {FIXTURES}/command_judge.py");
+    let tried = crate::judges_cli::run(
+        &db,
+        &["judge", "--command", &script, "--trial"],
+        &[("JUDGE_LOG", log.as_str())],
+    )
+    .await;
+    assert_eq!(tried.status.code(), Some(0), "{}", stderr(&tried));
+    assert!(
+        stderr(&tried).contains(
+            "trial 2: 11 pairs of the tuning set (2 targets) graded\n  alpha (ordinal) 0.4848 "
+        ),
+        "{}",
+        stderr(&tried)
+    );
+    let listed: Value = serde_json::from_str(&succeeded(&paperjudge(
+        &db,
+        &["judges", "trials", "--format", "json"],
+        &[],
+    )))
+    .unwrap();
+    assert_eq!(listed[0]["command"], script);
+    assert_eq!(listed[0]["model"], Value::Null);
 }

@@ -44,7 +44,7 @@ pub use run::{
     EndpointRequest, Example, Grading, Purpose, RunProgress, RunReport, RunRequest, ATTEMPTS,
     KEY_VARIABLE,
 };
-pub use trial::{TrialReport, TrialSummary, TUNING_TARGETS};
+pub use trial::{TrialFindings, TrialReport, TrialSummary, TUNING_TARGETS};
 
 /// A judge and how much of the study it graded, as `paperjudge judges list` and `/judges`
 /// show it.

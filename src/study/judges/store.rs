@@ -926,19 +926,21 @@ pub(in crate::study) async fn copy_trial_grades(
     Ok(())
 }
 
-/// Whether a trial graded with what the judge `?1` grades with (its model, prompt and
-/// guidelines, or its command), or the judge was made from one: a judge chosen on the targets
-/// the trials graded.
+/// Whether the judge `?1` was chosen by trials made before it: made from one, or graded with
+/// what one graded with (its model, prompt and guidelines, or its command) in a second before
+/// it was added. A trial made after a judge changes nothing of it.
 const WAS_TRIED: &str = "
     SELECT EXISTS (
         SELECT 1 FROM judges j JOIN judge_trials t
-          ON (j.model = t.model AND j.prompt_sha256 = t.prompt_sha256
-              AND j.guidelines IS t.guidelines)
-          OR j.command = t.command OR j.from_trial = t.id
+          ON j.from_trial = t.id
+          OR (t.created_at < j.added_at
+              AND ((j.model = t.model AND j.prompt_sha256 = t.prompt_sha256
+                    AND j.guidelines IS t.guidelines)
+                   OR j.command = t.command))
         WHERE j.id = ?1)";
 
-/// When the judge `judge` was chosen by the trials (see [`WAS_TRIED`]), the targets any trial
-/// graded, which it was chosen on; else none.
+/// When the judge `judge` was chosen by the trials (see [`WAS_TRIED`]), the targets the
+/// trials made before it graded, which it was chosen on; else none.
 fn tuning_targets_of_directly(
     conn: &rusqlite::Connection,
     judge: i64,
@@ -946,8 +948,13 @@ fn tuning_targets_of_directly(
     if !conn.query_row(WAS_TRIED, [judge], |row| row.get::<_, bool>(0))? {
         return Ok(Vec::new());
     }
-    let mut statement =
-        conn.prepare("SELECT DISTINCT target_id FROM trial_grades ORDER BY target_id")?;
-    let keys = statement.query_map([], |row| row.get(0))?;
+    let mut statement = conn.prepare(
+        "SELECT DISTINCT g.target_id
+         FROM trial_grades g JOIN judge_trials t ON t.id = g.trial_id
+         JOIN judges j ON j.id = ?1
+         WHERE t.created_at < j.added_at OR t.id = j.from_trial
+         ORDER BY g.target_id",
+    )?;
+    let keys = statement.query_map([judge], |row| row.get(0))?;
     keys.collect()
 }

@@ -44,10 +44,17 @@ pub struct TrialSummary {
     pub created_at: String,
 }
 
-/// What a trial run did, and what its grades say.
+/// What a trial run did, and what its grades say (none when it stored none: the trial is then
+/// forgotten).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrialReport {
     pub run: RunReport,
+    pub found: Option<TrialFindings>,
+}
+
+/// What a trial's grades say.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrialFindings {
     pub trial: TrialSummary,
     /// Its grades against the raters' judgments.
     pub audit: JudgeAudit,
@@ -59,7 +66,7 @@ pub struct TrialReport {
     pub study_seconds: Option<f64>,
 }
 
-impl TrialReport {
+impl TrialFindings {
     /// What the trial found, in lines for the terminal.
     pub fn in_words(&self) -> Vec<String> {
         let audit = &self.audit;
@@ -204,8 +211,11 @@ impl Study {
         })
     }
 
-    /// What the trial of `report` found: its audit, and the study's time at its speed.
+    /// What the trial of `run` found: its audit, and the study's time at its speed.
     pub(super) async fn trial_report(&self, run: RunReport) -> Result<TrialReport, StudyError> {
+        if run.stored == 0 {
+            return Ok(TrialReport { run, found: None });
+        }
         let id: i64 = (run.judge.as_str().strip_prefix("trial "))
             .and_then(|id| id.parse().ok())
             .ok_or_else(|| StudyError::unreadable("a trial's run names no trial"))?;
@@ -221,11 +231,13 @@ impl Study {
         let study_seconds = trial.seconds_per_pair.map(|each| each * study_pairs as f64);
         Ok(TrialReport {
             run,
-            trial,
-            audit,
-            tuning_targets: tuning,
-            study_pairs,
-            study_seconds,
+            found: Some(TrialFindings {
+                trial,
+                audit,
+                tuning_targets: tuning,
+                study_pairs,
+                study_seconds,
+            }),
         })
     }
 
