@@ -86,6 +86,24 @@ async fn until_logged(log: &Path, what: &str, count: usize) {
     );
 }
 
+/// Runs the judge `j` again with a new log, which must grade `missing` pairs: the pairs it
+/// asked, sorted.
+async fn resumed(paths: &Paths, missing: usize) -> Vec<String> {
+    std::fs::remove_file(&paths.log).unwrap();
+    let log = paths.log();
+    let env = [("JUDGE_LOG", log.as_str())];
+    let args = ["judge", "--command", &command(), "--name", "j"];
+    let resumed = run(&paths.db, &args, &env).await;
+    assert!(
+        stderr(&resumed).starts_with(&format!(
+            "judge j: {missing} of {missing} pairs graded and stored in "
+        )),
+        "{}",
+        stderr(&resumed)
+    );
+    sorted(logged(&paths.log, "asked"))
+}
+
 fn alive(pid: &str) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
         && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -293,21 +311,7 @@ async fn a_command_killed_mid_run_loses_only_the_lines_outstanding() {
     assert_eq!(grades, answered);
 
     // The next run asks for the 6 pairs not stored, each once, and none of the others.
-    std::fs::remove_file(&paths.log).unwrap();
-    let log = paths.log();
-    let env = [("JUDGE_LOG", log.as_str())];
-    let resumed = run(
-        &paths.db,
-        &["judge", "--command", &command(), "--name", "j"],
-        &env,
-    )
-    .await;
-    assert!(
-        stderr(&resumed).starts_with("judge j: 6 of 6 pairs graded and stored in "),
-        "{}",
-        stderr(&resumed)
-    );
-    let asked_again = sorted(logged(&paths.log, "asked"));
+    let asked_again = resumed(&paths, 6).await;
     let mut expected: Vec<String> = all_pairs();
     expected.retain(|pair| !answered.contains(pair));
     assert_eq!(asked_again, expected);
@@ -364,23 +368,10 @@ async fn a_run_killed_mid_way_is_resumed_without_asking_a_pair_twice() {
     }
     assert!(!alive(&pid), "the command outlived the run");
 
-    std::fs::remove_file(&paths.log).unwrap();
-    let log = paths.log();
-    let env = [("JUDGE_LOG", log.as_str())];
-    let resumed = run(
-        &paths.db,
-        &["judge", "--command", &command(), "--name", "j"],
-        &env,
-    )
-    .await;
-    assert!(
-        stderr(&resumed).starts_with("judge j: 7 of 7 pairs graded and stored in "),
-        "{}",
-        stderr(&resumed)
-    );
+    let asked_again = resumed(&paths, 7).await;
     let mut expected = all_pairs();
     expected.retain(|pair| !answered.contains(pair));
-    assert_eq!(sorted(logged(&paths.log, "asked")), expected);
+    assert_eq!(asked_again, expected);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -117,13 +117,24 @@ pub(in crate::study) async fn add_judge(
     source: &Source<'_>,
     now: &str,
 ) -> Result<i64, sqlx::Error> {
-    let insert = sqlx::query_scalar(
-        "INSERT INTO judges (name, model, endpoint, prompt, prompt_sha256, guidelines, settings,
-                             command, added_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-    )
-    .bind(name);
-    let insert = match source {
+    let sql = format!(
+        "INSERT INTO judges (name, {SOURCE_COLUMNS}, added_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"
+    );
+    let insert = sqlx::query_scalar(&sql).bind(name);
+    bind_source(insert, source).bind(now).fetch_one(conn).await
+}
+
+/// The columns a judge's or a trial's source is stored in, as [`bind_source`] binds them.
+const SOURCE_COLUMNS: &str =
+    "model, endpoint, prompt, prompt_sha256, guidelines, settings, command";
+
+/// `query` with the values of `source`'s [`SOURCE_COLUMNS`] bound, in their order.
+fn bind_source<'q, O>(
+    query: sqlx::query::QueryScalar<'q, sqlx::Sqlite, O, sqlx::sqlite::SqliteArguments<'q>>,
+    source: &Source<'q>,
+) -> sqlx::query::QueryScalar<'q, sqlx::Sqlite, O, sqlx::sqlite::SqliteArguments<'q>> {
+    match *source {
         Source::Endpoint {
             model,
             endpoint,
@@ -131,24 +142,23 @@ pub(in crate::study) async fn add_judge(
             prompt_sha256,
             guidelines,
             settings,
-        } => insert
-            .bind(*model)
-            .bind(*endpoint)
-            .bind(*prompt)
-            .bind(*prompt_sha256)
-            .bind(*guidelines)
-            .bind(*settings)
+        } => query
+            .bind(model)
+            .bind(endpoint)
+            .bind(prompt)
+            .bind(prompt_sha256)
+            .bind(guidelines)
+            .bind(settings)
             .bind(None::<&str>),
-        Source::Command { command } => insert
+        Source::Command { command } => query
             .bind(None::<&str>)
             .bind(None::<&str>)
             .bind(None::<&str>)
             .bind(None::<&str>)
             .bind(None::<GuidelinesVersion>)
             .bind(None::<&str>)
-            .bind(*command),
-    };
-    insert.bind(now).fetch_one(conn).await
+            .bind(command),
+    }
 }
 
 /// Records where and how a judge is run now: the endpoint may move (a server restarted on
@@ -792,37 +802,11 @@ pub(in crate::study) async fn add_trial(
     pairs: i64,
     now: &str,
 ) -> Result<i64, sqlx::Error> {
-    let insert = sqlx::query_scalar(
-        "INSERT INTO judge_trials (model, endpoint, prompt, prompt_sha256, guidelines, settings,
-                                   command, tuning_targets, pairs, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+    let sql = format!(
+        "INSERT INTO judge_trials ({SOURCE_COLUMNS}, tuning_targets, pairs, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"
     );
-    let insert = match source {
-        Source::Endpoint {
-            model,
-            endpoint,
-            prompt,
-            prompt_sha256,
-            guidelines,
-            settings,
-        } => insert
-            .bind(*model)
-            .bind(*endpoint)
-            .bind(*prompt)
-            .bind(*prompt_sha256)
-            .bind(*guidelines)
-            .bind(*settings)
-            .bind(None::<&str>),
-        Source::Command { command } => insert
-            .bind(None::<&str>)
-            .bind(None::<&str>)
-            .bind(None::<&str>)
-            .bind(None::<&str>)
-            .bind(None::<GuidelinesVersion>)
-            .bind(None::<&str>)
-            .bind(*command),
-    };
-    insert
+    bind_source(sqlx::query_scalar(&sql), source)
         .bind(tuning_targets)
         .bind(pairs)
         .bind(now)
