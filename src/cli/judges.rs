@@ -143,6 +143,13 @@ pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
         (false, None, Some(threshold)) => Purpose::JudgeUnlessBelow(threshold),
         (false, None, None) => Purpose::Judge,
     };
+    if args.tuning_targets.is_some() && matches!(purpose, Purpose::Judge | Purpose::FromTrial(_)) {
+        return Err(usage(
+            "--tuning-targets sets the tuning set of --trial or --stop-below-alpha: give one of \
+             them"
+                .to_owned(),
+        ));
+    }
     let request = RunRequest {
         grading,
         name: args.name.as_deref().map(judge_name).transpose()?,

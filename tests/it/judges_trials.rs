@@ -404,6 +404,26 @@ async fn a_trial_without_a_tuning_set_or_an_answer_leaves_nothing_and_a_command_
     )
     .await;
     assert_eq!(nothing.status.code(), Some(2));
+    let alone = crate::judges_cli::run(
+        &db,
+        &[
+            "judge",
+            "--endpoint",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+            "--tuning-targets",
+            "3",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(alone.status.code(), Some(2));
+    assert_eq!(
+        stderr(&alone),
+        "paperjudge: --tuning-targets sets the tuning set of --trial or --stop-below-alpha: give \
+         one of them\n"
+    );
     assert_eq!(
         stderr(&nothing),
         "paperjudge: a trial grades the tuning set, the first fully rated targets in the study's \
