@@ -38,6 +38,19 @@ pub use arguments::{
 };
 pub use error::CliError;
 
+/// A line on standard error, as `eprintln!` writes it, [escaped](crate::terminal::escape_lines) (what it says
+/// may hold a file's name or a field of a file), except that a line that cannot be written
+/// (stderr closed, as `2>&1 | head` leaves it) is dropped instead of panicking: what the
+/// command was asked to do is done either way, and its exit status says how it went.
+#[macro_export]
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", $crate::terminal::escape_lines(&line));
+    }};
+}
+
 pub async fn run(cli: Cli) -> Result<(), CliError> {
     // Replaying TREC files needs no study: no file is opened, none created.
     let command = match cli.command {

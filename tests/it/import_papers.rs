@@ -1,4 +1,5 @@
 use crate::common::TestStudy;
+use paperjudge::domain::PaperId;
 use paperjudge::formats::Format;
 use paperjudge::study::import::Kind;
 use paperjudge::study::Paper;
@@ -8,17 +9,18 @@ const JSONL: Kind = Kind::Papers(Format::Jsonl);
 
 /// The paper as stored, read with SQL of the test's own.
 async fn paper(study: &TestStudy, id: &str) -> Paper {
-    let (key, external_id, title, abstract_text, authors, year, url) = sqlx::query_as(
-        "SELECT id, external_id, title, abstract, authors, year, url FROM papers
-         WHERE external_id = ?",
-    )
-    .bind(id)
-    .fetch_one(&study.connections)
-    .await
-    .expect("paper exists");
+    let (id, external_id, title, abstract_text, authors, year, url): (_, String, _, _, _, _, _) =
+        sqlx::query_as(
+            "SELECT id, external_id, title, abstract, authors, year, url FROM papers
+             WHERE external_id = ?",
+        )
+        .bind(id)
+        .fetch_one(&study.connections)
+        .await
+        .expect("paper exists");
     Paper {
-        id: key,
-        external_id,
+        id,
+        external_id: PaperId::stored(external_id),
         title,
         abstract_text,
         authors,

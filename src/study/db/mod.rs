@@ -5,6 +5,7 @@
 //! the rest of the study reads it by (`db::raters::list`), so that a feature's reads can be used
 //! by another without reaching into its folder.
 
+pub mod column;
 pub mod direct;
 pub mod study;
 

@@ -248,7 +248,8 @@ fn rater_rankings(set: &EvaluationSet, settings: &Settings, partial: Partial) ->
 /// Scores and resamples in a blocking thread: the work keeps the cores busy for a while, and
 /// the async workers go on serving the rating pages meanwhile. With raters, the board says
 /// which judgments it used; refused for a rater the study has not. With a judge's targets
-/// (`judged`), its NDCG and verdict are prediction-powered ([`leaderboard::with_judge`]).
+/// (`judged`), its NDCG is prediction-powered ([`leaderboard::with_judge`]; the verdict stays
+/// the raters' own).
 async fn evaluate(
     set: &Arc<EvaluationSet>,
     options: &LeaderboardOptions,

@@ -14,8 +14,10 @@ use std::path::Path;
 use sqlx::{FromRow, SqliteExecutor, SqlitePool};
 
 use crate::domain::{
-    Answer, ModelId, PaperId, PaperKey, PoolDepth, RaterAnswer, RaterId, RaterName,
+    Answer, GuidelinesVersion, ModelId, PaperId, PaperKey, PoolDepth, RaterAnswer, RaterId,
+    RaterName,
 };
+use crate::study::db::column::{self, Stored};
 use crate::study::db::direct::open_reader;
 use crate::study::db::targets;
 use crate::study::{ListedPaper, Overview};
@@ -223,16 +225,16 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
         )))
     })?;
     let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let raters = (tx.prepare("SELECT id, name FROM raters ORDER BY name")?)
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let mut finished: Vec<(PaperKey, RaterId)> = (tx.prepare(&format!(
         "SELECT a.target_id, a.rater_id FROM assignments a JOIN targets t USING (target_id)
          WHERE a.target_id IN ({RATED_TARGETS}) AND t.pooled > 0 AND a.rated = t.pooled"
     ))?)
-    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
     .collect::<rusqlite::Result<_>>()?;
     finished.sort_unstable();
     let targets = (tx.prepare(
@@ -242,7 +244,7 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
          ORDER BY p.external_id",
     )?)
     .query_map([], |row| {
-        let id: PaperKey = row.get(0)?;
+        let id: PaperKey = column::get(row, 0)?;
         let start = finished.partition_point(|(target, _)| *target < id);
         let finished_by = (finished[start..].iter())
             .take_while(|(target, _)| *target == id)
@@ -261,7 +263,7 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
         "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({RATED_TARGETS})
          ORDER BY target_id, model_id"
     ))?)
-    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
     .collect::<rusqlite::Result<_>>()?;
     Ok(Head {
         pool_depth: crate::study::db::study::pool_depth_directly(tx)?,
@@ -292,8 +294,12 @@ fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRating
     // The ratings of the target being read, copied into a vector of their size at its end.
     let mut current: Ratings = Vec::new();
     while let Some(row) = rows.next()? {
-        let (target, paper, rater, first_rated): (PaperKey, PaperKey, RaterId, i64) =
-            (row.get(0)?, row.get(1)?, row.get(2)?, row.get(4)?);
+        let (target, paper, rater, first_rated): (PaperKey, PaperKey, RaterId, i64) = (
+            column::get(row, 0)?,
+            column::get(row, 1)?,
+            column::get(row, 2)?,
+            row.get(4)?,
+        );
         let stars: Option<i64> = row.get(3)?;
         let answer = Answer::stored(stars).ok_or_else(|| {
             let out_of_range = crate::domain::StarsOutOfRange(stars.unwrap_or_default());
@@ -317,7 +323,9 @@ fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRating
             paper,
             rater,
             answer,
-            guidelines: row.get(5)?,
+            guidelines: row
+                .get::<_, Option<Stored<GuidelinesVersion>>>(5)?
+                .map(|Stored(v)| v),
         });
     }
     close_target(&mut targets, &mut current);
@@ -371,8 +379,11 @@ fn read_lists(
     let mut current: Vec<PaperKey> = Vec::new();
     let mut open: Option<(PaperKey, ModelId)> = None;
     while let Some(row) = rows.next()? {
-        let (target, model, paper): (PaperKey, ModelId, PaperKey) =
-            (row.get(0)?, row.get(1)?, row.get(3)?);
+        let (target, model, paper): (PaperKey, ModelId, PaperKey) = (
+            column::get(row, 0)?,
+            column::get(row, 1)?,
+            column::get(row, 3)?,
+        );
         if let Some((t, m)) = open.filter(|&list| list != (target, model)) {
             lists.push((t, m, current.as_slice().to_vec()));
             current.clear();
@@ -589,7 +600,9 @@ pub async fn top_lists(
 struct ListedPaperRow {
     model: String,
     position: i64,
+    #[sqlx(try_from = "Stored<PaperKey>")]
     key: PaperKey,
+    #[sqlx(try_from = "Stored<PaperId>")]
     paper: PaperId,
     title: String,
 }

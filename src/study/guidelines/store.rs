@@ -3,12 +3,14 @@
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{Guidelines, GuidelinesVersion};
+use crate::study::db::column::Stored;
 use crate::study::GuidelinesChange;
 
 /// One version of the guidelines as stored: its Markdown (`None`: the version that cleared
 /// them) and when it was set (RFC 3339).
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct VersionRow {
+    #[sqlx(try_from = "Stored<GuidelinesVersion>")]
     pub version: GuidelinesVersion,
     pub markdown: Option<String>,
     pub set_at: String,
@@ -48,7 +50,7 @@ pub async fn change(
             changed: false,
         });
     }
-    let version: GuidelinesVersion = sqlx::query_scalar(
+    let Stored(version) = sqlx::query_scalar::<_, Stored<GuidelinesVersion>>(
         "INSERT INTO guidelines (version, markdown, set_at)
          VALUES ((SELECT COALESCE(MAX(version), 0) + 1 FROM guidelines), ?, ?)
          RETURNING version",

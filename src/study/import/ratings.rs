@@ -202,7 +202,7 @@ impl Parse for RatingParser<'_> {
             rated_at: header.optional("rated_at"),
             rater: header.optional("rater"),
             note: header.optional("note"),
-            count: header.len(),
+            count: header.columns(),
         })
     }
 

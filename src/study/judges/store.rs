@@ -7,6 +7,7 @@ use std::path::Path;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
 use crate::domain::{GuidelinesVersion, JudgeName, ModelId, PaperId, PaperKey, Stars};
+use crate::study::db::column::{self, Stored};
 use crate::study::db::direct::open_reader;
 use crate::study::db::evaluation::List;
 use crate::study::import::judgments::StagedGrade;
@@ -15,20 +16,28 @@ use crate::study::import::judgments::StagedGrade;
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub(in crate::study) struct JudgeRecord {
     pub id: i64,
+    #[sqlx(try_from = "Stored<JudgeName>")]
     pub name: JudgeName,
     pub model: Option<String>,
     pub endpoint: Option<String>,
     pub prompt: Option<String>,
     pub prompt_sha256: Option<String>,
     pub revision: i64,
-    /// The guidelines' version its prompt was filled with.
-    pub guidelines: Option<GuidelinesVersion>,
+    /// The guidelines' version its prompt was filled with (see [`JudgeRecord::guidelines`]).
+    pub guidelines_version: Option<i64>,
     /// A command judge's command line.
     pub command: Option<String>,
 }
 
-const JUDGE_COLUMNS: &str =
-    "id, name, model, endpoint, prompt, prompt_sha256, revision, guidelines, command";
+const JUDGE_COLUMNS: &str = "id, name, model, endpoint, prompt, prompt_sha256, revision,
+    guidelines AS guidelines_version, command";
+
+impl JudgeRecord {
+    /// The guidelines' version its prompt was filled with.
+    pub fn guidelines(&self) -> Option<GuidelinesVersion> {
+        self.guidelines_version.map(GuidelinesVersion)
+    }
+}
 
 /// The judge named `name`, if the study has one.
 pub(in crate::study) async fn find<'e, E: SqliteExecutor<'e>>(
@@ -38,7 +47,7 @@ pub(in crate::study) async fn find<'e, E: SqliteExecutor<'e>>(
     sqlx::query_as(&format!(
         "SELECT {JUDGE_COLUMNS} FROM judges WHERE name = ?"
     ))
-    .bind(name)
+    .bind(name.as_str())
     .fetch_optional(executor)
     .await
 }
@@ -121,7 +130,7 @@ pub(in crate::study) async fn add_judge(
         "INSERT INTO judges (name, {SOURCE_COLUMNS}, added_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"
     );
-    let insert = sqlx::query_scalar(&sql).bind(name);
+    let insert = sqlx::query_scalar(&sql).bind(name.as_str());
     bind_source(insert, source).bind(now).fetch_one(conn).await
 }
 
@@ -147,7 +156,7 @@ fn bind_source<'q, O>(
             .bind(endpoint)
             .bind(prompt)
             .bind(prompt_sha256)
-            .bind(guidelines)
+            .bind(guidelines.map(|version| version.0))
             .bind(settings)
             .bind(None::<&str>),
         Source::Command { command } => query
@@ -155,7 +164,7 @@ fn bind_source<'q, O>(
             .bind(None::<&str>)
             .bind(None::<&str>)
             .bind(None::<&str>)
-            .bind(None::<GuidelinesVersion>)
+            .bind(None::<i64>)
             .bind(None::<&str>)
             .bind(command),
     }
@@ -184,11 +193,11 @@ pub(in crate::study) async fn remove(
     name: &JudgeName,
 ) -> Result<bool, sqlx::Error> {
     sqlx::query("DELETE FROM judge_grades WHERE judge_id = (SELECT id FROM judges WHERE name = ?)")
-        .bind(name)
+        .bind(name.as_str())
         .execute(&mut *conn)
         .await?;
     let removed = sqlx::query("DELETE FROM judges WHERE name = ?")
-        .bind(name)
+        .bind(name.as_str())
         .execute(conn)
         .await?;
     Ok(removed.rows_affected() > 0)
@@ -235,7 +244,7 @@ pub(in crate::study) async fn store_grades(
             .bind(i64::from(stars.get()))
             .bind(explanation.as_deref())
             .bind(judged_at)
-            .bind(guidelines)
+            .bind(guidelines.map(|version| version.0))
             .execute(&mut *conn)
             .await?;
     }
@@ -359,7 +368,9 @@ pub(in crate::study) async fn pairs_to_grade(
 /// A paper's texts, as a judge reads them.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub(in crate::study) struct PaperText {
+    #[sqlx(try_from = "Stored<PaperKey>")]
     pub id: PaperKey,
+    #[sqlx(try_from = "Stored<PaperId>")]
     pub external_id: PaperId,
     pub title: String,
     #[sqlx(rename = "abstract")]
@@ -398,6 +409,7 @@ pub(in crate::study) async fn paper_texts<'e, E: SqliteExecutor<'e>>(
 /// The run of a judge going on now, as its lease is stored (`judge_runs`).
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub(in crate::study) struct RunRow {
+    #[sqlx(try_from = "Stored<JudgeName>")]
     pub judge: JudgeName,
     /// The run's own random token.
     pub holder: String,
@@ -420,7 +432,7 @@ pub(in crate::study) async fn run_of(
     sqlx::query_as(&format!(
         "SELECT {RUN_COLUMNS} FROM judge_runs WHERE judge = ?"
     ))
-    .bind(judge)
+    .bind(judge.as_str())
     .fetch_optional(conn)
     .await
 }
@@ -435,7 +447,7 @@ pub(in crate::study) fn run_of_directly(
         [judge.as_str()],
         |row| {
             Ok(RunRow {
-                judge: row.get(0)?,
+                judge: column::get(row, 0)?,
                 holder: row.get(1)?,
                 place: row.get(2)?,
                 pid: row.get(3)?,
@@ -460,7 +472,7 @@ pub(in crate::study) async fn take_run(
     sqlx::query(&format!(
         "INSERT OR REPLACE INTO judge_runs ({RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
     ))
-    .bind(&run.judge)
+    .bind(run.judge.as_str())
     .bind(&run.holder)
     .bind(&run.place)
     .bind(run.pid)
@@ -483,7 +495,7 @@ pub(in crate::study) async fn renew_run(
     let renewed =
         sqlx::query("UPDATE judge_runs SET renewed_at = ? WHERE judge = ? AND holder = ?")
             .bind(now)
-            .bind(judge)
+            .bind(judge.as_str())
             .bind(holder)
             .execute(conn)
             .await?;
@@ -497,7 +509,7 @@ pub(in crate::study) async fn end_run(
     holder: &str,
 ) -> Result<(), sqlx::Error> {
     sqlx::query("DELETE FROM judge_runs WHERE judge = ? AND holder = ?")
-        .bind(judge)
+        .bind(judge.as_str())
         .bind(holder)
         .execute(conn)
         .await?;
@@ -507,8 +519,11 @@ pub(in crate::study) async fn end_run(
 /// A grade as `export judgments` writes it.
 #[derive(Debug, Clone, PartialEq, Eq, FromRow)]
 pub(in crate::study) struct GradeRow {
+    #[sqlx(try_from = "Stored<PaperId>")]
     pub target: PaperId,
+    #[sqlx(try_from = "Stored<PaperId>")]
     pub paper: PaperId,
+    #[sqlx(try_from = "Stored<JudgeName>")]
     pub judge: JudgeName,
     pub stars: i64,
     pub explanation: Option<String>,
@@ -534,7 +549,7 @@ pub(in crate::study) async fn grade_rows<'e, E: SqliteExecutor<'e>>(
          WHERE ?1 IS NULL OR j.name = ?1
          ORDER BY j.name, t.external_id, p.external_id",
     )
-    .bind(judge)
+    .bind(judge.map(JudgeName::as_str))
     .fetch_all(executor)
     .await
 }
@@ -585,7 +600,7 @@ pub(in crate::study) async fn load_judged(
              WHERE t.target_id IN ({judged})
              ORDER BY t.order_key, t.target_id"
         ))?)
-        .query_map([&keys], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([&keys], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<Vec<(PaperKey, String)>>>()?;
         let grades = (tx.prepare(&format!(
             "SELECT g.target_id, g.paper_id, g.stars FROM judge_grades g
@@ -594,7 +609,11 @@ pub(in crate::study) async fn load_judged(
              ORDER BY g.target_id, g.paper_id"
         ))?)
         .query_map((&keys, judge), |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            Ok((
+                column::get(row, 0)?,
+                column::get(row, 1)?,
+                column::get(row, 2)?,
+            ))
         })?
         .collect::<rusqlite::Result<_>>()?;
         let depth = depth.max(crate::study::db::study::pool_depth_directly(&tx)?.get() as usize);
@@ -603,10 +622,12 @@ pub(in crate::study) async fn load_judged(
             "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({judged})
              ORDER BY target_id, model_id"
         ))?)
-        .query_map([&keys], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([&keys], |row| {
+            Ok((column::get(row, 0)?, column::get(row, 1)?))
+        })?
         .collect::<rusqlite::Result<_>>()?;
         let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
-            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .query_map([], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
         let tuning = tuning_targets_of_directly(&tx, judge)?;
         tx.commit()?;
@@ -638,8 +659,11 @@ fn read_lists(
     let mut rows = statement.query((keys, i64::try_from(depth).unwrap_or(i64::MAX)))?;
     let mut lists: Vec<List> = Vec::new();
     while let Some(row) = rows.next()? {
-        let (target, model, paper): (PaperKey, ModelId, PaperKey) =
-            (row.get(0)?, row.get(1)?, row.get(2)?);
+        let (target, model, paper): (PaperKey, ModelId, PaperKey) = (
+            column::get(row, 0)?,
+            column::get(row, 1)?,
+            column::get(row, 2)?,
+        );
         match lists.last_mut() {
             Some((t, m, papers)) if (*t, *m) == (target, model) => papers.push(paper),
             _ => lists.push((target, model, vec![paper])),
@@ -653,7 +677,7 @@ pub(in crate::study) async fn grades_of_finished_targets<'e, E: SqliteExecutor<'
     executor: E,
     judge: i64,
 ) -> Result<Vec<(PaperKey, PaperKey, Stars)>, sqlx::Error> {
-    let rows: Vec<(i64, i64, Stars)> = sqlx::query_as(
+    let rows: Vec<(i64, i64, Stored<Stars>)> = sqlx::query_as(
         "SELECT g.target_id, g.paper_id, g.stars
          FROM judge_grades g JOIN targets t ON t.target_id = g.target_id
          WHERE g.judge_id = ? AND t.active = 1 AND t.fully_rated = 1
@@ -664,7 +688,7 @@ pub(in crate::study) async fn grades_of_finished_targets<'e, E: SqliteExecutor<'
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(target, paper, stars)| (PaperKey(target), PaperKey(paper), stars))
+        .map(|(target, paper, Stored(stars))| (PaperKey(target), PaperKey(paper), stars))
         .collect())
 }
 
@@ -754,7 +778,8 @@ pub(in crate::study) struct TrialRow {
     pub endpoint: Option<String>,
     pub prompt: Option<String>,
     pub prompt_sha256: Option<String>,
-    pub guidelines: Option<GuidelinesVersion>,
+    /// The guidelines' version its prompt was filled with.
+    pub guidelines_version: Option<i64>,
     pub settings: Option<String>,
     pub command: Option<String>,
     pub tuning_targets: i64,
@@ -765,7 +790,8 @@ pub(in crate::study) struct TrialRow {
     pub graded: i64,
 }
 
-const TRIAL_COLUMNS: &str = "t.id, t.model, t.endpoint, t.prompt, t.prompt_sha256, t.guidelines,
+const TRIAL_COLUMNS: &str = "t.id, t.model, t.endpoint, t.prompt, t.prompt_sha256,
+    t.guidelines AS guidelines_version,
     t.settings, t.command, t.tuning_targets, t.pairs, t.seconds, t.created_at,
     (SELECT COUNT(*) FROM trial_grades g WHERE g.trial_id = t.id) AS graded";
 
@@ -868,7 +894,7 @@ pub(in crate::study) async fn trial_grades_of_finished_targets<'e, E: SqliteExec
     executor: E,
     trial: i64,
 ) -> Result<Vec<(PaperKey, PaperKey, Stars)>, sqlx::Error> {
-    let rows: Vec<(i64, i64, Stars)> = sqlx::query_as(
+    let rows: Vec<(i64, i64, Stored<Stars>)> = sqlx::query_as(
         "SELECT g.target_id, g.paper_id, g.stars
          FROM trial_grades g JOIN targets t ON t.target_id = g.target_id
          WHERE g.trial_id = ? AND t.active = 1 AND t.fully_rated = 1
@@ -879,7 +905,7 @@ pub(in crate::study) async fn trial_grades_of_finished_targets<'e, E: SqliteExec
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(target, paper, stars)| (PaperKey(target), PaperKey(paper), stars))
+        .map(|(target, paper, Stored(stars))| (PaperKey(target), PaperKey(paper), stars))
         .collect())
 }
 
@@ -899,7 +925,7 @@ pub(in crate::study) async fn copy_trial_grades(
     )
     .bind(judge)
     .bind(trial)
-    .bind(guidelines)
+    .bind(guidelines.map(|version| version.0))
     .execute(&mut *conn)
     .await?;
     sqlx::query("UPDATE judges SET from_trial = ?, revision = revision + 1 WHERE id = ?")
@@ -939,6 +965,6 @@ fn tuning_targets_of_directly(
          WHERE t.created_at < j.added_at OR t.id = j.from_trial
          ORDER BY g.target_id",
     )?;
-    let keys = statement.query_map([judge], |row| row.get(0))?;
+    let keys = statement.query_map([judge], |row| column::get(row, 0))?;
     keys.collect()
 }

@@ -354,7 +354,7 @@ impl Study {
             prompt: trial.prompt.clone(),
             prompt_sha256: trial.prompt_sha256.clone(),
             revision: 0,
-            guidelines: trial.guidelines,
+            guidelines_version: trial.guidelines_version,
             command: trial.command.clone(),
         };
         identity

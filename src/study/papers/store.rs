@@ -5,6 +5,7 @@ use sqlx::FromRow;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperId, PaperKey, RaterId};
+use crate::study::db::column::{self, Stored};
 
 /// A paper as imported; `None` in an optional field means the file had no such column, so
 /// the stored value is kept on update.
@@ -159,6 +160,7 @@ pub async fn get<'e, E: SqliteExecutor<'e>>(
 #[derive(Debug, FromRow)]
 pub(in crate::study) struct PaperRow {
     id: i64,
+    #[sqlx(try_from = "Stored<PaperId>")]
     external_id: PaperId,
     title: String,
     #[sqlx(rename = "abstract")]
@@ -190,7 +192,7 @@ pub async fn id_of<'e, E: SqliteExecutor<'e>>(
     external_id: &PaperId,
 ) -> Result<Option<PaperKey>, sqlx::Error> {
     let id: Option<i64> = sqlx::query_scalar(ID_OF)
-        .bind(external_id)
+        .bind(external_id.as_str())
         .fetch_optional(executor)
         .await?;
     Ok(id.map(PaperKey))
@@ -203,7 +205,7 @@ pub fn id_of_directly(
 ) -> rusqlite::Result<Option<PaperKey>> {
     let mut statement = conn.prepare_cached(ID_OF)?;
     let mut rows = statement.query([external_id.as_str()])?;
-    rows.next()?.map(|row| row.get(0)).transpose()
+    rows.next()?.map(|row| column::get(row, 0)).transpose()
 }
 
 /// Indexes the papers added since the last call for search, in one statement (see the
@@ -282,7 +284,7 @@ pub async fn search(
     .bind(expression)
     .bind(limit)
     .bind(offset)
-    .bind(rater)
+    .bind(rater.map(|rater| rater.0))
     .bind(only_listed)
     .fetch_all(&mut *conn)
     .await?;
@@ -318,7 +320,7 @@ pub async fn listed(
     .bind(0)
     .bind(limit)
     .bind(offset)
-    .bind(rater)
+    .bind(rater.map(|rater| rater.0))
     .fetch_all(&mut *conn)
     .await?;
     let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM targets WHERE listed = 1")
@@ -330,6 +332,7 @@ pub async fn listed(
 #[derive(Debug, FromRow)]
 struct HitRow {
     id: i64,
+    #[sqlx(try_from = "Stored<PaperId>")]
     external_id: PaperId,
     title: String,
     authors: String,

@@ -4,6 +4,7 @@ use crate::study::{ExportedRating, RaterNote, Rating};
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{Answer, Note, PaperId, PaperKey, RaterId, RaterName};
+use crate::study::db::column::Stored;
 
 /// Where a change of a rating came from. Web changes and undos name the browser session that
 /// made them (as the web layer tags it), so that undo reverts only that session's changes.
@@ -175,7 +176,7 @@ pub async fn undo_last_web_change(
     )
     .bind(target.0)
     .bind(browser)
-    .bind(rater)
+    .bind(rater.0)
     .fetch_all(&mut *conn)
     .await?;
     let undo = Source::Undo { browser };
@@ -241,7 +242,7 @@ pub async fn current(
     )
     .bind(pair.target.0)
     .bind(pair.paper.0)
-    .bind(pair.rater)
+    .bind(pair.rater.0)
     .fetch_optional(conn)
     .await?;
     Ok(row.and_then(|(stars, note)| from_columns((stars, stars.is_none(), note))))
@@ -265,7 +266,7 @@ async fn write(
         sqlx::query("DELETE FROM ratings WHERE target_id = ? AND paper_id = ? AND rater_id = ?")
             .bind(pair.target.0)
             .bind(pair.paper.0)
-            .bind(pair.rater)
+            .bind(pair.rater.0)
             .execute(conn)
             .await?;
     } else if answer_stays {
@@ -275,7 +276,7 @@ async fn write(
         .bind(note)
         .bind(pair.target.0)
         .bind(pair.paper.0)
-        .bind(pair.rater)
+        .bind(pair.rater.0)
         .execute(conn)
         .await?;
     } else {
@@ -288,7 +289,7 @@ async fn write(
         )
         .bind(pair.target.0)
         .bind(pair.paper.0)
-        .bind(pair.rater)
+        .bind(pair.rater.0)
         .bind(stars)
         .bind(rated_at)
         .bind(note)
@@ -329,7 +330,7 @@ async fn append_history(
     .bind(crate::study::db::now_rfc3339())
     .bind(source.browser())
     .bind(provenance_known)
-    .bind(pair.rater)
+    .bind(pair.rater.0)
     .execute(conn)
     .await?;
     Ok(())
@@ -351,7 +352,7 @@ pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
          WHERE ?1 IS NULL OR r.rater_id = ?1
          ORDER BY t.external_id, p.external_id, w.name",
     )
-    .bind(rater)
+    .bind(rater.map(|rater| rater.0))
     .fetch_all(executor)
     .await?;
     rows.into_iter().map(ExportedRating::try_from).collect()
@@ -359,12 +360,15 @@ pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
 
 #[derive(Debug, sqlx::FromRow)]
 struct ExportedRatingRow {
+    #[sqlx(try_from = "Stored<PaperId>")]
     target: PaperId,
     target_title: String,
+    #[sqlx(try_from = "Stored<PaperId>")]
     paper: PaperId,
     paper_title: String,
     stars: Option<i64>,
     rated_at: String,
+    #[sqlx(try_from = "Stored<RaterName>")]
     rater: RaterName,
     note: Option<String>,
 }
@@ -417,8 +421,10 @@ pub async fn notes<'e, E: SqliteExecutor<'e>>(
 
 #[derive(Debug, sqlx::FromRow)]
 struct RaterNoteRow {
+    #[sqlx(try_from = "Stored<PaperId>")]
     paper: PaperId,
     paper_title: String,
+    #[sqlx(try_from = "Stored<RaterName>")]
     rater: RaterName,
     stars: Option<i64>,
     note: String,

@@ -6,10 +6,12 @@ use crate::study::RecheckProgress;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperKey, RaterId, Stars};
+use crate::study::db::column::Stored;
 
 /// A rating a rater set or changed in the browser, with its time (RFC 3339), oldest first.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Judgment {
+    #[sqlx(try_from = "Stored<RaterId>")]
     pub rater_id: RaterId,
     pub changed_at: String,
     pub stars: i64,
@@ -33,6 +35,7 @@ pub async fn judgments<'e, E: SqliteExecutor<'e>>(
 /// A stored re-check.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Recheck {
+    #[sqlx(try_from = "Stored<RaterId>")]
     pub rater_id: RaterId,
     pub stars_then: i64,
     pub stars: i64,
@@ -74,7 +77,7 @@ pub async fn recheck_progress<'e, E: SqliteExecutor<'e>>(
                                               WHERE a.target_id = t.target_id
                                                 AND a.rater_id = ?1)))",
     )
-    .bind(rater)
+    .bind(rater.map(|rater| rater.0))
     .fetch_one(executor)
     .await?;
     Ok(RecheckProgress {
@@ -99,7 +102,7 @@ pub async fn recheck_candidate(
                              AND c.rater_id = ?1)
          ORDER BY random() LIMIT 1",
     )
-    .bind(rater)
+    .bind(rater.0)
     .fetch_optional(conn)
     .await?;
     Ok(pair.map(|(target, paper)| (PaperKey(target), PaperKey(paper))))
@@ -122,7 +125,7 @@ pub async fn rating_to_recheck(
     )
     .bind(target.0)
     .bind(paper.0)
-    .bind(rater)
+    .bind(rater.0)
     .fetch_optional(conn)
     .await?;
     Ok(rating.and_then(|(stars, rated_at)| Some((Stars::new(stars)?, rated_at))))
@@ -161,7 +164,7 @@ pub async fn record_recheck(
     .bind(i64::from(recheck.stars.get()))
     .bind(recheck.rechecked_at)
     .bind(recheck.browser)
-    .bind(recheck.rater)
+    .bind(recheck.rater.0)
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)

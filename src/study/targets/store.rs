@@ -17,6 +17,7 @@ use rand::Rng;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
 use crate::domain::{Answer, Note, PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
+use crate::study::db::column::{self, Stored};
 use crate::study::db::papers::PaperRow;
 use crate::study::{PooledPaper, Rating};
 
@@ -115,7 +116,7 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
     .bind(listing.only_unfinished)
     .bind(listing.limit)
     .bind(listing.offset)
-    .bind(rater)
+    .bind(rater.map(|rater| rater.0))
     .fetch_all(executor)
     .await?;
     Ok(rows.into_iter().map(TargetSummary::from).collect())
@@ -124,6 +125,7 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
 #[derive(Debug, FromRow)]
 struct TargetSummaryRow {
     id: i64,
+    #[sqlx(try_from = "Stored<PaperId>")]
     external_id: PaperId,
     title: String,
     rated: i64,
@@ -172,7 +174,7 @@ pub async fn rater_progress<'e, E: SqliteExecutor<'e>>(
          WHERE t.target_id = ?1 AND t.active = 1",
     )
     .bind(target.0)
-    .bind(rater)
+    .bind(rater.0)
     .fetch_optional(executor)
     .await?;
     Ok(row.map(|(rated, total)| Progress { rated, total }))
@@ -203,7 +205,7 @@ pub async fn rater_overview<'e, E: SqliteExecutor<'e>>(
              FROM assignments a JOIN targets t ON t.target_id = a.target_id
              WHERE a.rater_id = ?1 AND t.active = 1"
         ))
-        .bind(rater)
+        .bind(rater.0)
         .fetch_one(executor)
         .await?;
     Ok(RaterOverview {
@@ -232,7 +234,7 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
          ORDER BY pool.sort_key, pool.paper_id",
     )
     .bind(target.0)
-    .bind(rater)
+    .bind(rater.0)
     .fetch_all(executor)
     .await?;
     Ok(rows.into_iter().map(PooledPaper::from).collect())
@@ -281,7 +283,7 @@ pub async fn first_to_rate<'e, E: SqliteExecutor<'e>>(
          ORDER BY t.order_key, t.target_id
          LIMIT 1"
     ))
-    .bind(rater)
+    .bind(rater.0)
     .fetch_optional(executor)
     .await?;
     Ok(target.map(PaperKey))
@@ -303,7 +305,7 @@ pub async fn next_to_rate(
          ORDER BY t.order_key, t.target_id
          LIMIT 1"
     ))
-    .bind(rater)
+    .bind(rater.0)
     .bind(current.0)
     .fetch_optional(&mut *conn)
     .await?;
@@ -316,7 +318,7 @@ pub async fn next_to_rate(
          ORDER BY t.order_key, t.target_id
          LIMIT 1"
     ))
-    .bind(rater)
+    .bind(rater.0)
     .bind(current.0)
     .fetch_optional(conn)
     .await?;
@@ -476,7 +478,7 @@ pub fn activate_every_candidate(conn: &rusqlite::Connection) -> rusqlite::Result
     let arriving = (conn.prepare(
         "SELECT target_id FROM targets WHERE listed = 1 AND active = 0 ORDER BY target_id",
     )?)
-    .query_map([], |row| row.get(0))?
+    .query_map([], |row| column::get(row, 0))?
     .collect::<rusqlite::Result<_>>()?;
     conn.execute("UPDATE targets SET active = (listed = 1 OR pooled > 0)", [])?;
     Ok(arriving)
@@ -493,7 +495,7 @@ pub fn candidates(
          WHERE t.listed = 1 AND NOT (? AND t.active = 1)
          ORDER BY p.external_id",
     )?)
-    .query_map([only_inactive], |row| row.get(0))?
+    .query_map([only_inactive], |row| column::get(row, 0))?
     .collect()
 }
 
@@ -503,7 +505,7 @@ pub async fn finished_ids<'e, E: SqliteExecutor<'e>>(
     executor: E,
     rater: Option<&RaterName>,
 ) -> Result<Vec<PaperId>, sqlx::Error> {
-    sqlx::query_scalar(
+    let ids: Vec<Stored<PaperId>> = sqlx::query_scalar(
         "SELECT p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
          WHERE t.active = 1 AND t.fully_rated = 1
            AND (?1 IS NULL
@@ -511,9 +513,10 @@ pub async fn finished_ids<'e, E: SqliteExecutor<'e>>(
                            WHERE a.target_id = t.target_id AND r.name = ?1
                              AND a.rated = t.pooled))",
     )
-    .bind(rater)
+    .bind(rater.map(RaterName::as_str))
     .fetch_all(executor)
-    .await
+    .await?;
+    Ok(ids.into_iter().map(|Stored(id)| id).collect())
 }
 
 /// Adds `?2` to the pooled count of target `?1` (the pool's writers do, in the transaction of

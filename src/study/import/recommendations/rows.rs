@@ -56,7 +56,7 @@ impl Parse for RowParser<'_> {
             rank: header.optional("rank"),
             paper: header.require("paper", Self::CSV_HEADER)?,
             score: header.optional("score"),
-            count: header.len(),
+            count: header.columns(),
         };
         if columns.rank.is_none() && columns.score.is_none() {
             return Err(Problem::at(

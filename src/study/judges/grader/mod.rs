@@ -186,11 +186,11 @@ fn endpoint_differs(
             (judge.prompt_sha256.as_deref().unwrap_or("").get(..12)).unwrap_or(""),
             sha.get(..12).unwrap_or(sha)
         ))
-    } else if judge.guidelines != guidelines {
+    } else if judge.guidelines() != guidelines {
         Some(format!(
             "the study's guidelines of then ({}), and the guidelines in force are {} (a judge \
              reads them through its prompt's {{guidelines}})",
-            version(judge.guidelines),
+            version(judge.guidelines()),
             version(guidelines)
         ))
     } else {

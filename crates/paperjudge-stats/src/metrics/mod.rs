@@ -18,9 +18,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::domain::{Grade, PoolDepth, RaterName, Stars};
 
 mod agreement;
-mod asymptotic_sequence;
 mod confidence_sequence;
-mod judged_sequence;
 mod on_target;
 mod prediction_powered;
 mod resampling;
@@ -28,11 +26,9 @@ mod student_t;
 mod study_checks;
 
 pub use agreement::{krippendorff_alpha, krippendorff_alpha_ci95, star_counts, Level, StarCounts};
-pub use asymptotic_sequence::{AsymptoticSequence, BURN_IN};
 pub use confidence_sequence::{
     confidence_sequence, pairwise_alpha, Betting, Bounds, ConfidenceSequence, Interval, GRID_STEPS,
 };
-pub use judged_sequence::JudgedSequence;
 pub use on_target::{unique_relevant, OnTarget, Ranked, TargetTops};
 pub use prediction_powered::{
     compare_pairs, estimate_mean, estimate_mean_with, HumanOnly, Judged, PairComparison, PairTest,

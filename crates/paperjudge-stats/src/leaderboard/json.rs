@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::columns::{self, Value, COLUMNS};
 use super::{
     JudgeBoard, JudgePair, Leaderboard, ModelRow, Partial, RaterLeader, RatersOnly, TargetCounts,
-    TargetRow,
+    TargetRow, VERDICT_WITH_A_JUDGE,
 };
 use crate::decision::Decision;
 use crate::domain::JudgeName;
@@ -114,13 +114,13 @@ impl Serialize for RatersOnlyJson<'_> {
 }
 
 /// The judge's part: the interface's keys, then whether the NDCG is prediction-powered (and
-/// why not) and the order warning's count.
+/// why not), the order warning's count, and why the verdict is the raters' own.
 struct JudgeJson<'a>(&'a JudgeBoard);
 
 impl Serialize for JudgeJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let judge = self.0;
-        let mut map = serializer.serialize_map(Some(9))?;
+        let mut map = serializer.serialize_map(Some(10))?;
         map.serialize_entry("name", &judge.name)?;
         map.serialize_entry("targets_judged", &judge.targets_judged)?;
         map.serialize_entry("targets_rated", &judge.targets_rated)?;
@@ -130,6 +130,7 @@ impl Serialize for JudgeJson<'_> {
         map.serialize_entry("prediction_powered", &judge.prediction_powered())?;
         map.serialize_entry("unavailable", &judge.unavailable)?;
         map.serialize_entry("rated_out_of_order", &judge.rated_out_of_order)?;
+        map.serialize_entry("verdict", VERDICT_WITH_A_JUDGE)?;
         map.end()
     }
 }

@@ -2,8 +2,8 @@
 //! format characters: ESC starts a sequence that moves the cursor, recolours or rewrites the
 //! screen, and a bidi override reorders what follows. Printed as they are, they would let a
 //! file make the terminal show something other than what paperjudge wrote, so everything
-//! paperjudge prints as text goes through [`escape`]: every line on standard error
-//! ([`tell!`](crate::tell)), and every text output of a command (`targets list`, the tables).
+//! paperjudge prints as text goes through [`escape`]: every line on standard error (the
+//! app's `tell!`), and every text output of a command (`targets list`, the tables).
 //! The CSV and JSON outputs are data, kept exact: JSON writes control characters as escapes
 //! of its own, and a CSV field holds the value as imported.
 
@@ -57,19 +57,6 @@ pub fn escape_lines(text: &str) -> Cow<'_, str> {
     }
     let lines: Vec<Cow<'_, str>> = text.split('\n').map(escape).collect();
     Cow::Owned(lines.join("\n"))
-}
-
-/// A line on standard error, as `eprintln!` writes it, [escaped](escape_lines) (what it says
-/// may hold a file's name or a field of a file), except that a line that cannot be written
-/// (stderr closed, as `2>&1 | head` leaves it) is dropped instead of panicking: what the
-/// command was asked to do is done either way, and its exit status says how it went.
-#[macro_export]
-macro_rules! tell {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let line = format!($($arg)*);
-        let _ = writeln!(std::io::stderr(), "{}", $crate::terminal::escape_lines(&line));
-    }};
 }
 
 #[cfg(test)]

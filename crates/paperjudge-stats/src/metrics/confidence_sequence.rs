@@ -117,7 +117,7 @@ pub fn pairwise_alpha(alpha: f64, models: usize) -> f64 {
 
 /// The interval on [0, 1] of the candidates kept, `first` to `last` on a grid `step` apart,
 /// one step wider at each end (the grid cannot see between its points).
-pub(super) fn grid_interval(first: Option<usize>, last: Option<usize>, step: f64) -> Interval {
+fn grid_interval(first: Option<usize>, last: Option<usize>, step: f64) -> Interval {
     match (first, last) {
         (Some(first), Some(last)) => Interval {
             low: (first as f64 * step - step).max(0.0),
@@ -137,7 +137,7 @@ pub(super) fn grid_interval(first: Option<usize>, last: Option<usize>, step: f64
 /// they arrived.
 ///
 /// ```
-/// use paperjudge::metrics::{Bounds, ConfidenceSequence};
+/// use paperjudge_stats::metrics::{Bounds, ConfidenceSequence};
 ///
 /// let mut sequence = ConfidenceSequence::new(Bounds::DIFFERENCE, 0.05);
 /// for difference in [0.25, 0.5, 0.0, 0.25, 0.75, 0.5, 0.25, 0.5] {

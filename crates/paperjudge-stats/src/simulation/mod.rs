@@ -105,7 +105,7 @@ pub enum ReplayError {
     #[error("the adaptive order draws targets with replacement: add --resample")]
     AdaptiveNeedsResample,
     #[error(
-        "the verdict with a judge is simulated in random order without pruning: leave out \
+        "a judge's intervals are simulated in random order without pruning: leave out \
          --prune and --order adaptive"
     )]
     JudgeRandomOrderOnly,

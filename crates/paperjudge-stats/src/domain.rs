@@ -74,32 +74,6 @@ impl TryFrom<i64> for Stars {
     }
 }
 
-/// Stars are stored as an integer; one out of range fails the read instead of being dropped.
-impl sqlx::Type<sqlx::Sqlite> for Stars {
-    fn type_info() -> sqlx::sqlite::SqliteTypeInfo {
-        <i64 as sqlx::Type<sqlx::Sqlite>>::type_info()
-    }
-
-    fn compatible(ty: &sqlx::sqlite::SqliteTypeInfo) -> bool {
-        <i64 as sqlx::Type<sqlx::Sqlite>>::compatible(ty)
-    }
-}
-
-impl<'r> sqlx::Decode<'r, sqlx::Sqlite> for Stars {
-    fn decode(value: sqlx::sqlite::SqliteValueRef<'r>) -> Result<Self, sqlx::error::BoxDynError> {
-        let stored = <i64 as sqlx::Decode<sqlx::Sqlite>>::decode(value)?;
-        Ok(Stars::try_from(stored)?)
-    }
-}
-
-/// The same through SQLite stepped directly (see `study::db::direct`).
-impl rusqlite::types::FromSql for Stars {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        Stars::try_from(value.as_i64()?)
-            .map_err(|error| rusqlite::types::FromSqlError::Other(Box::new(error)))
-    }
-}
-
 /// Stars are written as one digit from 1 to 5 and nothing else: ` 3`, `+3`, `03` and `3.0`
 /// are refused, not read as 3, so that what is stored is what was written. (The CSV importer
 /// trims its fields first, as it trims every field.)
@@ -307,9 +281,8 @@ pub struct InvalidGuidelines(String);
 /// The id a person knows a paper by (`papers.external_id`): the `id` of the papers file, the
 /// id that the pages, the exports, TREC files and the command line show and take. Not the row
 /// key the pages' addresses use ([`PaperKey`]): the two cannot be swapped.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type)]
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(transparent)]
-#[sqlx(transparent)]
 pub struct PaperId(String);
 
 impl PaperId {
@@ -337,6 +310,11 @@ impl PaperId {
         PaperId(text.to_owned())
     }
 
+    /// An id as the study file holds it, checked by [`PaperId::new`] when it came in.
+    pub fn stored(text: String) -> PaperId {
+        PaperId(text)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -352,12 +330,6 @@ impl fmt::Display for PaperId {
 impl fmt::Debug for PaperId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.0, f)
-    }
-}
-
-impl rusqlite::types::FromSql for PaperId {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        String::column_result(value).map(PaperId)
     }
 }
 
@@ -411,39 +383,13 @@ pub fn invisible_character(name: &str) -> Option<String> {
 /// The internal row key of a paper (`papers.id`): what the pages' addresses hold, never shown
 /// as the paper's name.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    sqlx::Type,
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
-#[sqlx(transparent)]
 pub struct PaperKey(pub i64);
 
-impl rusqlite::types::FromSql for PaperKey {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        value.as_i64().map(PaperKey)
-    }
-}
-
 /// Internal row id of a model (`models.id`).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize, sqlx::Type,
-)]
-#[sqlx(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Deserialize)]
 pub struct ModelId(pub i64);
-
-impl rusqlite::types::FromSql for ModelId {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        value.as_i64().map(ModelId)
-    }
-}
 
 /// Number of top-ranked papers of every model that enter a target's pool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -568,10 +514,7 @@ impl fmt::Display for ByteSize {
 }
 
 /// A rater's row key (`raters.id`); the study's owner is [`RaterId::OWNER`].
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type,
-)]
-#[sqlx(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct RaterId(pub i64);
 
 impl RaterId {
@@ -580,30 +523,15 @@ impl RaterId {
     pub const OWNER: RaterId = RaterId(1);
 }
 
-impl rusqlite::types::FromSql for RaterId {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        value.as_i64().map(RaterId)
-    }
-}
-
 /// A version of the study's guidelines (`guidelines.version`): 1 for the first guidelines set,
 /// one more for every later change (a clear too).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(transparent)]
-#[sqlx(transparent)]
 pub struct GuidelinesVersion(pub i64);
 
 impl fmt::Display for GuidelinesVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
-    }
-}
-
-impl rusqlite::types::FromSql for GuidelinesVersion {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        value.as_i64().map(GuidelinesVersion)
     }
 }
 
@@ -631,9 +559,8 @@ impl RaterAnswer {
 /// space at either end, in Unicode's composed form (NFC, as browsers send what is typed: `é`
 /// one character, not `e` and an accent, so that a name given either way is one name). The
 /// owner's name, `owner`, is the owner's alone.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type)]
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(transparent)]
-#[sqlx(transparent)]
 pub struct RaterName(String);
 
 impl RaterName {
@@ -642,6 +569,11 @@ impl RaterName {
     /// The owner's name.
     pub fn owner() -> RaterName {
         RaterName("owner".to_owned())
+    }
+
+    /// A name as the study file holds it, checked by [`RaterName::new`] when it was given.
+    pub fn stored(text: String) -> RaterName {
+        RaterName(text)
     }
 
     /// A name as given; the message says what is wrong with it.
@@ -717,12 +649,6 @@ impl fmt::Debug for RaterName {
     }
 }
 
-impl rusqlite::types::FromSql for RaterName {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        value.as_str().map(|name| RaterName(name.to_owned()))
-    }
-}
-
 /// Why a text is no rater's name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -731,13 +657,17 @@ pub struct InvalidRaterName(String);
 /// A machine judge's name (`paperjudge judge --name`, `import judgments --judge`): 1 to
 /// [`JudgeName::MAX_CHARACTERS`] characters, no control or format character (it is printed on
 /// terminals and pages), no white space at either end. Names compare exactly, as models'.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, sqlx::Type)]
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(transparent)]
-#[sqlx(transparent)]
 pub struct JudgeName(String);
 
 impl JudgeName {
     pub const MAX_CHARACTERS: usize = 100;
+
+    /// A name as the study file holds it, checked by [`JudgeName::new`] when it was given.
+    pub fn stored(text: String) -> JudgeName {
+        JudgeName(text)
+    }
 
     /// A name as given; the message says what is wrong with it.
     pub fn new(text: &str) -> Result<JudgeName, InvalidJudgeName> {
@@ -772,12 +702,6 @@ impl FromStr for JudgeName {
 
     fn from_str(text: &str) -> Result<JudgeName, InvalidJudgeName> {
         JudgeName::new(text)
-    }
-}
-
-impl rusqlite::types::FromSql for JudgeName {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        value.as_str().map(|name| JudgeName(name.to_owned()))
     }
 }
 

@@ -29,11 +29,7 @@ use serde::{Serialize, Serializer};
 
 use crate::metrics::{pairwise_alpha, Bounds, ConfidenceSequence, Interval};
 
-mod judged;
 mod words;
-
-use judged::Evidence;
-pub use judged::{decide_with_judge, RatedTarget, JUDGE_CLAMP, JUDGE_SHARE};
 
 /// The error rate of the verdict over all pairs at once.
 pub const ALPHA: f64 = 0.05;
@@ -145,7 +141,7 @@ pub enum DecisionError {
 struct Pair {
     first: usize,
     second: usize,
-    sequence: Evidence,
+    sequence: ConfidenceSequence,
     /// Σ of what the sequence observed, Σ of its squares, and how many: the mean and spread
     /// seen so far.
     observed: f64,
@@ -194,7 +190,7 @@ impl Monitor {
             .map(|(first, second)| Pair {
                 first,
                 second,
-                sequence: Evidence::Raters(ConfidenceSequence::new(bounds, pair_alpha)),
+                sequence: ConfidenceSequence::new(bounds, pair_alpha),
                 observed: 0.0,
                 squares: 0.0,
                 count: 0,
@@ -242,7 +238,7 @@ impl Monitor {
                 Order::Random => first - second,
                 Order::Adaptive => ((first - second) * weight).clamp(-limit, limit),
             };
-            pair.sequence.observe(observation, None);
+            pair.sequence.observe(observation);
             pair.observed += observation;
             pair.squares += observation * observation;
             pair.count += 1;
@@ -262,7 +258,10 @@ impl Monitor {
         let pair = (self.pairs.iter())
             .find(|pair| pair.first == first && pair.second == second)
             .expect("every pair of models has a sequence");
-        let estimate = pair.sequence.estimate(pair.observed, pair.count);
+        let estimate = match pair.count {
+            0 => 0.0,
+            count => pair.observed / count as f64,
+        };
         let interval = pair.sequence.interval();
         if flip {
             Between {
@@ -420,9 +419,8 @@ impl Monitor {
     /// About how many more fully rated targets would settle every open model (separate it
     /// from the leader, or with a margin show it equivalent), if the targets to come differ as
     /// those seen did: each open pair's own sequence, continued from where it is, is fed
-    /// differences alternating one standard deviation either side of the mean seen (with a
-    /// judge, raters' and judge's differences with the means, spreads and correlation seen),
-    /// until it settles. `Err` names an open model that would not settle within [`ESTIMATE_LIMIT`]
+    /// differences alternating one standard deviation either side of the mean seen, until it
+    /// settles. `Err` names an open model that would not settle within [`ESTIMATE_LIMIT`]
     /// targets (as one that scores exactly like the leader never does without a margin).
     fn targets_estimate(&self, leader: usize, open: &[usize]) -> Result<Option<usize>, String> {
         let margin = self.margin.get();
@@ -437,12 +435,30 @@ impl Monitor {
                     || interval.high < -ABOVE_ZERO
                     || (margin > 0.0 && interval.low > -margin && interval.high < margin)
             };
-            match pair.sequence.targets_to_settle(pair, settled) {
+            match pair.targets_to_settle(settled) {
                 Some(more) => most = Some(most.map_or(more, |most: usize| most.max(more))),
                 None => return Err(self.models[b].clone()),
             }
         }
         Ok(most)
+    }
+}
+
+impl Pair {
+    /// How many more rated targets the pair's sequence, continued from where it stands, takes
+    /// to be `settled`, if the differences to come alternate one standard deviation either
+    /// side of their mean so far. `None` beyond [`ESTIMATE_LIMIT`].
+    fn targets_to_settle(&self, settled: impl Fn(Interval) -> bool) -> Option<usize> {
+        let count = self.count.max(1) as f64;
+        let mean = self.observed / count;
+        let deviation = (self.squares / count - mean * mean).max(0.0).sqrt();
+        let bounds = self.sequence.bounds();
+        let mut sequence = self.sequence.clone();
+        (1..=ESTIMATE_LIMIT).find(|step| {
+            let sign = if step % 2 == 0 { 1.0 } else { -1.0 };
+            let next = (mean + sign * deviation).clamp(bounds.low, bounds.high);
+            settled(sequence.observe(next))
+        })
     }
 }
 

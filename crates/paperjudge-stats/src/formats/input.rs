@@ -233,7 +233,7 @@ pub(crate) fn read_problem(error: &io::Error) -> Problem {
 }
 
 /// A problem unless a field's text fits [`MAX_FIELD_BYTES`].
-pub(crate) fn check_field_size(text: &str, field: &str, line: u64) -> Result<(), Problem> {
+pub fn check_field_size(text: &str, field: &str, line: u64) -> Result<(), Problem> {
     if text.len() <= MAX_FIELD_BYTES {
         Ok(())
     } else {
@@ -349,7 +349,7 @@ pub fn open_csv<R: Read>(reader: R) -> csv::Reader<InputReader<R>> {
 
 /// Reads the next CSV row into `record`, bounded by [`MAX_RECORD_BYTES`]: its line, or
 /// `Ok(None)` at the end of the file; `Err` for a problem that stops the reading.
-pub(crate) fn next_record<R: Read>(
+pub fn next_record<R: Read>(
     reader: &mut csv::Reader<InputReader<R>>,
     record: &mut csv::ByteRecord,
 ) -> Result<Option<u64>, Problem> {
@@ -394,7 +394,7 @@ fn quote_left_open<R: Read>(
 }
 
 /// The columns of a CSV header, located by name.
-pub(crate) struct Header {
+pub struct Header {
     names: Vec<String>,
     /// The line the header is on.
     line: u64,
@@ -402,7 +402,7 @@ pub(crate) struct Header {
 
 impl Header {
     /// Reads the header row; `None` (with the problem recorded) if there is none.
-    pub(crate) fn read<R: Read>(
+    pub fn read<R: Read>(
         reader: &mut csv::Reader<InputReader<R>>,
         expected: &str,
     ) -> Result<Header, Problem> {
@@ -445,7 +445,7 @@ impl Header {
     }
 
     /// The index of a column, or a problem naming what is missing and what was found.
-    pub(crate) fn require(&self, name: &str, expected: &str) -> Result<usize, Problem> {
+    pub fn require(&self, name: &str, expected: &str) -> Result<usize, Problem> {
         self.optional(name).ok_or_else(|| {
             Problem::at(
                 self.line,
@@ -458,11 +458,12 @@ impl Header {
         })
     }
 
-    pub(crate) fn optional(&self, name: &str) -> Option<usize> {
+    pub fn optional(&self, name: &str) -> Option<usize> {
         self.names.iter().position(|column| column == name)
     }
 
-    pub(crate) fn len(&self) -> usize {
+    /// How many columns the header names.
+    pub fn columns(&self) -> usize {
         self.names.len()
     }
 }
@@ -470,9 +471,9 @@ impl Header {
 /// The most characters of a file's text a problem quotes.
 const EXCERPT_CHARACTERS: usize = 100;
 
-/// `text` as a problem quotes it: whole when short, else its first [`EXCERPT_CHARACTERS`]
+/// `text` as a problem quotes it: whole when short, else its first `EXCERPT_CHARACTERS`
 /// characters and how many more there are (a header of a megabyte of NUL bytes is no message).
-pub(crate) fn excerpt(text: &str) -> String {
+pub fn excerpt(text: &str) -> String {
     let characters = text.chars().count();
     if characters <= EXCERPT_CHARACTERS {
         return text.to_owned();
@@ -485,7 +486,7 @@ pub(crate) fn excerpt(text: &str) -> String {
 }
 
 /// A CSV parse error as a problem, with its line if it has one.
-pub(crate) fn csv_problem(error: &csv::Error) -> Problem {
+pub fn csv_problem(error: &csv::Error) -> Problem {
     match (error.kind(), error.position()) {
         (csv::ErrorKind::Io(io_error), _) => read_problem(io_error),
         (_, Some(position)) => {
@@ -496,7 +497,7 @@ pub(crate) fn csv_problem(error: &csv::Error) -> Problem {
 }
 
 /// A problem unless the record has as many fields as the header.
-pub(crate) fn check_field_count(
+pub fn check_field_count(
     record: &csv::ByteRecord,
     header_fields: usize,
     line: u64,
@@ -516,7 +517,7 @@ pub(crate) fn check_field_count(
 }
 
 /// The text of a CSV field, or a problem if it is not UTF-8.
-pub(crate) fn utf8_field<'r>(
+pub fn utf8_field<'r>(
     record: &'r csv::ByteRecord,
     index: usize,
     column: &str,

@@ -46,7 +46,7 @@ pub(crate) fn run_line(bytes: &[u8], line: u64) -> Result<RunLine<'_>, Problem> 
 }
 
 /// A run line without a run tag, when nothing else names its model.
-pub(crate) fn untagged(line: u64, how_to_name: &str) -> Problem {
+pub fn untagged(line: u64, how_to_name: &str) -> Problem {
     Problem::at(
         line,
         Some("model"),

@@ -5,8 +5,8 @@
 //! fully rated judged ones H a random sample of J (rated in `/next`'s order). Each model's mean
 //! NDCG and each pair's mean difference are the PPI++ estimates of
 //! [`metrics::estimate_mean`](crate::metrics::estimate_mean) over J, with H's ratings
-//! correcting the judge's error; the verdict uses the judge's sequences
-//! ([`decision::decide_with_judge`]). The other columns (judged@k, P, R, F1, AP, RR, unique relevant) stay the
+//! correcting the judge's error; the verdict stays the raters' own ([`VERDICT_WITH_A_JUDGE`]
+//! says why). The other columns (judged@k, P, R, F1, AP, RR, unique relevant) stay the
 //! raters' means: their undefined values are skipped, which a prediction-powered mean cannot
 //! do (on a target nobody rated, nobody knows whether the raters' value would be defined).
 
@@ -15,10 +15,16 @@ use std::hash::Hash;
 
 use super::columns;
 use super::{score, Collection, Leaderboard, Partial};
-use crate::decision::{self, RatedTarget};
 use crate::domain::JudgeName;
 use crate::metrics::{self, compare_pairs, estimate_mean, Judged, Unavailable};
 use crate::words::{capitalized, plural, terminal};
+
+/// Why the verdict with a judge is the raters' own, in one sentence: the leaderboard's JSON
+/// (`judge.verdict`), its page and its table say it.
+pub const VERDICT_WITH_A_JUDGE: &str = "The verdict is the raters' own: a verdict valid \
+    however often you look is held back by how far a target's difference can fall, not by its \
+    spread, so a judge's grades cannot settle it sooner at the differences a study tells apart \
+    (docs/metrics.md, \"The verdict with a judge\")";
 
 /// A judge's targets as the leaderboard reads them.
 #[derive(Debug, Clone)]
@@ -86,8 +92,8 @@ impl JudgeBoard {
         })
     }
 
-    /// What the judge did, in a sentence: which figures are prediction-powered and how, or
-    /// why none is.
+    /// What the judge did, in words: which figures are prediction-powered and how, or why
+    /// none is; then that the verdict is the raters' own, and why.
     pub fn in_words(&self) -> String {
         match &self.unavailable {
             None => format!(
@@ -95,8 +101,7 @@ impl JudgeBoard {
                  prediction-powered (PPI++: the judge's mean over the judged targets corrected \
                  by its error on the rated ones; t intervals and t tests with {} degrees of \
                  freedom, p Holm-adjusted over every pair of models); the other columns are the \
-                 raters' alone. {}. The verdict's sequences take the judged targets too, valid \
-                 whatever the judge is worth.",
+                 raters' alone. {}. {VERDICT_WITH_A_JUDGE}.",
                 self.name,
                 self.targets_judged,
                 self.targets_rated,
@@ -104,7 +109,7 @@ impl JudgeBoard {
                 capitalized(&self.worth_in_words().unwrap_or_default()),
             ),
             Some(why) => format!(
-                "Judge {}: {} targets judged, {} of them rated; {why}.",
+                "Judge {}: {} targets judged, {} of them rated; {why}. {VERDICT_WITH_A_JUDGE}.",
                 self.name, self.targets_judged, self.targets_rated
             ),
         }
@@ -184,8 +189,8 @@ impl Leaderboard {
 /// The raters' `board` of `raters` with the judge's targets `judged`: the NDCG column, its
 /// intervals, differences and tests prediction-powered when at least
 /// [`metrics::MIN_RATED`] judged targets are rated for every model (else the raters' figures,
-/// with the reason), the verdict from the judge's sequences, and the raters' figures kept
-/// beside each row.
+/// with the reason), and the raters' figures kept beside each row. The verdict stays the
+/// raters' own.
 pub fn with_judge<K: Copy + Eq + Hash + Sync>(
     mut board: Leaderboard,
     raters: &Collection<K>,
@@ -289,39 +294,6 @@ pub fn with_judge<K: Copy + Eq + Hash + Sync>(
         }
         Err(why) => Some(format!("{why}: the NDCG is the raters' alone")),
     };
-
-    if let Some(completion) = &raters.completion {
-        // Each rated target's place among the judged ones.
-        let judged_at: HashMap<usize, usize> = (judged.in_raters.iter().enumerate())
-            .filter_map(|(index, position)| Some(((*position)?, index)))
-            .collect();
-        let rated_in_order: Vec<RatedTarget> = (completion.order.iter())
-            .filter_map(|&position| {
-                let values = raters_ndcg.fully_rated(raters, position)?;
-                let judge = (judged_at.get(&position)).map(|&index| judge_ndcg[index].as_slice());
-                Some(RatedTarget {
-                    raters: values,
-                    judge,
-                })
-            })
-            .collect();
-        let ahead = decision::TargetsAhead {
-            left: completion.population.saturating_sub(rated_in_order.len()),
-            choosable: completion.choosable,
-        };
-        match decision::decide_with_judge(
-            raters.models.clone(),
-            &judge_ndcg,
-            &rated_in_order,
-            board.margin,
-            ahead,
-        ) {
-            Ok(decision) => board.decision = decision,
-            // Every NDCG lies in [0, 1] and every target has a value per model: unreachable;
-            // the raters' own verdict stands.
-            Err(error) => tracing::warn!(%error, "no verdict with the judge"),
-        }
-    }
 
     board.targets.judged = Some(judged.collection.targets.len());
     board.judge = Some(JudgeBoard {

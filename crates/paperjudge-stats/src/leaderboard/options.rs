@@ -216,15 +216,15 @@ pub static OPTIONS: [LeaderboardOption; 11] = [
         "judge",
         "NAME",
         "A machine judge whose grades of the targets nobody rated narrow the NDCG's intervals \
-         and the verdict's (prediction-powered; the raters' figures alone are shown beside) \
-         [default: none]",
+         (prediction-powered; the raters' figures alone are shown beside; the verdict stays \
+         the raters') [default: none]",
         |text: &str| text
             .parse::<JudgeName>()
             .map_err(|invalid| invalid.to_string()),
         OnThePage::Judge {
             help: "a machine judge whose grades of the targets nobody rated narrow the NDCG's \
-                   intervals and the verdict's (prediction-powered; the raters' figures shown \
-                   beside)",
+                   intervals (prediction-powered; the raters' figures shown beside; the verdict \
+                   stays the raters')",
         }
     ),
 ];

@@ -1,6 +1,6 @@
 //! A synthetic library whose truth is known, for checking the prediction-powered estimates
-//! and the verdict with a judge (docs/metrics.md, "Prediction-powered estimates") on data
-//! shaped like a study's: stars, pools and NDCG, not abstract numbers.
+//! (docs/metrics.md, "Prediction-powered estimates") on data shaped like a study's: stars,
+//! pools and NDCG, not abstract numbers.
 //!
 //! Every target has candidate papers of a latent relevance. Each model ranks the candidates
 //! by its own noisy view of that relevance (more skill, less noise; a component shared by all
@@ -23,7 +23,6 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::decision::{Margin, Monitor, Order};
 use crate::domain::Stars;
 use crate::metrics::{self, quadratic_weighted_kappa, Judged, Settings};
 
@@ -275,41 +274,7 @@ impl Coverage {
     }
 }
 
-/// What a monitored study came to: when each model was ruled out (rated targets), when the
-/// verdict was decided, and whether it went wrong.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Monitored {
-    pub out_at: Vec<Option<usize>>,
-    pub decided_at: Option<usize>,
-    /// A model of the best mean (within [`SAME_BEST`]) was ruled out, or the verdict named a
-    /// best model while another is as good, or one that is not best.
-    pub wrong: bool,
-}
-
-/// The verdict's sequences in a monitored study.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sequences {
-    /// The raters' betting sequences (the verdict without a judge).
-    Betting,
-    /// The betting sequences with the judge (the verdict with a judge).
-    BettingWithJudge,
-    /// Asymptotic sequences without the judge, and with it (measured, not the verdict's).
-    Asymptotic,
-    AsymptoticWithJudge,
-}
-
-/// Models whose library means are this close to the best count as best.
-pub const SAME_BEST: f64 = 0.005;
-
 impl JudgedLibrary {
-    /// The models whose means are within [`SAME_BEST`] of the best.
-    pub fn best(&self) -> Vec<usize> {
-        let top = self.means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (0..self.means.len())
-            .filter(|&m| self.means[m] >= top - SAME_BEST)
-            .collect()
-    }
-
     /// The coverage of the fixed-sample intervals of `value` of a target (a model's NDCG, a
     /// pair's difference: a function of the models' values) over studies with `judged` targets
     /// of which `rated` are rated, one per seed.
@@ -356,58 +321,5 @@ impl JudgedLibrary {
                     + b.half_width_human_only_sum,
                 lambda_sum: a.lambda_sum + b.lambda_sum,
             })
-    }
-
-    /// One monitored study: `judged` targets drawn by `seed`, rated in their order up to
-    /// `horizon` of them, the verdict with `sequences` looked at after each and the study
-    /// stopped at its first decision.
-    pub fn monitored(
-        &self,
-        judged: usize,
-        horizon: usize,
-        sequences: Sequences,
-        seed: u64,
-    ) -> Monitored {
-        let models = self.means.len();
-        let names: Vec<String> = (0..models).map(|m| format!("m{m}")).collect();
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let draws = self.draw(judged.max(horizon), &mut rng);
-        let values =
-            |values: &[f64]| -> Vec<Option<f64>> { values.iter().copied().map(Some).collect() };
-        let judge: Vec<Vec<Option<f64>>> =
-            draws[..judged].iter().map(|t| values(&t.judge)).collect();
-        let mut monitor = match sequences {
-            Sequences::Betting => Ok(Monitor::new(names, Order::Random, Margin::NONE)),
-            Sequences::BettingWithJudge => Monitor::with_judge(names, Margin::NONE, &judge),
-            Sequences::Asymptotic | Sequences::AsymptoticWithJudge => {
-                let with_judge = sequences == Sequences::AsymptoticWithJudge;
-                Monitor::with_asymptotic_sequences(names, Margin::NONE, &judge, with_judge)
-            }
-        }
-        .expect("NDCG in [0, 1]");
-        let best = self.best();
-        let mut outcome = Monitored {
-            out_at: vec![None; models],
-            decided_at: None,
-            wrong: false,
-        };
-        for (rated, target) in draws[..horizon].iter().enumerate() {
-            let judge = values(&target.judge);
-            let judged_target = (rated < judged).then_some(judge.as_slice());
-            monitor
-                .observe_rated(&values(&target.raters), judged_target)
-                .expect("NDCG in [0, 1]");
-            let standing = monitor.standing().expect("a target was observed");
-            for model in standing.out() {
-                outcome.out_at[model].get_or_insert(rated + 1);
-                outcome.wrong |= best.contains(&model);
-            }
-            if standing.decided() {
-                outcome.decided_at = Some(rated + 1);
-                outcome.wrong |= best.len() > 1 || !best.contains(&standing.leader);
-                break;
-            }
-        }
-        outcome
     }
 }

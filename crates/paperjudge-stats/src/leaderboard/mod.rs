@@ -30,7 +30,9 @@ use crate::metrics::{Judgments, Settings};
 use crate::words::plural;
 use columns::{Column, Value};
 
-pub use judge::{with_judge, JudgeBoard, JudgePair, JudgedTargets, RatersOnly};
+pub use judge::{
+    with_judge, JudgeBoard, JudgePair, JudgedTargets, RatersOnly, VERDICT_WITH_A_JUDGE,
+};
 pub use options::{LeaderboardOption, LeaderboardOptions, OnThePage, OPTIONS};
 pub use resample::resample;
 pub use score::{score, score_target, Scores};
@@ -198,7 +200,7 @@ pub struct ModelRow {
     /// Paired sign-flip randomization test against the leader; `None` for the leader.
     pub p_value_vs_leader: Option<f64>,
     /// `p_value_vs_leader` after Holm's adjustment over every pair of models (the leader is
-    /// picked by the same data; see [`metrics::compare_with_first`]).
+    /// picked by the same data; see [`crate::metrics::compare_with_first`]).
     pub p_value_holm: Option<f64>,
     /// Evaluated targets whose pool left the model out (pruned before it was built): it is
     /// scored over the others.
@@ -244,9 +246,8 @@ impl ModelRow {
         self.p_value_holm.is_some_and(|p| p >= SIGNIFICANCE_LEVEL)
     }
 
-    /// A row with every value undefined, for tests to fill in.
-    #[cfg(test)]
-    pub(crate) fn undefined(model: &str, rank: usize) -> ModelRow {
+    /// A row with every value undefined, for tests to fill in (the app's too: public).
+    pub fn undefined(model: &str, rank: usize) -> ModelRow {
         ModelRow {
             model: model.to_owned(),
             rank,
@@ -262,8 +263,7 @@ impl ModelRow {
     }
 
     /// This row with `value` in the mean column named `key`.
-    #[cfg(test)]
-    pub(crate) fn with(mut self, key: &str, value: Option<f64>) -> ModelRow {
+    pub fn with(mut self, key: &str, value: Option<f64>) -> ModelRow {
         let position = columns::mean_position(key).expect("a mean column");
         self.means[position] = value;
         self

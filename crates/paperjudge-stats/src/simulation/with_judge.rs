@@ -1,10 +1,10 @@
-//! `paperjudge simulate --judge NAME`: the study replayed (or resampled) as without a judge,
-//! each simulated study watched twice on the same draws: by the raters' own verdict, and by
-//! the verdict with the judge (docs/metrics.md, "Prediction-powered estimates"), whose grades
-//! of every target of the simulated study are known before its first rating (a judge is
-//! cheap). What the judge saves is the difference: rated targets and ratings to the first
-//! decision, and the half-width of the closest pair's difference after 20, 40 and 80 rated
-//! targets.
+//! `paperjudge simulate --judge NAME`: what a judge gives a study (docs/metrics.md,
+//! "Prediction-powered estimates"). The study is replayed (or resampled) as without a judge,
+//! its grades of every target of the simulated study known before the first rating (a judge
+//! is cheap): the half-width of the closest pair's difference after 20, 40 and 80 rated
+//! targets, prediction-powered and the raters' alone. The verdict, and so the ratings to a
+//! decision, are the raters' own ([`crate::leaderboard::VERDICT_WITH_A_JUDGE`]): the plain
+//! simulation's.
 //!
 //! The judged sample J of a simulated study: in a replay, every judged target of the study
 //! (the rated ones among them in the replay's order); resampled, the targets drawn, each
@@ -18,8 +18,8 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{nearest_rank, Plan, Replay, ReplayError, SAME_MEAN};
-use crate::decision::{Monitor, Order, Standing, State};
+use super::{nearest_rank, Plan, Replay, ReplayError};
+use crate::decision::Order;
 use crate::leaderboard::{self, Collection, JudgedTargets, Partial};
 use crate::metrics::{self, estimate_mean, Judged};
 
@@ -75,30 +75,15 @@ impl JudgeValues {
     }
 }
 
-/// The simulated studies of one plan with the judge, beside the same draws without it.
+/// The simulated studies of one plan with the judge.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JudgeSummary {
     pub judge: String,
-    pub order: Order,
     pub resample: bool,
     pub runs: usize,
     /// Judged targets of a simulated study (a replay: the study's; resampled: those drawn that
     /// the judge graded).
     pub targets_judged_median: usize,
-    pub decided: usize,
-    pub decided_without_judge: usize,
-    /// Rated targets to the first decision (all of them when none came), median.
-    pub human_targets_median: usize,
-    pub human_targets_median_without_judge: usize,
-    pub human_targets_p90: usize,
-    pub human_targets_p90_without_judge: usize,
-    pub ratings_median: usize,
-    pub ratings_median_without_judge: usize,
-    /// The median, over the studies, of the ratings the same draws took without the judge
-    /// less those they took with it.
-    pub ratings_saved_median: i64,
-    pub wrong: usize,
-    pub wrong_without_judge: usize,
     /// The closest pair of models over the study (the best and the next), and the 95%
     /// half-width of their mean difference after some rated targets, with the judge
     /// (prediction-powered) and without (the raters' t interval), medians over the studies.
@@ -113,27 +98,16 @@ pub struct HalfWidths {
     pub without_judge: f64,
 }
 
-/// One simulated study, watched with the judge and without, with the judged targets it had
-/// and the pair's half-widths at [`HALF_WIDTHS_AT`] (with the judge, without).
+/// One simulated study: the judged targets it had and the pair's half-widths at
+/// [`HALF_WIDTHS_AT`] (with the judge, without).
 struct Simulated {
-    with: Watched,
-    without: Watched,
     judged: usize,
     widths: Vec<Option<(f64, f64)>>,
 }
 
-/// How one simulated study ended, watched by one verdict.
-#[derive(Debug, Clone, Copy)]
-struct Watched {
-    targets: usize,
-    ratings: usize,
-    decided: bool,
-    wrong: bool,
-}
-
 impl Replay {
-    /// `seeds` simulated studies under `plan` (random order, no pruning), each watched with
-    /// the judge `judge` and without it on the same draws.
+    /// `seeds` simulated studies under `plan` (random order, no pruning), each with the judge
+    /// `judge`.
     pub fn simulate_with_judge(
         &self,
         plan: Plan,
@@ -148,14 +122,6 @@ impl Replay {
         let runs: Vec<Simulated> = (seeds.into_par_iter())
             .map(|seed| self.run_with_judge(plan, judge, seed, pair))
             .collect();
-        let median = |values: Vec<i64>| nearest_rank(&values, 0.5) as usize;
-        let p90 = |values: Vec<i64>| nearest_rank(&values, 0.9) as usize;
-        let with = |f: fn(&Watched) -> usize| -> Vec<i64> {
-            runs.iter().map(|run| f(&run.with) as i64).collect()
-        };
-        let without = |f: fn(&Watched) -> usize| -> Vec<i64> {
-            runs.iter().map(|run| f(&run.without) as i64).collect()
-        };
         let half_widths = (HALF_WIDTHS_AT.iter().enumerate())
             .filter_map(|(at, &rated)| {
                 let mut with: Vec<f64> = Vec::new();
@@ -172,28 +138,12 @@ impl Replay {
                 })
             })
             .collect();
+        let judged: Vec<i64> = runs.iter().map(|run| run.judged as i64).collect();
         Ok(JudgeSummary {
             judge: judge.name.clone(),
-            order: plan.order,
             resample: plan.resample,
             runs: runs.len(),
-            targets_judged_median: median(runs.iter().map(|run| run.judged as i64).collect()),
-            decided: runs.iter().filter(|run| run.with.decided).count(),
-            decided_without_judge: runs.iter().filter(|run| run.without.decided).count(),
-            human_targets_median: median(with(|w| w.targets)),
-            human_targets_median_without_judge: median(without(|w| w.targets)),
-            human_targets_p90: p90(with(|w| w.targets)),
-            human_targets_p90_without_judge: p90(without(|w| w.targets)),
-            ratings_median: median(with(|w| w.ratings)),
-            ratings_median_without_judge: median(without(|w| w.ratings)),
-            ratings_saved_median: nearest_rank(
-                &(runs.iter())
-                    .map(|run| run.without.ratings as i64 - run.with.ratings as i64)
-                    .collect::<Vec<_>>(),
-                0.5,
-            ),
-            wrong: runs.iter().filter(|run| run.with.wrong).count(),
-            wrong_without_judge: runs.iter().filter(|run| run.without.wrong).count(),
+            targets_judged_median: nearest_rank(&judged, 0.5) as usize,
             pair: pair.map(|(a, b)| [self.models[a].clone(), self.models[b].clone()]),
             half_widths,
         })
@@ -206,8 +156,8 @@ impl Replay {
         Some((*ranked.first()?, *ranked.get(1)?))
     }
 
-    /// One simulated study: the draws `run` makes under `plan` and `seed`, watched with the
-    /// judge and without; the judged targets; the pair's half-widths at [`HALF_WIDTHS_AT`].
+    /// One simulated study: the draws `run` makes under `plan` and `seed`; the judged targets;
+    /// the pair's half-widths at [`HALF_WIDTHS_AT`].
     fn run_with_judge(
         &self,
         plan: Plan,
@@ -226,17 +176,13 @@ impl Replay {
         } else {
             order.into_iter().take(plan.targets).collect()
         };
-        let judged: Vec<Vec<Option<f64>>> = if plan.resample {
+        let judged = if plan.resample {
             (drawn.iter())
-                .filter_map(|&index| judge.rated[index].clone())
-                .collect()
+                .filter(|&&index| judge.rated[index].is_some())
+                .count()
         } else {
-            (judge.rated.iter().flatten().cloned())
-                .chain(judge.unrated.iter().cloned())
-                .collect()
+            judge.rated.iter().flatten().count() + judge.unrated.len()
         };
-        let with = self.watch(&drawn, Some((judge, &judged)));
-        let without = self.watch(&drawn, None);
         let widths = HALF_WIDTHS_AT
             .iter()
             .map(|&rated| {
@@ -244,67 +190,7 @@ impl Replay {
                 self.half_widths(&drawn, judge, plan.resample, rated, a, b)
             })
             .collect();
-        Simulated {
-            with,
-            without,
-            judged: judged.len(),
-            widths,
-        }
-    }
-
-    /// The raters' verdict (with the judge's values of `judged`, when given) fed the targets
-    /// `drawn` in order, up to its first decision.
-    fn watch(
-        &self,
-        drawn: &[usize],
-        judge: Option<(&JudgeValues, &[Vec<Option<f64>>])>,
-    ) -> Watched {
-        let margin = self.margin;
-        let mut monitor = match judge {
-            Some((_, judged)) => Monitor::with_judge(self.models.clone(), margin, judged)
-                .expect("the judge's values are NDCG, one per model"),
-            None => Monitor::new(self.models.clone(), Order::Random, margin),
-        };
-        let best = self.best();
-        let top = self.means[best[0]];
-        let all = vec![true; self.models.len()];
-        let (mut ratings, mut wrong) = (0, false);
-        for (step, &index) in drawn.iter().enumerate() {
-            let (ndcg, cost) = self.targets[index].rated_with(&all, &self.settings);
-            match judge {
-                Some((values, _)) => monitor.observe_rated(&ndcg, values.rated[index].as_deref()),
-                None => monitor.observe(&ndcg, None),
-            }
-            .expect("the study's values are NDCG");
-            ratings += cost;
-            let standing = monitor.standing().expect("a target was observed");
-            wrong |= best.iter().any(|&m| standing.states[m] == State::Out);
-            if standing.decided() {
-                wrong |= self.declared_wrongly(&standing, &best, top);
-                return Watched {
-                    targets: step + 1,
-                    ratings,
-                    decided: true,
-                    wrong,
-                };
-            }
-        }
-        Watched {
-            targets: drawn.len(),
-            ratings,
-            decided: false,
-            wrong,
-        }
-    }
-
-    /// Whether a decision named a model that is not best (or, with a margin, not within it of
-    /// the best), or named one best of a tie.
-    fn declared_wrongly(&self, standing: &Standing, best: &[usize], top: f64) -> bool {
-        let margin = self.margin.get();
-        (standing.states.iter().enumerate())
-            .filter(|(_, state)| matches!(state, State::Leader | State::Equivalent))
-            .any(|(model, _)| self.means[model] < top - margin - SAME_MEAN)
-            || (margin == 0.0 && best.len() > 1)
+        Simulated { judged, widths }
     }
 
     /// The 95% half-widths of the mean difference a − b after the first `rated` targets of
@@ -358,29 +244,18 @@ impl Replay {
 /// The summary with the judge as lines under the table of `paperjudge simulate`.
 pub fn in_words(summary: &JudgeSummary) -> String {
     let mut text = format!(
-        "With the judge {} ({} judged targets per simulated study, median; {} draws, random \
-         order, no pruning): rated targets to the first decision, median {} (p90 {}) against \
-         {} (p90 {}) without it; ratings {} against {} (saved, median over the same draws: \
-         {}); decided {} and {} of {}; wrong {} and {}.\n",
+        "With the judge {} ({} judged targets per simulated study, median; {} {} draws, random \
+         order, no pruning): the decisions are the table's above, the raters' own verdict's \
+         (docs/metrics.md, \"The verdict with a judge\"); what the judge gives is narrower \
+         intervals.\n",
         summary.judge,
         summary.targets_judged_median,
+        summary.runs,
         if summary.resample {
             "resampled"
         } else {
             "replayed"
         },
-        summary.human_targets_median,
-        summary.human_targets_p90,
-        summary.human_targets_median_without_judge,
-        summary.human_targets_p90_without_judge,
-        summary.ratings_median,
-        summary.ratings_median_without_judge,
-        summary.ratings_saved_median,
-        summary.decided,
-        summary.decided_without_judge,
-        summary.runs,
-        summary.wrong,
-        summary.wrong_without_judge,
     );
     if let Some([a, b]) = &summary.pair {
         for widths in &summary.half_widths {

@@ -201,7 +201,7 @@ impl RowsRead {
         self.0.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn count_one(&self) {
+    pub fn count_one(&self) {
         self.0.fetch_add(1, Ordering::Relaxed);
     }
 }
@@ -210,7 +210,7 @@ impl RowsRead {
 /// has already (the same column and message) is counted with it, so that a file with one
 /// mistake on every line reads as one problem.
 #[derive(Debug)]
-pub(crate) struct Problems {
+pub struct Problems {
     source: String,
     reported: Vec<Problem>,
     /// Where each problem of a line is in `reported`, by its column and message.
@@ -219,7 +219,7 @@ pub(crate) struct Problems {
 }
 
 impl Problems {
-    pub(crate) fn new(source: &str) -> Problems {
+    pub fn new(source: &str) -> Problems {
         Problems {
             source: source.to_owned(),
             reported: Vec::new(),
@@ -228,7 +228,7 @@ impl Problems {
         }
     }
 
-    pub(crate) fn push(&mut self, problem: Problem) {
+    pub fn push(&mut self, problem: Problem) {
         let Some(line) = problem.line.filter(|_| !problem.cut) else {
             return self.report(problem);
         };
@@ -252,17 +252,17 @@ impl Problems {
     }
 
     /// The import fails on this one problem (one that stops the reading, like a bad header).
-    pub(crate) fn fail(mut self, problem: Problem) -> InvalidInput {
+    pub fn fail(mut self, problem: Problem) -> InvalidInput {
         self.push(problem);
         self.into_invalid()
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.reported.is_empty()
     }
 
     /// `Err` with every problem, by line, if there was any.
-    pub(crate) fn into_result(self) -> Result<(), InvalidInput> {
+    pub fn into_result(self) -> Result<(), InvalidInput> {
         if self.reported.is_empty() {
             Ok(())
         } else {
@@ -313,7 +313,7 @@ impl Format {
 
 /// A paper id a file gives must be one a study can hold ([`PaperId::new`]): a problem of
 /// `column` at `line` otherwise.
-pub(crate) fn check_paper_id(id: &str, line: u64, column: &str) -> Result<(), Problem> {
+pub fn check_paper_id(id: &str, line: u64, column: &str) -> Result<(), Problem> {
     match PaperId::new(id) {
         Ok(_) => Ok(()),
         Err(why) => Err(Problem::at(
@@ -326,7 +326,7 @@ pub(crate) fn check_paper_id(id: &str, line: u64, column: &str) -> Result<(), Pr
 
 /// A JSONL line that does not parse: serde's message, with the column but without its own
 /// line number (always 1 for a single line).
-pub(crate) fn json_problem(error: &serde_json::Error, line: u64) -> Problem {
+pub fn json_problem(error: &serde_json::Error, line: u64) -> Problem {
     let message = error.to_string();
     let message = message
         .rfind(" at line ")
@@ -339,7 +339,7 @@ pub(crate) fn json_problem(error: &serde_json::Error, line: u64) -> Problem {
 }
 
 /// A score column's value (CSV, JSONL, a TREC run): empty for none, else a finite number.
-pub(crate) fn parse_score(text: &str, line: u64) -> Result<Option<f64>, Problem> {
+pub fn parse_score(text: &str, line: u64) -> Result<Option<f64>, Problem> {
     if text.is_empty() {
         return Ok(None);
     }

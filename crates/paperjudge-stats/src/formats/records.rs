@@ -14,7 +14,7 @@ use super::trec::RunLine;
 use super::{Format, Problem, RowsRead};
 
 /// How an importer turns records into its rows, format by format.
-pub(crate) trait Parse {
+pub trait Parse {
     /// A parsed row; it may borrow from the record and from the parser.
     type Row<'r>
     where
@@ -75,7 +75,7 @@ enum Source<R: Read, C> {
 }
 
 /// A file being read, record by record.
-pub(crate) struct Records<R: Read, P: Parse> {
+pub struct Records<R: Read, P: Parse> {
     parser: P,
     format: Format,
     source: Source<R, P::Columns>,
@@ -90,12 +90,7 @@ impl<R: Read, P: Parse> Records<R, P> {
     /// Opens a file of `format`, reading its header if it is CSV; `Err` with the problem if
     /// the file cannot be read at all (a format the importer does not read, a bad header).
     /// Every record read is counted in `rows` too.
-    pub(crate) fn open(
-        reader: R,
-        format: Format,
-        parser: P,
-        rows: &RowsRead,
-    ) -> Result<Self, Problem> {
+    pub fn open(reader: R, format: Format, parser: P, rows: &RowsRead) -> Result<Self, Problem> {
         if !P::FORMATS.contains(&format) {
             return Err(unreadable::<P>(format));
         }
@@ -122,14 +117,16 @@ impl<R: Read, P: Parse> Records<R, P> {
     }
 
     /// Records read so far (those that did not parse included).
-    pub(crate) fn read(&self) -> u64 {
+    pub fn read(&self) -> u64 {
         self.read
     }
 
     /// The next record, parsed, with its line; `None` at the end of the file. A record that
     /// does not parse is `Err` with its problem, and reading goes on; a problem that stops the
-    /// reading (a line over the limit, broken CSV) is the last `Err`.
-    pub(crate) fn next(&mut self) -> Option<Result<(u64, P::Row<'_>), Problem>> {
+    /// reading (a line over the limit, broken CSV) is the last `Err`. (Not an `Iterator`: a
+    /// row borrows the reader's buffer until the next is read.)
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<Result<(u64, P::Row<'_>), Problem>> {
         if self.stopped {
             return None;
         }
