@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::store::{self, JudgeRecord};
+use super::store::{self, GradesOf, JudgeRecord};
 use super::JudgeVersion;
 use crate::checks::judges::{audit, JudgeInput};
 use crate::checks::ranking;
@@ -83,7 +83,12 @@ impl Study {
     pub async fn disagreements(&self, name: &JudgeName) -> Result<Vec<Disagreement>, StudyError> {
         let judge = self.judge_named(name).await?;
         let graded = self
-            .read(async |conn| Ok(store::grades_of_finished_targets(&mut *conn, judge.id).await?))
+            .read(async |conn| {
+                Ok(
+                    store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge.id))
+                        .await?,
+                )
+            })
             .await?;
         self.disagreements_in(graded).await
     }
@@ -142,7 +147,12 @@ impl Study {
         judge: &JudgeRecord,
     ) -> Result<Vec<(PaperKey, PaperKey, Stars, Stars)>, StudyError> {
         let graded = self
-            .read(async |conn| Ok(store::grades_of_finished_targets(&mut *conn, judge.id).await?))
+            .read(async |conn| {
+                Ok(
+                    store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge.id))
+                        .await?,
+                )
+            })
             .await?;
         Ok(compared(set, graded))
     }

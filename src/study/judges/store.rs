@@ -672,18 +672,29 @@ fn read_lists(
     Ok(lists)
 }
 
-/// `judge`'s grades of the pairs of fully rated targets being rated, by target and paper.
+/// Whose grades: a judge's or a trial's, by id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::study) enum GradesOf {
+    Judge(i64),
+    Trial(i64),
+}
+
+/// The grades of `of` of the pairs of fully rated targets being rated, by target and paper.
 pub(in crate::study) async fn grades_of_finished_targets<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    judge: i64,
+    of: GradesOf,
 ) -> Result<Vec<(PaperKey, PaperKey, Stars)>, sqlx::Error> {
-    let rows: Vec<(i64, i64, Stored<Stars>)> = sqlx::query_as(
+    let (table, column, id) = match of {
+        GradesOf::Judge(id) => ("judge_grades", "judge_id", id),
+        GradesOf::Trial(id) => ("trial_grades", "trial_id", id),
+    };
+    let rows: Vec<(i64, i64, Stored<Stars>)> = sqlx::query_as(&format!(
         "SELECT g.target_id, g.paper_id, g.stars
-         FROM judge_grades g JOIN targets t ON t.target_id = g.target_id
-         WHERE g.judge_id = ? AND t.active = 1 AND t.fully_rated = 1
-         ORDER BY g.target_id, g.paper_id",
-    )
-    .bind(judge)
+         FROM {table} g JOIN targets t ON t.target_id = g.target_id
+         WHERE g.{column} = ? AND t.active = 1 AND t.fully_rated = 1
+         ORDER BY g.target_id, g.paper_id"
+    ))
+    .bind(id)
     .fetch_all(executor)
     .await?;
     Ok(rows
@@ -886,27 +897,6 @@ pub(in crate::study) async fn store_trial_grades(
     .execute(conn)
     .await?;
     Ok(())
-}
-
-/// The trial `trial`'s grades of the pairs of fully rated targets being rated, by target and
-/// paper.
-pub(in crate::study) async fn trial_grades_of_finished_targets<'e, E: SqliteExecutor<'e>>(
-    executor: E,
-    trial: i64,
-) -> Result<Vec<(PaperKey, PaperKey, Stars)>, sqlx::Error> {
-    let rows: Vec<(i64, i64, Stored<Stars>)> = sqlx::query_as(
-        "SELECT g.target_id, g.paper_id, g.stars
-         FROM trial_grades g JOIN targets t ON t.target_id = g.target_id
-         WHERE g.trial_id = ? AND t.active = 1 AND t.fully_rated = 1
-         ORDER BY g.target_id, g.paper_id",
-    )
-    .bind(trial)
-    .fetch_all(executor)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(|(target, paper, Stored(stars))| (PaperKey(target), PaperKey(paper), stars))
-        .collect())
 }
 
 /// Copies the grades of the trial `trial` to the judge `judge` (made under the guidelines'

@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::audit::{agreement_of, compared};
 use super::grader::Grader;
 use super::run::{Asking, Checkpoint, Keeper, PreparedRun, RunReport, RunRequest};
-use super::store::{self, JudgeRecord, TrialRow};
+use super::store::{self, GradesOf, JudgeRecord, TrialRow};
 use super::{Disagreement, JudgeAudit};
 use crate::domain::{JudgeName, PaperKey};
 use crate::metrics::Settings;
@@ -275,7 +275,9 @@ impl Study {
     pub async fn trial_disagreements(&self, id: i64) -> Result<Vec<Disagreement>, StudyError> {
         self.trial_row(id).await?;
         let graded = self
-            .read(async |conn| Ok(store::trial_grades_of_finished_targets(&mut *conn, id).await?))
+            .read(async |conn| {
+                Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Trial(id)).await?)
+            })
             .await?;
         self.disagreements_in(graded).await
     }
@@ -292,7 +294,7 @@ impl Study {
     async fn summary_of(&self, row: TrialRow) -> Result<(TrialSummary, JudgeAudit), StudyError> {
         let graded = self
             .read(async |conn| {
-                Ok(store::trial_grades_of_finished_targets(&mut *conn, row.id).await?)
+                Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Trial(row.id)).await?)
             })
             .await?;
         let set = self.evaluation_set(0).await?;
@@ -385,7 +387,9 @@ impl Study {
         targets: &[PaperKey],
     ) -> Result<Option<(f64, [f64; 2])>, StudyError> {
         let graded: Vec<_> = (self
-            .read(async |conn| Ok(store::grades_of_finished_targets(&mut *conn, judge).await?))
+            .read(async |conn| {
+                Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge)).await?)
+            })
             .await?)
             .into_iter()
             .filter(|(target, _, _)| targets.contains(target))
