@@ -25,7 +25,7 @@ The stars:\n\
 
 async fn set_guidelines(study: &TestStudy, markdown: &str) {
     let guidelines = Guidelines::new(markdown).expect("guidelines");
-    (study.study.set_guidelines(&guidelines).await).expect("the guidelines set");
+    (study.study.guidelines().set(&guidelines).await).expect("the guidelines set");
 }
 
 /// Each grade of the judge `name` with the guidelines' version it keeps, and the judge's own.
