@@ -52,7 +52,7 @@ pub(super) async fn run_export(
         }
         ExportCommand::Judgments { output, judge } => {
             let judge = judge.as_deref().map(judges::judge_name).transpose()?;
-            let rows = study.judgment_rows(judge.as_ref()).await?;
+            let rows = study.judges().grades(judge.as_ref()).await?;
             write_output(output.as_deref(), |out| {
                 export::judgments_csv(&rows, out).map_err(io::Error::other)
             })?;

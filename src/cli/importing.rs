@@ -102,7 +102,10 @@ pub(super) async fn import_file(
     let reader = progress.wrap_read(BufReader::with_capacity(1 << 20, file));
     let file = ImportFile::new(path.display().to_string(), reader);
     let rng = rand::rngs::StdRng::from_os_rng();
-    let result = (study.import(kind, vec![file], rng, Bar(progress.clone()))).await;
+    let result = (study
+        .import()
+        .files(kind, vec![file], rng, Bar(progress.clone())))
+    .await;
     progress.finish_and_clear();
     result.map_err(|error| CliError::of_study(error, "nothing was imported"))
 }

@@ -50,12 +50,12 @@ pub(super) async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError
         ),
         _ => {}
     }
-    let swept = study.sweep_upload_leftovers().await?;
+    let swept = study.import().sweep_upload_leftovers().await?;
     if swept > 0 {
         tracing::info!("removed {swept} temporary files of uploads that no server runs any more");
     }
     if args.demo {
-        if let Some(summary) = study.load_demo_if_empty().await? {
+        if let Some(summary) = study.import().load_demo_if_empty().await? {
             tracing::info!("loaded the demo study: {summary}");
         }
     }

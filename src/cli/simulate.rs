@@ -21,6 +21,7 @@ pub(super) async fn simulate(study: &Study, args: SimulateArgs) -> Result<(), Cl
     let (set, judged) = match &args.options.judge {
         Some(name) => {
             let (set, judged) = study
+                .evaluation()
                 .judged_targets(name, depth)
                 .await
                 .map_err(unreadable)?;

@@ -36,7 +36,6 @@ use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::SqliteConnection;
 
 use db::{Database, Writer};
-use evaluation::EvaluationSet;
 
 // Values of the domain the study's views carry, named where the views are.
 pub use crate::domain::{Progress, TargetChoice};
@@ -142,6 +141,16 @@ impl Study {
         evaluation::Handle::new(self)
     }
 
+    /// The imports: from files, from the browser's uploads, the demo.
+    pub fn import(&self) -> import::Handle<'_> {
+        import::Handle::new(self)
+    }
+
+    /// The judges: their grades, runs, trials and audits.
+    pub fn judges(&self) -> judges::Handle<'_> {
+        judges::Handle::new(self)
+    }
+
     /// Pruning: the models the verdict ruled out leave the pools built from then on.
     pub fn pruning(&self) -> pruning::Handle<'_> {
         pruning::Handle::new(&self.db, self.evaluation())
@@ -206,11 +215,6 @@ impl Study {
         work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
     ) -> Result<T, StudyError> {
         self.db.write_directly_as(writer, conn, work).await
-    }
-
-    /// The evaluation set of at least `depth` (see [`evaluation::Handle::current_set`]).
-    async fn evaluation_set(&self, depth: usize) -> Result<Arc<EvaluationSet>, StudyError> {
-        self.evaluation().current_set(depth).await
     }
 
     async fn read<T>(

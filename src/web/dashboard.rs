@@ -167,7 +167,7 @@ pub async fn show(
         None => (
             choose_more,
             PruningControl::new(&study.pruning().state().await?, board.decision.as_ref()),
-            (study.judges().await?.iter())
+            (study.judges().list().await?.iter())
                 .map(|judge| JudgePlan::of(judge, overview.active))
                 .collect(),
         ),

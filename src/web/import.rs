@@ -79,7 +79,7 @@ async fn page(
         pool_depth: status.pool_depth,
         depth_open: status.recommendations == 0,
         max_depth: PoolDepth::MAX,
-        running: study.running_import().as_ref().map(job_path),
+        running: study.import().running().as_ref().map(job_path),
     })?;
     csrf.set_cookie_on(&mut response)?;
     Ok(response)
@@ -267,7 +267,7 @@ struct JobPage {
 
 /// The job of the address, or a 404 that says why there is none.
 fn job_of(study: &Study, id: &str) -> Result<JobView, WebError> {
-    let report = JobId::parse(id).and_then(|id| study.import_job(&id));
+    let report = JobId::parse(id).and_then(|id| study.import().job(&id));
     report.map(JobView::new).ok_or_else(|| {
         WebError::NotFound(format!(
             "there is no import {id} on this server: it keeps the last {JOBS_KEPT} imports until \

@@ -84,7 +84,7 @@ pub async fn upload(
     if declared_length(&request).is_some_and(|length| length > limit.bytes()) {
         return Err(WebError::UploadTooLarge { limit });
     }
-    let upload = study.begin_upload().map_err(WebError::of_change)?;
+    let upload = study.import().begin_upload().map_err(WebError::of_change)?;
     let mut received = 0u64;
     // The form's reader says Overflow both for a body past the limit and for a part's headers
     // past what it holds: this tells them apart.
@@ -114,7 +114,7 @@ pub async fn upload(
         };
         return Ok(HttpResponse::Ok().json(started));
     }
-    study.import_job_ended(&job).await;
+    study.import().job_ended(&job).await;
     Ok(see_other(&url))
 }
 

@@ -399,7 +399,7 @@ async fn a_judges_progress_follows_its_grades_and_the_targets_being_rated() {
     let app = judged_app().await;
     let study = &app.study.study;
     let progress = async || -> Vec<(String, i64, i64)> {
-        (study.judges().await.expect("the judges").into_iter())
+        (study.judges().list().await.expect("the judges").into_iter())
             .map(|judge| {
                 let name = judge.name.as_str().to_owned();
                 (name, judge.pairs_judged, judge.targets_judged)

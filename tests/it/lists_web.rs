@@ -438,7 +438,13 @@ async fn one_model_has_nothing_to_compare_and_the_whole_pool_is_its_own() {
 /// and `LSA 200` is the same paper of its pool, `demo-19`.
 pub async fn demo_with_demo_21_chosen() -> TestStudy {
     let study = TestStudy::new().await;
-    study.study.load_demo_if_empty().await.unwrap().unwrap();
+    study
+        .study
+        .import()
+        .load_demo_if_empty()
+        .await
+        .unwrap()
+        .unwrap();
     let rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(21);
     let chosen = [paperjudge::domain::PaperId::given("demo-21")];
     study.study.targets().choose(&chosen, rng).await.unwrap();
@@ -619,7 +625,13 @@ async fn a_target_being_rated_is_in_no_view_of_the_lists_until_it_is_fully_rated
 #[tokio::test]
 async fn rating_every_target_the_view_follows_which_are_fully_rated() {
     let study = TestStudy::new().await;
-    study.study.load_demo_if_empty().await.unwrap().unwrap();
+    study
+        .study
+        .import()
+        .load_demo_if_empty()
+        .await
+        .unwrap()
+        .unwrap();
     let options = ListsOptions {
         k: std::num::NonZeroUsize::new(1),
         ..ListsOptions::default()

@@ -490,7 +490,8 @@ pub(super) async fn small_study(dir: &Path) -> crate::study::Study {
         let file = ImportFile::new("test.csv", std::io::Cursor::new(text.as_bytes().to_vec()));
         let rng = rand::rngs::StdRng::seed_from_u64(1);
         study
-            .import(kind, vec![file], rng, ())
+            .import()
+            .files(kind, vec![file], rng, ())
             .await
             .expect("imported");
     }

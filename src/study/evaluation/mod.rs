@@ -30,7 +30,7 @@ use time::OffsetDateTime;
 use crate::checks::{
     self, ranking, AnswersInput, Checks, History, RaterRanking, RatersInput, TimedRecheck,
 };
-use crate::domain::{PaperKey, RaterId, Stars};
+use crate::domain::{JudgeName, PaperKey, RaterId, Stars};
 use crate::leaderboard::{
     self, Collection, JudgedTargets, Leaderboard, LeaderboardOptions, Partial, RaterLeader,
     TargetInput,
@@ -115,6 +115,22 @@ impl<'s> Handle<'s> {
             .evaluations
             .leaderboard(self.study, options, partial)
             .await
+    }
+
+    /// The judged targets of the judge named `name` (refused for a name the study has no
+    /// judge of), beside the evaluation set of at least `depth` they were read with: what
+    /// `paperjudge simulate --judge` replays. The one place the evaluation meets the judges:
+    /// it asks their handle for the judge's grades over its set.
+    pub async fn judged_targets(
+        &self,
+        name: &JudgeName,
+        depth: usize,
+    ) -> Result<(Arc<EvaluationSet>, JudgedTargets<PaperKey>), StudyError> {
+        let judges = self.study.judges();
+        let judge = judges.version(name).await?;
+        let set = self.current_set(depth).await?;
+        let judged = (judges.judged(&judge, &set.collection.models, &set, set.depth)).await?;
+        Ok((set, judged))
     }
 
     /// The set of the study's current revision, holding at least `depth` of every list: what
@@ -224,8 +240,8 @@ impl<'s> Handle<'s> {
         // The judges are audited over fully rated targets, whatever `partial` says: the one
         // the options name (refused when the study has no judge of that name), or every one.
         checks.judges = match &options.judge {
-            Some(name) => vec![self.study.judge_audit(name, options).await?],
-            None => self.study.judge_audits(options).await?,
+            Some(name) => vec![self.study.judges().audit(name, options).await?],
+            None => self.study.judges().audits(options).await?,
         };
         Ok(checks)
     }

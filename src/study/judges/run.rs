@@ -16,6 +16,7 @@
 //! A run holds its judge's [`lease`](super::lease) from before its first request to its end,
 //! and each of its writes checks that it still does: one judge runs in one place at a time.
 
+use super::Handle;
 use std::future::Future;
 use std::time::{Duration, Instant};
 
@@ -189,7 +190,7 @@ impl RunReport {
     }
 }
 
-impl Study {
+impl Handle<'_> {
     /// Checks what a run asks (refused: nothing asked), takes the judge's lease (a trial, no
     /// judge, takes none), finds the pairs it grades and, if there are any, starts its grader.
     pub(super) async fn prepare_run(
@@ -259,6 +260,7 @@ impl Study {
         StudyError,
     > {
         let existing = self
+            .study
             .read(async |conn| Ok(store::find(&mut *conn, name).await?))
             .await?;
         let trial = match request.purpose {
@@ -280,6 +282,7 @@ impl Study {
             judge_id = Some(self.judge_from_trial(&grader, trial, name).await?);
         }
         let mut pairs = self
+            .study
             .read(async |conn| Ok(store::pairs_to_grade(&mut *conn, judge_id).await?))
             .await?;
         let checkpoint = match request.purpose {
@@ -327,6 +330,7 @@ impl Study {
                 let prompt = given.or(own).unwrap_or_else(Prompt::default_prompt);
                 // The guidelines are read once: every pair of the run is asked under them.
                 let current = self
+                    .study
                     .read(async |conn| Ok(db::guidelines::current(&mut *conn).await?))
                     .await?;
                 let prompt = FilledPrompt::new(
@@ -370,7 +374,7 @@ impl Study {
         };
         progress.started(&name, report.pairs);
         let mut run = Run {
-            study: self,
+            study: self.study,
             keeper,
             settings: None,
             failures_in_a_row: 0,
@@ -386,7 +390,7 @@ impl Study {
             checked => checked,
         };
         let Run { keeper, .. } = run;
-        keeper.end(self).await;
+        keeper.end(self.study).await;
         if let Err(Stop(why)) = ran? {
             report.stopped = Some(why);
         }
@@ -632,7 +636,12 @@ impl<P: RunProgress> Run<'_, P> {
             return Ok(Ok(()));
         }
         let alpha = match judge_id {
-            Some(id) => self.study.alpha_on(*id, &checkpoint.tuning).await?,
+            Some(id) => {
+                self.study
+                    .judges()
+                    .alpha_on(*id, &checkpoint.tuning)
+                    .await?
+            }
             None => None,
         };
         let threshold = checkpoint.threshold;

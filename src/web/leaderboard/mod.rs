@@ -114,7 +114,7 @@ pub async fn show(
         Some(_) => None,
     };
     let judges = match signed.rater_only() {
-        None => study.judge_names().await?,
+        None => study.judges().names().await?,
         Some(_) => Vec::new(),
     };
     let mut response = view::html(&LeaderboardPage {

@@ -16,6 +16,7 @@
 pub mod command;
 pub(super) mod endpoint;
 
+use crate::study::judges::Handle;
 use tokio::sync::mpsc;
 
 use super::store::{self, JudgeRecord, PaperText};
@@ -266,7 +267,7 @@ async fn read_texts(
     heard: &mpsc::UnboundedSender<Heard>,
 ) {
     for chunk in keys.chunks(TEXTS_AT_A_TIME) {
-        match study.pair_texts(chunk).await {
+        match study.judges().pair_texts(chunk).await {
             Ok(pairs) => {
                 for pair in pairs {
                     if ready.send(pair).await.is_err() {
@@ -282,7 +283,7 @@ async fn read_texts(
     }
 }
 
-impl Study {
+impl Handle<'_> {
     /// The pairs with the keys `keys`, with both papers' texts, in one read of the study.
     async fn pair_texts(
         &self,
@@ -292,6 +293,7 @@ impl Study {
             .flat_map(|&(target, paper)| [target, paper])
             .collect();
         let texts = self
+            .study
             .read(async |conn| Ok(store::paper_texts(&mut *conn, &papers).await?))
             .await?;
         let text_of = |key: PaperKey| {
