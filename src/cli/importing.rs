@@ -13,7 +13,8 @@ use super::error::CliError;
 use super::judges;
 use crate::formats::Format;
 use crate::study::import::{self, Kind, Summary};
-use crate::study::{ImportFile, ImportProgress, Study};
+use crate::study::import::{ImportFile, ImportProgress};
+use crate::study::Study;
 
 pub(super) async fn run_import(study: &Study, command: ImportCommand) -> Result<(), CliError> {
     let (file, kind) = match command {

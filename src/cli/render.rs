@@ -1,9 +1,9 @@
 //! The text and CSV renderers of the command line's own outputs (the leaderboard, the checks
 //! and the lists render themselves): tables for a terminal, CSV and JSON rows.
 
+use crate::domain::TargetChoice;
+use crate::study::status::StudyStatus;
 use crate::study::targets::TargetSummary;
-use crate::study::StudyStatus;
-use crate::study::TargetChoice;
 use crate::terminal::cell;
 
 /// A target as `targets list --format json` writes it.

@@ -20,13 +20,13 @@ pub mod guidelines;
 pub mod import;
 pub mod judges;
 pub mod lists;
-mod papers;
+pub mod papers;
 pub mod pool;
 pub mod pruning;
 pub mod raters;
 pub mod rating;
 pub mod recheck;
-mod status;
+pub mod status;
 pub mod targets;
 
 use std::path::Path;
@@ -37,14 +37,7 @@ use sqlx::SqliteConnection;
 
 use db::{Database, Writer};
 
-// Values of the domain the study's views carry, named where the views are.
-pub use crate::domain::{Progress, TargetChoice};
 pub use error::{Cause, Refusal, StudyError};
-pub use import::{
-    ImportFile, ImportProgress, JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT,
-};
-pub use papers::{ListedPaper, Paper, PooledPaper};
-pub use status::StudyStatus;
 
 /// One study file, as the app works on it: its connections and write queue, what it keeps in
 /// memory, and a handle per feature ([`Study::rating`], [`Study::targets`], ...) whose methods
@@ -177,7 +170,7 @@ impl Study {
     }
 
     /// The counts `paperjudge status` prints, from one read of the study.
-    pub async fn status(&self) -> Result<StudyStatus, StudyError> {
+    pub async fn status(&self) -> Result<status::StudyStatus, StudyError> {
         status::read(&self.db).await
     }
 

@@ -10,9 +10,10 @@ use super::leaderboard::{self, LeaderboardQuery};
 use super::view::{self, Nav, PruningControl, Standing};
 use super::WebError;
 use crate::checks;
+use crate::domain::{Progress, TargetChoice};
 use crate::leaderboard::ModelRow;
 use crate::study::judges::JudgeSummary;
-use crate::study::{Progress, Study, TargetChoice};
+use crate::study::Study;
 use crate::words::page;
 
 /// With more candidate targets than this, the dashboard offers to choose targets: rating

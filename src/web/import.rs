@@ -17,7 +17,8 @@ use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::PoolDepth;
 use crate::formats::Problem;
-use crate::study::{JobFailure, JobId, JobReport, JobState, Outcome, Study, JOBS_KEPT};
+use crate::study::import::{JobFailure, JobId, JobReport, JobState, Outcome, JOBS_KEPT};
+use crate::study::Study;
 use crate::words::{plural, thousands};
 
 /// `GET` and `POST /import`, `POST /import/settings`, `GET /import/{job}` and its JSON.

@@ -20,13 +20,14 @@ use super::leaderboard::LeaderboardQuery;
 use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::{JudgeModel, JudgeName};
+use crate::study::import::JobId;
 use crate::study::judges::endpoint::EndpointUrl;
 use crate::study::judges::prompt::{Prompt, MAX_TEMPLATE_BYTES};
 use crate::study::judges::{
     CommandLine, Disagreement, EndpointRequest, Grading, JudgeAudit, JudgeSummary, Purpose,
     RunJobReport, RunRequest, RunState, TrialSummary, KEY_VARIABLE, RUNS_KEPT, TUNING_TARGETS,
 };
-use crate::study::{JobId, Study};
+use crate::study::Study;
 use crate::words;
 
 /// Requests in flight of a run from the browser, unless the form says otherwise.

@@ -16,8 +16,9 @@ use super::csrf::CsrfToken;
 use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::PaperId;
+use crate::domain::TargetChoice;
 use crate::study::targets::{Among, Hit, Overview, MARK_END, MARK_START};
-use crate::study::{Study, TargetChoice};
+use crate::study::Study;
 use crate::words::plural;
 use crate::words::thousands;
 

@@ -11,9 +11,11 @@ use super::auth::Signed;
 use super::csrf::CsrfToken;
 use super::view::{self, Nav, PaperView, RenderedMarkdown};
 use super::WebError;
+use crate::domain::Progress;
 use crate::domain::{Answer, Note, PaperKey, Stars};
+use crate::study::papers::PooledPaper;
 use crate::study::rating::RatingPage as Page;
-use crate::study::{PooledPaper, Progress, Study};
+use crate::study::Study;
 
 /// `GET /targets/{target}`.
 pub fn routes(config: &mut web::ServiceConfig) {

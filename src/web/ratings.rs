@@ -13,10 +13,11 @@ use serde::{Deserialize, Serialize};
 use super::answer::{see_other, ByAccept};
 use super::auth::Signed;
 use super::{csrf, view, WebError};
+use crate::domain::Progress;
 use crate::domain::{Answer, Note, PaperId, PaperKey};
 use crate::study::raters::Rater;
 use crate::study::rating::{Edit, Rating};
-use crate::study::{Progress, Study};
+use crate::study::Study;
 
 /// The largest rating form: a note of 2,000 characters of four bytes each, every byte
 /// percent-encoded, with room for the other fields.

@@ -35,7 +35,8 @@ use super::{csrf, WebError};
 use crate::domain::{ByteSize, JudgeName};
 use crate::formats::Format;
 use crate::study::import::{self, Kind};
-use crate::study::{JobId, Study, Upload};
+use crate::study::import::{JobId, Upload};
+use crate::study::Study;
 
 /// What an upload may be: at most `size` bytes (`serve --max-upload`), and never silent for
 /// longer than `idle`.

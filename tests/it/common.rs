@@ -5,8 +5,9 @@ use rand::SeedableRng;
 use sqlx::SqlitePool;
 
 use paperjudge::formats::Format;
+use paperjudge::study::import::ImportFile;
 use paperjudge::study::import::{self, Kind, Summary};
-use paperjudge::study::{ImportFile, Refusal, Study, StudyError};
+use paperjudge::study::{Refusal, Study, StudyError};
 
 pub struct TestStudy {
     /// The study, as the app works on it.

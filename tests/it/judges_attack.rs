@@ -785,7 +785,7 @@ async fn a_study_from_before_keeps_its_judges_and_grades_and_gives_no_id_again()
     let new = Kind::Judgments(judgments::Options {
         judge: JudgeName::new("new").unwrap(),
     });
-    let file = paperjudge::study::ImportFile::new(
+    let file = paperjudge::study::import::ImportFile::new(
         "grades.csv",
         std::io::Cursor::new(b"target,paper,stars\nT1,P1,5\n".to_vec()),
     );

@@ -2,7 +2,7 @@
 
 use crate::common::TestStudy;
 use crate::web_support::{attr, location, selector, text, Page, TestApp};
-use paperjudge::study::ImportFile;
+use paperjudge::study::import::ImportFile;
 use rand::SeedableRng;
 use reqwest::StatusCode;
 

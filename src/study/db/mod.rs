@@ -465,8 +465,9 @@ pub(super) async fn small_study(dir: &Path) -> crate::study::Study {
     use rand::SeedableRng;
 
     use crate::formats::Format;
+    use crate::study::import::ImportFile;
     use crate::study::import::{recommendations, Kind};
-    use crate::study::{ImportFile, Study};
+    use crate::study::Study;
 
     let study = Study::open(&dir.join("study.db")).await.expect("a study");
     let files = [

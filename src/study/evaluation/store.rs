@@ -20,8 +20,8 @@ use crate::domain::{
 use crate::study::db::column::{self, Stored};
 use crate::study::db::direct::open_reader;
 use crate::study::db::targets;
+use crate::study::papers::ListedPaper;
 use crate::study::targets::Overview;
-use crate::study::ListedPaper;
 
 /// A revision of everything the evaluation reads: the last id of the rating history (every
 /// change of a rating adds a row to it), the study's revision counter (bumped by every import

@@ -16,8 +16,8 @@ use crate::leaderboard::{self, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings, TargetScores};
 use crate::study::db;
 use crate::study::error::{Refusal, StudyError};
+use crate::study::papers::{ListedPaper, Paper};
 use crate::study::rating::RaterNote;
-use crate::study::{ListedPaper, Paper};
 
 /// One target under the leaderboard's options.
 #[derive(Debug, Clone)]

@@ -10,7 +10,7 @@ use super::lease::Place;
 use super::run::{Purpose, RunProgress, RunReport, RunRequest};
 use super::trial::TrialReport;
 use crate::domain::JudgeName;
-use crate::study::JobId;
+use crate::study::import::JobId;
 use crate::study::{Refusal, StudyError};
 
 /// Runs remembered, the running one among them.

@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use super::store::{self, RunRow};
 use crate::domain::JudgeName;
-use crate::study::{JobId, Refusal, Study, StudyError};
+use crate::study::import::JobId;
+use crate::study::{Refusal, Study, StudyError};
 
 /// How often a run renews its lease when no grade did.
 pub(super) const RENEW_EVERY: Duration = Duration::from_secs(5);

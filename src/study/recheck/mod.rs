@@ -10,8 +10,8 @@ use crate::domain::{PaperId, RaterId, Stars};
 use crate::study::db::checks::NewRecheck;
 use crate::study::db::{self, Database};
 use crate::study::error::{Refusal, StudyError};
+use crate::study::papers::Paper;
 use crate::study::raters::Rater;
-use crate::study::Paper;
 
 /// What the re-check page shows: how far the re-checking is, and a pair to re-check (the
 /// target and the paper), drawn at random among the rated pairs of finished targets not

@@ -4,8 +4,8 @@ use super::Handle;
 use crate::domain::Progress;
 use crate::study::db;
 use crate::study::error::StudyError;
+use crate::study::papers::Paper;
 use crate::study::raters::Rater;
-use crate::study::Paper;
 
 /// The target to rate next, in the study's random order.
 #[derive(Debug, Clone)]

@@ -19,8 +19,8 @@ use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 use crate::domain::{Answer, Note, PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
 use crate::study::db::column::{self, Stored};
 use crate::study::db::papers::PaperRow;
+use crate::study::papers::PooledPaper;
 use crate::study::rating::Rating;
-use crate::study::PooledPaper;
 
 /// The study's stored choice (`study.target_choice`) as a [`TargetChoice`].
 pub(in crate::study) fn choice_of(text: &str) -> TargetChoice {

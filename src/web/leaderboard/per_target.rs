@@ -15,11 +15,13 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 
 use super::LeaderboardQuery;
+use crate::domain::Progress;
 use crate::domain::{Grade, PaperId, PaperKey};
 use crate::leaderboard::{columns, Partial};
 use crate::study::evaluation::{Evaluated, ModelOnTarget, TargetView};
+use crate::study::papers::ListedPaper;
 use crate::study::rating::RaterNote;
-use crate::study::{ListedPaper, Progress, Study};
+use crate::study::Study;
 use crate::web::auth::Owner;
 use crate::web::view::{self, Nav};
 use crate::web::WebError;

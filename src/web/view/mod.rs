@@ -11,8 +11,8 @@ use askama::Template;
 
 use super::WebError;
 use crate::domain::PaperId;
+use crate::study::papers::Paper;
 use crate::study::raters::Rater;
-use crate::study::Paper;
 
 mod markdown;
 mod pruning_control;
