@@ -11,14 +11,14 @@ pub mod study;
 
 pub(in crate::study) use super::evaluation::store as evaluation;
 pub(in crate::study) use super::guidelines::store as guidelines;
-pub(in crate::study) use super::import::store as recommendations;
+pub(in crate::study) use super::import::store as import;
 pub(in crate::study) use super::lists::store as lists;
 pub(in crate::study) use super::papers::store as papers;
-pub(in crate::study) use super::pool::store as blind_pool;
+pub(in crate::study) use super::pool::store as pool;
 pub(in crate::study) use super::pruning::store as pruning;
 pub(in crate::study) use super::raters::store as raters;
-pub(in crate::study) use super::rating::store as ratings;
-pub(in crate::study) use super::recheck::store as checks;
+pub(in crate::study) use super::rating::store as rating;
+pub(in crate::study) use super::recheck::store as recheck;
 pub(in crate::study) use super::targets::store as targets;
 
 use std::path::{Path, PathBuf};

@@ -105,7 +105,7 @@ impl<'s> Handle<'s> {
     /// Compares every model on the targets rated now (with `partial`, also those partly
     /// rated), as the options ask: load, score, resample (or what is kept of them, while the
     /// study has not changed). Nothing is written: a view records nothing (see
-    /// [`db::ratings::set`] for when a change is made with its provenance known).
+    /// [`db::rating::set`] for when a change is made with its provenance known).
     pub async fn leaderboard(
         &self,
         options: &LeaderboardOptions,
@@ -152,9 +152,9 @@ impl<'s> Handle<'s> {
         let (judgments, rechecks, progress, versions) = (self.study.db)
             .read(async |conn| {
                 Ok((
-                    db::checks::judgments(&mut *conn).await?,
-                    db::checks::rechecks(&mut *conn).await?,
-                    db::checks::recheck_progress(&mut *conn, None).await?,
+                    db::recheck::judgments(&mut *conn).await?,
+                    db::recheck::rechecks(&mut *conn).await?,
+                    db::recheck::recheck_progress(&mut *conn, None).await?,
                     super::guidelines::versions(conn).await?,
                 ))
             })

@@ -4,7 +4,7 @@
 //! Seeing which model ranked which paper, and how a paper was rated, unblinds the target. Once
 //! every pooled paper of it is rated that can no longer bias a rating of it, so the view shows
 //! the lists of a fully rated target only; every later change of a rating of that target is
-//! marked in the history as made with its provenance known (`db::ratings::set`). The view
+//! marked in the history as made with its provenance known (`db::rating::set`). The view
 //! writes nothing.
 
 use std::collections::HashMap;
@@ -76,7 +76,7 @@ impl Handle<'_> {
         else {
             return Ok(view);
         };
-        view.notes = db::ratings::notes(self.study.db.connections(), target, None).await?;
+        view.notes = db::rating::notes(self.study.db.connections(), target, None).await?;
         let evaluated = self.leaderboard(options, Partial::Exclude).await?;
         let (set, board) = (&evaluated.set, &evaluated.board);
         let collection = set.collection(&options.judgments())?;

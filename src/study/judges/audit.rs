@@ -128,7 +128,7 @@ impl Handle<'_> {
             .read(async |conn| {
                 let mut shown = Vec::with_capacity(compared.len());
                 for (target, paper, raters, judge) in compared {
-                    let notes = db::ratings::notes(&mut *conn, target, Some(paper)).await?;
+                    let notes = db::rating::notes(&mut *conn, target, Some(paper)).await?;
                     let (Some(target), Some(paper)) = (
                         store::paper_text(&mut *conn, target).await?,
                         store::paper_text(&mut *conn, paper).await?,

@@ -20,7 +20,7 @@ mod jobs;
 mod lease;
 pub mod prompt;
 pub mod run;
-mod store;
+pub(in crate::study) mod store;
 mod trial;
 
 use std::collections::HashMap;

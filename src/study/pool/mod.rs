@@ -2,7 +2,7 @@
 //! its rows as exported (no model, rank or score).
 
 mod depth;
-/// The feature's SQL: reached by the study only (as `db::blind_pool` too).
+/// The feature's SQL: reached by the study only (as `db::pool` too).
 pub(in crate::study) mod store;
 
 use crate::domain::PaperId;
@@ -38,6 +38,6 @@ impl<'s> Handle<'s> {
 
     /// The blind pool of every target being rated, by target id and display position.
     pub async fn entries(&self) -> Result<Vec<ExportedPoolEntry>, StudyError> {
-        Ok(db::blind_pool::all_rows(self.db.connections()).await?)
+        Ok(db::pool::all_rows(self.db.connections()).await?)
     }
 }

@@ -84,7 +84,7 @@ impl<'s> Handle<'s> {
         self.db
             .write_directly(move |conn| {
                 db::pruning::set(conn, on)?;
-                let depth = db::study::pool_depth_directly(conn)?.get();
+                let depth = db::study::pool_depth_directly(conn)?;
                 let change = db::pruning::rebuild_unheld_pools(conn, depth, &mut rng)?;
                 db::study::bump_revision_directly(conn)?;
                 Ok(change)
@@ -121,7 +121,7 @@ impl<'s> Handle<'s> {
                 // Pruning may have been turned off meanwhile.
                 if db::pruning::is_on_directly(conn)? {
                     db::pruning::add_pruned(conn, &pruned)?;
-                    let depth = db::study::pool_depth_directly(conn)?.get();
+                    let depth = db::study::pool_depth_directly(conn)?;
                     db::pruning::rebuild_unheld_pools(conn, depth, &mut rng)?;
                     db::study::bump_revision_directly(conn)?;
                 }

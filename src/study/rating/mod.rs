@@ -12,7 +12,7 @@
 //! rating history with the rater and the browser session that made it, which is what undo
 //! goes by.
 
-/// The feature's SQL: reached by the study only (as `db::ratings` too).
+/// The feature's SQL: reached by the study only (as `db::rating` too).
 mod page;
 pub(in crate::study) mod store;
 
@@ -22,7 +22,7 @@ use sqlx::SqliteConnection;
 
 use crate::domain::{Answer, Note, PaperId, PaperKey, Progress, RaterId, RaterName, Stars};
 use crate::metrics::Judgments;
-use crate::study::db::ratings::{Pair, Source, Undone};
+use crate::study::db::rating::{Pair, Source, Undone};
 use crate::study::db::{self, Database};
 use crate::study::error::{Refusal, StudyError};
 use crate::study::raters::Rater;
@@ -108,7 +108,7 @@ impl Handle<'_> {
                 if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
                     return Err(Refusal::TargetTaken(target).into());
                 }
-                if !db::blind_pool::contains(&mut *conn, target, key).await? {
+                if !db::pool::contains(&mut *conn, target, key).await? {
                     return Err(not_in_pool().into());
                 }
                 let pair = Pair {
@@ -116,7 +116,7 @@ impl Handle<'_> {
                     paper: key,
                     rater: rater.id,
                 };
-                let current = db::ratings::current(&mut *conn, pair).await?;
+                let current = db::rating::current(&mut *conn, pair).await?;
                 let kept_note = || current.as_ref().and_then(|rating| rating.note.clone());
                 let rating = match edit {
                     Edit::Clear => None,
@@ -135,7 +135,7 @@ impl Handle<'_> {
                 };
                 let now = db::now_rfc3339();
                 let source = Source::Web { browser };
-                let change = db::ratings::set(conn, pair, current, rating, &now, source).await?;
+                let change = db::rating::set(conn, pair, current, rating, &now, source).await?;
                 Ok((change.current, progress(conn, target, rater.id).await?))
             })
             .await
@@ -143,7 +143,7 @@ impl Handle<'_> {
 
     /// Reverts the last change `rater` made on `target` in the browser session tagged
     /// `browser` (of the answer, of the note, or both); see
-    /// [`db::ratings::undo_last_web_change`] for how undos walk back through the history.
+    /// [`db::rating::undo_last_web_change`] for how undos walk back through the history.
     /// Refused as [`Handle::rate`] is when `rater` may not rate the target (they have no change
     /// there to undo, and would learn the size of its pool).
     pub async fn undo(
@@ -160,8 +160,7 @@ impl Handle<'_> {
                 }
                 let now = db::now_rfc3339();
                 let undone =
-                    db::ratings::undo_last_web_change(conn, target, rater.id, browser, &now)
-                        .await?;
+                    db::rating::undo_last_web_change(conn, target, rater.id, browser, &now).await?;
                 let (undone, paper, rating) = match undone {
                     None => (false, None, None),
                     Some(Undone::Reverted(reverted)) => {
@@ -214,7 +213,7 @@ impl Handle<'_> {
     /// Every rating (`rater` `None`), or one rater's, by target id, paper id and rater: the
     /// ratings CSV.
     pub async fn ratings(&self, rater: Option<RaterId>) -> Result<Vec<ExportedRating>, StudyError> {
-        Ok(db::ratings::all_rows(self.db.connections(), rater).await?)
+        Ok(db::rating::all_rows(self.db.connections(), rater).await?)
     }
 
     /// [`Handle::judged_pairs`] of the fully rated targets only (with `rater:NAME`, those that
@@ -249,7 +248,7 @@ impl Handle<'_> {
         if !judgments.is_whole() {
             return Err(Refusal::FractionalQrels.into());
         }
-        let rows = db::ratings::all_rows(self.db.connections(), None).await?;
+        let rows = db::rating::all_rows(self.db.connections(), None).await?;
         if let Judgments::Rater(name) = judgments {
             if !rows.iter().any(|row| row.rater == *name) {
                 let known = db::raters::find(self.db.connections(), name).await?;

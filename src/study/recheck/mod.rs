@@ -3,11 +3,11 @@
 //! changes a rating, and a rater re-checks a pair once: the first answer counts. Each rater
 //! re-checks their own ratings only.
 
-/// The feature's SQL: reached by the study only (as `db::checks` too).
+/// The feature's SQL: reached by the study only (as `db::recheck` too).
 pub(in crate::study) mod store;
 
 use crate::domain::{PaperId, RaterId, Stars};
-use crate::study::db::checks::NewRecheck;
+use crate::study::db::recheck::NewRecheck;
 use crate::study::db::{self, Database};
 use crate::study::error::{Refusal, StudyError};
 use crate::study::papers::Paper;
@@ -59,7 +59,7 @@ impl<'s> Handle<'s> {
                     .await?
                     .ok_or_else(refused)?;
                 let (stars_then, rated_at) =
-                    db::checks::rating_to_recheck(&mut *conn, target, paper, rater.id)
+                    db::recheck::rating_to_recheck(&mut *conn, target, paper, rater.id)
                         .await?
                         .ok_or_else(refused)?;
                 let now = db::now_rfc3339();
@@ -73,7 +73,7 @@ impl<'s> Handle<'s> {
                     browser,
                     rater: rater.id,
                 };
-                Ok(db::checks::record_recheck(conn, recheck).await?)
+                Ok(db::recheck::record_recheck(conn, recheck).await?)
             })
             .await
     }
@@ -82,8 +82,8 @@ impl<'s> Handle<'s> {
     pub async fn page(&self, rater: &Rater) -> Result<Recheck, StudyError> {
         self.db
             .read(async |conn| {
-                let progress = db::checks::recheck_progress(&mut *conn, Some(rater.id)).await?;
-                let pair = match db::checks::recheck_candidate(&mut *conn, rater.id).await? {
+                let progress = db::recheck::recheck_progress(&mut *conn, Some(rater.id)).await?;
+                let pair = match db::recheck::recheck_candidate(&mut *conn, rater.id).await? {
                     Some((target, paper)) => {
                         let target = db::papers::get(&mut *conn, target).await?;
                         let paper = db::papers::get(&mut *conn, paper).await?;
@@ -102,7 +102,7 @@ impl<'s> Handle<'s> {
 
     /// How far the re-checking is: of `rater`, or of every rater (`None`).
     pub async fn progress(&self, rater: Option<RaterId>) -> Result<RecheckProgress, StudyError> {
-        Ok(db::checks::recheck_progress(self.db.connections(), rater).await?)
+        Ok(db::recheck::recheck_progress(self.db.connections(), rater).await?)
     }
 }
 

@@ -132,11 +132,11 @@ impl Handle<'_> {
         self.db
             .write_directly(move |conn| {
                 targets::set_choice(conn, TargetChoice::All)?;
-                let depth = db::study::pool_depth_directly(conn)?.get();
+                let depth = db::study::pool_depth_directly(conn)?;
                 let mut blind_pool = BlindPoolChange::default();
                 for target in targets::activate_every_candidate(conn)? {
                     db::pruning::exclude_pruned_if_unheld(conn, target)?;
-                    let change = db::blind_pool::refresh_target(conn, target, depth, &mut rng)?;
+                    let change = db::pool::refresh_target(conn, target, depth, &mut rng)?;
                     blind_pool.added += change.added;
                     blind_pool.removed += change.removed;
                 }
@@ -167,7 +167,7 @@ fn choose_papers(
         targets::set_choice(conn, TargetChoice::Chosen)?;
         chosen.switched = true;
     }
-    let depth = db::study::pool_depth_directly(conn)?.get();
+    let depth = db::study::pool_depth_directly(conn)?;
     for &paper in papers {
         let state = targets::state(conn, paper)?;
         if state.is_some_and(|state| state.active) {
@@ -181,7 +181,7 @@ fn choose_papers(
         targets::activate(conn, paper, rng)?;
         db::pruning::exclude_pruned_if_unheld(conn, paper)?;
         // Pairs already pooled keep their display keys: a target chosen again keeps its order.
-        let change = db::blind_pool::refresh_target(conn, paper, depth, rng)?;
+        let change = db::pool::refresh_target(conn, paper, depth, rng)?;
         chosen.blind_pool.added += change.added;
         chosen.blind_pool.removed += change.removed;
     }
