@@ -33,9 +33,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::SqliteConnection;
 
-use db::{Database, Writer};
+use db::Database;
 
 pub use error::{Cause, Refusal, StudyError};
 
@@ -177,43 +176,5 @@ impl Study {
     /// What the models' lists say, before a rating.
     pub fn lists(&self) -> lists::Handle<'_> {
         lists::Handle::new(&self.db, &self.kept_lists)
-    }
-}
-
-/// The transactions of the features not yet reached through a handle of their own.
-impl Study {
-    async fn write<T>(
-        &self,
-        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
-    ) -> Result<T, StudyError> {
-        self.db.write(work).await
-    }
-
-    async fn write_as<T>(
-        &self,
-        writer: Writer,
-        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
-    ) -> Result<T, StudyError> {
-        self.db.write_as(writer, work).await
-    }
-
-    async fn open_directly(&self, writer: Writer) -> Result<rusqlite::Connection, StudyError> {
-        Ok(self.db.open_directly(writer).await?)
-    }
-
-    async fn write_directly_as<T: Send + 'static>(
-        &self,
-        writer: Writer,
-        conn: rusqlite::Connection,
-        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
-    ) -> Result<T, StudyError> {
-        self.db.write_directly_as(writer, conn, work).await
-    }
-
-    async fn read<T>(
-        &self,
-        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
-    ) -> Result<T, StudyError> {
-        self.db.read(work).await
     }
 }

@@ -24,10 +24,10 @@ use crate::blocking;
 use crate::demo;
 use crate::study::db::papers::PaperIndex;
 use crate::study::db::{self, direct, Writer};
+use crate::study::error::{Refusal, StudyError};
 use crate::study::import::{
     self, judgments, ratings, Bulk, BulkKind, Format, InvalidInput, Kind, RowsRead, Summary,
 };
-use crate::study::{Refusal, StudyError};
 
 /// One file to import: its name, as problems give it, and its bytes.
 pub struct ImportFile {
@@ -133,6 +133,7 @@ impl Handle<'_> {
         };
         progress.writing(0);
         self.study
+            .db
             .write_directly_as(Writer::Import, conn, move |tx| {
                 let mut summary = first.write(tx, &mut rng)?;
                 let mut invalid = Vec::new();
@@ -191,6 +192,7 @@ impl Handle<'_> {
         })
         .await?;
         self.study
+            .db
             .write_as(Writer::Import, async |conn| {
                 let mut summary = Summary::new("ratings");
                 for (index, file) in staged.into_iter().enumerate() {
@@ -235,6 +237,7 @@ impl Handle<'_> {
         })
         .await?;
         self.study
+            .db
             .write_directly_as(Writer::Import, conn, move |tx| {
                 let mut summary = Summary::new("judgments");
                 for (index, file) in staged.into_iter().enumerate() {
@@ -254,8 +257,9 @@ impl Handle<'_> {
     /// Loads the demo study into a study without papers, in one transaction; `None` (and
     /// nothing written) if the study holds papers.
     pub async fn load_demo_if_empty(&self) -> Result<Option<Summary>, StudyError> {
-        let conn = self.study.open_directly(Writer::Import).await?;
+        let conn = self.study.db.open_directly(Writer::Import).await?;
         self.study
+            .db
             .write_directly_as(Writer::Import, conn, |tx| {
                 if db::papers::any(tx)? {
                     return Ok(None);

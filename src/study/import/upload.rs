@@ -25,8 +25,9 @@ use tempfile::TempPath;
 use super::{ImportFile, ImportProgress};
 use crate::blocking;
 use crate::formats::{InvalidFiles, RowsRead};
+use crate::study::error::{Refusal, StudyError};
 use crate::study::import::{Kind, Summary};
-use crate::study::{Refusal, Study, StudyError};
+use crate::study::Study;
 
 /// How many jobs the study remembers (the one running among them): enough for the pages of
 /// the imports of a session, little memory.

@@ -13,9 +13,9 @@ use crate::domain::{JudgeName, PaperId, PaperKey, Stars};
 use crate::leaderboard::{LeaderboardOptions, Partial, TargetInput};
 use crate::metrics::Settings;
 use crate::study::db;
+use crate::study::error::StudyError;
 use crate::study::evaluation::EvaluationSet;
 use crate::study::rating::RaterNote;
-use crate::study::StudyError;
 
 pub use crate::checks::judges::JudgeAudit;
 
@@ -54,6 +54,7 @@ impl Handle<'_> {
     ) -> Result<Vec<JudgeAudit>, StudyError> {
         let judges: Vec<JudgeRecord> = self
             .study
+            .db
             .read(async |conn| Ok(store::all(&mut *conn).await?))
             .await?;
         let set = self
@@ -95,6 +96,7 @@ impl Handle<'_> {
         let judge = self.named(name).await?;
         let graded = self
             .study
+            .db
             .read(async |conn| {
                 Ok(
                     store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge.id))
@@ -125,6 +127,7 @@ impl Handle<'_> {
         });
         compared.truncate(DISAGREEMENTS_SHOWN);
         self.study
+            .db
             .read(async |conn| {
                 let mut shown = Vec::with_capacity(compared.len());
                 for (target, paper, raters, judge) in compared {
@@ -161,6 +164,7 @@ impl Handle<'_> {
     ) -> Result<Vec<(PaperKey, PaperKey, Stars, Stars)>, StudyError> {
         let graded = self
             .study
+            .db
             .read(async |conn| {
                 Ok(
                     store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge.id))

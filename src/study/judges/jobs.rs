@@ -10,8 +10,8 @@ use super::lease::Place;
 use super::run::{Purpose, RunProgress, RunReport, RunRequest};
 use super::trial::TrialReport;
 use crate::domain::JudgeName;
+use crate::study::error::{Refusal, StudyError};
 use crate::study::import::JobId;
-use crate::study::{Refusal, StudyError};
 
 /// Runs remembered, the running one among them.
 pub const RUNS_KEPT: usize = 16;

@@ -15,8 +15,9 @@ use std::time::Duration;
 
 use super::store::{self, RunRow};
 use crate::domain::JudgeName;
+use crate::study::error::{Refusal, StudyError};
 use crate::study::import::JobId;
-use crate::study::{Refusal, Study, StudyError};
+use crate::study::Study;
 
 /// How often a run renews its lease when no grade did.
 pub(super) const RENEW_EVERY: Duration = Duration::from_secs(5);
@@ -67,6 +68,7 @@ impl Handle<'_> {
             renewed_at: unix_now(),
         };
         self.study
+            .db
             .write(async |conn| {
                 if let Some(held) = store::run_of(&mut *conn, judge).await? {
                     held.refuse_if_held(row.renewed_at)?;
@@ -117,6 +119,7 @@ impl Drop for Lease {
 
 async fn end(study: &Study, judge: &JudgeName, holder: &str) {
     let ended = study
+        .db
         .write(async |conn| Ok(store::end_run(&mut *conn, judge, holder).await?))
         .await;
     if let Err(error) = ended {

@@ -28,8 +28,9 @@ use std::sync::{Mutex, PoisonError};
 
 use serde::Serialize;
 
+use super::error::{Refusal, StudyError};
 use super::evaluation::EvaluationSet;
-use super::{Refusal, Study, StudyError};
+use super::Study;
 use crate::domain::{Grade, JudgeName, PaperId, PaperKey, Stars};
 use crate::leaderboard::{Collection, JudgedTargets, TargetInput};
 use crate::study::db;
@@ -125,6 +126,7 @@ impl Handle<'_> {
     pub async fn names(&self) -> Result<Vec<JudgeName>, StudyError> {
         let judges = self
             .study
+            .db
             .read(async |conn| Ok(store::all(&mut *conn).await?))
             .await?;
         Ok(judges.into_iter().map(|judge| judge.name).collect())
@@ -137,6 +139,7 @@ impl Handle<'_> {
     pub async fn list(&self) -> Result<Vec<JudgeSummary>, StudyError> {
         let kept = &self.study.judge_progress;
         self.study
+            .db
             .read(async |conn| {
                 let judges = store::all(&mut *conn).await?;
                 let key = ProgressKey {
@@ -175,6 +178,7 @@ impl Handle<'_> {
     /// a name the study has no judge of.
     pub async fn remove(&self, name: &JudgeName) -> Result<(), StudyError> {
         self.study
+            .db
             .write(async |conn| match store::remove(&mut *conn, name).await? {
                 true => Ok(()),
                 false => Err(Refusal::UnknownJudge(name.clone()).into()),
@@ -187,6 +191,7 @@ impl Handle<'_> {
     pub async fn grades(&self, judge: Option<&JudgeName>) -> Result<Vec<JudgmentRow>, StudyError> {
         let rows = self
             .study
+            .db
             .read(async |conn| {
                 if let Some(name) = judge {
                     if store::find(&mut *conn, name).await?.is_none() {
@@ -271,6 +276,7 @@ impl JudgeVersion {
 impl Handle<'_> {
     async fn named(&self, name: &JudgeName) -> Result<JudgeRecord, StudyError> {
         self.study
+            .db
             .read(async |conn| {
                 store::find(&mut *conn, name)
                     .await?

@@ -32,7 +32,8 @@ use super::prompt::{FilledPrompt, Prompt};
 use super::store;
 use crate::domain::{JudgeModel, JudgeName, PaperId, PaperKey, Stars};
 use crate::study::db;
-use crate::study::{Refusal, Study, StudyError};
+use crate::study::error::{Refusal, StudyError};
+use crate::study::Study;
 use crate::words::plural;
 
 pub use super::grader::endpoint::ATTEMPTS;
@@ -261,6 +262,7 @@ impl Handle<'_> {
     > {
         let existing = self
             .study
+            .db
             .read(async |conn| Ok(store::find(&mut *conn, name).await?))
             .await?;
         let trial = match request.purpose {
@@ -283,6 +285,7 @@ impl Handle<'_> {
         }
         let mut pairs = self
             .study
+            .db
             .read(async |conn| Ok(store::pairs_to_grade(&mut *conn, judge_id).await?))
             .await?;
         let checkpoint = match request.purpose {
@@ -331,6 +334,7 @@ impl Handle<'_> {
                 // The guidelines are read once: every pair of the run is asked under them.
                 let current = self
                     .study
+                    .db
                     .read(async |conn| Ok(db::guidelines::current(&mut *conn).await?))
                     .await?;
                 let prompt = FilledPrompt::new(
@@ -430,6 +434,7 @@ impl Keeper {
             Keeper::Judge { lease, .. } => lease.end().await,
             Keeper::Trial { id } => {
                 let forgotten = study
+                    .db
                     .write(async |conn| {
                         if store::trial(&mut *conn, id)
                             .await?
@@ -538,7 +543,7 @@ impl<P: RunProgress> Run<'_, P> {
                     let Keeper::Judge { lease, .. } = &self.keeper else {
                         continue;
                     };
-                    let renewed = self.study.write(async |conn| lease.renew(conn).await).await;
+                    let renewed = self.study.db.write(async |conn| lease.renew(conn).await).await;
                     match renewed {
                         Ok(true) => {}
                         Ok(false) => return Ok(Err(self.lease_lost())),
@@ -679,6 +684,7 @@ impl<P: RunProgress> Run<'_, P> {
         loop {
             let stored = self
                 .study
+                .db
                 .write(async |conn| self.store_in(conn, grades, identity).await)
                 .await;
             match stored {

@@ -20,7 +20,7 @@ use super::store::{self, GradesOf, JudgeRecord, TrialRow};
 use super::{Disagreement, JudgeAudit};
 use crate::domain::{JudgeName, PaperKey};
 use crate::metrics::Settings;
-use crate::study::{Refusal, StudyError};
+use crate::study::error::{Refusal, StudyError};
 use crate::words::plural;
 
 /// The tuning set's size unless a trial asks for another.
@@ -139,6 +139,7 @@ impl Handle<'_> {
         asked: Option<usize>,
     ) -> Result<(usize, Vec<PaperKey>), StudyError> {
         self.study
+            .db
             .write(async |conn| {
                 let stored = store::tuning_targets(&mut *conn).await?;
                 let finished = store::finished_targets(&mut *conn).await?;
@@ -184,11 +185,13 @@ impl Handle<'_> {
         }
         let pairs = self
             .study
+            .db
             .read(async |conn| Ok(store::pairs_of_targets(&mut *conn, &tuning, None).await?))
             .await?;
         let identity = grader.identity();
         let id = self
             .study
+            .db
             .write(async |conn| {
                 let now = crate::study::db::now_rfc3339();
                 let source = identity.source(None);
@@ -226,6 +229,7 @@ impl Handle<'_> {
         let (trial, audit) = self.trial_audit(id).await?;
         let (tuning, study_pairs) = self
             .study
+            .db
             .read(async |conn| {
                 Ok((
                     store::tuning_targets(&mut *conn).await?.len(),
@@ -250,6 +254,7 @@ impl Handle<'_> {
     pub async fn trials(&self) -> Result<Vec<TrialSummary>, StudyError> {
         let rows = self
             .study
+            .db
             .read(async |conn| Ok(store::trials(&mut *conn).await?))
             .await?;
         let mut trials = Vec::with_capacity(rows.len());
@@ -282,6 +287,7 @@ impl Handle<'_> {
         self.trial_row(id).await?;
         let graded = self
             .study
+            .db
             .read(async |conn| {
                 Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Trial(id)).await?)
             })
@@ -291,6 +297,7 @@ impl Handle<'_> {
 
     async fn trial_row(&self, id: i64) -> Result<TrialRow, StudyError> {
         self.study
+            .db
             .read(async |conn| {
                 store::trial(&mut *conn, id)
                     .await?
@@ -302,6 +309,7 @@ impl Handle<'_> {
     async fn summary_of(&self, row: TrialRow) -> Result<(TrialSummary, JudgeAudit), StudyError> {
         let graded = self
             .study
+            .db
             .read(async |conn| {
                 Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Trial(row.id)).await?)
             })
@@ -379,6 +387,7 @@ impl Handle<'_> {
             })?;
         let settings = trial.settings.clone();
         self.study
+            .db
             .write(async |conn| {
                 let now = crate::study::db::now_rfc3339();
                 let source = identity.source(settings.as_deref());
@@ -398,6 +407,7 @@ impl Handle<'_> {
     ) -> Result<Option<(f64, [f64; 2])>, StudyError> {
         let graded: Vec<_> = (self
             .study
+            .db
             .read(async |conn| {
                 Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge)).await?)
             })

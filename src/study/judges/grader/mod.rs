@@ -21,7 +21,8 @@ use tokio::sync::mpsc;
 
 use super::store::{self, JudgeRecord, PaperText};
 use crate::domain::{GuidelinesVersion, PaperId, PaperKey, Stars};
-use crate::study::{Refusal, Study, StudyError};
+use crate::study::error::{Refusal, StudyError};
+use crate::study::Study;
 use command::CommandGrader;
 use endpoint::EndpointGrader;
 
@@ -294,6 +295,7 @@ impl Handle<'_> {
             .collect();
         let texts = self
             .study
+            .db
             .read(async |conn| Ok(store::paper_texts(&mut *conn, &papers).await?))
             .await?;
         let text_of = |key: PaperKey| {
