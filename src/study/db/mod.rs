@@ -21,6 +21,18 @@ pub(in crate::study) use super::rating::store as rating;
 pub(in crate::study) use super::recheck::store as recheck;
 pub(in crate::study) use super::targets::store as targets;
 
+/// The one rule of "a rater is done with a target", as SQL over the target's row `t` and the
+/// rater's assignment `a`: every pair of the target's pool rated by them (a pool with no pair
+/// finishes nobody). Every store that asks it writes it with this macro (inside `concat!`);
+/// the schema's triggers that keep `targets.raters_done` write it of their `NEW`/`OLD` rows,
+/// and a test below checks that copy in `migrations/schema.sql` against this text.
+macro_rules! rater_done {
+    () => {
+        "(t.pooled > 0 AND a.rated = t.pooled)"
+    };
+}
+pub(in crate::study) use rater_done;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -528,5 +540,26 @@ mod tests {
         tokio::time::sleep(LOCK_WAIT * 10).await;
         drop(first);
         assert!(second.await.expect("the second command"));
+    }
+    /// The schema's triggers that keep `targets.raters_done` write "a rater is done" as
+    /// [`rater_done!`] does, of their own rows: a change of the rule changes both.
+    #[test]
+    fn the_schemas_triggers_write_a_rater_done_as_the_stores_do() {
+        let schema = include_str!("../../../migrations/schema.sql")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let of = |target: &str, assignment: &str| {
+            rater_done!()
+                .replace("t.", target)
+                .replace("a.", assignment)
+        };
+        // On assignments: the target's row unqualified, the assignment's NEW or OLD row.
+        assert_eq!(schema.matches(&of("", "NEW.")).count(), 2);
+        assert_eq!(schema.matches(&of("", "OLD.")).count(), 2);
+        // On targets: the target's NEW row, each assignment `a`, inside a WHERE.
+        let counted = of("NEW.", "a.");
+        let counted = counted.trim_start_matches('(').trim_end_matches(')');
+        assert_eq!(schema.matches(counted).count(), 1);
     }
 }

@@ -17,6 +17,7 @@ use rand::Rng;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
 use crate::domain::{Answer, Note, PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
+use crate::study::db;
 use crate::study::db::column::{self, Stored};
 use crate::study::db::papers::PaperRow;
 use crate::study::papers::PooledPaper;
@@ -102,17 +103,22 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
              ORDER BY t.target_id
              LIMIT ?2 OFFSET ?3",
         ),
-        Some(_) => sqlx::query_as(
+        // Without an assignment (`a` all NULL), the rule is NULL: not done.
+        Some(_) => sqlx::query_as(concat!(
             "SELECT p.id, p.external_id, p.title, COALESCE(a.rated, 0) AS rated,
-                    t.pooled AS total, t.pooled > 0 AND COALESCE(a.rated, 0) = t.pooled AS finished,
+                    t.pooled AS total, COALESCE(",
+            db::rater_done!(),
+            ", 0) AS finished,
                     a.rater_id IS NOT NULL AS taken
              FROM targets t JOIN papers p ON p.id = t.target_id
              LEFT JOIN assignments a ON a.target_id = t.target_id AND a.rater_id = ?4
              WHERE t.active = 1 AND (a.rater_id IS NOT NULL OR t.raters < t.needed)
-               AND NOT (?1 AND t.pooled > 0 AND COALESCE(a.rated, 0) = t.pooled)
+               AND NOT (?1 AND COALESCE(",
+            db::rater_done!(),
+            ", 0))
              ORDER BY t.target_id
-             LIMIT ?2 OFFSET ?3",
-        ),
+             LIMIT ?2 OFFSET ?3"
+        )),
     }
     .bind(listing.only_unfinished)
     .bind(listing.limit)
@@ -201,10 +207,11 @@ pub async fn rater_overview<'e, E: SqliteExecutor<'e>>(
     let (rated, total, finished, targets, more_to_rate): (i64, i64, i64, i64, bool) =
         sqlx::query_as(&format!(
             "SELECT COALESCE(SUM(a.rated), 0), COALESCE(SUM(t.pooled), 0),
-                    COALESCE(SUM(t.pooled > 0 AND a.rated = t.pooled), 0), COUNT(*),
+                    COALESCE(SUM({rater_done}), 0), COUNT(*),
                     EXISTS (SELECT 1 FROM targets t WHERE {NEEDS_RATER})
              FROM assignments a JOIN targets t ON t.target_id = a.target_id
-             WHERE a.rater_id = ?1 AND t.active = 1"
+             WHERE a.rater_id = ?1 AND t.active = 1",
+            rater_done = db::rater_done!()
         ))
         .bind(rater.0)
         .fetch_one(executor)
@@ -506,14 +513,16 @@ pub async fn finished_ids<'e, E: SqliteExecutor<'e>>(
     executor: E,
     rater: Option<&RaterName>,
 ) -> Result<Vec<PaperId>, sqlx::Error> {
-    let ids: Vec<Stored<PaperId>> = sqlx::query_scalar(
+    let ids: Vec<Stored<PaperId>> = sqlx::query_scalar(concat!(
         "SELECT p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
          WHERE t.active = 1 AND t.fully_rated = 1
            AND (?1 IS NULL
                 OR EXISTS (SELECT 1 FROM assignments a JOIN raters r ON r.id = a.rater_id
                            WHERE a.target_id = t.target_id AND r.name = ?1
-                             AND a.rated = t.pooled))",
-    )
+                             AND ",
+        db::rater_done!(),
+        "))"
+    ))
     .bind(rater.map(RaterName::as_str))
     .fetch_all(executor)
     .await?;
