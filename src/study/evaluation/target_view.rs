@@ -54,7 +54,9 @@ impl Handle<'_> {
     ) -> Result<TargetView, StudyError> {
         let (paper, progress) = (self.study.db)
             .read(async |conn| {
-                let paper = db::papers::get(&mut *conn, target).await?;
+                let paper = db::papers::get(&mut *conn, target)
+                    .await?
+                    .map(crate::study::papers::Paper::from);
                 let progress = db::targets::progress(&mut *conn, target).await?;
                 Ok(paper.zip(progress))
             })

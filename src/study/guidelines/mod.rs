@@ -25,13 +25,7 @@ pub struct CurrentGuidelines {
     pub set_at: String,
 }
 
-/// What a change of the guidelines did: the version in force after it (`None`: the study
-/// never had guidelines), and whether it made a new one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GuidelinesChange {
-    pub version: Option<GuidelinesVersion>,
-    pub changed: bool,
-}
+pub use store::GuidelinesChange;
 
 /// The guidelines' commands and queries (`study.guidelines()`).
 #[derive(Debug, Clone, Copy)]

@@ -43,3 +43,35 @@ pub struct PooledPaper {
     /// The rater's rating; `None` while they have not rated it.
     pub rating: Option<crate::study::rating::Rating>,
 }
+
+impl From<store::PaperRow> for Paper {
+    fn from(row: store::PaperRow) -> Paper {
+        Paper {
+            id: row.id,
+            external_id: row.external_id,
+            title: row.title,
+            abstract_text: row.abstract_text,
+            authors: row.authors,
+            year: row.year,
+            url: row.url,
+        }
+    }
+}
+
+impl From<crate::study::db::targets::PooledPaperRow> for PooledPaper {
+    fn from(row: crate::study::db::targets::PooledPaperRow) -> PooledPaper {
+        // A row of `ratings` with stars NULL is "can't judge" (see `crate::domain::Answer::stored`).
+        let answer = row
+            .rated
+            .then(|| crate::domain::Answer::stored(row.stars))
+            .flatten();
+        PooledPaper {
+            paper: row.paper.into(),
+            rating: answer.map(|answer| crate::study::rating::Rating {
+                answer,
+                note: (row.note.as_deref())
+                    .and_then(|note| crate::domain::Note::new(note).ok().flatten()),
+            }),
+        }
+    }
+}

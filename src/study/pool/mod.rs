@@ -9,12 +9,7 @@ use crate::domain::PaperId;
 use crate::study::db::{self, Database};
 use crate::study::error::StudyError;
 
-/// What refreshing a target's pool changed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct BlindPoolChange {
-    pub added: u64,
-    pub removed: u64,
-}
+pub use store::BlindPoolChange;
 
 /// One row of the blind pool export: `position` is the 1-based order shown to the rater.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +18,17 @@ pub struct ExportedPoolEntry {
     pub paper: PaperId,
     pub position: i64,
     pub stars: Option<i64>,
+}
+
+impl From<store::ExportedPoolEntryRow> for ExportedPoolEntry {
+    fn from(row: store::ExportedPoolEntryRow) -> ExportedPoolEntry {
+        ExportedPoolEntry {
+            target: row.target,
+            paper: row.paper,
+            position: row.position,
+            stars: row.stars,
+        }
+    }
 }
 
 /// The blind pool's command and query (`study.pool()`).
@@ -38,6 +44,7 @@ impl<'s> Handle<'s> {
 
     /// The blind pool of every target being rated, by target id and display position.
     pub async fn entries(&self) -> Result<Vec<ExportedPoolEntry>, StudyError> {
-        Ok(db::pool::all_rows(self.db.connections()).await?)
+        let rows = db::pool::all_rows(self.db.connections()).await?;
+        Ok(rows.into_iter().map(ExportedPoolEntry::from).collect())
     }
 }

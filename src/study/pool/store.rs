@@ -10,7 +10,6 @@
 //! pools seconds; here it is one statement per few hundred targets.) The target's row must
 //! exist first.
 
-use crate::study::pool::{BlindPoolChange, ExportedPoolEntry};
 use std::collections::HashSet;
 
 use rand::Rng;
@@ -18,6 +17,13 @@ use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperId, PaperKey, PoolDepth};
 use crate::study::db::column::{self, Stored};
+
+/// What a change of pools did: the pairs added and removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlindPoolChange {
+    pub added: u64,
+    pub removed: u64,
+}
 
 /// The rule of the pool, for the pairs `pairs` selects of it: a pair stays while it is rated,
 /// or while some model the pool does not leave out (see [`crate::study::db::pruning`]) ranks it in its
@@ -192,8 +198,8 @@ pub async fn contains<'e, E: SqliteExecutor<'e>>(
 /// owner's stars (with raters, each rates blind in the app; the file is for another rater).
 pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
     executor: E,
-) -> Result<Vec<ExportedPoolEntry>, sqlx::Error> {
-    let rows: Vec<ExportedPoolEntryRow> = sqlx::query_as(
+) -> Result<Vec<ExportedPoolEntryRow>, sqlx::Error> {
+    sqlx::query_as(
         "SELECT t.external_id AS target, p.external_id AS paper,
                 ROW_NUMBER() OVER (PARTITION BY pool.target_id
                                    ORDER BY pool.sort_key, pool.paper_id) AS position,
@@ -208,27 +214,16 @@ pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
          ORDER BY t.external_id, position",
     )
     .fetch_all(executor)
-    .await?;
-    Ok(rows.into_iter().map(ExportedPoolEntry::from).collect())
+    .await
 }
 
+/// A row of the blind pool as exported.
 #[derive(Debug, sqlx::FromRow)]
-struct ExportedPoolEntryRow {
+pub struct ExportedPoolEntryRow {
     #[sqlx(try_from = "Stored<PaperId>")]
-    target: PaperId,
+    pub target: PaperId,
     #[sqlx(try_from = "Stored<PaperId>")]
-    paper: PaperId,
-    position: i64,
-    stars: Option<i64>,
-}
-
-impl From<ExportedPoolEntryRow> for ExportedPoolEntry {
-    fn from(row: ExportedPoolEntryRow) -> ExportedPoolEntry {
-        ExportedPoolEntry {
-            target: row.target,
-            paper: row.paper,
-            position: row.position,
-            stars: row.stars,
-        }
-    }
+    pub paper: PaperId,
+    pub position: i64,
+    pub stars: Option<i64>,
 }

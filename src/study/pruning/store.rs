@@ -16,7 +16,7 @@ use sqlx::SqliteExecutor;
 use crate::domain::{ModelId, PaperKey, PoolDepth};
 use crate::study::db::column::{self, Stored};
 use crate::study::db::pool;
-use crate::study::pool::BlindPoolChange;
+use crate::study::db::pool::BlindPoolChange;
 
 const IS_ON: &str = "SELECT pruning = 1 FROM study WHERE id = 1";
 

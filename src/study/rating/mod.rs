@@ -40,12 +40,7 @@ impl<'s> Handle<'s> {
     }
 }
 
-/// A rater's rating of a pair: their answer (stars, or "can't judge") and their note.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rating {
-    pub answer: Answer,
-    pub note: Option<Note>,
-}
+pub use store::Rating;
 
 /// What a change of a rating asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,6 +166,7 @@ impl Handle<'_> {
                 let paper = match paper {
                     Some(paper) => db::papers::get(&mut *conn, paper)
                         .await?
+                        .map(crate::study::papers::Paper::from)
                         .map(|paper| paper.external_id),
                     None => None,
                 };

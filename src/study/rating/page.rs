@@ -38,9 +38,15 @@ impl Handle<'_> {
                 if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
                     return Err(Refusal::TargetTaken(target).into());
                 }
-                let papers = db::targets::pooled_papers(&mut *conn, target, rater.id).await?;
+                let papers: Vec<PooledPaper> =
+                    (db::targets::pooled_papers(&mut *conn, target, rater.id)
+                        .await?
+                        .into_iter())
+                    .map(PooledPaper::from)
+                    .collect();
                 let paper = db::papers::get(&mut *conn, target)
                     .await?
+                    .map(crate::study::papers::Paper::from)
                     .ok_or_else(no_such_target)?;
                 let next_target = db::targets::next_to_rate(&mut *conn, target, rater.id).await?;
                 let progress = Progress {

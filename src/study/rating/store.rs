@@ -1,10 +1,17 @@
 //! Ratings and their append-only history.
 
-use crate::study::rating::{ExportedRating, RaterNote, Rating};
+use crate::study::rating::{ExportedRating, RaterNote};
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{Answer, Note, PaperId, PaperKey, RaterId, RaterName};
 use crate::study::db::column::Stored;
+
+/// A rater's rating of a pair: their answer (stars, or "can't judge") and their note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rating {
+    pub answer: Answer,
+    pub note: Option<Note>,
+}
 
 /// Where a change of a rating came from. Web changes and undos name the browser session that
 /// made them (as the web layer tags it), so that undo reverts only that session's changes.

@@ -85,8 +85,12 @@ impl<'s> Handle<'s> {
                 let progress = db::recheck::recheck_progress(&mut *conn, Some(rater.id)).await?;
                 let pair = match db::recheck::recheck_candidate(&mut *conn, rater.id).await? {
                     Some((target, paper)) => {
-                        let target = db::papers::get(&mut *conn, target).await?;
-                        let paper = db::papers::get(&mut *conn, paper).await?;
+                        let target = db::papers::get(&mut *conn, target)
+                            .await?
+                            .map(crate::study::papers::Paper::from);
+                        let paper = db::papers::get(&mut *conn, paper)
+                            .await?
+                            .map(crate::study::papers::Paper::from);
                         target.zip(paper)
                     }
                     None => None,
@@ -106,11 +110,4 @@ impl<'s> Handle<'s> {
     }
 }
 
-/// How far the re-checking is: pairs re-checked, and the pairs rated in finished targets (a
-/// re-check draws from them); of one rater, or of all (a pair rated by several counted once).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RecheckProgress {
-    pub rechecked: i64,
-    pub rated_in_finished: i64,
-    pub finished_targets: i64,
-}
+pub use store::RecheckProgress;

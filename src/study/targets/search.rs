@@ -32,6 +32,23 @@ pub const MARK_START: char = '\u{2}';
 
 pub const MARK_END: char = '\u{3}';
 
+impl From<db::papers::HitRow> for Hit {
+    fn from(row: db::papers::HitRow) -> Hit {
+        Hit {
+            id: row.id,
+            external_id: row.external_id,
+            title: row.title,
+            authors: row.authors,
+            year: row.year,
+            passage: row.passage,
+            listed: row.listed,
+            active: row.active,
+            rated: row.rated,
+            pooled: row.pooled,
+        }
+    }
+}
+
 /// What a search of the library found, with the study's targets at a glance.
 #[derive(Debug, Clone)]
 pub struct Search {
@@ -76,6 +93,8 @@ impl Handle<'_> {
                     None if only_listed => Some(db::papers::listed(conn, page, rater).await?),
                     None => None,
                 };
+                let found =
+                    found.map(|(hits, count)| (hits.into_iter().map(Hit::from).collect(), count));
                 Ok(Search { overview, found })
             })
             .await

@@ -11,17 +11,53 @@
 //! follows the researcher's own papers file; `/next` offers them in a random order fixed
 //! once per target (`order_key`).
 
-use crate::study::targets::{Listing, Overview, RaterOverview, TargetSummary};
-
 use rand::Rng;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::{Answer, Note, PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
+use crate::domain::{PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
 use crate::study::db;
 use crate::study::db::column::{self, Stored};
 use crate::study::db::papers::PaperRow;
-use crate::study::papers::PooledPaper;
-use crate::study::rating::Rating;
+
+/// Which active targets to list, and which page of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listing {
+    /// Leave out the finished targets.
+    pub only_unfinished: bool,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+/// A rater's part of the study: the targets they took, their ratings of them against the
+/// pairs pooled, and how many of them they rated whole. Only the rater's own doings move these
+/// counts: a target they took keeps its pool (see [`super::pruning`]), and the targets others
+/// take are not counted. `more_to_rate`: some target still needs them (one of theirs not
+/// rated whole, or one still needing a rater), as `/next` would find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RaterOverview {
+    pub pairs: Progress,
+    pub finished: i64,
+    pub targets: i64,
+    pub more_to_rate: bool,
+}
+
+/// The targets of the study at a glance: which it rates and how far it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Overview {
+    pub choice: TargetChoice,
+    /// The targets rated now.
+    pub active: i64,
+    /// Papers with recommendations, chosen or not.
+    pub candidates: i64,
+    /// Pooled and rated pairs of the active targets.
+    pub pairs: Progress,
+    /// Active targets fully rated: every pooled pair rated by every rater it needs.
+    pub finished: i64,
+    /// Active targets with a rating, not fully rated.
+    pub partly_rated: i64,
+    /// Active targets without a pool: chosen before any model recommended for them.
+    pub without_pool: i64,
+}
 
 /// The study's stored choice (`study.target_choice`) as a [`TargetChoice`].
 pub(in crate::study) fn choice_of(text: &str) -> TargetChoice {
@@ -93,8 +129,8 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
     executor: E,
     listing: Listing,
     rater: Option<RaterId>,
-) -> Result<Vec<TargetSummary>, sqlx::Error> {
-    let rows: Vec<TargetSummaryRow> = match rater {
+) -> Result<Vec<TargetSummaryRow>, sqlx::Error> {
+    match rater {
         None => sqlx::query_as(
             "SELECT p.id, p.external_id, p.title, t.rated, t.pooled AS total,
                     t.fully_rated AS finished, 1 AS taken
@@ -125,34 +161,20 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
     .bind(listing.offset)
     .bind(rater.map(|rater| rater.0))
     .fetch_all(executor)
-    .await?;
-    Ok(rows.into_iter().map(TargetSummary::from).collect())
+    .await
 }
 
+/// A target being rated with its progress, of the study or of one rater.
 #[derive(Debug, FromRow)]
-struct TargetSummaryRow {
-    id: i64,
+pub(in crate::study) struct TargetSummaryRow {
+    pub id: i64,
     #[sqlx(try_from = "Stored<PaperId>")]
-    external_id: PaperId,
-    title: String,
-    rated: i64,
-    total: i64,
-    finished: bool,
-    taken: bool,
-}
-
-impl From<TargetSummaryRow> for TargetSummary {
-    fn from(row: TargetSummaryRow) -> TargetSummary {
-        TargetSummary {
-            id: row.id,
-            external_id: row.external_id,
-            title: row.title,
-            rated: row.rated,
-            total: row.total,
-            finished: row.finished,
-            taken: row.taken,
-        }
-    }
+    pub external_id: PaperId,
+    pub title: String,
+    pub rated: i64,
+    pub total: i64,
+    pub finished: bool,
+    pub taken: bool,
 }
 
 /// The study's progress of one target; `None` when the paper is no target being rated.
@@ -230,8 +252,8 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     executor: E,
     target: PaperKey,
     rater: RaterId,
-) -> Result<Vec<PooledPaper>, sqlx::Error> {
-    let rows: Vec<PooledPaperRow> = sqlx::query_as(
+) -> Result<Vec<PooledPaperRow>, sqlx::Error> {
+    sqlx::query_as(
         "SELECT p.id, p.external_id, p.title, p.abstract, p.authors, p.year, p.url,
                 r.rater_id IS NOT NULL AS rated, r.stars, r.note
          FROM pool
@@ -244,31 +266,17 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     .bind(target.0)
     .bind(rater.0)
     .fetch_all(executor)
-    .await?;
-    Ok(rows.into_iter().map(PooledPaper::from).collect())
+    .await
 }
 
+/// A paper of a target's pool with the rater's rating columns (`rated`: they have a row).
 #[derive(Debug, FromRow)]
-struct PooledPaperRow {
+pub(in crate::study) struct PooledPaperRow {
     #[sqlx(flatten)]
-    paper: PaperRow,
-    rated: bool,
-    stars: Option<i64>,
-    note: Option<String>,
-}
-
-impl From<PooledPaperRow> for PooledPaper {
-    fn from(row: PooledPaperRow) -> PooledPaper {
-        // A row of `ratings` with stars NULL is "can't judge" (see `Answer::stored`).
-        let answer = row.rated.then(|| Answer::stored(row.stars)).flatten();
-        PooledPaper {
-            paper: row.paper.into(),
-            rating: answer.map(|answer| Rating {
-                answer,
-                note: (row.note.as_deref()).and_then(|note| Note::new(note).ok().flatten()),
-            }),
-        }
-    }
+    pub paper: PaperRow,
+    pub rated: bool,
+    pub stars: Option<i64>,
+    pub note: Option<String>,
 }
 
 /// The targets that still need `rater` (`?1`), as a condition on the row `t` of a target:
