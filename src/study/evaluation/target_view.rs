@@ -78,7 +78,7 @@ impl Handle<'_> {
         else {
             return Ok(view);
         };
-        view.notes = db::rating::notes(self.study.db.connections(), target, None).await?;
+        view.notes = crate::study::rating::notes(self.study.db.connections(), target, None).await?;
         let evaluated = self.leaderboard(options, Partial::Exclude).await?;
         let (set, board) = (&evaluated.set, &evaluated.board);
         let collection = set.collection(&options.judgments())?;

@@ -12,7 +12,6 @@ use crate::checks::ranking;
 use crate::domain::{JudgeName, PaperId, PaperKey, Stars};
 use crate::leaderboard::{LeaderboardOptions, Partial, TargetInput};
 use crate::metrics::Settings;
-use crate::study::db;
 use crate::study::error::StudyError;
 use crate::study::evaluation::EvaluationSet;
 use crate::study::rating::RaterNote;
@@ -131,7 +130,8 @@ impl Handle<'_> {
             .read(async |conn| {
                 let mut shown = Vec::with_capacity(compared.len());
                 for (target, paper, raters, judge) in compared {
-                    let notes = db::rating::notes(&mut *conn, target, Some(paper)).await?;
+                    let notes =
+                        crate::study::rating::notes(&mut *conn, target, Some(paper)).await?;
                     let (Some(target), Some(paper)) = (
                         store::paper_text(&mut *conn, target).await?,
                         store::paper_text(&mut *conn, paper).await?,

@@ -80,6 +80,31 @@ pub struct RaterNote {
     pub note: Note,
 }
 
+impl RaterNote {
+    /// The note of a row; `None` for one that is no note (never written so).
+    fn of_row(row: db::rating::RaterNoteRow) -> Option<RaterNote> {
+        Some(RaterNote {
+            paper: row.paper,
+            paper_title: row.paper_title,
+            rater: row.rater,
+            answer: Answer::stored(row.stars)?,
+            note: Note::new(&row.note).ok().flatten()?,
+        })
+    }
+}
+
+/// The raters' notes on `target`'s pairs (only on `paper`'s, when given), by paper id and
+/// rater's name: for the owner's views of a fully rated target (the per-target view, a
+/// judge's disagreements).
+pub(in crate::study) async fn notes<'e, E: sqlx::SqliteExecutor<'e>>(
+    executor: E,
+    target: PaperKey,
+    paper: Option<PaperKey>,
+) -> Result<Vec<RaterNote>, sqlx::Error> {
+    let rows = db::rating::notes(executor, target, paper).await?;
+    Ok(rows.into_iter().filter_map(RaterNote::of_row).collect())
+}
+
 impl Handle<'_> {
     /// Changes `rater`'s rating of `paper` for `target` as `edit` asks, as the browser session
     /// tagged `browser` asks; answers the rating after it and the rater's progress of the
@@ -209,7 +234,8 @@ impl Handle<'_> {
     /// Every rating (`rater` `None`), or one rater's, by target id, paper id and rater: the
     /// ratings CSV.
     pub async fn ratings(&self, rater: Option<RaterId>) -> Result<Vec<ExportedRating>, StudyError> {
-        Ok(db::rating::all_rows(self.db.connections(), rater).await?)
+        let rows = db::rating::all_rows(self.db.connections(), rater).await?;
+        Ok(exported(rows)?)
     }
 
     /// [`Handle::judged_pairs`] of the fully rated targets only (with `rater:NAME`, those that
@@ -244,7 +270,7 @@ impl Handle<'_> {
         if !judgments.is_whole() {
             return Err(Refusal::FractionalQrels.into());
         }
-        let rows = db::rating::all_rows(self.db.connections(), None).await?;
+        let rows = exported(db::rating::all_rows(self.db.connections(), None).await?)?;
         if let Judgments::Rater(name) = judgments {
             if !rows.iter().any(|row| row.rater == *name) {
                 let known = db::raters::find(self.db.connections(), name).await?;
@@ -268,5 +294,34 @@ impl Handle<'_> {
                 })
                 .collect(),
         )
+    }
+}
+
+/// The ratings as exported from their rows; a row that is no rating fails the read.
+fn exported(rows: Vec<db::rating::ExportedRatingRow>) -> Result<Vec<ExportedRating>, sqlx::Error> {
+    rows.into_iter().map(ExportedRating::try_from).collect()
+}
+
+impl TryFrom<db::rating::ExportedRatingRow> for ExportedRating {
+    type Error = sqlx::Error;
+
+    fn try_from(row: db::rating::ExportedRatingRow) -> Result<ExportedRating, sqlx::Error> {
+        let unreadable = |what: String| sqlx::Error::Decode(what.into());
+        let answer = Answer::stored(row.stars)
+            .ok_or_else(|| unreadable(format!("stars out of range: {:?}", row.stars)))?;
+        let note = match row.note {
+            Some(note) => Note::new(&note).map_err(|invalid| unreadable(invalid.to_string()))?,
+            None => None,
+        };
+        Ok(ExportedRating {
+            target: row.target,
+            target_title: row.target_title,
+            paper: row.paper,
+            paper_title: row.paper_title,
+            answer,
+            rated_at: row.rated_at,
+            rater: row.rater,
+            note,
+        })
     }
 }
