@@ -20,7 +20,8 @@ use crate::domain::{
 use crate::study::db::column::{self, Stored};
 use crate::study::db::direct::open_reader;
 use crate::study::db::targets;
-use crate::study::{ListedPaper, Overview};
+use crate::study::papers::ListedPaper;
+use crate::study::targets::Overview;
 
 /// A revision of everything the evaluation reads: the last id of the rating history (every
 /// change of a rating adds a row to it), the study's revision counter (bumped by every import
@@ -513,7 +514,7 @@ mod loaded {
         let study = small_study(dir.path()).await;
         let path = &dir.path().join("study.db");
         let key = |id: &'static str| {
-            let connections = study.connections.clone();
+            let connections = study.db.connections().clone();
             async move {
                 (papers::id_of(&connections, &PaperId::given(id)).await)
                     .expect("read")
@@ -634,7 +635,7 @@ mod unblinded {
     async fn the_lists_of_a_target_not_fully_rated_are_not_read() {
         let dir = tempfile::tempdir().expect("a directory");
         let study = small_study(dir.path()).await;
-        let connections = &study.connections;
+        let connections = study.db.connections();
         let key = async |id: &str| {
             (papers::id_of(connections, &PaperId::given(id)).await)
                 .expect("read")
