@@ -362,6 +362,10 @@ async fn read_lines(stdout: ChildStdout, lines: mpsc::Sender<Result<String, TooL
         reader.consume(taken);
         if line.len() > MAX_LINE_BYTES + 1 {
             let _ = lines.send(Err(TooLong)).await;
+            // The pipe stays open until the run has killed the command: closed now, it would
+            // fail the command's next write, and the command's own complaint about that (a
+            // broken pipe) would pass for its last words.
+            let _ = tokio::io::copy(&mut reader, &mut tokio::io::sink()).await;
             return;
         }
         if ended {
