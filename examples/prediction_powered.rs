@@ -1,21 +1,17 @@
-//! The prediction-powered estimates and the verdict with a judge, on synthetic libraries of
-//! known truth (`paperjudge::simulation::judged_library`): star-level targets, each model's
-//! NDCG computed by the project's metrics from a simulated rater's stars and a simulated
-//! judge's.
+//! The prediction-powered estimates with a judge, on synthetic libraries of known truth
+//! (`paperjudge::simulation::judged_library`): star-level targets, each model's NDCG computed
+//! by the project's metrics from a simulated rater's stars and a simulated judge's.
 //!
 //!     cargo run --release --example prediction_powered [studies]
 //!
 //! Prints (as Markdown tables): the coverage of the fixed-sample 95% intervals at 20, 40 and 80
-//! rated targets of 300 judged, for a good, a useless and a biased judge; how often the
-//! verdict with each judge ruled a best model out or declared a wrong decision in monitored
-//! studies; and the rated targets the verdict needs to rule out a model about 0.10 below the
-//! leader, and one about 0.03 below, with the judge and without: with the verdict's betting
-//! sequences, and with asymptotic ones (valid only as the rated targets grow) for comparison.
+//! rated targets of 300 judged, for a good, a noisy, a useless and a biased judge; and the best
+//! a betting sequence (the verdict's) could do with the good judge, its mean over the library
+//! known and its weight fixed: why the verdict with a judge is the raters' own
+//! (docs/metrics.md, "The verdict with a judge").
 
 use paperjudge::metrics::{pairwise_alpha, Bounds, ConfidenceSequence};
-use paperjudge::simulation::judged_library::{
-    Judge, JudgedLibrary, LibrarySpec, Sequences, SAME_BEST,
-};
+use paperjudge::simulation::judged_library::{Judge, JudgedLibrary, LibrarySpec};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -107,70 +103,6 @@ fn main() {
         }
     }
 
-    let kinds = [
-        ("betting, raters only (today's verdict)", Sequences::Betting),
-        ("betting with the judge", Sequences::BettingWithJudge),
-        ("asymptotic, raters only", Sequences::Asymptotic),
-        ("asymptotic with the judge", Sequences::AsymptoticWithJudge),
-    ];
-    println!("\n## False decisions of monitored studies: {studies} studies each, 300 judged targets, every one rated unless decided\n");
-    println!("A false decision: a model within {SAME_BEST} of the best mean ruled out, or a model declared best while another is as good.\n");
-    print!("| library | judge | kappa |");
-    for (kind, _) in &kinds {
-        print!(" {kind} |");
-    }
-    println!("\n|{}", " --- |".repeat(3 + kinds.len()));
-    let libraries: [(&str, [f64; 4], usize); 2] = [
-        ("a tie at the top (m0 = m1)", [1.0, 1.0, 0.64, 0.4], 1),
-        ("m1 0.10 below m0", skills, 1),
-    ];
-    for (library_name, skills, toward) in libraries {
-        for (name, judge) in judges(toward) {
-            let library = library(&skills, judge);
-            print!(
-                "| {library_name} (means {}) | {name} | {:.2} |",
-                means(&library),
-                library.kappa
-            );
-            for (_, kind) in kinds {
-                let wrong = (0..studies)
-                    .into_par_iter()
-                    .filter(|&seed| library.monitored(300, 300, kind, seed).wrong)
-                    .count();
-                print!(" {wrong} of {studies} |");
-            }
-            println!();
-        }
-    }
-
-    println!("\n## Rated targets to rule out a model below the leader: median (90th percentile) of 200 studies\n");
-    print!("| library | judge | kappa | judged | rule out |");
-    for (kind, _) in &kinds {
-        print!(" {kind} |");
-    }
-    println!("\n|{}", " --- |".repeat(5 + kinds.len()));
-    let cases: [([f64; 4], usize, usize); 2] =
-        [(skills, 300, 1_000), ([1.0, 0.9, 0.4, 0.1], 5_000, 5_000)];
-    for (skills, judged, horizon) in cases {
-        for (name, judge) in judges(1) {
-            let library = library(&skills, judge);
-            print!(
-                "| means {} | {name} | {:.2} | {judged} | m1, {:.3} below |",
-                means(&library),
-                library.kappa,
-                library.means[0] - library.means[1],
-            );
-            for (_, kind) in kinds {
-                let times: Vec<Option<usize>> = (0..200u64)
-                    .into_par_iter()
-                    .map(|seed| library.monitored(judged, horizon, kind, seed).out_at[1])
-                    .collect();
-                print!(" {} |", median_and_p90(times));
-            }
-            println!();
-        }
-    }
-
     println!("\n## The best a betting sequence could do with the good judge: its mean over the library known, λ fixed\n");
     println!("Rated targets to separate the leader from m1 (median, 90th percentile of 400 studies), by the judge's weight λ (λ = 0: the raters alone).\n");
     println!("| m1 below the leader | regression slope | λ = 0 | λ = 0.25 | λ = 0.5 | λ = the slope | λ = 1 |");
@@ -224,9 +156,4 @@ fn oracle(library: &JudgedLibrary) {
         print!(" {} |", median_and_p90(times));
     }
     println!();
-}
-
-fn means(library: &JudgedLibrary) -> String {
-    let means: Vec<String> = library.means.iter().map(|m| format!("{m:.3}")).collect();
-    means.join(", ")
 }

@@ -129,7 +129,7 @@ CREATE TABLE targets (
     order_key    INTEGER NOT NULL,
     -- Pairs in its blind pool (written with the pool, src/study/db/blind_pool.rs).
     pooled       INTEGER NOT NULL DEFAULT 0 CHECK (pooled >= 0),
-    -- Pairs with a rating, by anyone.
+    -- Pairs with a rating (stars or "can't judge"), by anyone.
     rated        INTEGER NOT NULL DEFAULT 0 CHECK (rated >= 0),
     -- When it was first fully rated: every change of its ratings after that is made with
     -- provenance known.
@@ -173,34 +173,54 @@ CREATE TABLE pool_exclusions (
     PRIMARY KEY (target_id, model_id)
 ) WITHOUT ROWID;
 
--- The current rating of each pair by each rater. `first_rated`: the id of the rating history's
--- entry of the pair's first rating by its rater (the order of completion, for the verdict).
+-- The study's guidelines for rating, every version the owner set (Markdown, shown on every
+-- rating page); `markdown` NULL records a clear. The current guidelines are the last version.
+CREATE TABLE guidelines (
+    version  INTEGER PRIMARY KEY CHECK (version >= 1),
+    markdown TEXT,
+    set_at   TEXT    NOT NULL
+);
+
+-- The current rating of each pair by each rater: a row is a pair the rater handled. `stars`
+-- NULL: the rater marked it "I can't judge this" (it counts for finishing the target, and is
+-- unjudged in every metric). `first_rated`: the id of the rating history's entry of the pair's
+-- first answer by its rater (the order of completion, for the verdict). `note`: the rater's
+-- note. `guidelines`: the version of the guidelines the rating was made under (NULL: before
+-- the study had any).
 CREATE TABLE "ratings" (
     target_id   INTEGER NOT NULL REFERENCES papers (id),
     paper_id    INTEGER NOT NULL REFERENCES papers (id),
     rater_id    INTEGER NOT NULL REFERENCES raters (id),
-    stars       INTEGER NOT NULL CHECK (stars BETWEEN 1 AND 5),
+    stars       INTEGER CHECK (stars BETWEEN 1 AND 5),
     rated_at    TEXT    NOT NULL,
     first_rated INTEGER,
+    note        TEXT    CHECK (length(note) BETWEEN 1 AND 2000),
+    guidelines  INTEGER REFERENCES guidelines (version),
     PRIMARY KEY (target_id, paper_id, rater_id)
 ) WITHOUT ROWID;
 
 CREATE INDEX ratings_by_rater_id ON ratings (rater_id, target_id);
 
--- Every set, change and clear of a rating, whatever its source. `stars` NULL: a clear;
--- `previous_stars` NULL: the pair was unrated before; `provenance_known`: the target had been
--- fully rated before (its numbers were out).
+-- Every set, change and clear of a rating (its answer or its note), whatever its source.
+-- `stars` NULL: a clear, or with `cannot_judge` "I can't judge this"; `previous_stars` NULL:
+-- the pair was unrated before (or, with `previous_cannot_judge`, not judgeable);
+-- `provenance_known`: the target had been fully rated before (its numbers were out); `note` and
+-- `previous_note`: the note after and before the change.
 CREATE TABLE rating_history (
-    id               INTEGER PRIMARY KEY,
-    target_id        INTEGER NOT NULL REFERENCES papers (id),
-    paper_id         INTEGER NOT NULL REFERENCES papers (id),
-    stars            INTEGER CHECK (stars BETWEEN 1 AND 5),
-    previous_stars   INTEGER CHECK (previous_stars BETWEEN 1 AND 5),
-    source           TEXT    NOT NULL CHECK (source IN ('web', 'import', 'undo')),
-    changed_at       TEXT    NOT NULL,
-    provenance_known INTEGER NOT NULL DEFAULT 0 CHECK (provenance_known IN (0, 1)),
-    browser_session  TEXT,
-    rater_id         INTEGER NOT NULL DEFAULT 1
+    id                    INTEGER PRIMARY KEY,
+    target_id             INTEGER NOT NULL REFERENCES papers (id),
+    paper_id              INTEGER NOT NULL REFERENCES papers (id),
+    stars                 INTEGER CHECK (stars BETWEEN 1 AND 5),
+    previous_stars        INTEGER CHECK (previous_stars BETWEEN 1 AND 5),
+    source                TEXT    NOT NULL CHECK (source IN ('web', 'import', 'undo')),
+    changed_at            TEXT    NOT NULL,
+    provenance_known      INTEGER NOT NULL DEFAULT 0 CHECK (provenance_known IN (0, 1)),
+    browser_session       TEXT,
+    rater_id              INTEGER NOT NULL DEFAULT 1,
+    cannot_judge          INTEGER NOT NULL DEFAULT 0 CHECK (cannot_judge IN (0, 1)),
+    previous_cannot_judge INTEGER NOT NULL DEFAULT 0 CHECK (previous_cannot_judge IN (0, 1)),
+    note                  TEXT,
+    previous_note         TEXT
 );
 
 CREATE INDEX rating_history_by_pair ON rating_history (target_id, paper_id, id);
@@ -274,7 +294,7 @@ BEGIN
     WHERE target_id = NEW.target_id;
 END;
 
--- Rule: a rating counts its pair as rated (once, whoever rated it) and for its rater's target.
+-- Rule: a rating ("can't judge" too) counts its pair as rated (once) and for its rater's target.
 CREATE TRIGGER ratings_count_insert AFTER INSERT ON ratings
 BEGIN
     UPDATE targets SET rated = rated + 1
@@ -339,14 +359,14 @@ BEGIN
     UPDATE ratings SET first_rated = (
         SELECT MIN(h.id) FROM rating_history h
         WHERE h.target_id = NEW.target_id AND h.paper_id = NEW.paper_id
-          AND h.rater_id = NEW.rater_id AND h.stars IS NOT NULL
+          AND h.rater_id = NEW.rater_id AND (h.stars IS NOT NULL OR h.cannot_judge = 1)
     )
     WHERE target_id = NEW.target_id AND paper_id = NEW.paper_id AND rater_id = NEW.rater_id;
 END;
 
--- Rule: a pair's first rating is the history entry that first gave it stars (completion order).
+-- Rule: a pair's first rating is its first history entry with stars or "can't judge" (completion order).
 CREATE TRIGGER rating_history_first_rating AFTER INSERT ON rating_history
-WHEN NEW.stars IS NOT NULL
+WHEN NEW.stars IS NOT NULL OR NEW.cannot_judge = 1
 BEGIN
     UPDATE ratings SET first_rated = NEW.id
     WHERE target_id = NEW.target_id AND paper_id = NEW.paper_id AND rater_id = NEW.rater_id
@@ -371,11 +391,11 @@ BEGIN
     UPDATE study SET finished_revision = finished_revision + 1 WHERE id = 1;
 END;
 
--- A machine judge: a model behind an endpoint with its prompt, or grades imported from a file
--- (no model, endpoint or prompt). Its grades are kept apart from the ratings: no trigger
+-- A machine judge: a model behind an endpoint with its prompt, a local command, or grades
+-- imported from a file (no model, endpoint, prompt or command). Its grades are kept apart from the ratings: no trigger
 -- above reads them, so they never finish a target nor count as ratings.
-CREATE TABLE judges (
-    id            INTEGER PRIMARY KEY,
+CREATE TABLE "judges" (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
     name          TEXT    NOT NULL UNIQUE,
     model         TEXT,
     endpoint      TEXT,
@@ -384,16 +404,72 @@ CREATE TABLE judges (
     settings      TEXT,
     added_at      TEXT    NOT NULL,
     revision      INTEGER NOT NULL DEFAULT 0,
+    -- The guidelines' version its prompt was filled with (NULL: none read).
+    guidelines    INTEGER REFERENCES guidelines (version),
+    -- A judge that is a local command: its command line (then no model, endpoint or prompt).
+    command       TEXT CHECK (command IS NULL OR model IS NULL),
+    -- The trial it was made from, whose grades it kept.
+    from_trial    INTEGER REFERENCES judge_trials (id),
     CHECK ((model IS NULL) = (prompt IS NULL) AND (model IS NULL) = (prompt_sha256 IS NULL)
            AND (model IS NULL) = (endpoint IS NULL))
 );
 
-CREATE TABLE judge_grades (
-    judge_id    INTEGER NOT NULL REFERENCES judges (id) ON DELETE CASCADE,
+CREATE TABLE "judge_grades" (
+    judge_id    INTEGER NOT NULL REFERENCES "judges" (id) ON DELETE CASCADE,
     target_id   INTEGER NOT NULL REFERENCES papers (id),
     paper_id    INTEGER NOT NULL REFERENCES papers (id),
     stars       INTEGER NOT NULL CHECK (stars BETWEEN 1 AND 5),
     explanation TEXT,
     judged_at   TEXT    NOT NULL,
+    -- The guidelines' version the grade was made under (NULL: none read).
+    guidelines  INTEGER REFERENCES guidelines (version),
     PRIMARY KEY (judge_id, target_id, paper_id)
+) WITHOUT ROWID;
+
+-- The tuning set of the trials: the first N fully rated targets in the study's order, fixed
+-- until a trial asks for another N.
+CREATE TABLE tuning_targets (
+    position  INTEGER PRIMARY KEY,
+    target_id INTEGER NOT NULL UNIQUE REFERENCES papers (id)
+);
+
+-- A trial of a judge on the tuning set: no judge, its grades reach no estimate.
+CREATE TABLE judge_trials (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    model          TEXT,
+    endpoint       TEXT,
+    prompt         TEXT,
+    prompt_sha256  TEXT,
+    guidelines     INTEGER REFERENCES guidelines (version),
+    settings       TEXT,
+    command        TEXT,
+    tuning_targets INTEGER NOT NULL CHECK (tuning_targets >= 1),
+    pairs          INTEGER NOT NULL CHECK (pairs >= 0),
+    seconds        REAL    NOT NULL DEFAULT 0 CHECK (seconds >= 0),
+    created_at     TEXT    NOT NULL,
+    CHECK ((model IS NULL) <> (command IS NULL)
+           AND (model IS NULL) = (prompt IS NULL) AND (model IS NULL) = (endpoint IS NULL)
+           AND (model IS NULL) = (prompt_sha256 IS NULL))
+);
+
+CREATE TABLE trial_grades (
+    trial_id    INTEGER NOT NULL REFERENCES judge_trials (id) ON DELETE CASCADE,
+    target_id   INTEGER NOT NULL REFERENCES papers (id),
+    paper_id    INTEGER NOT NULL REFERENCES papers (id),
+    stars       INTEGER NOT NULL CHECK (stars BETWEEN 1 AND 5),
+    explanation TEXT,
+    judged_at   TEXT    NOT NULL,
+    PRIMARY KEY (trial_id, target_id, paper_id)
+) WITHOUT ROWID;
+
+-- The run of a judge going on now, by the judge's name: a lease one run holds at a time,
+-- wherever it runs; every write of its grades checks `holder` in the same transaction.
+CREATE TABLE judge_runs (
+    judge      TEXT    PRIMARY KEY,
+    holder     TEXT    NOT NULL,
+    place      TEXT    NOT NULL,
+    pid        INTEGER NOT NULL,
+    host       TEXT    NOT NULL,
+    started_at TEXT    NOT NULL,
+    renewed_at INTEGER NOT NULL
 ) WITHOUT ROWID;

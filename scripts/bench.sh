@@ -9,6 +9,7 @@
 #   BENCH=import scripts/bench.sh   # the imports' section (1) alone
 #   BENCH=upload scripts/bench.sh   # the browser's upload beside the command line (9) alone
 #   BENCH=judges scripts/bench.sh   # machine judges (10) alone: imported grades, a real LLM server
+#   BENCH=judge-runs scripts/bench.sh   # judge runs at concurrency 16 and 64 beside raters alone
 #   BENCH=lists scripts/bench.sh    # what the lists say on study L (11) alone
 #   BENCH=ppi scripts/bench.sh      # the leaderboard with a judge on study L (12) alone
 #
@@ -463,6 +464,10 @@ if [ "${BENCH:-all}" = judges ]; then
     PAPERJUDGE_BIN="$bin" STUDY_L="$study" scripts/bench-judges.sh
     exit 0
 fi
+if [ "${BENCH:-all}" = judge-runs ]; then
+    PAPERJUDGE_BIN="$bin" PAPERJUDGE_SYNTH="$synth" scripts/bench-judge-runs.sh
+    exit 0
+fi
 
 # Study files: papers only (the import's starting point) and the full study with ratings.
 base=$work/papers-only.db
@@ -783,4 +788,5 @@ PAPERJUDGE_BIN="$bin" SYNTH_BIN="$synth" scripts/bench-decision.sh
 bench_upload
 
 PAPERJUDGE_BIN="$bin" STUDY_L="$study" scripts/bench-judges.sh
+PAPERJUDGE_BIN="$bin" PAPERJUDGE_SYNTH="$synth" scripts/bench-judge-runs.sh
 bench_lists

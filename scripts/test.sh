@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, the browser tests included: installs Debian's Chromium and chromedriver
-# when they are missing (which needs root and the Debian archive), then runs every test.
+# when they are missing (which needs root and the Debian archive), then runs every test of the
+# workspace's default members: the app and its statistics (crates/paperjudge-stats).
 # `cargo test` alone runs everything but the browser tests, which it lists as ignored.
 # Arguments go to cargo test, e.g. `scripts/test.sh --test it web_rating::`.
 set -euo pipefail

@@ -9,7 +9,7 @@ use crate::study::judges::JudgmentRow;
 use crate::study::{ExportedPoolEntry, ExportedRating};
 
 /// The ratings CSV header; the importer reads the same file back.
-pub const RATINGS_HEADER: [&str; 7] = [
+pub const RATINGS_HEADER: [&str; 8] = [
     "target",
     "target_title",
     "paper",
@@ -17,9 +17,11 @@ pub const RATINGS_HEADER: [&str; 7] = [
     "stars",
     "rated_at",
     "rater",
+    "note",
 ];
 
-/// Ratings as RFC 4180 CSV (fields with commas, quotes or line breaks are quoted).
+/// Ratings as RFC 4180 CSV (fields with commas, quotes or line breaks are quoted): `stars` 1
+/// to 5, or `cannot-judge`; `note` empty without one.
 pub fn ratings_csv(rows: &[ExportedRating], out: impl Write) -> Result<(), csv::Error> {
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::CRLF)
@@ -31,9 +33,10 @@ pub fn ratings_csv(rows: &[ExportedRating], out: impl Write) -> Result<(), csv::
             row.target_title.as_str(),
             row.paper.as_str(),
             row.paper_title.as_str(),
-            &row.stars.to_string(),
+            &row.answer.to_string(),
             row.rated_at.as_str(),
             row.rater.as_str(),
+            row.note.as_ref().map_or("", |note| note.as_str()),
         ])?;
     }
     writer.flush()?;

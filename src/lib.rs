@@ -1,7 +1,8 @@
 //! paperjudge: rate the papers your recommendation models suggest, blind, and find out which
 //! model recommends best.
 //!
-//! The library holds everything; `main.rs` only parses the command line and calls [`cli::run`].
+//! The library holds everything but the pure core, `paperjudge-stats` (re-exported below
+//! under the same paths); `main.rs` only parses the command line and calls [`cli::run`].
 //! Both faces, the command line ([`cli`]) and the web app ([`web::run`], which the tests build
 //! on any port), work on a study through one handle, [`study::Study`].
 
@@ -9,20 +10,15 @@
 #![forbid(unsafe_code)]
 
 pub mod blocking;
-pub mod checks;
 pub mod cli;
-pub mod decision;
 pub mod demo;
-pub mod domain;
 pub mod export;
-pub mod formats;
-pub mod leaderboard;
-pub mod lists;
-pub mod metrics;
 pub mod output;
 pub mod password;
-pub mod simulation;
 pub mod study;
-pub mod terminal;
 pub mod web;
-pub mod words;
+
+// The pure core is a crate of its own (`crates/paperjudge-stats`), under the same paths.
+pub use paperjudge_stats::{
+    checks, decision, domain, formats, leaderboard, lists, metrics, simulation, terminal, words,
+};

@@ -18,9 +18,10 @@
   // paper, and each of PAPER matches inside every paper. One selector a line, as
   // `name: "selector",`, so that the test can read them.
   //
-  // Beyond the selectors: a paper's data-stars holds its stars (empty when unrated) and its
-  // class has is-rated or is-unrated to match; the script keeps both (and is-current, and the
-  // js class on the root, which only the stylesheet reads) up to date.
+  // Beyond the selectors: a paper's data-stars holds its answer (1 to 5, cannot-judge, or
+  // empty when unrated) and its class has is-rated or is-unrated to match; the script keeps
+  // both (and is-current, and the js class on the root, which only the stylesheet reads) up to
+  // date. A paper's note text area holds its saved note when the page is made.
   const PAGE = {
     pool: "ol.pool",
     ratedCount: "#target-rated",
@@ -41,6 +42,9 @@
     star: 'label input[type="radio"][name="stars"][value]',
     starText: "label .star-text",
     status: ".paper-status",
+    noteBox: "details.note-box",
+    noteForm: "form.note-form[method=post][action]",
+    note: 'form.note-form textarea[name="note"][maxlength]',
   };
 
   const pool = document.querySelector(PAGE.pool);
@@ -63,27 +67,70 @@
   const LAST_RETRY_MS = 30000;
 
   // ---- What the page shows of a paper
+  //
+  // A paper's answer: 1 to 5 stars, CANNOT_JUDGE, or null while unrated.
 
-  function starsOf(paper) {
-    return paper.dataset.stars === "" ? null : Number(paper.dataset.stars);
+  const CANNOT_JUDGE = "cannot-judge";
+
+  function answerOf(paper) {
+    const stored = paper.dataset.stars;
+    if (stored === "") {
+      return null;
+    }
+    return stored === CANNOT_JUDGE ? CANNOT_JUDGE : Number(stored);
   }
 
-  function showStars(paper, stars) {
-    paper.dataset.stars = stars === null ? "" : String(stars);
-    paper.classList.toggle("is-rated", stars !== null);
-    paper.classList.toggle("is-unrated", stars === null);
+  // The answer of a rating as the server answers it ({stars, cannot_judge, note}).
+  function answerIn(rating) {
+    return rating.cannot_judge ? CANNOT_JUDGE : rating.stars;
+  }
+
+  function showAnswer(paper, answer) {
+    paper.dataset.stars = answer === null ? "" : String(answer);
+    paper.classList.toggle("is-rated", answer !== null);
+    paper.classList.toggle("is-unrated", answer === null);
     for (const radio of paper.querySelectorAll(PAPER.star)) {
-      radio.checked = Number(radio.value) === stars;
+      radio.checked = radio.value === String(answer);
     }
   }
 
-  // "4 relevant", as the star's own label says it; "not rated" for none.
-  function describe(paper, stars) {
-    if (stars === null) {
+  // "4 relevant", as the star's own label says it; "can't judge"; "not rated" for none.
+  function describe(paper, answer) {
+    if (answer === null) {
       return "not rated";
     }
-    const radio = paper.querySelector(PAPER.star + '[value="' + stars + '"]');
+    if (answer === CANNOT_JUDGE) {
+      return "can't judge";
+    }
+    const radio = paper.querySelector(PAPER.star + '[value="' + answer + '"]');
     return radio.closest("label").querySelector(PAPER.starText).textContent.trim();
+  }
+
+  // The notes as saved, by paper: what a note's text area is compared with.
+  const savedNotes = new Map(
+    papers.map((paper) => [paper, paper.querySelector(PAPER.note).defaultValue]),
+  );
+
+  function noteOf(paper) {
+    return paper.querySelector(PAPER.note);
+  }
+
+  function hasUnsavedNote(paper) {
+    return noteOf(paper).value.trim() !== savedNotes.get(paper);
+  }
+
+  // Records the saved `note` of a paper ("" for none) and shows it in its box, unless the
+  // rater has written something else there than `shown` (null: shows it whatever the box
+  // holds).
+  function showNote(paper, note, shown) {
+    savedNotes.set(paper, note);
+    const area = noteOf(paper);
+    if (shown === null || area.value.trim() === shown) {
+      area.value = note;
+    }
+    if (note !== "") {
+      paper.querySelector(PAPER.noteBox).open = true;
+    }
   }
 
   function setPaperStatus(paper, text, state) {
@@ -95,6 +142,16 @@
   function announce(text, state) {
     liveStatus.textContent = text;
     liveStatus.dataset.state = state || "";
+  }
+
+  // Says `text` of a paper, in its status and aloud: "paper 3 saved: 4 relevant".
+  function tell(paper, text, state) {
+    setPaperStatus(paper, text, state);
+    if (state === "error") {
+      announce(label(paper) + ": " + text, "error");
+    } else {
+      announce(label(paper) + " " + text.toLowerCase());
+    }
   }
 
   function showProgress(progress) {
@@ -196,14 +253,14 @@
     return queue.some((change) => change.paper === paper);
   }
 
-  // Sets (1..5) or clears (null) the rating of a paper.
-  function rate(paper, stars) {
-    const form = paper.querySelector(stars === null ? PAPER.clearForm : PAPER.rateForm);
+  // Sets (1..5, or CANNOT_JUDGE) or clears (null) the rating of a paper.
+  function rate(paper, answer) {
+    const form = paper.querySelector(answer === null ? PAPER.clearForm : PAPER.rateForm);
     const body = new URLSearchParams(new FormData(form));
-    if (stars !== null) {
-      body.set("stars", String(stars));
+    if (answer !== null) {
+      body.set("stars", String(answer));
     }
-    showStars(paper, stars);
+    showAnswer(paper, answer);
     setPaperStatus(paper, "Saving…", "saving");
     enqueue({
       url: form.action,
@@ -216,23 +273,21 @@
         const text = message.endsWith("will retry")
           ? "Not saved yet: " + message + " in " + seconds + " s."
           : "Not saved yet: " + message + ". Trying again in " + seconds + " s.";
-        setPaperStatus(paper, text, "error");
-        announce(label(paper) + ": " + text, "error");
+        tell(paper, text, "error");
       },
       done(answer) {
         showProgress(answer.target_progress);
         if (pendingFor(paper)) {
           return;
         }
-        showStars(paper, answer.stars);
-        const text = "Saved: " + describe(paper, answer.stars);
-        setPaperStatus(paper, text, "saved");
-        announce(label(paper) + " " + text.toLowerCase());
+        showAnswer(paper, answerIn(answer));
+        showNote(paper, answer.note || "", savedNotes.get(paper));
+        const text = "Saved: " + describe(paper, answerIn(answer));
+        tell(paper, text, "saved");
       },
       failed(message) {
         const text = "Not saved: " + message + ".";
-        setPaperStatus(paper, text, "error");
-        announce(label(paper) + ": " + text, "error");
+        tell(paper, text, "error");
       },
     });
   }
@@ -256,17 +311,18 @@
           window.location.reload();
           return;
         }
-        showStars(paper, answer.stars);
+        const answered = answerIn(answer);
+        showAnswer(paper, answered);
+        showNote(paper, answer.note || "", null);
         if (answer.undone) {
-          const text = "Undone: " + describe(paper, answer.stars);
-          setPaperStatus(paper, text, "saved");
-          announce(label(paper) + " " + text.toLowerCase());
+          const text = "Undone: " + describe(paper, answered);
+          tell(paper, text, "saved");
         } else {
           // Another rater changed the paper after this browser did: their rating stays.
-          setPaperStatus(paper, "Saved: " + describe(paper, answer.stars), "saved");
+          setPaperStatus(paper, "Saved: " + describe(paper, answered), "saved");
           announce(
             "Not undone: someone else has changed " + label(paper) + " since your change; it stays " +
-              describe(paper, answer.stars) + ".",
+              describe(paper, answered) + ".",
             "error",
           );
         }
@@ -276,6 +332,74 @@
         announce("Not undone: " + message + ". Press u to try again.", "error");
       },
     });
+  }
+
+  // Saves the note written on a paper rated already (an empty one removes its note).
+  function saveNote(paper) {
+    const area = noteOf(paper);
+    if (answerOf(paper) === null) {
+      const text = "Note not saved: rate the paper first (1–5, or x if you cannot judge it).";
+      tell(paper, text, "error");
+      return false;
+    }
+    const body = new URLSearchParams(new FormData(paper.querySelector(PAPER.noteForm)));
+    const written = area.value.trim();
+    setPaperStatus(paper, "Saving the note…", "saving");
+    enqueue({
+      url: paper.querySelector(PAPER.noteForm).action,
+      body: body,
+      paper: paper,
+      // Setting a note to a text is idempotent: sending it again is always safe.
+      retry: true,
+      waiting(message, ms) {
+        const text = "Note not saved yet: " + message + ". Trying again in " +
+          Math.round(ms / 1000) + " s.";
+        tell(paper, text, "error");
+      },
+      done(answer) {
+        showProgress(answer.target_progress);
+        showNote(paper, answer.note || "", written);
+        if (pendingFor(paper)) {
+          return;
+        }
+        const text = written === "" ? "Saved: note removed" : "Saved: note";
+        tell(paper, text, "saved");
+      },
+      failed(message) {
+        const text = "Note not saved: " + message + ".";
+        tell(paper, text, "error");
+      },
+    });
+    return true;
+  }
+
+  // The paper whose note `c` opens: the one just rated with a key, else the current one.
+  let justRated = null;
+  // The paper to go back to from a note: the current one when the note was opened.
+  let backFromNote = 0;
+
+  // Whether the note being focused was opened with `c` (else with the mouse or Tab).
+  let openingNote = false;
+
+  function openNote(paper) {
+    backFromNote = current;
+    openingNote = true;
+    paper.querySelector(PAPER.noteBox).open = true;
+    const area = noteOf(paper);
+    area.focus();
+    area.setSelectionRange(area.value.length, area.value.length);
+    announce("Note on " + label(paper) + ": Enter saves it, Escape leaves it.");
+  }
+
+  // Back from a note to the current paper; a note left unsaved stays in its box, said so.
+  function leaveNote(paper) {
+    if (noteOf(paper).value.trim() === "" && savedNotes.get(paper) === "") {
+      paper.querySelector(PAPER.noteBox).open = false;
+    }
+    if (hasUnsavedNote(paper)) {
+      setPaperStatus(paper, "Note not saved: c opens it again, Enter saves it.", "error");
+    }
+    moveTo(backFromNote, { scroll: false });
   }
 
   function goToNextTarget() {
@@ -288,7 +412,7 @@
   }
 
   window.addEventListener("beforeunload", (event) => {
-    if (queue.length > 0) {
+    if (queue.length > 0 || papers.some(hasUnsavedNote)) {
       event.preventDefault();
       event.returnValue = "";
     }
@@ -313,15 +437,16 @@
   function nextUnrated(from) {
     for (let step = 1; step <= papers.length; step += 1) {
       const index = (from + step) % papers.length;
-      if (starsOf(papers[index]) === null) {
+      if (answerOf(papers[index]) === null) {
         return index;
       }
     }
     return -1;
   }
 
-  function rateCurrentAndMoveOn(stars) {
-    rate(papers[current], stars);
+  function rateCurrentAndMoveOn(answer) {
+    justRated = papers[current];
+    rate(papers[current], answer);
     const next = nextUnrated(current);
     if (next === -1) {
       announce("Every paper of this target is rated. Press n for the next target.");
@@ -356,6 +481,8 @@
     if (papers.length === 0 || isTyping(event.target)) {
       return;
     }
+    const rated = justRated;
+    justRated = null;
     switch (event.key) {
       case "1":
       case "2":
@@ -363,6 +490,12 @@
       case "4":
       case "5":
         rateCurrentAndMoveOn(Number(event.key));
+        break;
+      case "x":
+        rateCurrentAndMoveOn(CANNOT_JUDGE);
+        break;
+      case "c":
+        openNote(rated || papers[current]);
         break;
       case "0":
       case "Backspace":
@@ -400,16 +533,43 @@
       current = index;
       papers.forEach((other) => other.classList.toggle("is-current", other === paper));
     });
+    const answerOfRadio = (radio) => (radio.value === CANNOT_JUDGE ? CANNOT_JUDGE : Number(radio.value));
     paper.querySelector(PAPER.rateForm).addEventListener("change", (event) => {
       if (event.target.name === "stars") {
-        rate(paper, Number(event.target.value));
+        rate(paper, answerOfRadio(event.target));
       }
     });
     paper.querySelector(PAPER.rateForm).addEventListener("submit", (event) => {
       event.preventDefault();
       const checked = paper.querySelector(PAPER.star + ":checked");
       if (checked) {
-        rate(paper, Number(checked.value));
+        rate(paper, answerOfRadio(checked));
+      }
+    });
+    paper.querySelector(PAPER.noteForm).addEventListener("submit", (event) => {
+      event.preventDefault();
+      saveNote(paper);
+    });
+    noteOf(paper).addEventListener("focus", () => {
+      if (!openingNote) {
+        backFromNote = index;
+      }
+      openingNote = false;
+    });
+    // In a note: Enter saves it and goes back to the papers, Shift+Enter starts a new line,
+    // Escape goes back without saving (what was written stays in the box).
+    noteOf(paper).addEventListener("keydown", (event) => {
+      if (event.isComposing || event.ctrlKey || event.metaKey || event.altKey) {
+        return;
+      }
+      if (event.key === "Enter" && !event.shiftKey) {
+        event.preventDefault();
+        if (saveNote(paper)) {
+          leaveNote(paper);
+        }
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        leaveNote(paper);
       }
     });
     paper.querySelector(PAPER.clearForm).addEventListener("submit", (event) => {

@@ -101,6 +101,23 @@ pub enum Command {
     Judge(judges::JudgeArgs),
     /// The study's machine judges: list them (the default), or remove one with its grades.
     Judges(judges::JudgesArgs),
+    /// The study's guidelines for rating (Markdown), which every rating page shows under "How
+    /// to rate" above the built-in scale: print them (the default), set them from a file, or
+    /// clear them. Every change is a new version, which each rating made under it keeps.
+    Guidelines {
+        #[command(subcommand)]
+        action: Option<GuidelinesCommand>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GuidelinesCommand {
+    /// Print the guidelines' Markdown (nothing when the study has none).
+    Show,
+    /// Set the guidelines to the Markdown of FILE (UTF-8, up to 20,000 characters).
+    Set { file: PathBuf },
+    /// Clear the guidelines: the rating pages show the built-in scale alone.
+    Clear,
 }
 
 #[derive(Debug, Subcommand)]
@@ -233,11 +250,13 @@ pub enum ImportCommand {
         file: PathBuf,
         #[arg(long, value_enum)]
         format: Option<Format>,
-        /// The model of every row (instead of the model column or TREC run tag).
+        /// The model of every row (instead of the model column or TREC run tag); a TREC run
+        /// without the run tag (5 fields) needs it.
         #[arg(long)]
         model: Option<String>,
     },
-    /// Ratings CSV (target,paper,stars[,rated_at][,rater]); an exported file re-imports as is.
+    /// Ratings CSV (target,paper,stars[,rated_at][,rater][,note]; stars 1..5 or cannot-judge); an
+    /// exported file re-imports as is.
     Ratings {
         file: PathBuf,
         /// Whose ratings a file without a rater column holds [default: the owner's].
@@ -254,9 +273,17 @@ pub enum ImportCommand {
     },
 }
 
+/// Which targets `export qrels` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum QrelsTargets {
+    All,
+    Finished,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum ExportCommand {
-    /// Ratings CSV: target,target_title,paper,paper_title,stars,rated_at,rater.
+    /// Ratings CSV: target,target_title,paper,paper_title,stars,rated_at,rater,note (stars 1..5,
+    /// or cannot-judge).
     Ratings {
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -271,6 +298,10 @@ pub enum ExportCommand {
         /// upper-median or rater:NAME (qrels hold whole grades: not mean).
         #[arg(long, default_value = "lower-median", value_parser = |text: &str| text.parse::<Judgments>())]
         judgments: Judgments,
+        /// Which targets' pairs: every rated pair (all), or the fully rated targets only
+        /// (finished), the leaderboard's, on which trec_eval gives its NDCG.
+        #[arg(long, value_enum, default_value = "all")]
+        targets: QrelsTargets,
     },
     /// The blind pool: target,paper,position,stars (no model information).
     Pool {

@@ -3,7 +3,7 @@
 use std::io::{self};
 use std::path::Path;
 
-use super::arguments::ExportCommand;
+use super::arguments::{ExportCommand, QrelsTargets};
 use super::error::CliError;
 use super::judges;
 use super::output::{refuse_the_study, write_output};
@@ -29,8 +29,14 @@ pub(super) async fn run_export(
             output,
             relevance,
             judgments,
+            targets,
         } => {
-            let judged = study.judged_pairs(&judgments).await?;
+            let judged = match targets {
+                QrelsTargets::All => study.judged_pairs(&judgments).await?,
+                QrelsTargets::Finished => {
+                    study.judged_pairs_of_finished_targets(&judgments).await?
+                }
+            };
             write_output(output.as_deref(), |out| {
                 export::qrels(&judged, relevance, out)
             })

@@ -3,7 +3,7 @@
 //! - `arguments`: every command's flags (clap); `error`: [`CliError`] and its exit status;
 //! - a module per command: `init`, `serve`, `importing` (`import`), `exporting` (`export`),
 //!   `checks`, `lists`, `backup`, `status`, `targets`, `prune`, `next`, `raters`, `judges`
-//!   (`judge` and `judges`), `leaderboard`, `simulate`;
+//!   (`judge` and `judges`), `guidelines`, `leaderboard`, `simulate`;
 //! - `render`: the text and CSV of the command line's own outputs (tables, rows); `output`:
 //!   where a command writes; `passwords`: the passwords it reads.
 
@@ -12,6 +12,7 @@ mod backup;
 mod checks;
 mod error;
 mod exporting;
+mod guidelines;
 mod importing;
 mod init;
 mod judges;
@@ -31,10 +32,24 @@ mod targets;
 use crate::study::Study;
 
 pub use arguments::{
-    ChecksArgs, ChooseArgs, Cli, Command, ExportCommand, ImportCommand, LeaderboardFormat,
-    ListFormat, ListsArgs, RatersCommand, ServeArgs, StatusFormat, Switch, TargetsCommand,
+    ChecksArgs, ChooseArgs, Cli, Command, ExportCommand, GuidelinesCommand, ImportCommand,
+    LeaderboardFormat, ListFormat, ListsArgs, RatersCommand, ServeArgs, StatusFormat, Switch,
+    TargetsCommand,
 };
 pub use error::CliError;
+
+/// A line on standard error, as `eprintln!` writes it, [escaped](crate::terminal::escape_lines) (what it says
+/// may hold a file's name or a field of a file), except that a line that cannot be written
+/// (stderr closed, as `2>&1 | head` leaves it) is dropped instead of panicking: what the
+/// command was asked to do is done either way, and its exit status says how it went.
+#[macro_export]
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", $crate::terminal::escape_lines(&line));
+    }};
+}
 
 pub async fn run(cli: Cli) -> Result<(), CliError> {
     // Replaying TREC files needs no study: no file is opened, none created.
@@ -65,6 +80,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Simulate(args) => simulate::simulate(&study, args).await,
         Command::Judge(args) => judges::judge(&study, args).await,
         Command::Judges(args) => judges::judges(&study, args).await,
+        Command::Guidelines { action } => guidelines::guidelines(&study, action).await,
     };
     // Whatever happened, the study file is left whole on its own (see `Study::close`).
     study.close().await;

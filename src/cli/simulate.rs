@@ -136,10 +136,6 @@ fn report_simulation(
             });
             if let Some(summary) = &with_judge {
                 json["judge"] = serde_json::json!(summary);
-                json["human_targets_median"] = summary.human_targets_median.into();
-                json["human_targets_median_without_judge"] =
-                    summary.human_targets_median_without_judge.into();
-                json["ratings_saved_median"] = summary.ratings_saved_median.into();
             }
             format!("{json}\n")
         }

@@ -146,11 +146,17 @@ pub enum Refusal {
     FractionalQrels,
     #[error("there is no judge {0:?} in this study (`paperjudge judges list` lists them)")]
     UnknownJudge(JudgeName),
+    #[error("there is no trial {0} in this study (`paperjudge judges trials` lists them)")]
+    UnknownTrial(i64),
+    /// `grades_with` names the model or the command, in words.
     #[error(
-        "the judge {judge:?} grades with the model {model:?}: its grades come from its runs \
+        "the judge {judge:?} grades with {grades_with}: its grades come from its runs \
          (`paperjudge judge`); import these under another judge's name"
     )]
-    JudgeGradesThroughModel { judge: JudgeName, model: String },
+    JudgeGradesThroughModel {
+        judge: JudgeName,
+        grades_with: String,
+    },
     #[error(
         "the judge {0:?} holds imported grades: name this run's judge with --name (a judge's \
          grades all come from one source)"
@@ -162,11 +168,25 @@ pub enum Refusal {
          and one prompt, so name this run's judge with --name"
     )]
     JudgeChanged { judge: JudgeName, differs: String },
+    /// Another run holds the judge, in this process or another (409 on the web); `holder`
+    /// says where.
+    #[error(
+        "the judge {judge:?} is running elsewhere ({holder}): a judge runs in one place at a \
+         time; try again once that run has ended (a run whose process was killed lets go 30 s \
+         after it was last heard from)"
+    )]
+    JudgeRunsElsewhere { judge: JudgeName, holder: String },
     /// A judge run of this process is running (409 on the web).
     #[error(
         "a judge is running: wait until it has finished (its page follows it), then start another"
     )]
     JudgeRunning,
+    /// A note alone (no stars, no "can't judge") on a pair the rater has not rated.
+    #[error(
+        "paper {0:?} has no rating of yours yet: a note goes with a rating, so give it stars (or \
+         \"can't judge\") first"
+    )]
+    NoteWithoutRating(PaperId),
     #[error("{0}")]
     InvalidPrompt(String),
     #[error("{0}")]

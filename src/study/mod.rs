@@ -16,6 +16,7 @@
 mod db;
 mod error;
 pub mod evaluation;
+mod guidelines;
 pub mod import;
 pub mod judges;
 mod lists;
@@ -42,14 +43,15 @@ use db::{WriteQueue, Writer};
 pub use crate::domain::{Progress, TargetChoice};
 pub use error::{Cause, Refusal, StudyError};
 pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
+pub use guidelines::{CurrentGuidelines, GuidelinesChange};
 pub use import::{
     ImportFile, ImportProgress, JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT,
 };
-pub use papers::{Hit, ListedPaper, Paper, PooledPaper, Search, MARK_END, MARK_START};
+pub use papers::{Among, Hit, ListedPaper, Paper, PooledPaper, Search, MARK_END, MARK_START};
 pub use pool::{BlindPoolChange, ExportedPoolEntry};
 pub use pruning::Pruning;
 pub use raters::{Added, Credential, Rater, RaterProgress, Raters, RatingPlan};
-pub use rating::{ExportedRating, RatingPage, Undo};
+pub use rating::{Edit, ExportedRating, RaterNote, Rating, RatingPage, Undo};
 pub use recheck::{Recheck, RecheckProgress};
 pub use status::StudyStatus;
 pub use targets::{

@@ -77,10 +77,13 @@ pub struct QrelsQuery {
     relevance: Relevance,
     /// As the leaderboard's `judgments`.
     judgments: Option<String>,
+    /// `finished`: the fully rated targets' pairs only, the leaderboard's; `all` (the
+    /// default) every rated pair.
+    targets: Option<String>,
 }
 
-/// `GET /export/qrels.txt[?relevance=stars][&judgments=...]`: the qrels of `paperjudge export
-/// qrels`.
+/// `GET /export/qrels.txt[?relevance=stars][&judgments=...][&targets=finished]`: the qrels of
+/// `paperjudge export qrels`.
 pub async fn qrels(
     study: web::Data<Study>,
     _: Owner,
@@ -90,7 +93,15 @@ pub async fn qrels(
         Some(text) => text.parse::<Judgments>().map_err(WebError::BadRequest)?,
         None => Judgments::default(),
     };
-    let judged = study.judged_pairs(&judgments).await?;
+    let judged = match query.targets.as_deref() {
+        None | Some("") | Some("all") => study.judged_pairs(&judgments).await?,
+        Some("finished") => study.judged_pairs_of_finished_targets(&judgments).await?,
+        Some(other) => {
+            return Err(WebError::BadRequest(format!(
+                "targets must be all or finished, got {other:?}"
+            )))
+        }
+    };
     let mut qrels = Vec::new();
     export::qrels(&judged, query.relevance, &mut qrels)
         .map_err(|error| WebError::Internal(Box::new(error)))?;

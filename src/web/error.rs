@@ -119,11 +119,15 @@ impl From<StudyError> for WebError {
     fn from(error: StudyError) -> WebError {
         match error {
             StudyError::Refused(
-                refusal @ (Refusal::NoSuchTarget(_) | Refusal::UnknownJudge(_)),
+                refusal @ (Refusal::NoSuchTarget(_)
+                | Refusal::UnknownJudge(_)
+                | Refusal::UnknownTrial(_)),
             ) => WebError::NotFound(refusal.to_string()),
-            StudyError::Refused(refusal @ (Refusal::ImportRunning | Refusal::JudgeRunning)) => {
-                WebError::Conflict(refusal.to_string())
-            }
+            StudyError::Refused(
+                refusal @ (Refusal::ImportRunning
+                | Refusal::JudgeRunning
+                | Refusal::JudgeRunsElsewhere { .. }),
+            ) => WebError::Conflict(refusal.to_string()),
             StudyError::Refused(refusal) if refusal.is_forbidden() => {
                 WebError::Refused(refusal.to_string())
             }

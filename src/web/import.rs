@@ -16,6 +16,7 @@ use super::upload::{self, job_path, UploadLimit};
 use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::PoolDepth;
+use crate::formats::Problem;
 use crate::study::{JobFailure, JobId, JobReport, JobState, Outcome, Study, JOBS_KEPT};
 use crate::words::{plural, thousands};
 
@@ -138,9 +139,48 @@ struct JobView {
 #[derive(Debug, Serialize)]
 struct ProblemView {
     file: String,
+    /// The first line it is on.
     line: Option<u64>,
     column: Option<String>,
     message: String,
+    /// For the same problem on several lines: how many, and the first of them.
+    #[serde(flatten)]
+    repeated: Option<Repeated>,
+    /// Where in its file it is, as the page says it after the file's name: ", line 3", ", 6
+    /// lines (1, 2, 3, 4, 5, 6)" or " (the whole file)".
+    #[serde(skip)]
+    place_after_file: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Repeated {
+    count: u64,
+    lines: Vec<u64>,
+}
+
+impl ProblemView {
+    fn new(file: &str, problem: &Problem) -> ProblemView {
+        let place_after_file = match problem.line {
+            None => " (the whole file)".to_owned(),
+            Some(line) if problem.count < 2 => format!(", line {line}"),
+            Some(_) => format!(
+                ", {} lines ({})",
+                thousands_u64(problem.count),
+                problem.lines_named()
+            ),
+        };
+        ProblemView {
+            file: file.to_owned(),
+            line: problem.line,
+            column: problem.field.clone(),
+            message: problem.message.clone(),
+            repeated: (problem.count > 1).then(|| Repeated {
+                count: problem.count,
+                lines: problem.lines.clone(),
+            }),
+            place_after_file,
+        }
+    }
 }
 
 impl JobView {
@@ -155,12 +195,8 @@ impl JobView {
                 };
                 let problems = (invalid.iter())
                     .flat_map(|file| {
-                        file.problems.iter().map(|problem| ProblemView {
-                            file: file.source.clone(),
-                            line: problem.line,
-                            column: problem.field.clone(),
-                            message: problem.message.clone(),
-                        })
+                        (file.problems.iter())
+                            .map(|problem| ProblemView::new(&file.source, problem))
                     })
                     .collect();
                 let unreported = invalid.iter().map(|file| file.unreported).sum();

@@ -15,6 +15,7 @@ mod csrf;
 mod dashboard;
 mod downloads;
 mod error;
+mod guidelines;
 mod health;
 mod hosts;
 mod import;
@@ -48,8 +49,17 @@ pub use auth::Password;
 pub use error::WebError;
 pub use hosts::HostName;
 
-/// The largest form body accepted (413 above it); a rating form is about 150 bytes.
+/// The largest form body accepted (413 above it) but where a route says otherwise (a rating
+/// with its note, the guidelines); a rating form without a note is about 150 bytes.
 const FORM_LIMIT_BYTES: usize = 4 * 1024;
+
+/// How forms of at most `limit` bytes are read: a larger one is 413, one that cannot be read
+/// 400, each saying so.
+fn form_config(limit: usize) -> web::FormConfig {
+    web::FormConfig::default()
+        .limit(limit)
+        .error_handler(error::unreadable_form)
+}
 
 /// Who may use the app, and how it is reached.
 #[derive(Debug, Clone, Default)]
@@ -103,11 +113,7 @@ pub fn run(listener: TcpListener, study: Study, access: Access) -> std::io::Resu
             .app_data(proxy.clone())
             .app_data(answered.clone())
             .app_data(form_secret.clone())
-            .app_data(
-                web::FormConfig::default()
-                    .limit(FORM_LIMIT_BYTES)
-                    .error_handler(error::unreadable_form),
-            )
+            .app_data(form_config(FORM_LIMIT_BYTES))
             .app_data(web::PathConfig::default().error_handler(error::unknown_path))
             .app_data(web::QueryConfig::default().error_handler(error::unreadable_query))
             .configure(auth::routes(auth.clone()))
@@ -142,6 +148,7 @@ fn routes(config: &mut web::ServiceConfig) {
         .configure(health::routes)
         .configure(target_list::routes)
         .configure(papers::routes)
+        .configure(guidelines::routes)
         .configure(rating_page::routes)
         .configure(ratings::routes)
         .configure(leaderboard::routes)

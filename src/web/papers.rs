@@ -1,7 +1,10 @@
-//! `GET /papers?q=...`: the library searched by id, title, authors and abstract, a page of
+//! `GET /papers?q=...[&with=recommendations]`: the library searched by id, title, authors and
+//! abstract (or only its papers with recommendations, which `with` alone lists), a page of
 //! ranked hits at a time; each says whether the paper is a target being rated and offers to
-//! choose it (or to drop a chosen target not rated yet) with `POST /targets`. A rater sees
-//! their own ratings of each target, and no form to choose or drop one (the owner's to do).
+//! choose it (or to drop a chosen target not rated yet) with `POST /targets`, and the owner may
+//! choose targets at random there, seeded as `paperjudge targets choose --sample N --seed S`.
+//! A rater sees their own ratings of each target, and no form to choose or drop one (the
+//! owner's to do).
 
 use actix_web::{web, HttpResponse};
 use askama::Template;
@@ -13,7 +16,7 @@ use super::csrf::CsrfToken;
 use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::PaperId;
-use crate::study::{Hit, Study, TargetChoice, MARK_END, MARK_START};
+use crate::study::{Among, Hit, Overview, Study, TargetChoice, MARK_END, MARK_START};
 use crate::words::plural;
 use crate::words::thousands;
 
@@ -33,6 +36,8 @@ pub fn routes(config: &mut web::ServiceConfig) {
 pub struct SearchQuery {
     q: Option<String>,
     page: Option<String>,
+    /// `recommendations`: only the papers with recommendations.
+    with: Option<String>,
 }
 
 #[derive(Template)]
@@ -40,6 +45,12 @@ pub struct SearchQuery {
 struct SearchPage {
     nav: Nav,
     q: String,
+    /// Only the papers with recommendations.
+    only_listed: bool,
+    /// The same search among the papers with recommendations only, while it is not.
+    filtered: Option<String>,
+    /// The owner's random choice of targets, when there is any paper to draw.
+    random: Option<RandomChoice>,
     /// What the search found, when there was a word to search for.
     results: Option<Results>,
     choice_in_words: String,
@@ -57,6 +68,26 @@ struct Results {
     page: i64,
     previous_page: Option<String>,
     next_page: Option<String>,
+}
+
+/// The owner's form to choose targets at random, as `targets choose --sample N --seed S`.
+struct RandomChoice {
+    /// The papers with recommendations the sample is drawn among.
+    among: usize,
+    /// The study rates every paper with recommendations: a sample makes it rate those only.
+    switches: bool,
+}
+
+impl RandomChoice {
+    fn new(overview: &Overview) -> Option<RandomChoice> {
+        let switches = overview.choice == TargetChoice::All;
+        let among = if switches {
+            usize::try_from(overview.candidates).unwrap_or_default()
+        } else {
+            overview.choosable()
+        };
+        (among > 0).then_some(RandomChoice { among, switches })
+    }
 }
 
 /// A hit as the page shows it.
@@ -118,14 +149,21 @@ impl HitView {
     }
 }
 
-fn heading(count: i64, offset: i64, shown: i64) -> String {
+/// What the page shows, in words: "7 papers found, 1 to 5 shown", "3 papers with
+/// recommendations found", or without a search "6 papers with recommendations".
+fn heading(count: i64, offset: i64, shown: i64, among: Among, searched: bool) -> String {
+    let which = match among {
+        Among::Library => "",
+        Among::WithRecommendations => " with recommendations",
+    };
     let found = format!(
-        "{} {} found",
+        "{} {}{which}{}",
         thousands(count),
-        plural(count, "paper", "papers")
+        plural(count, "paper", "papers"),
+        if searched { " found" } else { "" }
     );
     if count == 0 {
-        "No paper found".to_owned()
+        format!("No paper{which} found")
     } else if shown == 0 {
         format!("{found}; this page is past the last of them")
     } else if shown < count {
@@ -162,6 +200,15 @@ async fn search(
 ) -> Result<HttpResponse, WebError> {
     let query = query.into_inner();
     let q = query.q.unwrap_or_default();
+    let among = match query.with.as_deref() {
+        None | Some("") => Among::Library,
+        Some("recommendations") => Among::WithRecommendations,
+        Some(other) => {
+            return Err(WebError::BadRequest(format!(
+                "with must be recommendations (papers with recommendations only), got {other:?}"
+            )))
+        }
+    };
     if q.chars().count() > MAX_QUERY_CHARS {
         return Err(WebError::BadRequest(format!(
             "q (the search) is too long: at most {MAX_QUERY_CHARS} characters"
@@ -181,21 +228,43 @@ async fn search(
     };
     let offset = (page - 1) * HITS_PER_PAGE;
     let rater = signed.rater_only();
-    let search = study.search(&q, offset, HITS_PER_PAGE, rater).await?;
+    let search = study
+        .search(&q, among, (offset, HITS_PER_PAGE), rater)
+        .await?;
     let overview = search.overview;
-    let results = search.found.map(|(hits, count)| {
-        let link = |page: i64| format!("/papers?q={}&page={page}", encode_query_value(&q));
-        Results {
-            heading: heading(count, offset, hits.len() as i64),
-            first_shown: offset + 1,
-            page,
-            previous_page: (page > 1).then(|| link(page - 1)),
-            next_page: (offset + HITS_PER_PAGE < count && page < MAX_PAGE).then(|| link(page + 1)),
-            hits: hits.into_iter().map(HitView::new).collect(),
+    let address = |among: Among, page: i64| {
+        let mut parameters = Vec::new();
+        if !q.is_empty() {
+            parameters.push(format!("q={}", encode_query_value(&q)));
         }
+        if among == Among::WithRecommendations {
+            parameters.push("with=recommendations".to_owned());
+        }
+        if page > 1 {
+            parameters.push(format!("page={page}"));
+        }
+        format!("/papers?{}", parameters.join("&"))
+    };
+    // As the search reads it: a word has a letter or digit.
+    let searched = q.chars().any(char::is_alphanumeric);
+    let results = search.found.map(|(hits, count)| Results {
+        heading: heading(count, offset, hits.len() as i64, among, searched),
+        first_shown: offset + 1,
+        page,
+        previous_page: (page > 1).then(|| address(among, page - 1)),
+        next_page: (offset + HITS_PER_PAGE < count && page < MAX_PAGE)
+            .then(|| address(among, page + 1)),
+        hits: hits.into_iter().map(HitView::new).collect(),
     });
     let mut response = view::html(&SearchPage {
         nav: Nav::of(&signed.0),
+        filtered: (among == Among::Library && results.is_some())
+            .then(|| address(Among::WithRecommendations, 1)),
+        only_listed: among == Among::WithRecommendations,
+        random: rater
+            .is_none()
+            .then(|| RandomChoice::new(&overview))
+            .flatten(),
         q,
         results,
         choice_in_words: overview.in_words(),

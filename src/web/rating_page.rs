@@ -1,5 +1,5 @@
-//! `GET /targets/{n}`: the target paper, then its pooled papers in the stored blind order, each
-//! with its stars.
+//! `GET /targets/{n}`: the target paper, the study's guidelines, then its pooled papers in the
+//! stored blind order, each with the rater's stars (or "can't judge") and note.
 //!
 //! Blind: the page is built from the pool and the ratings only. It never reads a model, rank,
 //! score or list, so nothing about where a paper came from can reach the page.
@@ -9,9 +9,9 @@ use askama::Template;
 
 use super::auth::Signed;
 use super::csrf::CsrfToken;
-use super::view::{self, Nav, PaperView};
+use super::view::{self, Nav, PaperView, RenderedMarkdown};
 use super::WebError;
-use crate::domain::{PaperKey, Stars};
+use crate::domain::{Answer, Note, PaperKey, Stars};
 use crate::study::{PooledPaper, Progress, RatingPage as Page, Study};
 
 /// `GET /targets/{target}`.
@@ -47,32 +47,45 @@ pub struct PooledPaperView {
     pub paper: PaperView,
     /// 1-based display position.
     pub position: usize,
-    pub stars: Option<Stars>,
+    pub answer: Option<Answer>,
+    /// The rater's note, empty without one.
+    pub note: String,
 }
 
 impl PooledPaperView {
     fn new(position: usize, pooled: PooledPaper) -> PooledPaperView {
+        let (answer, note) = match pooled.rating {
+            Some(rating) => (Some(rating.answer), rating.note),
+            None => (None, None),
+        };
         PooledPaperView {
             paper: pooled.paper.into(),
             position,
-            stars: pooled.stars.and_then(Stars::new),
+            answer,
+            note: note.map(|note| note.to_string()).unwrap_or_default(),
         }
     }
 
     pub fn has_stars(&self, value: &u8) -> bool {
-        self.stars.is_some_and(|stars| stars.get() == *value)
+        (self.answer.and_then(Answer::stars)).is_some_and(|stars| stars.get() == *value)
     }
 
-    /// The stars as the `data-stars` attribute holds them: empty when unrated.
+    pub fn cannot_judge(&self) -> bool {
+        self.answer == Some(Answer::CannotJudge)
+    }
+
+    /// The answer as the `data-stars` attribute holds it: 1 to 5, `cannot-judge`, or empty
+    /// when unrated.
     pub fn stars_attribute(&self) -> String {
-        self.stars
-            .map(|stars| stars.to_string())
+        self.answer
+            .map(|answer| answer.to_string())
             .unwrap_or_default()
     }
 
     pub fn status(&self) -> String {
-        match self.stars {
-            Some(stars) => format!("Rated {stars} {}", stars.label()),
+        match self.answer {
+            Some(Answer::CannotJudge) => "Marked: can't judge".to_owned(),
+            Some(answer) => format!("Rated {}", answer.label()),
             None => "Not rated yet".to_owned(),
         }
     }
@@ -88,6 +101,10 @@ struct RatingPage {
     progress: Progress,
     next_target: Option<i64>,
     scale: Vec<ScaleStep>,
+    /// The study's guidelines, above the scale; `None` without any.
+    guidelines: Option<RenderedMarkdown>,
+    /// The longest note, for the note boxes and their script.
+    note_limit: usize,
     csrf_token: String,
     /// In a study with raters, the rater whose page this is (their own stars only): the forms
     /// name them, so that a change from a page of someone else's session is refused.
@@ -107,6 +124,7 @@ async fn show(
         progress,
         next_target,
         with_raters,
+        guidelines,
     } = study.rating_page(key, &rater).await?;
     let page = RatingPage {
         nav: Nav::of(&rater),
@@ -118,6 +136,8 @@ async fn show(
         progress,
         next_target: next_target.map(|next| next.0),
         scale: scale(),
+        guidelines: guidelines.map(|guidelines| view::render_markdown(guidelines.as_str())),
+        note_limit: Note::MAX_CHARS,
         csrf_token: csrf.value().to_owned(),
         rater: with_raters.then(|| rater.name.to_string()),
     };

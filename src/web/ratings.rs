@@ -13,13 +13,21 @@ use serde::{Deserialize, Serialize};
 use super::answer::{see_other, ByAccept};
 use super::auth::Signed;
 use super::{csrf, view, WebError};
-use crate::domain::{PaperId, PaperKey, Stars};
-use crate::study::{Progress, Rater, Study};
+use crate::domain::{Answer, Note, PaperId, PaperKey};
+use crate::study::{Edit, Progress, Rater, Rating, Study};
+
+/// The largest rating form: a note of 2,000 characters of four bytes each, every byte
+/// percent-encoded, with room for the other fields.
+const RATING_FORM_LIMIT_BYTES: usize = 32 * 1024;
 
 /// `POST /targets/{target}/ratings` and `POST /targets/{target}/undo`.
 pub fn routes(config: &mut web::ServiceConfig) {
     config
-        .route("/targets/{target}/ratings", web::post().to(rate))
+        .service(
+            web::resource("/targets/{target}/ratings")
+                .app_data(super::form_config(RATING_FORM_LIMIT_BYTES))
+                .route(web::post().to(rate)),
+        )
         .route("/targets/{target}/undo", web::post().to(undo));
 }
 
@@ -28,7 +36,10 @@ pub fn routes(config: &mut web::ServiceConfig) {
 #[derive(Debug, Deserialize)]
 pub struct RatingForm {
     paper: Option<String>,
+    /// 1 to 5, `cannot-judge`, or `clear`; may be absent when `note` is given.
     stars: Option<String>,
+    /// The rater's note; empty removes it. Absent: the note stays as it is.
+    note: Option<String>,
     csrf_token: Option<String>,
     /// Whose rating page the form is on (a study with raters writes it): a page a rater opened
     /// before another signed in on the same browser changes nothing.
@@ -47,32 +58,74 @@ pub(super) fn own_page(page: Option<&str>, signed: &Rater) -> Result<(), WebErro
     }
 }
 
-/// A valid rating request: which paper, and its new stars (`None` clears the rating).
+/// A valid rating request: which paper, and what to change of its rating.
 struct RatingChange {
     paper: PaperId,
-    stars: Option<Stars>,
+    edit: Edit,
 }
 
 impl RatingChange {
-    fn parse(paper: Option<String>, stars: Option<String>) -> Result<RatingChange, WebError> {
+    fn parse(
+        paper: Option<String>,
+        stars: Option<String>,
+        note: Option<String>,
+    ) -> Result<RatingChange, WebError> {
         let paper = paper
             .filter(|paper| !paper.is_empty())
             .ok_or_else(|| WebError::BadRequest("missing field: paper (the paper's id)".into()))?;
-        let stars = match stars.as_deref() {
-            None | Some("") => {
+        let note = note
+            .map(|note| Note::new(&note))
+            .transpose()
+            .map_err(|invalid| WebError::BadRequest(invalid.to_string()))?;
+        let edit = match (stars.as_deref(), note) {
+            (None | Some(""), None) => {
                 return Err(WebError::BadRequest(
-                    "missing field: stars (1 to 5, or clear)".into(),
+                    "missing field: stars (1 to 5, cannot-judge, or clear), or note".into(),
                 ))
             }
-            Some("clear") => None,
-            Some(text) => Some(text.parse::<Stars>().map_err(|_| {
-                WebError::BadRequest(format!("stars must be 1 to 5, or clear; got {text:?}"))
-            })?),
+            (None | Some(""), Some(note)) => Edit::Note(note),
+            (Some("clear"), Some(Some(_))) => {
+                return Err(WebError::BadRequest(
+                    "a cleared rating has no note: send stars=clear without one".into(),
+                ))
+            }
+            (Some("clear"), _) => Edit::Clear,
+            (Some(text), note) => Edit::Answer {
+                answer: text.parse::<Answer>().map_err(|_| {
+                    WebError::BadRequest(format!(
+                        "stars must be 1 to 5, cannot-judge, or clear; got {text:?}"
+                    ))
+                })?,
+                note,
+            },
         };
         Ok(RatingChange {
             paper: PaperId::given(&paper),
-            stars,
+            edit,
         })
+    }
+}
+
+/// A rating as the rating script reads it: stars (`null` for none), whether the rater cannot
+/// judge the pair, the note (`null` for none).
+#[derive(Debug, Serialize)]
+struct RatingJson {
+    stars: Option<u8>,
+    cannot_judge: bool,
+    note: Option<Note>,
+}
+
+impl RatingJson {
+    fn of(rating: Option<Rating>) -> RatingJson {
+        let (answer, note) = match rating {
+            Some(rating) => (Some(rating.answer), rating.note),
+            None => (None, None),
+        };
+        RatingJson {
+            stars: answer.and_then(Answer::stars).map(|stars| stars.get()),
+            cannot_judge: answer == Some(Answer::CannotJudge),
+            note,
+        }
     }
 }
 
@@ -80,7 +133,8 @@ impl RatingChange {
 struct SavedAnswer {
     saved: bool,
     paper: PaperId,
-    stars: Option<u8>,
+    #[serde(flatten)]
+    rating: RatingJson,
     target_progress: Progress,
 }
 
@@ -95,23 +149,24 @@ async fn rate(
     let RatingForm {
         paper,
         stars,
+        note,
         csrf_token,
         rater: page,
     } = form.into_inner();
     let browser = csrf::verify(&request, csrf_token.as_deref()).map_err(WebError::of_change)?;
     own_page(page.as_deref(), &rater)?;
-    let change = RatingChange::parse(paper, stars)?;
+    let change = RatingChange::parse(paper, stars, note)?;
     let tag = browser.history_tag();
-    let progress = (study
-        .rate(target, &change.paper, change.stars, &tag, &rater)
+    let (rating, progress) = (study
+        .rate(target, &change.paper, change.edit, &tag, &rater)
         .await)
         .map_err(WebError::of_change)?;
     Ok(ByAccept {
         html: back_to_paper(target, Some(&change.paper)),
         json: SavedAnswer {
             saved: true,
-            stars: change.stars.map(Stars::get),
             paper: change.paper,
+            rating: RatingJson::of(rating),
             target_progress: progress,
         },
     })
@@ -129,7 +184,8 @@ pub struct UndoForm {
 struct UndoAnswer {
     undone: bool,
     paper: Option<PaperId>,
-    stars: Option<u8>,
+    #[serde(flatten)]
+    rating: RatingJson,
     target_progress: Progress,
 }
 
@@ -152,7 +208,7 @@ async fn undo(
         json: UndoAnswer {
             undone: undo.undone,
             paper: undo.paper,
-            stars: undo.stars.map(Stars::get),
+            rating: RatingJson::of(undo.rating),
             target_progress: undo.progress,
         },
     })

@@ -43,6 +43,9 @@ pub struct ListQuery {
     show: Show,
     /// 1-based.
     page: Option<u32>,
+    /// After a random choice from the library's page: how many, and the seed.
+    sampled: Option<usize>,
+    seed: Option<u64>,
 }
 
 #[derive(Template)]
@@ -59,6 +62,8 @@ struct TargetsPage {
     last_shown: i64,
     previous_page: Option<String>,
     next_page: Option<String>,
+    /// After a random choice, for the owner: how to choose the same again.
+    sampled: Option<String>,
 }
 
 /// The study's targets with its progress for the owner; for a rater, the targets they took,
@@ -113,6 +118,14 @@ async fn show(
         finished,
         total,
         choice_in_words: overview.in_words(),
+        sampled: match (signed.rater_only(), query.sampled, query.seed) {
+            (None, Some(count), Some(seed)) => Some(format!(
+                "{count} {} chosen at random with seed {seed}: paperjudge targets choose \
+                 --sample {count} --seed {seed} chooses the same from the same study.",
+                crate::words::plural(count, "target", "targets")
+            )),
+            _ => None,
+        },
     })
 }
 
@@ -135,17 +148,21 @@ pub struct ChoiceForm {
     action: Option<String>,
     /// How many targets `sample` chooses at random.
     count: Option<String>,
+    /// The seed of `sample`, as `--seed`; without it, one drawn at random.
+    seed: Option<String>,
     csrf_token: Option<String>,
     /// The search the form was on, to go back to.
     q: Option<String>,
     page: Option<String>,
+    with: Option<String>,
 }
 
 /// What a `POST /targets` asks for.
 enum ChoiceAction {
     Choose(String),
     Drop(String),
-    Sample(usize),
+    /// How many, and the seed asked for.
+    Sample(usize, Option<u64>),
 }
 
 impl ChoiceForm {
@@ -161,17 +178,24 @@ impl ChoiceForm {
             Some("drop") => Ok(ChoiceAction::Drop(paper()?)),
             Some("sample") => {
                 let count = self.count.as_deref().unwrap_or_default();
-                count
-                    .parse::<usize>()
-                    .ok()
+                let count = (count.parse::<usize>().ok())
                     .filter(|&count| count >= 1)
-                    .map(ChoiceAction::Sample)
                     .ok_or_else(|| {
                         WebError::BadRequest(format!(
                             "count (how many targets to choose at random) must be a whole \
                              number from 1 up, got {count:?}"
                         ))
-                    })
+                    })?;
+                let seed = match self.seed.as_deref().map(str::trim) {
+                    None | Some("") => None,
+                    Some(seed) => Some(seed.parse::<u64>().map_err(|_| {
+                        WebError::BadRequest(format!(
+                            "seed must be a whole number from 0 to {}, got {seed:?}",
+                            u64::MAX
+                        ))
+                    })?),
+                };
+                Ok(ChoiceAction::Sample(count, seed))
             }
             Some(other) => Err(WebError::BadRequest(format!(
                 "action must be choose, drop or sample, got {other:?}"
@@ -184,7 +208,8 @@ impl ChoiceForm {
 /// from rating every candidate to rating the chosen ones), or drop a chosen target that has no
 /// ratings yet, and answer 303 back to the search the form was on; or choose `count` more
 /// targets at random among the papers with recommendations not chosen yet (as `paperjudge
-/// targets choose --sample N`), and answer 303 to the dashboard.
+/// targets choose --sample N --seed S`), and answer 303 to the dashboard, or with a `seed`
+/// field (the library page's form) to the targets, which say the seed.
 async fn choose(
     request: HttpRequest,
     study: web::Data<Study>,
@@ -206,19 +231,32 @@ async fn choose(
             (study.choose(&ids, rng).await).map_err(WebError::of_change)?;
             paper
         }
-        ChoiceAction::Sample(count) => {
-            let seed = rng.random();
+        ChoiceAction::Sample(count, asked) => {
+            // A seed short enough to note down, when none is asked for.
+            let seed = asked.unwrap_or_else(|| rng.random_range(0..1_000_000));
             (study.choose_sample(count, seed, rng).await).map_err(WebError::of_change)?;
-            return Ok(see_other("/"));
+            if form.seed.is_none() {
+                return Ok(see_other("/"));
+            }
+            return Ok(see_other(&format!("/targets?sampled={count}&seed={seed}")));
         }
     };
-    let mut back = String::from("/papers");
+    let mut parameters = Vec::new();
     let q = form.q.unwrap_or_default();
     if !q.is_empty() {
-        back.push_str(&format!("?q={}", super::papers::encode_query_value(&q)));
+        parameters.push(format!("q={}", super::papers::encode_query_value(&q)));
+    }
+    if form.with.as_deref() == Some("recommendations") {
+        parameters.push("with=recommendations".to_owned());
+    }
+    if !parameters.is_empty() {
         if let Some(page) = form.page.and_then(|page| page.parse::<u32>().ok()) {
-            back.push_str(&format!("&page={page}"));
+            parameters.push(format!("page={page}"));
         }
+    }
+    let mut back = String::from("/papers");
+    if !parameters.is_empty() {
+        back.push_str(&format!("?{}", parameters.join("&")));
     }
     back.push_str(&format!("#{}", view::anchor(&paper)));
     Ok(see_other(&back))

@@ -168,7 +168,7 @@ impl BrowserTest {
     }
 
     /// Opens the rating page of T1 and waits for its script; answers the papers' element ids.
-    async fn open_t1(&self) -> Result<Vec<String>, String> {
+    pub async fn open_t1(&self) -> Result<Vec<String>, String> {
         let t1 = self.app.paper_id("T1").await;
         self.client
             .goto(&self.app.url(&format!("/targets/{t1}")))

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::process_support::{paperjudge, succeeded};
 use crate::trec_agreement_study::{imported_fixture, FIXTURE};
-use crate::web_support::TestApp;
+use crate::web_support::{Page, TestApp};
 
 /// DCG of gains in ranked order, as the contract defines it.
 fn dcg(gains: &[f64]) -> f64 {
@@ -92,16 +92,28 @@ async fn pool_bias_of_a_small_study_equals_the_hand_computed_values() {
     close(&bias["largest_drop"], charlie_drop, "largest drop");
     assert_eq!(bias["largest_drop_model"], "charlie-bm25");
     assert_eq!(bias["any_rank_change"], true);
+    // Every model of the study was pooled: the check is a what-if, and says so.
     assert_eq!(
         bias["sentence"],
-        "A model that was not pooled would be under-rated by up to 0.12 NDCG@8 here: rate its \
-         papers before trusting its rank. Left out of the pool, bravo-lsa-200 would move from \
-         rank 2 to 3."
+        "Every model here was pooled, so this is a what-if: a model that was not (one added \
+         after these ratings) would be under-rated by up to 0.12 NDCG@8. Rate a new model's \
+         papers before trusting its rank. Had bravo-lsa-200 not been pooled, it would rank 3 \
+         instead of 2."
     );
 
-    // The page says the same.
-    let page = app.get_text("/checks?threshold=3").await;
-    assert!(page.contains("under-rated by up to 0.12 NDCG@8"), "{page}");
+    // The page says the same, and marks the rank that would move as a what-if, not as an
+    // error.
+    let page = Page::parse(&app.get_text("/checks?threshold=3").await);
+    assert_eq!(
+        page.text("#pool-bias-heading"),
+        "Pool bias: what if a model had not been pooled?"
+    );
+    assert_eq!(page.text("#pool-bias .check-sentence"), bias["sentence"]);
+    assert_eq!(page.count("#pool-bias .is-flagged"), 0);
+    assert_eq!(
+        page.texts("#pool-bias .is-what-if"),
+        ["3 (a rank that would move)"]
+    );
 }
 
 /// The trec fixture as trec_eval scores it: every target of the qrels (include-partial), a

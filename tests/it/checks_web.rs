@@ -33,7 +33,7 @@ async fn ratings_and_history(app: &TestApp) -> (Vec<Option<i64>>, i64) {
     (stars, app.study.count("rating_history").await)
 }
 
-/// By hand (as in src/metrics/study_checks.rs): pairs (then, now) (1,1) (2,3) (3,3) (5,4):
+/// By hand (as in crates/paperjudge-stats/src/metrics/study_checks.rs): pairs (then, now) (1,1) (2,3) (3,3) (5,4):
 /// Σ (i−j)² n_ij = 2, Σ (i−j)² r_i c_j = 54 over 4 pairs, so κ = 1 − 4·2/54 = 23/27.
 #[tokio::test]
 async fn rechecks_are_stored_apart_and_give_the_kappa_computed_by_hand() {

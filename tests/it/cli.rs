@@ -232,7 +232,7 @@ fn bad_input_and_usage_exit_with_status_two_and_a_message() {
     assert_eq!(
         stderr(&output),
         format!(
-            "paperjudge: {}:2: `stars`: stars must be an integer from 1 to 5, got \"7\"\n",
+            "paperjudge: {}:2: `stars`: stars must be an integer from 1 to 5, or cannot-judge, got \"7\"\n",
             bad.display()
         )
     );

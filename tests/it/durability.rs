@@ -554,7 +554,7 @@ async fn open_alone(db: &Path) -> SqlitePool {
 }
 
 /// Copies the study file, and only it, to a directory of its own, as a person copies the one
-/// file the README names.
+/// file docs/serving.md names.
 fn copy_alone(db: &Path, dir: &Path) -> PathBuf {
     let elsewhere = dir.join("elsewhere");
     std::fs::create_dir(&elsewhere).expect("a directory");

@@ -53,7 +53,7 @@ fn stars_with_a_space_are_refused_as_on_the_web() {
             &db,
             &["import", "ratings", &file],
             &format!(
-                "paperjudge: {file}:2: `stars`: stars must be an integer from 1 to 5, got \
+                "paperjudge: {file}:2: `stars`: stars must be an integer from 1 to 5, or cannot-judge, got \
                  {shown}\n"
             ),
         );

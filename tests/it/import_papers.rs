@@ -1,4 +1,5 @@
 use crate::common::TestStudy;
+use paperjudge::domain::PaperId;
 use paperjudge::formats::Format;
 use paperjudge::study::import::Kind;
 use paperjudge::study::Paper;
@@ -8,17 +9,18 @@ const JSONL: Kind = Kind::Papers(Format::Jsonl);
 
 /// The paper as stored, read with SQL of the test's own.
 async fn paper(study: &TestStudy, id: &str) -> Paper {
-    let (key, external_id, title, abstract_text, authors, year, url) = sqlx::query_as(
-        "SELECT id, external_id, title, abstract, authors, year, url FROM papers
-         WHERE external_id = ?",
-    )
-    .bind(id)
-    .fetch_one(&study.connections)
-    .await
-    .expect("paper exists");
+    let (id, external_id, title, abstract_text, authors, year, url): (_, String, _, _, _, _, _) =
+        sqlx::query_as(
+            "SELECT id, external_id, title, abstract, authors, year, url FROM papers
+             WHERE external_id = ?",
+        )
+        .bind(id)
+        .fetch_one(&study.connections)
+        .await
+        .expect("paper exists");
     Paper {
-        id: key,
-        external_id,
+        id,
+        external_id: PaperId::stored(external_id),
         title,
         abstract_text,
         authors,
@@ -296,7 +298,7 @@ async fn problems_name_the_line_a_row_is_on_whatever_the_line_endings() {
         .join(ending);
         assert_eq!(
             study.rejected(&CSV, file.as_bytes()).await,
-            [problem(4), problem(7), problem(9)].join("\n"),
+            format!("{} (on 3 lines: 4, 7, 9)", problem(4)),
             "{ending:?}"
         );
     }

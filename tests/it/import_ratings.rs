@@ -3,7 +3,7 @@ use paperjudge::domain::{PaperId, PaperKey};
 use paperjudge::export;
 use paperjudge::metrics::{Judgments, Relevance};
 use paperjudge::study::import::Kind;
-use paperjudge::study::Rater;
+use paperjudge::study::{Edit, Rater};
 
 async fn study_with_pool() -> TestStudy {
     let study = TestStudy::new().await;
@@ -68,12 +68,12 @@ async fn bad_ratings_are_rejected_whole_with_their_lines_named() {
     assert_eq!(
         lines,
         [
-            "test.csv:2: `stars`: stars must be an integer from 1 to 5, got \"0\"",
-            "test.csv:3: `stars`: stars must be an integer from 1 to 5, got \"6\"",
+            "test.csv:2: `stars`: stars must be an integer from 1 to 5, or cannot-judge, got \"0\"",
+            "test.csv:3: `stars`: stars must be an integer from 1 to 5, or cannot-judge, got \"6\"",
             "test.csv:4: `paper`: unknown paper id \"P9\"",
             "test.csv:6: this pair is rated twice in the file (also line 5)",
             "test.csv:7: `paper`: a paper cannot be rated as a recommendation for itself",
-            "test.csv:8: `stars`: stars must be an integer from 1 to 5, got \"2.5\"",
+            "test.csv:8: `stars`: stars must be an integer from 1 to 5, or cannot-judge, got \"2.5\"",
             "test.csv:9: `target`: not valid UTF-8 (byte 2 of the field); save the file as UTF-8",
         ]
     );
@@ -131,7 +131,7 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
         String::from_utf8(exported.clone()).unwrap()
     );
     let text = String::from_utf8(exported).unwrap();
-    assert!(text.starts_with("target,target_title,paper,paper_title,stars,rated_at,rater\r\n"));
+    assert!(text.starts_with("target,target_title,paper,paper_title,stars,rated_at,rater,note\r\n"));
     assert!(text.contains("T1,\"Target, with \"\"quotes\"\" and a\r\nline break\",R1,"));
 
     let mut qrels = Vec::new();
@@ -155,17 +155,18 @@ async fn a_cleared_rating_is_recorded_in_the_history() {
         .fetch_one(&study.connections)
         .await
         .unwrap();
-    let cleared = study
+    let (rating, cleared) = study
         .study
         .rate(
             PaperKey(target),
             &PaperId::given("P2"),
-            None,
+            Edit::Clear,
             "tab",
             &Rater::owner(),
         )
         .await
         .unwrap();
+    assert_eq!(rating, None);
     assert_eq!((cleared.rated, cleared.total), (0, 3));
     assert_eq!(stars_of(&study, "P1", "P2").await, [Some(3), None]);
     assert_eq!(study.count("ratings").await, 0);
@@ -218,8 +219,8 @@ async fn problems_name_the_line_a_row_is_on_whatever_the_line_endings() {
             study
                 .rejected(&Kind::Ratings(Default::default()), file.as_bytes())
                 .await,
-            "test.csv:3: `stars`: stars must be an integer from 1 to 5, got \"7\"\n\
-             test.csv:5: `stars`: stars must be an integer from 1 to 5, got \"0\"",
+            "test.csv:3: `stars`: stars must be an integer from 1 to 5, or cannot-judge, got \"7\"\n\
+             test.csv:5: `stars`: stars must be an integer from 1 to 5, or cannot-judge, got \"0\"",
             "{ending:?}"
         );
     }

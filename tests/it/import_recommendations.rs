@@ -2,7 +2,7 @@ use crate::common::{recommendations, TestStudy};
 use paperjudge::formats::Format;
 
 /// Every stored list as `model target: papers in position order`.
-async fn lists(study: &TestStudy) -> Vec<String> {
+pub(crate) async fn lists(study: &TestStudy) -> Vec<String> {
     let rows: Vec<(String, String, String)> = sqlx::query_as(
         "SELECT m.name, t.external_id, GROUP_CONCAT(p.external_id, ' ')
          FROM (SELECT * FROM recommendations ORDER BY target_id, model_id, position) r
@@ -192,7 +192,8 @@ async fn bad_recommendations_are_rejected_whole_with_their_lines_named() {
         lines,
         [
             "test.csv:2: `score`: expected a finite number, got \"high\"",
-            "test.csv:3: expected 6 fields `target Q0 paper rank score model`, found 4",
+            "test.csv:3: expected 6 fields `target Q0 paper rank score model` (5 without the run \
+             tag), found 4",
         ]
     );
 }

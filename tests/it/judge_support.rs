@@ -1,11 +1,12 @@
 //! A stand-in for a model endpoint: an OpenAI-compatible chat-completions server on a loopback
 //! port of the test process, whose replies a test scripts, and which keeps every request it
-//! received (their bodies and keys) and the most requests it had in flight at once.
+//! received (their bodies, keys, query strings and arrival times) and the most requests it had
+//! in flight at once.
 
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use serde_json::{json, Value};
@@ -19,6 +20,11 @@ pub enum Reply {
     Status(u16, Option<u64>, String),
     /// Waits this long, then answers the reply.
     Stall(Duration, Box<Reply>),
+    /// 200 with a body that never ends: chunks of 64 KiB, one a millisecond, until the client
+    /// hangs up.
+    Endless,
+    /// A redirect (301, 302, 307, 308) to this address.
+    Redirect(u16, String),
 }
 
 impl Reply {
@@ -32,6 +38,9 @@ impl Reply {
 pub struct Received {
     pub body: Value,
     pub authorization: Option<String>,
+    /// The query string of the address, without `?`.
+    pub query: String,
+    pub at: Instant,
 }
 
 impl Received {
@@ -42,14 +51,20 @@ impl Received {
             .unwrap_or_default()
     }
 
-    /// The candidate's title as the default prompt gives it.
+    /// The candidate's title as the default prompt gives it, between its delimiters.
     pub fn candidate_title(&self) -> &str {
-        let prompt = self.prompt();
-        let after = prompt
-            .split("Candidate paper\nTitle: ")
-            .nth(1)
-            .expect("the default prompt names the candidate");
-        after.lines().next().unwrap_or_default()
+        between(self.prompt(), "Candidate paper:\n<title>", "</title>")
+    }
+
+    /// The candidate's abstract as the default prompt gives it, between its delimiters.
+    pub fn candidate_abstract(&self) -> &str {
+        let candidate = between(self.prompt(), "Candidate paper:\n", "\n\n");
+        between(candidate, "<abstract>", "</abstract>")
+    }
+
+    /// The target's title as the default prompt gives it, between its delimiters.
+    pub fn target_title(&self) -> &str {
+        between(self.prompt(), "Target paper:\n<title>", "</title>")
     }
 
     pub fn response_format(&self) -> &str {
@@ -59,6 +74,15 @@ impl Received {
     }
 }
 
+/// The text of `text` after the first `open` and before the next `close`.
+fn between<'t>(text: &'t str, open: &str, close: &str) -> &'t str {
+    let after = text
+        .split_once(open)
+        .unwrap_or_else(|| panic!("{open:?} in {text:?}"))
+        .1;
+    after.split_once(close).map_or(after, |(inside, _)| inside)
+}
+
 type Script = dyn Fn(&Received, usize) -> Reply + Send + Sync;
 
 struct State {
@@ -66,6 +90,8 @@ struct State {
     in_flight: AtomicUsize,
     most_in_flight: AtomicUsize,
     script: Mutex<Arc<Script>>,
+    /// The ids `GET /models` lists.
+    models: Mutex<Vec<String>>,
 }
 
 /// The stand-in, running until the test ends.
@@ -84,6 +110,7 @@ impl StandIn {
             in_flight: AtomicUsize::new(0),
             most_in_flight: AtomicUsize::new(0),
             script: Mutex::new(Arc::new(script)),
+            models: Mutex::new(vec!["stand-in-judge".to_owned()]),
         });
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
         let url = format!("http://{}/v1", listener.local_addr().expect("an address"));
@@ -107,6 +134,20 @@ impl StandIn {
         StandIn::start(|request, _| Reply::stars(stars_of_title(request.candidate_title())))
     }
 
+    /// A stand-in that behaves like a prompt-sensitive model: asked with a prompt that says
+    /// [`BY_THE_NUMBER`], it grades every pair by its candidate's title (see
+    /// [`stars_of_title`]); asked with any other, it grades each the other way round (6 minus
+    /// that). Two prompts, two agreements with raters who rate by the title.
+    pub fn prompt_sensitive() -> StandIn {
+        StandIn::start(|request, _| {
+            let stars = stars_of_title(request.candidate_title());
+            match request.prompt().contains(BY_THE_NUMBER) {
+                true => Reply::stars(stars),
+                false => Reply::stars(6 - stars),
+            }
+        })
+    }
+
     /// Every request received so far.
     pub fn received(&self) -> Vec<Received> {
         self.state.received.lock().unwrap().clone()
@@ -120,11 +161,19 @@ impl StandIn {
         self.state.most_in_flight.load(Ordering::SeqCst)
     }
 
+    /// Lists these models from now on.
+    pub fn serve_models(&self, models: Vec<String>) {
+        *self.state.models.lock().unwrap() = models;
+    }
+
     /// Answers from now on as `script` says.
     pub fn answer(&self, script: impl Fn(&Received, usize) -> Reply + Send + Sync + 'static) {
         *self.state.script.lock().unwrap() = Arc::new(script);
     }
 }
+
+/// What a prompt says for [`StandIn::prompt_sensitive`] to grade well.
+pub const BY_THE_NUMBER: &str = "Grade by the number in the candidate's title.";
 
 /// The stars the grading stand-in gives a candidate, by the number in its title ("Paper
 /// three": 3 % 5 + 1 = 4); 1 for any other title.
@@ -148,6 +197,8 @@ async fn complete(
         authorization: (request.headers().get("authorization"))
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned),
+        query: request.query_string().to_owned(),
+        at: Instant::now(),
     };
     let number = {
         let mut all = state.received.lock().unwrap();
@@ -181,6 +232,24 @@ async fn complete(
             }
             answer.json(json!({"error": {"message": message, "type": "test"}}))
         }
+        Reply::Endless => {
+            let chunk = web::Bytes::from(vec![b' '; 64 * 1024]);
+            let chunks = futures_util::stream::unfold((), move |()| {
+                let chunk = chunk.clone();
+                async move {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                    Some((Ok::<_, actix_web::Error>(chunk), ()))
+                }
+            });
+            HttpResponse::Ok()
+                .content_type("application/json")
+                .streaming(chunks)
+        }
+        Reply::Redirect(status, location) => {
+            HttpResponse::build(actix_web::http::StatusCode::from_u16(status).expect("a status"))
+                .insert_header(("Location", location))
+                .finish()
+        }
         Reply::Stall(..) => unreachable!("stalls are waited out above"),
     }
 }
@@ -194,6 +263,8 @@ impl Drop for InFlight<'_> {
     }
 }
 
-async fn models() -> HttpResponse {
-    HttpResponse::Ok().json(json!({"object": "list", "data": [{"id": "stand-in-judge"}]}))
+async fn models(state: web::Data<Arc<State>>) -> HttpResponse {
+    let models = state.models.lock().unwrap().clone();
+    let data: Vec<Value> = (models.iter()).map(|id| json!({"id": id})).collect();
+    HttpResponse::Ok().json(json!({"object": "list", "data": data}))
 }

@@ -19,7 +19,7 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 }
 
 /// Runs the binary on a thread of its own, so that the stand-in keeps answering meanwhile.
-async fn run(db: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+pub async fn run(db: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let db = db.to_owned();
     let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
     let env: Vec<(String, String)> = (env.iter())
@@ -156,7 +156,7 @@ async fn judges_are_listed_as_text_and_json_and_removed_with_their_grades() {
     assert_eq!(
         json,
         json!([{"name": "embeddings", "model": null, "endpoint": null, "prompt_sha256": null,
-                "pairs_judged": 5, "targets_judged": 1}])
+                "command": null, "pairs_judged": 5, "targets_judged": 1}])
     );
     assert_eq!(
         succeeded(&paperjudge(&db, &["judges"], &[])),

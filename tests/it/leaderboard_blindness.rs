@@ -243,7 +243,7 @@ async fn no_view_writes_a_marker_not_even_one_that_shows_a_target_still_being_ra
     }
 
     // So a change of T2, shown partly rated above, is not marked: nothing recorded that
-    // anyone looked (README, "The leaderboard").
+    // anyone looked (docs/leaderboard.md, "Only targets rated whole are scored").
     app.rate(&session, t2, "P7", "4", Answer::Json).await;
     assert_eq!(
         provenance(&app).await,

@@ -264,7 +264,7 @@ async fn a_recheck_from_another_raters_page_is_refused() {
 /// it moved Ann's dashboard ("22 of 164 pooled pairs ... 1 of 8 targets" became "22 of 143 ...
 /// 1 of 7"), telling her that someone took one. What Ann reads counts the targets she took:
 /// nothing moves. Only her list of targets shrinks, by the target Bo took, which it shows
-/// without a count until then (the README says so).
+/// without a count until then (docs/raters.md says so).
 #[tokio::test]
 async fn nothing_a_rater_counts_moves_when_another_takes_a_target() {
     let study = study_of_two_raters().await;

@@ -258,7 +258,9 @@ fn the_checks_agree_with_independent_implementations_on_a_study() {
         exported.lines().count(),
         1 + expected.iter().sum::<u64>() as usize
     );
-    assert!(exported.starts_with("target,target_title,paper,paper_title,stars,rated_at,rater\r\n"));
+    assert!(
+        exported.starts_with("target,target_title,paper,paper_title,stars,rated_at,rater,note\r\n")
+    );
 }
 
 /// Two raters who gave every pair the same stars agree perfectly: alpha 1, kappa 1; a file

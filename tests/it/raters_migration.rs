@@ -66,11 +66,11 @@ fn every_rating_of_a_study_from_before_raters_is_the_owners() {
     let mut lines = exported.lines();
     assert_eq!(
         lines.next(),
-        Some("target,target_title,paper,paper_title,stars,rated_at,rater")
+        Some("target,target_title,paper,paper_title,stars,rated_at,rater,note")
     );
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 149);
-    assert!(rows.iter().all(|row| row.ends_with(",owner")), "{rows:?}");
+    assert!(rows.iter().all(|row| row.ends_with(",owner,")), "{rows:?}");
     let status = succeeded(&paperjudge(&db, &["status", "--format", "json"], &[]));
     let status: serde_json::Value = serde_json::from_str(&status).expect("JSON");
     assert_eq!(status["rated_pairs"], 149);

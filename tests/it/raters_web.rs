@@ -313,7 +313,7 @@ async fn three_raters_rate_blind_and_each_target_gets_the_raters_it_needs() {
         let rows: Vec<&str> = csv.lines().skip(1).collect();
         assert_eq!(rows.len(), taken.len() * PAPERS_PER_TARGET as usize);
         assert!(
-            rows.iter().all(|row| row.ends_with(&format!(",{rater}"))),
+            rows.iter().all(|row| row.ends_with(&format!(",{rater},"))),
             "{csv}"
         );
     }
@@ -757,6 +757,7 @@ async fn a_rater_is_offered_no_link_to_the_owners_pages() {
                     "/targets",
                     "/papers",
                     "/next",
+                    "/guidelines",
                     "/leaderboard",
                     "/lists"
                 ]
@@ -791,6 +792,7 @@ async fn a_rater_is_offered_no_link_to_the_owners_pages() {
             "/targets",
             "/papers",
             "/next",
+            "/guidelines",
             "/leaderboard",
             "/lists",
             "/checks",

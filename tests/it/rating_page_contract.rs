@@ -52,7 +52,7 @@ fn the_script_names_what_it_needs_of_the_page() {
     let page = selectors_of("PAGE");
     let paper = selectors_of("PAPER");
     assert_eq!(page.len(), 11, "{page:?}");
-    assert_eq!(paper.len(), 5, "{paper:?}");
+    assert_eq!(paper.len(), 8, "{paper:?}");
     for (_, css) in page.iter().chain(&paper) {
         selector(css);
     }
@@ -103,8 +103,8 @@ async fn each_paper_holds_its_stars_as_the_script_reads_them() {
             classes.contains(&state),
             "{id}: {classes:?} with stars {stars:?}"
         );
-        // `describe` reads a star's words from its label: one radio a value, each in a label
-        // with its text, and the checked one is the stored stars.
+        // `describe` reads a star's words from its label: one radio a value ("can't judge"
+        // too), each in a label with its text, and the checked one is the stored answer.
         let labels: Vec<_> = paper.select(&selector("label")).collect();
         let words: Vec<(String, String)> = labels
             .iter()
@@ -122,6 +122,7 @@ async fn each_paper_holds_its_stars_as_the_script_reads_them() {
                 ("3", "3 moderately relevant"),
                 ("4", "4 relevant"),
                 ("5", "5 highly relevant"),
+                ("cannot-judge", "I can't judge this"),
             ]
             .map(|(value, words)| (value.to_owned(), words.to_owned())),
             "{id}"

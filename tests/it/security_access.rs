@@ -486,11 +486,11 @@ async fn a_chunked_body_without_a_length_is_cut_off_at_the_cap_too() {
     let app = TestApp::spawn(small_study().await).await;
     let t1 = app.paper_id("T1").await;
     let host = app.address.trim_start_matches("http://");
-    // 8 KiB in 1 KiB chunks: twice the cap, and small enough to be sent whole before the
-    // server answers.
+    // 8 KiB in 1 KiB chunks: twice the cap of an undo's form, and small enough to be sent
+    // whole before the server answers.
     let chunk = format!("400\r\n{}\r\n", "a".repeat(0x400));
     let request = format!(
-        "POST /targets/{t1}/ratings HTTP/1.1\r\nHost: {host}\r\n\
+        "POST /targets/{t1}/undo HTTP/1.1\r\nHost: {host}\r\n\
          Content-Type: application/x-www-form-urlencoded\r\n\
          Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n{}0\r\n\r\n",
         chunk.repeat(8)

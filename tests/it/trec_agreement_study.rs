@@ -59,6 +59,24 @@ pub async fn imported_fixture() -> TestStudy {
     study
 }
 
+/// The reference's variants (`graded`, `condensed`: trec_eval with `-J`) at each cutoff, with
+/// the leaderboard's options that compute trec_eval's `ndcg_cut` there.
+pub fn trec_eval_variants() -> impl Iterator<Item = (&'static str, usize, LeaderboardOptions)> {
+    [(Unjudged::Zero, "graded"), (Unjudged::Skip, "condensed")]
+        .into_iter()
+        .flat_map(|(unjudged, variant)| {
+            [5, 10, 20].into_iter().map(move |k| {
+                let options = LeaderboardOptions {
+                    k: NonZeroUsize::new(k),
+                    unjudged: Some(unjudged),
+                    empty: Some(Empty::Zero),
+                    ..LeaderboardOptions::default()
+                };
+                (variant, k, options)
+            })
+        })
+}
+
 #[tokio::test]
 async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
     let study = imported_fixture().await;
@@ -67,43 +85,35 @@ async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
     )
     .unwrap();
     let mut compared = 0;
-    for (unjudged, variant) in [(Unjudged::Zero, "graded"), (Unjudged::Skip, "condensed")] {
-        for k in [5, 10, 20] {
-            let options = LeaderboardOptions {
-                k: NonZeroUsize::new(k),
-                unjudged: Some(unjudged),
-                empty: Some(Empty::Zero),
-                ..LeaderboardOptions::default()
-            };
-            // trec_eval scores every target of its qrels: partly rated ones too.
-            let board = study
-                .study
-                .leaderboard(&options, Partial::Include)
-                .await
-                .unwrap()
-                .board;
-            let ndcg = columns::RANKING;
-            let ours: HashMap<(String, String), Option<f64>> = (board.per_target.iter())
-                .flat_map(|target| {
-                    (board.models.iter().enumerate()).map(move |(row, model)| {
-                        let key = (model.model.clone(), target.target.clone());
-                        (key, target.value(row, ndcg))
-                    })
+    for (variant, k, options) in trec_eval_variants() {
+        // trec_eval scores every target of its qrels: partly rated ones too.
+        let board = study
+            .study
+            .leaderboard(&options, Partial::Include)
+            .await
+            .unwrap()
+            .board;
+        let ndcg = columns::RANKING;
+        let ours: HashMap<(String, String), Option<f64>> = (board.per_target.iter())
+            .flat_map(|target| {
+                (board.models.iter().enumerate()).map(move |(row, model)| {
+                    let key = (model.model.clone(), target.target.clone());
+                    (key, target.value(row, ndcg))
                 })
-                .collect();
-            let models = reference["models"].as_object().unwrap();
-            for (model, values) in models {
-                let per_target = values[variant]["per_target"].as_object().unwrap();
-                for (target, measures) in per_target {
-                    let expected = measures[format!("ndcg_cut_{k}")].as_f64().unwrap();
-                    let actual = ours[&(model.clone(), target.clone())]
-                        .unwrap_or_else(|| panic!("{model} {target}: no NDCG"));
-                    assert!(
-                        (actual - expected).abs() < 1e-9,
-                        "{variant} ndcg_cut_{k} {model} {target}: ours {actual}, trec_eval {expected}"
-                    );
-                    compared += 1;
-                }
+            })
+            .collect();
+        let models = reference["models"].as_object().unwrap();
+        for (model, values) in models {
+            let per_target = values[variant]["per_target"].as_object().unwrap();
+            for (target, measures) in per_target {
+                let expected = measures[format!("ndcg_cut_{k}")].as_f64().unwrap();
+                let actual = ours[&(model.clone(), target.clone())]
+                    .unwrap_or_else(|| panic!("{model} {target}: no NDCG"));
+                assert!(
+                    (actual - expected).abs() < 1e-9,
+                    "{variant} ndcg_cut_{k} {model} {target}: ours {actual}, trec_eval {expected}"
+                );
+                compared += 1;
             }
         }
     }

@@ -211,6 +211,7 @@ async fn the_rating_page_shows_the_target_and_the_scale() {
         "3 moderately relevant",
         "4 relevant",
         "5 highly relevant",
+        "I can't judge this",
     ];
     let papers = page.select("article.paper");
     assert_eq!(papers.len(), 7);
@@ -232,7 +233,7 @@ async fn the_rating_page_shows_the_target_and_the_scale() {
 }
 
 #[tokio::test]
-async fn a_long_abstract_is_in_the_page_once_and_folds_only_in_the_pool() {
+async fn a_long_abstract_is_in_the_page_once_and_folds_in_the_target_and_the_pool() {
     let study = TestStudy::new().await;
     let long = "Long words here. ".repeat(36); // 612 characters
     let short = "Short words here. ".repeat(33); // 594 characters
@@ -253,10 +254,14 @@ async fn a_long_abstract_is_in_the_page_once_and_folds_only_in_the_pool() {
     let (long, short) = (long.trim_end(), short.trim_end());
     assert_eq!(html.matches(long).count(), 2, "the target's and L's");
     assert_eq!(html.matches(short).count(), 1);
-    // The target's abstract is never folded; L's is, and S's is too short to be.
+    // The target's abstract folds (so that the first paper shows without scrolling), and so
+    // does L's; S's is too short to.
     let abstract_of = |css: &str| page.text(&format!("{css} .abstract"));
     assert_eq!(abstract_of("article.target"), long);
-    assert_eq!(page.count("article.target .folded-abstract"), 0);
+    assert_eq!(
+        page.count("article.target .folded-abstract > .abstract + details"),
+        1
+    );
     assert_eq!(
         abstract_of("article.paper[data-paper=L] .folded-abstract"),
         long

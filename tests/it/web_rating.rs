@@ -63,7 +63,7 @@ async fn the_json_answer_reports_the_saved_rating_and_the_target_progress() {
     let answer: serde_json::Value = response.json().await.expect("a JSON answer");
     assert_eq!(
         answer,
-        json!({"saved": true, "paper": "P2", "stars": 4,
+        json!({"saved": true, "paper": "P2", "stars": 4, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 2, "total": T1_POOL_SIZE}})
     );
 }
@@ -83,7 +83,7 @@ async fn re_rating_and_clearing_are_each_recorded_in_the_history() {
     let answer: serde_json::Value = cleared.json().await.expect("a JSON answer");
     assert_eq!(
         answer,
-        json!({"saved": true, "paper": "P3", "stars": null,
+        json!({"saved": true, "paper": "P3", "stars": null, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 0, "total": T1_POOL_SIZE}})
     );
     assert_eq!(app.stored_stars("T1", "P3").await, None);
@@ -111,7 +111,7 @@ async fn undo_walks_back_through_the_web_changes_of_the_target() {
     assert_eq!(first.status(), StatusCode::OK);
     assert_eq!(
         first.json::<serde_json::Value>().await.expect("JSON"),
-        json!({"undone": true, "paper": "P2", "stars": 4,
+        json!({"undone": true, "paper": "P2", "stars": 4, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 2, "total": T1_POOL_SIZE}})
     );
     assert_eq!(app.stored_stars("T1", "P2").await, Some(4));
@@ -119,7 +119,7 @@ async fn undo_walks_back_through_the_web_changes_of_the_target() {
     let second = app.undo(&session, t1, Answer::Json).await;
     assert_eq!(
         second.json::<serde_json::Value>().await.expect("JSON"),
-        json!({"undone": true, "paper": "P2", "stars": null,
+        json!({"undone": true, "paper": "P2", "stars": null, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 1, "total": T1_POOL_SIZE}})
     );
 
@@ -128,13 +128,13 @@ async fn undo_walks_back_through_the_web_changes_of_the_target() {
     let third = app.undo(&session, t1, Answer::Json).await;
     assert_eq!(
         third.json::<serde_json::Value>().await.expect("JSON"),
-        json!({"undone": true, "paper": "P4", "stars": null,
+        json!({"undone": true, "paper": "P4", "stars": null, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 1, "total": T1_POOL_SIZE}})
     );
     let fourth = app.undo(&session, t1, Answer::Json).await;
     assert_eq!(
         fourth.json::<serde_json::Value>().await.expect("JSON"),
-        json!({"undone": true, "paper": "P1", "stars": null,
+        json!({"undone": true, "paper": "P1", "stars": null, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 0, "total": T1_POOL_SIZE}})
     );
 
@@ -144,7 +144,7 @@ async fn undo_walks_back_through_the_web_changes_of_the_target() {
             .json::<serde_json::Value>()
             .await
             .expect("JSON"),
-        json!({"undone": false, "paper": null, "stars": null,
+        json!({"undone": false, "paper": null, "stars": null, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 0, "total": T1_POOL_SIZE}})
     );
     assert_eq!(
@@ -170,7 +170,7 @@ async fn undo_stays_within_its_target() {
 
     assert_eq!(
         response.json::<serde_json::Value>().await.expect("JSON"),
-        json!({"undone": true, "paper": "P1", "stars": null,
+        json!({"undone": true, "paper": "P1", "stars": null, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 0, "total": T1_POOL_SIZE}})
     );
     assert_eq!(app.stored_stars("T1", "P1").await, None);
@@ -275,7 +275,7 @@ async fn undo_reverts_only_the_changes_of_the_browser_that_asks() {
     assert_eq!(undone_by_a.status(), StatusCode::OK);
     assert_eq!(
         undone_by_a.json::<serde_json::Value>().await.expect("JSON"),
-        json!({"undone": true, "paper": "P1", "stars": null,
+        json!({"undone": true, "paper": "P1", "stars": null, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 1, "total": T1_POOL_SIZE}})
     );
     assert_eq!(app.stored_stars("T1", "P1").await, None);
@@ -288,13 +288,13 @@ async fn undo_reverts_only_the_changes_of_the_browser_that_asks() {
     let nothing = app.undo(&tab_a, t1, Answer::Json).await;
     assert_eq!(
         nothing.json::<serde_json::Value>().await.expect("JSON"),
-        json!({"undone": false, "paper": null, "stars": null,
+        json!({"undone": false, "paper": null, "stars": null, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 1, "total": T1_POOL_SIZE}})
     );
     let undone_by_b = app.undo(&tab_b, t1, Answer::Json).await;
     assert_eq!(
         undone_by_b.json::<serde_json::Value>().await.expect("JSON"),
-        json!({"undone": true, "paper": "P2", "stars": null,
+        json!({"undone": true, "paper": "P2", "stars": null, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 0, "total": T1_POOL_SIZE}})
     );
     assert_eq!(
@@ -319,7 +319,7 @@ async fn an_undo_keeps_a_rating_another_browser_gave_the_same_paper_since() {
 
     assert_eq!(
         kept.json::<serde_json::Value>().await.expect("JSON"),
-        json!({"undone": false, "paper": "P3", "stars": 4,
+        json!({"undone": false, "paper": "P3", "stars": 4, "cannot_judge": false, "note": null,
                "target_progress": {"rated": 1, "total": T1_POOL_SIZE}})
     );
     assert_eq!(app.stored_stars("T1", "P3").await, Some(4));

@@ -105,11 +105,11 @@ async fn every_form_of_the_rating_page_carries_the_token() {
     let page = app.get_as(&session, &format!("/targets/{t1}")).await;
     let page = Page::parse(&page.text().await.expect("a body"));
 
-    // Per paper a rating form and a clearing form, plus the undo form.
+    // Per paper a rating form, a note form and a clearing form, plus the undo form.
     let forms = page.select("form[method=post]");
     assert_eq!(
         forms.len(),
-        2 * crate::web_support::T1_POOL_SIZE as usize + 1
+        3 * crate::web_support::T1_POOL_SIZE as usize + 1
     );
     assert_eq!(page.count("form"), forms.len());
     for form in forms {
@@ -156,22 +156,31 @@ async fn a_bad_rating_gets_400_saying_what_is_wrong() {
 
     assert_eq!(
         refused(&app, &session, &[("paper", "P1"), ("stars", "0")]).await,
-        (bad, "stars must be 1 to 5, or clear; got \"0\"".to_owned())
+        (
+            bad,
+            "stars must be 1 to 5, cannot-judge, or clear; got \"0\"".to_owned()
+        )
     );
     assert_eq!(
         refused(&app, &session, &[("paper", "P1"), ("stars", "6")]).await,
-        (bad, "stars must be 1 to 5, or clear; got \"6\"".to_owned())
+        (
+            bad,
+            "stars must be 1 to 5, cannot-judge, or clear; got \"6\"".to_owned()
+        )
     );
     assert_eq!(
         refused(&app, &session, &[("paper", "P1"), ("stars", "four")]).await,
         (
             bad,
-            "stars must be 1 to 5, or clear; got \"four\"".to_owned()
+            "stars must be 1 to 5, cannot-judge, or clear; got \"four\"".to_owned()
         )
     );
     assert_eq!(
         refused(&app, &session, &[("paper", "P1")]).await,
-        (bad, "missing field: stars (1 to 5, or clear)".to_owned())
+        (
+            bad,
+            "missing field: stars (1 to 5, cannot-judge, or clear), or note".to_owned()
+        )
     );
     assert_eq!(
         refused(&app, &session, &[("stars", "3")]).await,
@@ -218,7 +227,7 @@ async fn stars_are_one_digit_from_1_to_5_or_clear_and_nothing_around_it() {
             refused(&app, &session, &[("paper", "P1"), ("stars", stars)]).await,
             (
                 StatusCode::BAD_REQUEST,
-                format!("stars must be 1 to 5, or clear; got {stars:?}")
+                format!("stars must be 1 to 5, cannot-judge, or clear; got {stars:?}")
             ),
             "{stars:?}"
         );
@@ -373,14 +382,14 @@ async fn an_oversized_form_gets_413() {
     let app = TestApp::with_fixture().await;
     let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
-    let huge = "x".repeat(5000);
+    let huge = "x".repeat(40_000);
 
     let response = app.rate(&session, t1, &huge, "3", Answer::Json).await;
 
     assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(
         response.json::<serde_json::Value>().await.expect("JSON"),
-        json!({"error": "the form is larger than the 4096 bytes accepted"})
+        json!({"error": "the form is larger than the 32768 bytes accepted"})
     );
 }
 

@@ -6,7 +6,8 @@
 use std::net::{IpAddr, Ipv4Addr, TcpListener};
 use std::time::Duration;
 
-use paperjudge::web::Access;
+use paperjudge::domain::RaterName;
+use paperjudge::web::{Access, Password};
 use reqwest::header::{HeaderMap, ACCEPT, COOKIE, HOST, LOCATION, ORIGIN, SET_COOKIE};
 use reqwest::{Response, StatusCode};
 use scraper::{ElementRef, Html, Selector};
@@ -78,6 +79,29 @@ pub async fn fixture_study() -> TestStudy {
     study.papers(PAPERS_CSV).await;
     study.recommendations(RECOMMENDATIONS_CSV).await;
     study
+}
+
+/// The owner's password of a study served with raters ([`served_with_raters`]).
+pub const OWNER_PASSWORD: &str = "the owner's password";
+
+/// The password of the rater `name` in a study served with raters.
+pub fn password_of(name: &str) -> String {
+    format!("{name}'s own password")
+}
+
+/// `study` with the raters `names` (their passwords [`password_of`]) and `per_target` raters a
+/// target, served with [`OWNER_PASSWORD`].
+pub async fn served_with_raters(study: TestStudy, names: &[&str], per_target: u32) -> TestApp {
+    for name in names {
+        let rater = RaterName::new(name).expect("a rater's name");
+        (study.study.add_rater(&rater, &password_of(name)).await).expect("a rater added");
+    }
+    (study.study.set_rating_plan(Some(per_target), None).await).expect("the rating plan");
+    let access = Access {
+        password: Password::new(OWNER_PASSWORD).ok(),
+        ..Access::default()
+    };
+    TestApp::spawn_with(study, access).await
 }
 
 /// A client for the app that follows no redirect (the tests check them) and drops a connection
@@ -244,6 +268,24 @@ impl TestApp {
     pub async fn stored_stars(&self, target: &str, paper: &str) -> Option<i64> {
         sqlx::query_scalar(
             "SELECT r.stars FROM ratings r
+             JOIN papers t ON t.id = r.target_id JOIN papers p ON p.id = r.paper_id
+             WHERE t.external_id = ? AND p.external_id = ?",
+        )
+        .bind(target)
+        .bind(paper)
+        .fetch_optional(&self.study.connections)
+        .await
+        .expect("the query runs")
+    }
+
+    /// The stored (stars, note) of a pair (stars `None`: "can't judge"); `None` when unrated.
+    pub async fn stored_rating(
+        &self,
+        target: &str,
+        paper: &str,
+    ) -> Option<(Option<i64>, Option<String>)> {
+        sqlx::query_as(
+            "SELECT r.stars, r.note FROM ratings r
              JOIN papers t ON t.id = r.target_id JOIN papers p ON p.id = r.paper_id
              WHERE t.external_id = ? AND p.external_id = ?",
         )

@@ -294,7 +294,7 @@ async fn choosing_in_the_browser_switches_the_study_to_the_chosen_targets() {
         hit_status(&page, "T2"),
         "A chosen target: 1 of 4 pooled papers rated."
     );
-    assert_eq!(Page::parse(&page).count("input[name=action]"), 0);
+    assert_eq!(Page::parse(&page).count(".hit input[name=action]"), 0);
     assert_eq!(listed_targets(&app).await, ["T2"]);
 }
 

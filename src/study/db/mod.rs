@@ -5,10 +5,12 @@
 //! the rest of the study reads it by (`db::raters::list`), so that a feature's reads can be used
 //! by another without reaching into its folder.
 
+pub mod column;
 pub mod direct;
 pub mod study;
 
 pub(in crate::study) use super::evaluation::store as evaluation;
+pub(in crate::study) use super::guidelines::store as guidelines;
 pub(in crate::study) use super::import::store as recommendations;
 pub(in crate::study) use super::lists::store as lists;
 pub(in crate::study) use super::papers::store as papers;

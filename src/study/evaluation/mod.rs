@@ -28,7 +28,9 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use super::{Study, StudyError};
-use crate::checks::{self, ranking, Checks, History, RaterRanking, RatersInput, TimedRecheck};
+use crate::checks::{
+    self, ranking, AnswersInput, Checks, History, RaterRanking, RatersInput, TimedRecheck,
+};
 use crate::domain::{PaperKey, RaterId, Stars};
 use crate::leaderboard::{
     self, Collection, JudgedTargets, Leaderboard, LeaderboardOptions, Partial, RaterLeader,
@@ -75,7 +77,7 @@ impl Evaluated {
                 .zip(&self.set.finished_by)
                 .filter(|((target, ratings), finished_by)| {
                     !(target.fully_rated && finished_by_asked(finished_by))
-                        && ratings.iter().any(|(_, by, _)| *by == rater)
+                        && ratings.iter().any(|rated| rated.rater == rater)
                 })
                 .count();
             let not_evaluated = seen.targets.unrated + seen.targets.partly_rated;
@@ -115,12 +117,13 @@ impl Study {
     ) -> Result<Checks, StudyError> {
         let set = self.evaluation_set(checks::LIST_DEPTH).await?;
         let settings = options.settings(set.collection.pool_depth);
-        let (judgments, rechecks, progress) = self
+        let (judgments, rechecks, progress, versions) = self
             .read(async |conn| {
                 Ok((
                     db::checks::judgments(&mut *conn).await?,
                     db::checks::rechecks(&mut *conn).await?,
                     db::checks::recheck_progress(&mut *conn, None).await?,
+                    super::guidelines::versions(conn).await?,
                 ))
             })
             .await?;
@@ -178,7 +181,28 @@ impl Study {
                 };
                 (judgments.clone(), input)
             });
-            Ok::<_, StudyError>(Checks::of(&collection, &history, settings, partial, raters))
+            // "Can't judge" and the guidelines' versions are read over the targets checked
+            // whatever their judgments: a target every rater could not judge has none.
+            let answered: Vec<usize> = (asked.targets.iter().enumerate())
+                .filter(|(_, target)| target.fully_rated || partial == Partial::Include)
+                .map(|(position, _)| position)
+                .collect();
+            let answers = AnswersInput {
+                models: &asked.models,
+                targets: (answered.iter())
+                    .map(|&position| (&asked.targets[position], set.ratings[position].as_slice()))
+                    .collect(),
+                raters: &set.raters,
+                versions: &versions,
+            };
+            Ok::<_, StudyError>(Checks::of(
+                &collection,
+                &history,
+                settings,
+                partial,
+                raters,
+                &answers,
+            ))
         })
         .await?;
         // The judges are audited over fully rated targets, whatever `partial` says: the one
@@ -196,7 +220,8 @@ impl Study {
 fn rater_rankings(set: &EvaluationSet, settings: &Settings, partial: Partial) -> Vec<RaterRanking> {
     let rated: Vec<RaterId> = {
         let mut rated: Vec<RaterId> = (set.ratings.iter().flatten())
-            .map(|&(_, rater, _)| rater)
+            .filter(|rated| rated.stars().is_some())
+            .map(|rated| rated.rater)
             .collect();
         rated.sort_unstable();
         rated.dedup();
@@ -223,7 +248,8 @@ fn rater_rankings(set: &EvaluationSet, settings: &Settings, partial: Partial) ->
 /// Scores and resamples in a blocking thread: the work keeps the cores busy for a while, and
 /// the async workers go on serving the rating pages meanwhile. With raters, the board says
 /// which judgments it used; refused for a rater the study has not. With a judge's targets
-/// (`judged`), its NDCG and verdict are prediction-powered ([`leaderboard::with_judge`]).
+/// (`judged`), its NDCG is prediction-powered ([`leaderboard::with_judge`]; the verdict stays
+/// the raters' own).
 async fn evaluate(
     set: &Arc<EvaluationSet>,
     options: &LeaderboardOptions,

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::domain::{Grade, ModelId, PaperKey, RaterId, RaterName};
+use crate::domain::{Grade, ModelId, PaperKey, RaterAnswer, RaterId, RaterName};
 use crate::leaderboard::{Collection, Completion, TargetInput};
 use crate::metrics::Judgments;
 use crate::study::db;
@@ -26,7 +26,7 @@ pub struct EvaluationSet {
     pub collection: Collection<PaperKey>,
     /// The key and title of each target of `collection.targets`, in the same order.
     pub targets: Vec<(PaperKey, String)>,
-    /// Each target's ratings by paper and rater, in the same order.
+    /// Each target's ratings by paper and rater ("can't judge" too), in the same order.
     pub ratings: Vec<Ratings>,
     /// The raters who rated each target whole, in the same order.
     pub finished_by: Vec<Vec<RaterId>>,
@@ -197,8 +197,9 @@ impl EvaluationSet {
     }
 }
 
-/// One judgment per rated paper of a target from its `ratings` (by paper), as `judgments`
-/// asks; with `rater`, of that rater's stars alone.
+/// One judgment per judged paper of a target from its `ratings` (by paper), as `judgments`
+/// asks; with `rater`, of that rater's stars alone. A paper is judged by the raters who gave it
+/// stars: one they all marked "can't judge" is unjudged, as on the qrels.
 fn judged(
     ratings: &Ratings,
     judgments: &Judgments,
@@ -206,15 +207,15 @@ fn judged(
 ) -> HashMap<PaperKey, Grade> {
     let mut judged = HashMap::with_capacity(ratings.len());
     let mut stars = Vec::new();
-    for of_paper in ratings.chunk_by(|a, b| a.0 == b.0) {
+    for of_paper in ratings.chunk_by(|a, b| a.paper == b.paper) {
         stars.clear();
         stars.extend(
             (of_paper.iter())
-                .filter(|(_, by, _)| rater.is_none_or(|rater| *by == rater))
-                .map(|&(_, _, given)| given),
+                .filter(|rated| rater.is_none_or(|rater| rated.rater == rater))
+                .filter_map(RaterAnswer::stars),
         );
         if let Some(grade) = judgments.of(&mut stars) {
-            judged.insert(of_paper[0].0, grade);
+            judged.insert(of_paper[0].paper, grade);
         }
     }
     judged

@@ -13,7 +13,11 @@ use std::path::Path;
 
 use sqlx::{FromRow, SqliteExecutor, SqlitePool};
 
-use crate::domain::{ModelId, PaperId, PaperKey, PoolDepth, RaterId, RaterName, Stars};
+use crate::domain::{
+    Answer, GuidelinesVersion, ModelId, PaperId, PaperKey, PoolDepth, RaterAnswer, RaterId,
+    RaterName,
+};
+use crate::study::db::column::{self, Stored};
 use crate::study::db::direct::open_reader;
 use crate::study::db::targets;
 use crate::study::{ListedPaper, Overview};
@@ -52,17 +56,18 @@ pub struct RatedTarget {
     pub finished_by: Vec<RaterId>,
 }
 
-/// A target's ratings: each rated paper with its rater and stars, by paper and rater.
-pub type Ratings = Vec<(PaperKey, RaterId, Stars)>;
+/// A target's ratings: each rated paper with its rater, their stars or "can't judge" and the
+/// guidelines' version, by paper and rater.
+pub type Ratings = Vec<RaterAnswer>;
 
 /// The ratings of a target with at least one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetRatings {
     pub target: PaperKey,
     pub ratings: Ratings,
-    /// The latest of its ratings' first ratings (a `rating_history` id). For a fully rated
-    /// target, whose ratings are those of every pooled pair by every rater it needs, the
-    /// moment it was completed: the order the verdict watches targets in (see
+    /// The latest of its ratings' first ratings (a `rating_history` id; "can't judge" too).
+    /// For a fully rated target, whose ratings are those of every pooled pair by every rater
+    /// it needs, the moment it was completed: the order the verdict watches targets in (see
     /// [`crate::decision`]).
     pub last_first_rating: i64,
 }
@@ -220,16 +225,16 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
         )))
     })?;
     let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let raters = (tx.prepare("SELECT id, name FROM raters ORDER BY name")?)
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let mut finished: Vec<(PaperKey, RaterId)> = (tx.prepare(&format!(
         "SELECT a.target_id, a.rater_id FROM assignments a JOIN targets t USING (target_id)
          WHERE a.target_id IN ({RATED_TARGETS}) AND t.pooled > 0 AND a.rated = t.pooled"
     ))?)
-    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
     .collect::<rusqlite::Result<_>>()?;
     finished.sort_unstable();
     let targets = (tx.prepare(
@@ -239,7 +244,7 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
          ORDER BY p.external_id",
     )?)
     .query_map([], |row| {
-        let id: PaperKey = row.get(0)?;
+        let id: PaperKey = column::get(row, 0)?;
         let start = finished.partition_point(|(target, _)| *target < id);
         let finished_by = (finished[start..].iter())
             .take_while(|(target, _)| *target == id)
@@ -258,7 +263,7 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
         "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({RATED_TARGETS})
          ORDER BY target_id, model_id"
     ))?)
-    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
     .collect::<rusqlite::Result<_>>()?;
     Ok(Head {
         pool_depth: crate::study::db::study::pool_depth_directly(tx)?,
@@ -271,8 +276,8 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
 }
 
 /// The ratings of the targets evaluated: each target's rated papers with their raters and
-/// stars, and when its last rating was first made (every rating has its first in the
-/// history: see the migrations `first_ratings` and `raters`).
+/// answers (stars NULL: "can't judge"), and when its last rating was first made (every rating
+/// has its first in the history: see the migrations `first_ratings` and `raters`).
 ///
 /// The rows come by target, paper and rater (the table's key, so SQLite sorts nothing) and
 /// are grouped as they come: nothing holds all of them at once but the targets' own ratings
@@ -280,7 +285,7 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
 /// evaluation, which the allocator kept).
 fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRatings>> {
     let mut statement = tx.prepare(&format!(
-        "SELECT target_id, paper_id, rater_id, stars, first_rated
+        "SELECT target_id, paper_id, rater_id, stars, first_rated, guidelines
          FROM ratings WHERE target_id IN ({RATED_TARGETS})
          ORDER BY target_id, paper_id, rater_id"
     ))?;
@@ -289,13 +294,21 @@ fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRating
     // The ratings of the target being read, copied into a vector of their size at its end.
     let mut current: Ratings = Vec::new();
     while let Some(row) = rows.next()? {
-        let (target, paper, rater, stars, first_rated): (PaperKey, PaperKey, RaterId, Stars, i64) = (
-            row.get(0)?,
-            row.get(1)?,
-            row.get(2)?,
-            row.get(3)?,
+        let (target, paper, rater, first_rated): (PaperKey, PaperKey, RaterId, i64) = (
+            column::get(row, 0)?,
+            column::get(row, 1)?,
+            column::get(row, 2)?,
             row.get(4)?,
         );
+        let stars: Option<i64> = row.get(3)?;
+        let answer = Answer::stored(stars).ok_or_else(|| {
+            let out_of_range = crate::domain::StarsOutOfRange(stars.unwrap_or_default());
+            rusqlite::Error::FromSqlConversionFailure(
+                3,
+                rusqlite::types::Type::Integer,
+                Box::new(out_of_range),
+            )
+        })?;
         if targets.last().is_none_or(|open| open.target != target) {
             close_target(&mut targets, &mut current);
             targets.push(TargetRatings {
@@ -306,7 +319,14 @@ fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRating
         }
         let open = targets.last_mut().expect("a target was pushed");
         open.last_first_rating = open.last_first_rating.max(first_rated);
-        current.push((paper, rater, stars));
+        current.push(RaterAnswer {
+            paper,
+            rater,
+            answer,
+            guidelines: row
+                .get::<_, Option<Stored<GuidelinesVersion>>>(5)?
+                .map(|Stored(v)| v),
+        });
     }
     close_target(&mut targets, &mut current);
     Ok(targets)
@@ -359,8 +379,11 @@ fn read_lists(
     let mut current: Vec<PaperKey> = Vec::new();
     let mut open: Option<(PaperKey, ModelId)> = None;
     while let Some(row) = rows.next()? {
-        let (target, model, paper): (PaperKey, ModelId, PaperKey) =
-            (row.get(0)?, row.get(1)?, row.get(3)?);
+        let (target, model, paper): (PaperKey, ModelId, PaperKey) = (
+            column::get(row, 0)?,
+            column::get(row, 1)?,
+            column::get(row, 3)?,
+        );
         if let Some((t, m)) = open.filter(|&list| list != (target, model)) {
             lists.push((t, m, current.as_slice().to_vec()));
             current.clear();
@@ -378,6 +401,7 @@ fn read_lists(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::GuidelinesVersion;
 
     /// A study of the tables these reads touch, its rows in the order the real tables keep
     /// them (`in_order`) or in another (ratings by rater first, lists by paper): 3 targets of
@@ -402,10 +426,11 @@ mod tests {
              INSERT INTO models VALUES (1), (2);
              CREATE TABLE targets (target_id INTEGER PRIMARY KEY, active, rated);
              INSERT INTO targets VALUES (10, 1, 3), (11, 1, 1), (12, 1, 0);
-             CREATE TABLE ratings (target_id, paper_id, rater_id, stars, first_rated,
+             CREATE TABLE ratings (target_id, paper_id, rater_id, stars, first_rated, guidelines,
                                    PRIMARY KEY ({ratings_key})) WITHOUT ROWID;
-             INSERT INTO ratings VALUES (10, 22, 1, 3, 5), (10, 21, 2, 1, 7), (10, 21, 1, 2, 6),
-                                        (11, 20, 2, 5, 4), (12, 20, 1, 4, 9);
+             INSERT INTO ratings VALUES (10, 22, 1, 3, 5, NULL), (10, 21, 2, 1, 7, 1),
+                                        (10, 21, 1, 2, 6, 2), (10, 23, 2, NULL, 8, 2),
+                                        (11, 20, 2, 5, 4, NULL), (12, 20, 1, 4, 9, NULL);
              CREATE TABLE recommendations (target_id, model_id, position, paper_id,
                                            PRIMARY KEY ({lists_key})) WITHOUT ROWID;
              INSERT INTO recommendations VALUES
@@ -420,22 +445,31 @@ mod tests {
     /// the tables keep their rows in.
     #[test]
     fn rows_are_grouped_in_order_however_the_tables_keep_them() {
-        let rated = |ratings: &[(i64, i64, i64)]| -> Ratings {
+        let rated = |ratings: &[(i64, i64, Option<i64>, Option<i64>)]| -> Ratings {
             (ratings.iter())
-                .map(|&(paper, rater, stars)| {
-                    (PaperKey(paper), RaterId(rater), Stars::new(stars).unwrap())
+                .map(|&(paper, rater, stars, guidelines)| RaterAnswer {
+                    paper: PaperKey(paper),
+                    rater: RaterId(rater),
+                    answer: Answer::stored(stars).unwrap(),
+                    guidelines: guidelines.map(GuidelinesVersion),
                 })
                 .collect()
         };
+        // Paper 23 of target 10: rater 2 cannot judge it; that answer is the target's last.
         let expected_ratings = vec![
             TargetRatings {
                 target: PaperKey(10),
-                ratings: rated(&[(21, 1, 2), (21, 2, 1), (22, 1, 3)]),
-                last_first_rating: 7,
+                ratings: rated(&[
+                    (21, 1, Some(2), Some(2)),
+                    (21, 2, Some(1), Some(1)),
+                    (22, 1, Some(3), None),
+                    (23, 2, None, Some(2)),
+                ]),
+                last_first_rating: 8,
             },
             TargetRatings {
                 target: PaperKey(11),
-                ratings: rated(&[(20, 2, 5)]),
+                ratings: rated(&[(20, 2, Some(5), None)]),
                 last_first_rating: 4,
             },
         ];
@@ -505,7 +539,12 @@ mod loaded {
         let p1 = key("P1").await;
         assert_eq!(
             t2_ratings,
-            Some(vec![(p1, RaterId::OWNER, Stars::new(4).expect("stars"))])
+            Some(vec![RaterAnswer {
+                paper: p1,
+                rater: RaterId::OWNER,
+                answer: Answer::Stars(crate::domain::Stars::new(4).expect("stars")),
+                guidelines: None,
+            }])
         );
         // Lists in ranked order, whatever order the file and SQLite gave them in.
         let a = (snapshot.models.iter())
@@ -561,7 +600,9 @@ pub async fn top_lists(
 struct ListedPaperRow {
     model: String,
     position: i64,
+    #[sqlx(try_from = "Stored<PaperKey>")]
     key: PaperKey,
+    #[sqlx(try_from = "Stored<PaperId>")]
     paper: PaperId,
     title: String,
 }
@@ -576,6 +617,7 @@ impl From<ListedPaperRow> for ListedPaper {
             paper: row.paper,
             title: row.title,
             judgment: None,
+            cannot_judge: false,
         }
     }
 }

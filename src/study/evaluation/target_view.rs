@@ -14,7 +14,7 @@ use crate::leaderboard::{self, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings, TargetScores};
 use crate::study::db;
 use crate::study::ListedPaper;
-use crate::study::{Paper, Progress, Refusal, Study, StudyError};
+use crate::study::{Paper, Progress, RaterNote, Refusal, Study, StudyError};
 
 /// One target under the leaderboard's options.
 #[derive(Debug, Clone)]
@@ -27,6 +27,9 @@ pub struct TargetView {
     /// Every model on the target, in the leaderboard's order; `None` while the target is not
     /// fully rated.
     pub models: Option<Vec<ModelOnTarget>>,
+    /// The raters' notes on its pairs, by paper and rater; empty while the target is not fully
+    /// rated (a note would tell a rater still rating it another's judgment).
+    pub notes: Vec<RaterNote>,
 }
 
 /// One model on the target: its rank on the leaderboard, its scores on the target, its top k.
@@ -62,17 +65,23 @@ impl Study {
             settings,
             judgments: set.has_raters.then(|| options.judgments()),
             models: None,
+            notes: Vec::new(),
         };
         let Some(listed) =
             db::evaluation::top_lists(&self.connections, target, settings.k.get()).await?
         else {
             return Ok(view);
         };
+        view.notes = db::ratings::notes(&self.connections, target, None).await?;
         let evaluated = self.leaderboard(options, Partial::Exclude).await?;
         let (set, board) = (&evaluated.set, &evaluated.board);
         let collection = set.collection(&options.judgments())?;
         // This target alone is scored; the board gives the models' order and ranks.
-        let on_target = set.position_of(target).map(|p| &collection.targets[p]);
+        let position = set.position_of(target);
+        let on_target = position.map(|p| &collection.targets[p]);
+        let answered = |paper: PaperKey| {
+            position.is_some_and(|p| set.ratings[p].iter().any(|rated| rated.paper == paper))
+        };
         let scores: HashMap<&str, TargetScores> = match on_target {
             Some(input) => {
                 let scores = leaderboard::score_target(input, &board.settings);
@@ -85,6 +94,7 @@ impl Study {
         let mut papers_by_model: HashMap<String, Vec<ListedPaper>> = HashMap::new();
         for mut paper in listed {
             paper.judgment = on_target.and_then(|input| input.judgments.get(&paper.key).copied());
+            paper.cannot_judge = paper.judgment.is_none() && answered(paper.key);
             papers_by_model
                 .entry(paper.model.clone())
                 .or_default()

@@ -109,7 +109,7 @@ impl Parse for GradeParser<'_> {
             paper: header.require("paper", Self::CSV_HEADER)?,
             stars: header.require("stars", Self::CSV_HEADER)?,
             explanation: header.optional("explanation"),
-            count: header.len(),
+            count: header.columns(),
         })
     }
 

@@ -113,7 +113,7 @@ impl Parse for PaperParser {
             authors: header.optional("authors"),
             year: header.optional("year"),
             url: header.optional("url"),
-            count: header.len(),
+            count: header.columns(),
         })
     }
 

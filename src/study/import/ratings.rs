@@ -1,7 +1,8 @@
-//! Ratings CSV: `target,paper,stars` are required; `rated_at` (RFC 3339) is kept when given;
-//! `rater` names whose rating it is (without the column, every rating is the rater of
-//! `--rater`, by default the owner's); other columns (the exported titles) are ignored, so an
-//! exported file re-imports as is.
+//! Ratings CSV: `target,paper,stars` are required (`stars` 1 to 5, or `cannot-judge`);
+//! `rated_at` (RFC 3339) is kept when given; `rater` names whose rating it is (without the
+//! column, every rating is the rater of `--rater`, by default the owner's); `note` is the
+//! rater's note (empty: none; without the column, a rating keeps the note it has); other
+//! columns (the exported titles) are ignored, so an exported file re-imports as is.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -12,13 +13,14 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use super::{KnownRater, Summary};
-use crate::domain::{PaperKey, RaterId, RaterName, Stars};
+use crate::domain::{Answer, Note, PaperKey, RaterId, RaterName};
 use crate::formats::input::{self, Header};
 use crate::formats::records::{Parse, Records};
 use crate::formats::{Format, InvalidInput, Problem, Problems, RowsRead};
 use crate::study::db::papers::PaperIndex;
 use crate::study::db::ratings::Pair;
 use crate::study::db::{self, blind_pool, ratings};
+use crate::study::Rating as Stored;
 
 /// How to read a ratings file.
 #[derive(Debug, Clone, Default)]
@@ -111,11 +113,22 @@ impl Staged {
                 paper: rating.paper,
                 rater: rating.rater,
             };
+            let previous = ratings::current(&mut *conn, pair).await?;
+            let note = match rating.note {
+                Some(note) => note,
+                None => previous.as_ref().and_then(|kept| kept.note.clone()),
+            };
+            let stored = Stored {
+                answer: rating.answer,
+                note,
+            };
+            let rated_at = rating.rated_at.as_deref().unwrap_or(&now);
             let change = ratings::set(
                 conn,
                 pair,
-                Some(rating.stars),
-                rating.rated_at.as_deref().unwrap_or(&now),
+                previous,
+                Some(stored),
+                rated_at,
                 ratings::Source::Import,
             )
             .await?;
@@ -134,8 +147,10 @@ struct Rating {
     target: PaperKey,
     paper: PaperKey,
     rater: RaterId,
-    stars: Stars,
+    answer: Answer,
     rated_at: Option<String>,
+    /// The file's note (`Some(None)`: none); `None` without a `note` column.
+    note: Option<Option<Note>>,
 }
 
 /// Reads ratings from CSV, resolving ids against the study's papers and raters.
@@ -152,6 +167,7 @@ struct CsvColumns {
     stars: usize,
     rated_at: Option<usize>,
     rater: Option<usize>,
+    note: Option<usize>,
     count: usize,
 }
 
@@ -175,7 +191,7 @@ impl Parse for RatingParser<'_> {
         Self: 'r;
     const ITEMS: &'static str = "ratings";
     const FORMATS: &'static [Format] = &[Format::Csv];
-    const CSV_HEADER: &'static str = "target,paper,stars[,rated_at][,rater]";
+    const CSV_HEADER: &'static str = "target,paper,stars[,rated_at][,rater][,note]";
     type Columns = CsvColumns;
 
     fn locate(&self, header: &Header) -> Result<CsvColumns, Problem> {
@@ -185,7 +201,8 @@ impl Parse for RatingParser<'_> {
             stars: header.require("stars", Self::CSV_HEADER)?,
             rated_at: header.optional("rated_at"),
             rater: header.optional("rater"),
-            count: header.len(),
+            note: header.optional("note"),
+            count: header.columns(),
         })
     }
 
@@ -207,13 +224,20 @@ impl Parse for RatingParser<'_> {
         };
         let target = resolve("target", columns.target)?;
         let paper = resolve("paper", columns.paper)?;
-        // Untrimmed, unlike the other fields: stars are one digit and nothing else, as the
-        // web takes them (` 3` is refused there too).
-        let stars = input::utf8_field(record, columns.stars, "stars", line)?
+        // Untrimmed, unlike the other fields: stars are one digit (or `cannot-judge`) and
+        // nothing else, as the web takes them (` 3` is refused there too).
+        let answer = input::utf8_field(record, columns.stars, "stars", line)?
             .parse()
-            .map_err(|error: crate::domain::InvalidStars| {
+            .map_err(|error: crate::domain::InvalidAnswer| {
                 Problem::at(line, Some("stars"), error.to_string())
             })?;
+        let note = match columns.note {
+            Some(index) => Some(
+                Note::new(text(index, "note")?)
+                    .map_err(|invalid| Problem::at(line, Some("note"), invalid.to_string()))?,
+            ),
+            None => None,
+        };
         let rated_at = match columns.rated_at {
             Some(index) => parse_rated_at(text(index, "rated_at")?, line)?,
             None => None,
@@ -238,8 +262,9 @@ impl Parse for RatingParser<'_> {
             target,
             paper,
             rater,
-            stars,
+            answer,
             rated_at,
+            note,
         })
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::domain::Stars;
+use crate::domain::{JudgeModel, Stars};
 
 /// The settings of every request, stored with the judge: temperature 0, so that the same
 /// pair and prompt get the same grade from a server that allows it; a few tokens, as the
@@ -64,11 +64,103 @@ pub fn settings_json(form: JsonForm) -> String {
     .to_string()
 }
 
+/// The most bytes of a reply read. A grade is a few dozen bytes and a whole chat completion,
+/// with its usage and timings, a few hundred: a longer reply is no grade, and one that never
+/// ends would otherwise be read until memory runs out. The time a reply may take, trickling
+/// included, is the run's timeout (reqwest's, from connecting to the body's last byte).
+pub const MAX_REPLY_BYTES: usize = 256 * 1024;
+
+/// The most bytes of the list of models (`GET /models`) read: a hosted service lists hundreds.
+const MAX_MODELS_BYTES: usize = 1024 * 1024;
+
+/// Models an unknown model's message names at most, each cut to [`MODEL_SHOWN_CHARACTERS`].
+const MODELS_SHOWN: usize = 10;
+const MODEL_SHOWN_CHARACTERS: usize = 60;
+
+/// An endpoint's address, the API base (`http://127.0.0.1:8081/v1`): an http:// or https://
+/// URL without a user name or password (the address is stored and shown; the key belongs in
+/// [`super::KEY_VARIABLE`]) and without control characters. A query string is kept
+/// (`...?api-version=X`: the requests' paths are built on the address's path); a trailing `/`
+/// or `/chat/completions` is cut off the path, and a fragment dropped.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EndpointUrl(reqwest::Url);
+
+/// Why a text is no endpoint's address.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidEndpoint(String);
+
+impl EndpointUrl {
+    /// An address as given; the message says what is wrong with it.
+    pub fn parse(text: &str) -> Result<EndpointUrl, InvalidEndpoint> {
+        let invalid = |why: String| Err(InvalidEndpoint(why));
+        let example = "give the API base, such as http://127.0.0.1:8081/v1";
+        if let Some(problem) = crate::domain::invisible_character(text) {
+            return invalid(format!("--endpoint {text:?} {problem}"));
+        }
+        let mut url = match reqwest::Url::parse(text.trim()) {
+            Ok(url) => url,
+            Err(error) => {
+                return invalid(format!(
+                    "--endpoint {text:?} is no URL ({error}); {example}"
+                ))
+            }
+        };
+        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+            return invalid(format!(
+                "--endpoint {text:?} is no http:// or https:// address; {example}"
+            ));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            // Not repeated: the text holds the secret.
+            return invalid(format!(
+                "--endpoint holds a user name or password: paperjudge stores and shows the \
+                 endpoint, so give the key in the environment variable {} instead",
+                super::KEY_VARIABLE
+            ));
+        }
+        url.set_fragment(None);
+        let path = url.path().trim_end_matches('/');
+        let path = path
+            .strip_suffix("/chat/completions")
+            .unwrap_or(path)
+            .to_owned();
+        url.set_path(&path);
+        Ok(EndpointUrl(url))
+    }
+
+    /// The address as stored with the judge and shown.
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    /// The address of `path` under the API base (`chat/completions`), the query string kept.
+    fn at(&self, path: &[&str]) -> reqwest::Url {
+        let mut url = self.0.clone();
+        url.path_segments_mut()
+            .expect("an http:// or https:// address has a path")
+            .pop_if_empty()
+            .extend(path);
+        url
+    }
+}
+
+impl fmt::Display for EndpointUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for EndpointUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
 /// A chat-completions endpoint and the model asked there.
 pub struct Endpoint {
-    /// The API base without a trailing `/`: `http://127.0.0.1:8081/v1`.
-    base: String,
-    model: String,
+    url: EndpointUrl,
+    model: JudgeModel,
     key: Option<String>,
     client: reqwest::Client,
 }
@@ -77,7 +169,7 @@ pub struct Endpoint {
 impl fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Endpoint")
-            .field("base", &self.base)
+            .field("url", &self.url)
             .field("model", &self.model)
             .field("key", &self.key.as_ref().map(|_| "(set)"))
             .finish()
@@ -97,6 +189,10 @@ pub enum CallError {
         retry_after: Option<Duration>,
         message: String,
     },
+    /// A redirect, which is never followed (it could send the request, and the key, anywhere).
+    Redirected { status: u16, location: String },
+    /// A reply longer than [`MAX_REPLY_BYTES`].
+    TooLong,
     /// An answer that is no chat completion.
     NotACompletion(String),
 }
@@ -107,7 +203,9 @@ impl CallError {
         match self {
             CallError::TimedOut | CallError::Unreachable(_) => true,
             CallError::Status { status, .. } => matches!(status, 408 | 429 | 500..=599),
-            CallError::NotACompletion(_) => false,
+            CallError::Redirected { .. } | CallError::TooLong | CallError::NotACompletion(_) => {
+                false
+            }
         }
     }
 }
@@ -120,84 +218,87 @@ impl fmt::Display for CallError {
             CallError::Status {
                 status, message, ..
             } => write!(f, "HTTP {status}: {message}"),
+            CallError::Redirected { status, location } => {
+                write!(f, "HTTP {status}, a redirect to {location}")
+            }
+            CallError::TooLong => write!(
+                f,
+                "the reply is longer than {} KiB (a grade takes a few dozen bytes): cut off",
+                MAX_REPLY_BYTES / 1024
+            ),
             CallError::NotACompletion(why) => write!(f, "the answer is no chat completion: {why}"),
         }
     }
 }
 
 impl Endpoint {
-    /// The endpoint at the API base `base` (`http://127.0.0.1:8081/v1`; a URL ending in
-    /// `/chat/completions` is taken as its base), asking `model`, with the bearer `key` if
-    /// any, each call given `timeout`. The message says what is wrong with the address.
+    /// The endpoint at `url`, asking `model`, with the bearer `key` if any, each call given
+    /// `timeout` from connecting to the reply's last byte; no redirect is followed. The message
+    /// says why the client cannot be set up.
     pub fn new(
-        base: &str,
-        model: &str,
+        url: EndpointUrl,
+        model: JudgeModel,
         key: Option<String>,
         timeout: Duration,
     ) -> Result<Endpoint, String> {
-        let trimmed = base.trim().trim_end_matches('/');
-        let trimmed = trimmed.strip_suffix("/chat/completions").unwrap_or(trimmed);
-        let url = reqwest::Url::parse(trimmed).map_err(|error| {
-            format!("--endpoint {base:?} is no URL ({error}); give the API base, such as http://127.0.0.1:8081/v1")
-        })?;
-        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-            return Err(format!(
-                "--endpoint {base:?} is no http:// or https:// address; give the API base, such \
-                 as http://127.0.0.1:8081/v1"
-            ));
-        }
-        if model.trim().is_empty() {
-            return Err("--model is empty: name the model the endpoint serves".to_owned());
-        }
         let client = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|error| format!("cannot set up the HTTP client: {error}"))?;
         Ok(Endpoint {
-            base: trimmed.to_owned(),
-            model: model.to_owned(),
+            url,
+            model,
             key: key.filter(|key| !key.is_empty()),
             client,
         })
     }
 
     /// The API base, as stored with the judge.
-    pub fn base(&self) -> &str {
-        &self.base
+    pub fn url(&self) -> &EndpointUrl {
+        &self.url
     }
 
-    pub fn model(&self) -> &str {
+    pub fn model(&self) -> &JudgeModel {
         &self.model
-    }
-
-    fn completions_url(&self) -> String {
-        format!("{}/chat/completions", self.base)
     }
 
     /// Asks the model to grade `prompt`, with JSON output asked for in `form`: the reply's
     /// message content.
     pub async fn complete(&self, prompt: &str, form: JsonForm) -> Result<String, CallError> {
         let body = json!({
-            "model": self.model,
+            "model": self.model.as_str(),
             "messages": [{"role": "user", "content": prompt}],
             "temperature": TEMPERATURE,
             "max_tokens": MAX_TOKENS,
             "response_format": form.response_format(),
         });
-        let mut request = self.client.post(self.completions_url()).json(&body);
+        let mut request = (self.client)
+            .post(self.url.at(&["chat", "completions"]))
+            .json(&body);
         if let Some(key) = &self.key {
             request = request.bearer_auth(key);
         }
         let response = request.send().await.map_err(sent)?;
         let status = response.status();
+        if status.is_redirection() {
+            let location = (response.headers().get(reqwest::header::LOCATION))
+                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+                .unwrap_or_else(|| "no address".to_owned());
+            return Err(CallError::Redirected {
+                status: status.as_u16(),
+                location: shortened(&crate::terminal::escape(&location), 200),
+            });
+        }
         let retry_after = response
             .headers()
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
-        let text = response.text().await.map_err(sent)?;
+        let body = read_at_most(response, MAX_REPLY_BYTES).await?;
+        let text = String::from_utf8_lossy(&body);
         if !status.is_success() {
             return Err(CallError::Status {
                 status: status.as_u16(),
@@ -218,22 +319,45 @@ impl Endpoint {
         }
     }
 
-    /// The models the endpoint serves (`GET {base}/models`), for a message about an unknown
-    /// model; `None` when it does not say.
-    pub async fn models(&self) -> Option<Vec<String>> {
-        let mut request = self.client.get(format!("{}/models", self.base));
+    /// The models the endpoint serves (`GET {base}/models`), a few and each shortened, for a
+    /// message about an unknown model: `"a, b and 3 more"`; `None` when it does not say.
+    pub async fn models_served(&self) -> Option<String> {
+        let mut request = self.client.get(self.url.at(&["models"]));
         if let Some(key) = &self.key {
             request = request.bearer_auth(key);
         }
-        let listed: Value = request.send().await.ok()?.json().await.ok()?;
-        let models = listed.get("data")?.as_array()?;
-        Some(
-            models
-                .iter()
-                .filter_map(|model| Some(model.get("id")?.as_str()?.to_owned()))
-                .collect(),
-        )
+        let response = request.send().await.ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let body = read_at_most(response, MAX_MODELS_BYTES).await.ok()?;
+        let listed: Value = serde_json::from_slice(&body).ok()?;
+        let models: Vec<&str> = (listed.get("data")?.as_array()?.iter())
+            .filter_map(|model| model.get("id")?.as_str())
+            .collect();
+        let shown: Vec<String> = (models.iter().take(MODELS_SHOWN))
+            .map(|model| shortened(&crate::terminal::escape(model), MODEL_SHOWN_CHARACTERS))
+            .collect();
+        let mut served = shown.join(", ");
+        match models.len().saturating_sub(MODELS_SHOWN) {
+            0 if models.is_empty() => return None,
+            0 => {}
+            more => served.push_str(&format!(" and {more} more")),
+        }
+        Some(served)
     }
+}
+
+/// The body of `response`, refused once longer than `most` bytes.
+async fn read_at_most(mut response: reqwest::Response, most: usize) -> Result<Vec<u8>, CallError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(sent)? {
+        if body.len() + chunk.len() > most {
+            return Err(CallError::TooLong);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// A request that got no answer.
@@ -372,22 +496,52 @@ mod tests {
     }
 
     #[test]
-    fn the_base_is_the_api_base_and_a_full_completions_url_is_cut_to_it() {
-        let timeout = Duration::from_secs(1);
-        let endpoint = |base: &str| Endpoint::new(base, "m", None, timeout).map(|e| e.base);
+    fn the_address_is_the_api_base_its_query_kept_and_credentials_refused() {
+        let base = |text: &str| EndpointUrl::parse(text).map(|url| url.as_str().to_owned());
         assert_eq!(
-            endpoint("http://127.0.0.1:8081/v1/"),
+            base("http://127.0.0.1:8081/v1/"),
             Ok("http://127.0.0.1:8081/v1".into())
         );
         assert_eq!(
-            endpoint("http://127.0.0.1:8081/v1/chat/completions"),
+            base("http://127.0.0.1:8081/v1/chat/completions"),
             Ok("http://127.0.0.1:8081/v1".into())
         );
-        assert!(endpoint("127.0.0.1:8081")
+        assert_eq!(
+            base(" https://h.example/openai/v1/?api-version=2024-06-01#x"),
+            Ok("https://h.example/openai/v1?api-version=2024-06-01".into())
+        );
+        let url = EndpointUrl::parse("https://h.example/v1?api-version=X").unwrap();
+        assert_eq!(
+            url.at(&["chat", "completions"]).as_str(),
+            "https://h.example/v1/chat/completions?api-version=X"
+        );
+        assert_eq!(
+            EndpointUrl::parse("http://h.example")
+                .unwrap()
+                .at(&["models"])
+                .as_str(),
+            "http://h.example/models"
+        );
+        assert!(base("127.0.0.1:8081")
             .unwrap_err()
+            .to_string()
             .contains("give the API base"));
-        assert!(endpoint("ftp://host/v1").is_err());
-        let keyed = Endpoint::new("http://h/v1", "m", Some("sk-secret".into()), timeout).unwrap();
-        assert!(!format!("{keyed:?}").contains("sk-secret"));
+        assert!(base("ftp://host/v1").is_err());
+        let keyed = base("http://user:sk-secret@h/v1").unwrap_err().to_string();
+        assert!(keyed.contains("PAPERJUDGE_JUDGE_KEY"), "{keyed}");
+        assert!(!keyed.contains("sk-secret"), "{keyed}");
+        assert!(base("http://:sk-secret@h/v1").is_err());
+        assert!(base("http://h/v\n1")
+            .unwrap_err()
+            .to_string()
+            .contains("U+000A"));
+        let endpoint = Endpoint::new(
+            EndpointUrl::parse("http://h/v1").unwrap(),
+            JudgeModel::new("m").unwrap(),
+            Some("sk-secret".into()),
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        assert!(!format!("{endpoint:?}").contains("sk-secret"));
     }
 }

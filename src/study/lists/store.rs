@@ -12,6 +12,7 @@ use std::path::Path;
 use crate::domain::{ModelId, PaperKey};
 use crate::leaderboard::Partial;
 use crate::lists::{ListsInput, ModelLists, Scope};
+use crate::study::db::column;
 use crate::study::db::evaluation::{at_revision, Revision};
 
 /// The lists of one revision of the study.
@@ -122,14 +123,14 @@ fn read_head(tx: &rusqlite::Transaction, partial: Partial) -> rusqlite::Result<H
     let (model_ids, models): (Vec<ModelId>, Vec<String>) = (tx
         .prepare("SELECT id, name FROM models ORDER BY name")?)
     .query_map([], |row| {
-        Ok((row.get::<_, ModelId>(0)?, row.get::<_, String>(1)?))
+        Ok((column::get::<ModelId>(row, 0)?, row.get::<_, String>(1)?))
     })?
     .collect::<rusqlite::Result<Vec<_>>>()?
     .into_iter()
     .unzip();
     let targets: Vec<PaperKey> = (tx
         .prepare(&format!("{} ORDER BY target_id", targets_of_view(partial)))?)
-    .query_map([], |row| row.get(0))?
+    .query_map([], |row| column::get(row, 0))?
     .collect::<rusqlite::Result<_>>()?;
     let (choice, candidates, library, fully_rated, being_rated): (String, i64, i64, i64, i64) = tx
         .query_row(
@@ -198,13 +199,13 @@ fn read_lists(
     // `targets[next]`: the first target whose list is not ended.
     let mut next = 0;
     while let Some(row) = rows.next()? {
-        let target: PaperKey = row.get(0)?;
+        let target: PaperKey = column::get(row, 0)?;
         while next < targets.len() && targets[next] < target {
             lists.end_list();
             next += 1;
         }
         if targets.get(next) == Some(&target) {
-            lists.push(row.get(1)?);
+            lists.push(column::get(row, 1)?);
         }
     }
     while lists.targets() < targets.len() {

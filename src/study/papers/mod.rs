@@ -49,7 +49,8 @@ pub const MARK_START: char = '\u{2}';
 pub const MARK_END: char = '\u{3}';
 
 /// A paper at its place in one model's list, with its judgment (`None` when unrated: a paper
-/// below the pool depth may be), which the evaluation fills in.
+/// below the pool depth may be; or when every rater who answered could not judge it), which
+/// the evaluation fills in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListedPaper {
     pub model: String,
@@ -58,13 +59,16 @@ pub struct ListedPaper {
     pub paper: PaperId,
     pub title: String,
     pub judgment: Option<Grade>,
+    /// Its raters answered "can't judge", all of them.
+    pub cannot_judge: bool,
 }
 
 /// A pooled paper with the rater's current rating of it, as the rating page lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PooledPaper {
     pub paper: Paper,
-    pub stars: Option<i64>,
+    /// The rater's rating; `None` while they have not rated it.
+    pub rating: Option<crate::study::Rating>,
 }
 
 /// What a search of the library found, with the study's targets at a glance.
@@ -72,28 +76,42 @@ pub struct PooledPaper {
 pub struct Search {
     pub overview: Overview,
     /// A page of the papers found, best first, and how many were found in all; `None` when
-    /// the search had no word to search for.
+    /// the search had no word to search for and no filter.
     pub found: Option<(Vec<Hit>, i64)>,
 }
 
+/// Which papers a search looks among.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Among {
+    /// The whole library.
+    #[default]
+    Library,
+    /// The papers some model recommended for: those that can be targets with a pool.
+    WithRecommendations,
+}
+
 impl Study {
-    /// The papers whose id, title, authors or abstract hold every word of `text` (see
-    /// [`db::papers::search_expression`]), `limit` of them from `offset`; each target with the
-    /// pairs rated of the study (`rater` `None`: the owner's view) or of `rater` alone.
+    /// The papers (`among` all, or those with recommendations) whose id, title, authors or
+    /// abstract hold every word of `text` (see [`db::papers::search_expression`]), best first,
+    /// `limit` of them from `offset`; without a word, the papers with recommendations by id
+    /// when `among` asks for those (else nothing). Each target with the pairs rated of the
+    /// study (`rater` `None`: the owner's view) or of `rater` alone.
     pub async fn search(
         &self,
         text: &str,
-        offset: i64,
-        limit: i64,
+        among: Among,
+        page: (i64, i64),
         rater: Option<RaterId>,
     ) -> Result<Search, StudyError> {
         let expression = db::papers::search_expression(text);
+        let only_listed = among == Among::WithRecommendations;
         self.read(async |conn| {
             let overview = db::targets::overview(&mut *conn).await?;
             let found = match &expression {
                 Some(expression) => {
-                    Some(db::papers::search(conn, expression, offset, limit, rater).await?)
+                    Some(db::papers::search(conn, expression, only_listed, page, rater).await?)
                 }
+                None if only_listed => Some(db::papers::listed(conn, page, rater).await?),
                 None => None,
             };
             Ok(Search { overview, found })

@@ -5,6 +5,7 @@ use sqlx::FromRow;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperId, PaperKey, RaterId};
+use crate::study::db::column::{self, Stored};
 
 /// A paper as imported; `None` in an optional field means the file had no such column, so
 /// the stored value is kept on update.
@@ -159,6 +160,7 @@ pub async fn get<'e, E: SqliteExecutor<'e>>(
 #[derive(Debug, FromRow)]
 pub(in crate::study) struct PaperRow {
     id: i64,
+    #[sqlx(try_from = "Stored<PaperId>")]
     external_id: PaperId,
     title: String,
     #[sqlx(rename = "abstract")]
@@ -190,7 +192,7 @@ pub async fn id_of<'e, E: SqliteExecutor<'e>>(
     external_id: &PaperId,
 ) -> Result<Option<PaperKey>, sqlx::Error> {
     let id: Option<i64> = sqlx::query_scalar(ID_OF)
-        .bind(external_id)
+        .bind(external_id.as_str())
         .fetch_optional(executor)
         .await?;
     Ok(id.map(PaperKey))
@@ -203,7 +205,7 @@ pub fn id_of_directly(
 ) -> rusqlite::Result<Option<PaperKey>> {
     let mut statement = conn.prepare_cached(ID_OF)?;
     let mut rows = statement.query([external_id.as_str()])?;
-    rows.next()?.map(|row| row.get(0)).transpose()
+    rows.next()?.map(|row| column::get(row, 0)).transpose()
 }
 
 /// Indexes the papers added since the last call for search, in one statement (see the
@@ -241,55 +243,96 @@ pub fn search_expression(text: &str) -> Option<String> {
     (!terms.is_empty()).then(|| terms.join(" "))
 }
 
-/// The papers matching `expression` (see [`search_expression`]), ranked by bm25 (a match in
-/// the id weighs most, then the title, the authors, the abstract), a page of them, and how
-/// many match in all. Each target's pairs rated are the study's (`rater` `None`), or those
-/// `rater` rated: a rater is blind to whether another rated.
+/// What a hit says of the study beside the paper `p` (with its `targets` row `t`, if any):
+/// each target's pairs rated are the study's (`?4` NULL), or those rater `?4` rated (a rater
+/// is blind to whether another rated), and its pooled pairs for a rater only of a target they
+/// took.
+const HIT_STUDY_COLUMNS: &str = "COALESCE(t.listed, 0) AS listed, COALESCE(t.active, 0) AS active,
+        COALESCE(CASE WHEN ?4 IS NULL THEN t.rated
+                      ELSE (SELECT a.rated FROM assignments a
+                            WHERE a.target_id = p.id AND a.rater_id = ?4) END,
+                 0) AS rated,
+        CASE WHEN ?4 IS NULL
+                  OR EXISTS (SELECT 1 FROM assignments a
+                             WHERE a.target_id = p.id AND a.rater_id = ?4)
+             THEN COALESCE(t.pooled, 0) END AS pooled";
+
+/// The papers matching `expression` (see [`search_expression`]), only those with
+/// recommendations when `only_listed`, ranked by bm25 (a match in the id weighs most, then the
+/// title, the authors, the abstract), a page of them (offset, limit), and how many match in
+/// all.
 pub async fn search(
     conn: &mut SqliteConnection,
     expression: &str,
-    offset: i64,
-    limit: i64,
+    only_listed: bool,
+    (offset, limit): (i64, i64),
     rater: Option<RaterId>,
 ) -> Result<(Vec<Hit>, i64), sqlx::Error> {
     // `ORDER BY rank` lets FTS5 rank the matches itself, so the passage is cut only for the
     // papers of the page.
-    let hits: Vec<HitRow> = sqlx::query_as(
+    let hits: Vec<HitRow> = sqlx::query_as(&format!(
         "SELECT p.id, p.external_id, p.title, p.authors, p.year,
                 snippet(papers_search, 3, char(2), char(3), '…', 40) AS passage,
-                COALESCE(t.listed, 0) AS listed, COALESCE(t.active, 0) AS active,
-                COALESCE(CASE WHEN ?4 IS NULL THEN t.rated
-                              ELSE (SELECT a.rated FROM assignments a
-                                    WHERE a.target_id = p.id AND a.rater_id = ?4) END,
-                         0) AS rated,
-                CASE WHEN ?4 IS NULL
-                          OR EXISTS (SELECT 1 FROM assignments a
-                                     WHERE a.target_id = p.id AND a.rater_id = ?4)
-                     THEN COALESCE(t.pooled, 0) END AS pooled
+                {HIT_STUDY_COLUMNS}
          FROM papers_search
          JOIN papers p ON p.id = papers_search.rowid
          LEFT JOIN targets t ON t.target_id = p.id
-         WHERE papers_search MATCH ?1
+         WHERE papers_search MATCH ?1 AND (NOT ?5 OR t.listed = 1)
          ORDER BY rank
-         LIMIT ?2 OFFSET ?3",
-    )
+         LIMIT ?2 OFFSET ?3"
+    ))
     .bind(expression)
     .bind(limit)
     .bind(offset)
-    .bind(rater)
+    .bind(rater.map(|rater| rater.0))
+    .bind(only_listed)
     .fetch_all(&mut *conn)
     .await?;
-    let count: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM papers_search WHERE papers_search MATCH ?")
-            .bind(expression)
-            .fetch_one(conn)
-            .await?;
+    let count: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM papers_search
+         LEFT JOIN targets t ON t.target_id = papers_search.rowid
+         WHERE papers_search MATCH ?1 AND (NOT ?2 OR t.listed = 1)",
+    )
+    .bind(expression)
+    .bind(only_listed)
+    .fetch_one(conn)
+    .await?;
+    Ok((hits.into_iter().map(Hit::from).collect(), count))
+}
+
+/// The papers with recommendations, by id, a page of them (offset, limit), each with the start
+/// of its abstract, and how many there are.
+pub async fn listed(
+    conn: &mut SqliteConnection,
+    (offset, limit): (i64, i64),
+    rater: Option<RaterId>,
+) -> Result<(Vec<Hit>, i64), sqlx::Error> {
+    let hits: Vec<HitRow> = sqlx::query_as(&format!(
+        "SELECT p.id, p.external_id, p.title, p.authors, p.year,
+                CASE WHEN length(p.abstract) > 240 THEN substr(p.abstract, 1, 240) || '…'
+                     ELSE p.abstract END AS passage,
+                {HIT_STUDY_COLUMNS}
+         FROM targets t JOIN papers p ON p.id = t.target_id
+         WHERE t.listed = 1
+         ORDER BY p.external_id
+         LIMIT ?2 OFFSET ?3"
+    ))
+    .bind(0)
+    .bind(limit)
+    .bind(offset)
+    .bind(rater.map(|rater| rater.0))
+    .fetch_all(&mut *conn)
+    .await?;
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM targets WHERE listed = 1")
+        .fetch_one(conn)
+        .await?;
     Ok((hits.into_iter().map(Hit::from).collect(), count))
 }
 
 #[derive(Debug, FromRow)]
 struct HitRow {
     id: i64,
+    #[sqlx(try_from = "Stored<PaperId>")]
     external_id: PaperId,
     title: String,
     authors: String,

@@ -17,6 +17,7 @@ use rand::Rng;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperId, PaperKey};
+use crate::study::db::column::{self, Stored};
 
 /// The rule of the pool, for the pairs `pairs` selects of it: a pair stays while it is rated,
 /// or while some model the pool does not leave out (see [`crate::study::db::pruning`]) ranks it in its
@@ -47,11 +48,11 @@ pub fn refresh_target(
 ) -> rusqlite::Result<BlindPoolChange> {
     let wanted: HashSet<PaperKey> = (conn
         .prepare_cached(crate::study::db::recommendations::TOP_PAPERS)?)
-    .query_map((target.0, depth), |row| row.get(0))?
+    .query_map((target.0, depth), |row| column::get(row, 0))?
     .collect::<rusqlite::Result<_>>()?;
     let present: HashSet<PaperKey> = (conn
         .prepare_cached("SELECT paper_id FROM pool WHERE target_id = ?")?)
-    .query_map([target.0], |row| row.get(0))?
+    .query_map([target.0], |row| column::get(row, 0))?
     .collect::<rusqlite::Result<_>>()?;
     let removed = conn
         .prepare_cached(&let_go("target_id = ?1", "?2"))?
@@ -210,7 +211,9 @@ pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
 
 #[derive(Debug, sqlx::FromRow)]
 struct ExportedPoolEntryRow {
+    #[sqlx(try_from = "Stored<PaperId>")]
     target: PaperId,
+    #[sqlx(try_from = "Stored<PaperId>")]
     paper: PaperId,
     position: i64,
     stars: Option<i64>,

@@ -15,6 +15,7 @@ use sqlx::SqliteExecutor;
 
 use crate::domain::{ModelId, PaperKey};
 use crate::study::db::blind_pool;
+use crate::study::db::column::{self, Stored};
 use crate::study::BlindPoolChange;
 
 const IS_ON: &str = "SELECT pruning = 1 FROM study WHERE id = 1";
@@ -43,12 +44,16 @@ pub fn set(conn: &rusqlite::Connection, on: bool) -> rusqlite::Result<()> {
 pub async fn pruned<'e, E: SqliteExecutor<'e>>(
     executor: E,
 ) -> Result<Vec<(ModelId, String)>, sqlx::Error> {
-    sqlx::query_as(
+    let rows: Vec<(Stored<ModelId>, String)> = sqlx::query_as(
         "SELECT m.id, m.name FROM pruned_models p JOIN models m ON m.id = p.model_id
          ORDER BY m.name",
     )
     .fetch_all(executor)
-    .await
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(Stored(id), name)| (id, name))
+        .collect())
 }
 
 /// Adds the models named `models` to the models pruned (those pruned already stay as they
@@ -89,7 +94,7 @@ pub fn exclude_pruned_if_unheld(
 pub fn exclusions(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<(PaperKey, ModelId)>> {
     (conn
         .prepare("SELECT target_id, model_id FROM pool_exclusions ORDER BY target_id, model_id")?)
-    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+    .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
     .collect()
 }
 
@@ -121,7 +126,7 @@ pub fn rebuild_unheld_pools(
                            EXCEPT SELECT model_id FROM pruned_models))
          ORDER BY t.target_id",
     )?)
-    .query_map([], |row| row.get(0))?
+    .query_map([], |row| column::get(row, 0))?
     .collect::<rusqlite::Result<_>>()?;
     for target in out_of_rule {
         exclude_pruned_if_unheld(conn, target)?;

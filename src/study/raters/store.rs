@@ -5,11 +5,14 @@
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperKey, RaterId, RaterName};
+use crate::study::db::column::{self, Stored};
 
 /// A rater as the study lists them (`study::RaterProgress` is what the faces get).
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct RaterRow {
+    #[sqlx(try_from = "Stored<RaterId>")]
     pub id: RaterId,
+    #[sqlx(try_from = "Stored<RaterName>")]
     pub name: RaterName,
     /// Still signs in (not removed).
     pub active: bool,
@@ -63,21 +66,25 @@ pub type KnownRater = (RaterId, RaterName, bool);
 /// Every rater, the owner too (directly: see [`crate::study::db::direct`]).
 pub fn known_directly(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<KnownRater>> {
     (conn.prepare("SELECT id, name, removed_at IS NOT NULL FROM raters")?)
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .query_map([], |row| {
+            Ok((column::get(row, 0)?, column::get(row, 1)?, row.get(2)?))
+        })?
         .collect()
 }
 
 /// Every rater's name, the owner's and removed raters' too.
 pub async fn names<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<RaterName>, sqlx::Error> {
-    sqlx::query_scalar("SELECT name FROM raters")
+    let names: Vec<Stored<RaterName>> = sqlx::query_scalar("SELECT name FROM raters")
         .fetch_all(executor)
-        .await
+        .await?;
+    Ok(names.into_iter().map(|Stored(name)| name).collect())
 }
 
 /// A rater found by name: their id, their password's hash (`None` for the owner) and whether
 /// they were removed.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Found {
+    #[sqlx(try_from = "Stored<RaterId>")]
     pub id: RaterId,
     pub password_hash: Option<String>,
     pub removed: bool,
@@ -90,7 +97,7 @@ pub async fn find<'e, E: SqliteExecutor<'e>>(
     sqlx::query_as(
         "SELECT id, password_hash, removed_at IS NOT NULL AS removed FROM raters WHERE name = ?",
     )
-    .bind(name)
+    .bind(name.as_str())
     .fetch_optional(executor)
     .await
 }
@@ -101,13 +108,14 @@ pub async fn active<'e, E: SqliteExecutor<'e>>(
     executor: E,
     id: RaterId,
 ) -> Result<Option<(RaterName, String)>, sqlx::Error> {
-    sqlx::query_as(
+    let row: Option<(Stored<RaterName>, String)> = sqlx::query_as(
         "SELECT name, password_hash FROM raters
          WHERE id = ? AND removed_at IS NULL AND password_hash IS NOT NULL",
     )
-    .bind(id)
+    .bind(id.0)
     .fetch_optional(executor)
-    .await
+    .await?;
+    Ok(row.map(|(Stored(name), hash)| (name, hash)))
 }
 
 /// Stores a new password hash for rater `id` (never the owner, who has none stored).
@@ -118,7 +126,7 @@ pub async fn set_password(
 ) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE raters SET password_hash = ? WHERE id = ? AND id <> 1")
         .bind(password_hash)
-        .bind(id)
+        .bind(id.0)
         .execute(conn)
         .await?;
     Ok(())
@@ -132,12 +140,12 @@ pub async fn add(
     password_hash: &str,
     now: &str,
 ) -> Result<RaterId, sqlx::Error> {
-    let id: RaterId = sqlx::query_scalar(
+    let Stored(id): Stored<RaterId> = sqlx::query_scalar(
         "INSERT INTO raters (name, password_hash, added_at) VALUES (?1, ?2, ?3)
          ON CONFLICT (name) DO UPDATE SET password_hash = ?2, added_at = ?3, removed_at = NULL
          RETURNING id",
     )
-    .bind(name)
+    .bind(name.as_str())
     .bind(password_hash)
     .bind(now)
     .fetch_one(&mut *conn)
@@ -147,7 +155,7 @@ pub async fn add(
          SELECT target_id, rater_id, COUNT(*), MIN(rated_at) FROM ratings WHERE rater_id = ?
          GROUP BY target_id",
     )
-    .bind(id)
+    .bind(id.0)
     .execute(conn)
     .await?;
     Ok(id)
@@ -162,7 +170,7 @@ pub async fn remove(
 ) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE raters SET removed_at = ? WHERE id = ?")
         .bind(now)
-        .bind(id)
+        .bind(id.0)
         .execute(&mut *conn)
         .await?;
     sqlx::query(
@@ -171,7 +179,7 @@ pub async fn remove(
            AND NOT EXISTS (SELECT 1 FROM targets t WHERE t.target_id = assignments.target_id
                            AND t.pooled > 0 AND assignments.rated = t.pooled)",
     )
-    .bind(id)
+    .bind(id.0)
     .execute(conn)
     .await?;
     Ok(())
@@ -251,7 +259,7 @@ pub async fn may_rate(
          FROM targets t WHERE t.target_id = ?1",
     )
     .bind(target.0)
-    .bind(rater)
+    .bind(rater.0)
     .fetch_optional(conn)
     .await?;
     Ok(may.unwrap_or(false))
@@ -268,7 +276,7 @@ pub async fn assign(
         "INSERT OR IGNORE INTO assignments (target_id, rater_id, assigned_at) VALUES (?, ?, ?)",
     )
     .bind(target.0)
-    .bind(rater)
+    .bind(rater.0)
     .bind(now)
     .execute(conn)
     .await?;

@@ -21,64 +21,116 @@ pub use page::RatingPage;
 use sqlx::SqliteConnection;
 
 use super::{Progress, Rater, Refusal, Study, StudyError};
-use crate::domain::{PaperId, PaperKey, RaterId, RaterName, Stars};
+use crate::domain::{Answer, Note, PaperId, PaperKey, RaterId, RaterName, Stars};
 use crate::metrics::Judgments;
 use crate::study::db;
 use crate::study::db::ratings::{Pair, Source, Undone};
 
-/// What an undo did: the paper whose rating went back, and to which stars. `undone` is false
+/// A rater's rating of a pair: their answer (stars, or "can't judge") and their note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rating {
+    pub answer: Answer,
+    pub note: Option<Note>,
+}
+
+/// What a change of a rating asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// Sets the answer, and the note when `note` says (`Some(None)` removes it; `None` keeps
+    /// the note the pair has).
+    Answer {
+        answer: Answer,
+        note: Option<Option<Note>>,
+    },
+    /// Sets the note (`None` removes it) of a pair the rater has rated.
+    Note(Option<Note>),
+    /// Clears the rating, its note with it.
+    Clear,
+}
+
+/// What an undo did: the paper whose rating went back, and to which rating. `undone` is false
 /// with a `paper` when another browser of the rater (or an import) changed that rating after
-/// this browser's change: that rating stays, and `stars` is it. Neither, when there was
+/// this browser's change: that rating stays, and `rating` is it. Neither, when there was
 /// nothing to undo.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Undo {
     pub undone: bool,
     pub paper: Option<PaperId>,
-    pub stars: Option<Stars>,
+    pub rating: Option<Rating>,
     pub progress: Progress,
 }
 
+/// A rater's note on a pair of a target, for the owner: the paper, the rater, their answer
+/// and their note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RaterNote {
+    pub paper: PaperId,
+    pub paper_title: String,
+    pub rater: RaterName,
+    pub answer: Answer,
+    pub note: Note,
+}
+
 impl Study {
-    /// Sets (`Some`) or clears (`None`) `rater`'s rating of `paper` for `target`, as the
-    /// browser session tagged `browser` asks; answers the rater's progress of the target
-    /// after it. Refused when the target has the raters it needs and `rater` is not one of
-    /// them.
+    /// Changes `rater`'s rating of `paper` for `target` as `edit` asks, as the browser session
+    /// tagged `browser` asks; answers the rating after it and the rater's progress of the
+    /// target. Refused when the target has the raters it needs and `rater` is not one of them,
+    /// and for a note alone on a pair the rater has not rated.
     pub async fn rate(
         &self,
         target: PaperKey,
         paper: &PaperId,
-        stars: Option<Stars>,
+        edit: Edit,
         browser: &str,
         rater: &Rater,
-    ) -> Result<Progress, StudyError> {
+    ) -> Result<(Option<Rating>, Progress), StudyError> {
         self.write(async |conn| {
             progress(conn, target, rater.id).await?;
             let not_in_pool = || Refusal::NotInPool(paper.to_owned());
-            let paper = db::papers::id_of(&mut *conn, paper)
+            let key = db::papers::id_of(&mut *conn, paper)
                 .await?
                 .ok_or_else(not_in_pool)?;
             if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
                 return Err(Refusal::TargetTaken(target).into());
             }
-            if !db::blind_pool::contains(&mut *conn, target, paper).await? {
+            if !db::blind_pool::contains(&mut *conn, target, key).await? {
                 return Err(not_in_pool().into());
             }
             let pair = Pair {
                 target,
-                paper,
+                paper: key,
                 rater: rater.id,
             };
+            let current = db::ratings::current(&mut *conn, pair).await?;
+            let kept_note = || current.as_ref().and_then(|rating| rating.note.clone());
+            let rating = match edit {
+                Edit::Clear => None,
+                Edit::Answer { answer, note } => Some(Rating {
+                    answer,
+                    note: note.unwrap_or_else(kept_note),
+                }),
+                Edit::Note(note) => {
+                    let rated = (current.as_ref())
+                        .ok_or_else(|| Refusal::NoteWithoutRating(paper.clone()))?;
+                    Some(Rating {
+                        answer: rated.answer,
+                        note,
+                    })
+                }
+            };
+            let now = db::now_rfc3339();
             let source = Source::Web { browser };
-            db::ratings::set(conn, pair, stars, &db::now_rfc3339(), source).await?;
-            progress(conn, target, rater.id).await
+            let change = db::ratings::set(conn, pair, current, rating, &now, source).await?;
+            Ok((change.current, progress(conn, target, rater.id).await?))
         })
         .await
     }
 
     /// Reverts the last change `rater` made on `target` in the browser session tagged
-    /// `browser`; see [`db::ratings::undo_last_web_change`] for how undos walk back through
-    /// the history. Refused as [`Study::rate`] is when `rater` may not rate the target (they
-    /// have no change there to undo, and would learn the size of its pool).
+    /// `browser` (of the answer, of the note, or both); see
+    /// [`db::ratings::undo_last_web_change`] for how undos walk back through the history.
+    /// Refused as [`Study::rate`] is when `rater` may not rate the target (they have no change
+    /// there to undo, and would learn the size of its pool).
     pub async fn undo(
         &self,
         target: PaperKey,
@@ -93,7 +145,7 @@ impl Study {
             let now = db::now_rfc3339();
             let undone =
                 db::ratings::undo_last_web_change(conn, target, rater.id, browser, &now).await?;
-            let (undone, paper, stars) = match undone {
+            let (undone, paper, rating) = match undone {
                 None => (false, None, None),
                 Some(Undone::Reverted(reverted)) => {
                     (true, Some(reverted.paper), reverted.change.current)
@@ -109,7 +161,7 @@ impl Study {
             Ok(Undo {
                 undone,
                 paper,
-                stars,
+                rating,
                 progress: progress(conn, target, rater.id).await?,
             })
         })
@@ -135,9 +187,10 @@ pub struct ExportedRating {
     pub target_title: String,
     pub paper: PaperId,
     pub paper_title: String,
-    pub stars: Stars,
+    pub answer: Answer,
     pub rated_at: String,
     pub rater: RaterName,
+    pub note: Option<Note>,
 }
 
 impl Study {
@@ -147,9 +200,31 @@ impl Study {
         Ok(db::ratings::all_rows(&self.connections, rater).await?)
     }
 
-    /// One judgment per rated pair, as `judgments` asks (`rater:NAME`: that rater's ratings
-    /// alone), in whole stars, by target id and paper id: the qrels. Refused for the mean,
-    /// whose judgments are fractional, and for a rater the study has not.
+    /// [`Study::judged_pairs`] of the fully rated targets only (with `rater:NAME`, those that
+    /// rater rated whole too): the targets the leaderboard evaluates unless asked to include
+    /// the partly rated ones, so that trec_eval on these qrels gives its numbers.
+    pub async fn judged_pairs_of_finished_targets(
+        &self,
+        judgments: &Judgments,
+    ) -> Result<Vec<(PaperId, PaperId, Stars)>, StudyError> {
+        let pairs = self.judged_pairs(judgments).await?;
+        let rater = match judgments {
+            Judgments::Rater(name) => Some(name),
+            _ => None,
+        };
+        let finished: std::collections::HashSet<PaperId> =
+            (db::targets::finished_ids(&self.connections, rater).await?)
+                .into_iter()
+                .collect();
+        Ok((pairs.into_iter())
+            .filter(|(target, ..)| finished.contains(target))
+            .collect())
+    }
+
+    /// One judgment per judged pair, as `judgments` asks (`rater:NAME`: that rater's ratings
+    /// alone), in whole stars, by target id and paper id: the qrels. A pair is judged by the
+    /// raters who gave it stars: one every rater asked marked "can't judge" is left out.
+    /// Refused for the mean, whose judgments are fractional, and for a rater the study has not.
     pub async fn judged_pairs(
         &self,
         judgments: &Judgments,
@@ -175,7 +250,7 @@ impl Study {
             (picked.chunk_by(|a, b| (&a.target, &a.paper) == (&b.target, &b.paper)))
                 .filter_map(|of_pair| {
                     stars.clear();
-                    stars.extend(of_pair.iter().map(|row| row.stars));
+                    stars.extend(of_pair.iter().filter_map(|row| row.answer.stars()));
                     let grade = judgments.of(&mut stars)?.as_stars()?;
                     Some((of_pair[0].target.clone(), of_pair[0].paper.clone(), grade))
                 })

@@ -1,11 +1,12 @@
 //! A target's rating page for one rater: blind, their own stars only.
 
-use crate::domain::PaperKey;
+use crate::domain::{Guidelines, PaperKey};
 use crate::study::db;
+use crate::study::guidelines::in_force;
 use crate::study::{Paper, PooledPaper, Progress, Rater, Refusal, Study, StudyError};
 
 /// A target's rating page for one rater: the target, its pooled papers in the blind order with
-/// the rater's stars, and the target to rate after it.
+/// the rater's ratings (and notes), the study's guidelines, and the target to rate after it.
 #[derive(Debug, Clone)]
 pub struct RatingPage {
     pub target: Paper,
@@ -15,13 +16,15 @@ pub struct RatingPage {
     pub next_target: Option<PaperKey>,
     /// The study has raters besides its owner.
     pub with_raters: bool,
+    /// The study's guidelines in force, if it has some.
+    pub guidelines: Option<Guidelines>,
 }
 
 impl Study {
     /// `rater`'s rating page of `target`, with their own stars only; refused when the paper is
     /// no target being rated (never one, or dropped), or when it has the raters it needs and
     /// `rater` is not one of them. Blind: it reads the pool and the rater's ratings, never a
-    /// model, rank, score or list, nor another rater's stars.
+    /// model, rank, score or list, nor another rater's stars or notes.
     pub async fn rating_page(
         &self,
         target: PaperKey,
@@ -41,7 +44,7 @@ impl Study {
                 .ok_or_else(no_such_target)?;
             let next_target = db::targets::next_to_rate(&mut *conn, target, rater.id).await?;
             let progress = Progress {
-                rated: papers.iter().filter(|paper| paper.stars.is_some()).count() as i64,
+                rated: papers.iter().filter(|paper| paper.rating.is_some()).count() as i64,
                 total: papers.len() as i64,
             };
             Ok(RatingPage {
@@ -49,7 +52,8 @@ impl Study {
                 papers,
                 progress,
                 next_target,
-                with_raters: db::raters::has_raters(conn).await?,
+                with_raters: db::raters::has_raters(&mut *conn).await?,
+                guidelines: (in_force(conn).await?).map(|guidelines| guidelines.markdown),
             })
         })
         .await

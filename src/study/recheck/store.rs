@@ -6,24 +6,27 @@ use crate::study::RecheckProgress;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperKey, RaterId, Stars};
+use crate::study::db::column::Stored;
 
 /// A rating a rater set or changed in the browser, with its time (RFC 3339), oldest first.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Judgment {
+    #[sqlx(try_from = "Stored<RaterId>")]
     pub rater_id: RaterId,
     pub changed_at: String,
     pub stars: i64,
 }
 
 /// Every rating set or changed in the browser, in the order they were made. Imports are left
-/// out: their history holds the time of the import, not of the judgments; clears and undos
-/// are no judgments.
+/// out: their history holds the time of the import, not of the judgments; clears, undos,
+/// "can't judge" and changes of a note alone are no judgments.
 pub async fn judgments<'e, E: SqliteExecutor<'e>>(
     executor: E,
 ) -> Result<Vec<Judgment>, sqlx::Error> {
     sqlx::query_as(
         "SELECT rater_id, changed_at, stars FROM rating_history
-         WHERE source = 'web' AND stars IS NOT NULL ORDER BY id",
+         WHERE source = 'web' AND stars IS NOT NULL AND stars IS NOT previous_stars
+         ORDER BY id",
     )
     .fetch_all(executor)
     .await
@@ -32,6 +35,7 @@ pub async fn judgments<'e, E: SqliteExecutor<'e>>(
 /// A stored re-check.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Recheck {
+    #[sqlx(try_from = "Stored<RaterId>")]
     pub rater_id: RaterId,
     pub stars_then: i64,
     pub stars: i64,
@@ -73,7 +77,7 @@ pub async fn recheck_progress<'e, E: SqliteExecutor<'e>>(
                                               WHERE a.target_id = t.target_id
                                                 AND a.rater_id = ?1)))",
     )
-    .bind(rater)
+    .bind(rater.map(|rater| rater.0))
     .fetch_one(executor)
     .await?;
     Ok(RecheckProgress {
@@ -83,7 +87,7 @@ pub async fn recheck_progress<'e, E: SqliteExecutor<'e>>(
     })
 }
 
-/// A pair of a finished target that `rater` rated and has not re-checked yet, drawn at
+/// A pair of a finished target that `rater` gave stars and has not re-checked yet, drawn at
 /// random; `None` when there is none.
 pub async fn recheck_candidate(
     conn: &mut SqliteConnection,
@@ -92,20 +96,21 @@ pub async fn recheck_candidate(
     let pair: Option<(i64, i64)> = sqlx::query_as(
         "SELECT r.target_id, r.paper_id FROM ratings r
          JOIN targets t ON t.target_id = r.target_id
-         WHERE r.rater_id = ?1 AND t.active = 1 AND t.fully_rated
+         WHERE r.rater_id = ?1 AND r.stars IS NOT NULL AND t.active = 1 AND t.fully_rated
            AND NOT EXISTS (SELECT 1 FROM rechecks c
                            WHERE c.target_id = r.target_id AND c.paper_id = r.paper_id
                              AND c.rater_id = ?1)
          ORDER BY random() LIMIT 1",
     )
-    .bind(rater)
+    .bind(rater.0)
     .fetch_optional(conn)
     .await?;
     Ok(pair.map(|(target, paper)| (PaperKey(target), PaperKey(paper))))
 }
 
 /// `rater`'s rating of a pair of a finished target, as a re-check compares with it: its stars
-/// and when it was made. `None` when they did not rate the pair or its target is not finished.
+/// and when it was made. `None` when they did not give the pair stars or its target is not
+/// finished.
 pub async fn rating_to_recheck(
     conn: &mut SqliteConnection,
     target: PaperKey,
@@ -115,12 +120,12 @@ pub async fn rating_to_recheck(
     let rating: Option<(i64, String)> = sqlx::query_as(
         "SELECT r.stars, r.rated_at FROM ratings r
          JOIN targets t ON t.target_id = r.target_id
-         WHERE r.target_id = ? AND r.paper_id = ? AND r.rater_id = ?
+         WHERE r.target_id = ? AND r.paper_id = ? AND r.rater_id = ? AND r.stars IS NOT NULL
            AND t.active = 1 AND t.fully_rated",
     )
     .bind(target.0)
     .bind(paper.0)
-    .bind(rater)
+    .bind(rater.0)
     .fetch_optional(conn)
     .await?;
     Ok(rating.and_then(|(stars, rated_at)| Some((Stars::new(stars)?, rated_at))))
@@ -159,7 +164,7 @@ pub async fn record_recheck(
     .bind(i64::from(recheck.stars.get()))
     .bind(recheck.rechecked_at)
     .bind(recheck.browser)
-    .bind(recheck.rater)
+    .bind(recheck.rater.0)
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)

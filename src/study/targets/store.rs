@@ -16,9 +16,10 @@ use crate::study::targets::{Listing, Overview, RaterOverview, TargetSummary};
 use rand::Rng;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperId, PaperKey, Progress, RaterId, TargetChoice};
+use crate::domain::{Answer, Note, PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
+use crate::study::db::column::{self, Stored};
 use crate::study::db::papers::PaperRow;
-use crate::study::PooledPaper;
+use crate::study::{PooledPaper, Rating};
 
 /// The study's stored choice (`study.target_choice`) as a [`TargetChoice`].
 pub(in crate::study) fn choice_of(text: &str) -> TargetChoice {
@@ -115,7 +116,7 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
     .bind(listing.only_unfinished)
     .bind(listing.limit)
     .bind(listing.offset)
-    .bind(rater)
+    .bind(rater.map(|rater| rater.0))
     .fetch_all(executor)
     .await?;
     Ok(rows.into_iter().map(TargetSummary::from).collect())
@@ -124,6 +125,7 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
 #[derive(Debug, FromRow)]
 struct TargetSummaryRow {
     id: i64,
+    #[sqlx(try_from = "Stored<PaperId>")]
     external_id: PaperId,
     title: String,
     rated: i64,
@@ -172,7 +174,7 @@ pub async fn rater_progress<'e, E: SqliteExecutor<'e>>(
          WHERE t.target_id = ?1 AND t.active = 1",
     )
     .bind(target.0)
-    .bind(rater)
+    .bind(rater.0)
     .fetch_optional(executor)
     .await?;
     Ok(row.map(|(rated, total)| Progress { rated, total }))
@@ -203,7 +205,7 @@ pub async fn rater_overview<'e, E: SqliteExecutor<'e>>(
              FROM assignments a JOIN targets t ON t.target_id = a.target_id
              WHERE a.rater_id = ?1 AND t.active = 1"
         ))
-        .bind(rater)
+        .bind(rater.0)
         .fetch_one(executor)
         .await?;
     Ok(RaterOverview {
@@ -222,7 +224,8 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     rater: RaterId,
 ) -> Result<Vec<PooledPaper>, sqlx::Error> {
     let rows: Vec<PooledPaperRow> = sqlx::query_as(
-        "SELECT p.id, p.external_id, p.title, p.abstract, p.authors, p.year, p.url, r.stars
+        "SELECT p.id, p.external_id, p.title, p.abstract, p.authors, p.year, p.url,
+                r.rater_id IS NOT NULL AS rated, r.stars, r.note
          FROM pool
          JOIN papers p ON p.id = pool.paper_id
          LEFT JOIN ratings r ON r.target_id = pool.target_id AND r.paper_id = pool.paper_id
@@ -231,7 +234,7 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
          ORDER BY pool.sort_key, pool.paper_id",
     )
     .bind(target.0)
-    .bind(rater)
+    .bind(rater.0)
     .fetch_all(executor)
     .await?;
     Ok(rows.into_iter().map(PooledPaper::from).collect())
@@ -241,14 +244,21 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
 struct PooledPaperRow {
     #[sqlx(flatten)]
     paper: PaperRow,
+    rated: bool,
     stars: Option<i64>,
+    note: Option<String>,
 }
 
 impl From<PooledPaperRow> for PooledPaper {
     fn from(row: PooledPaperRow) -> PooledPaper {
+        // A row of `ratings` with stars NULL is "can't judge" (see `Answer::stored`).
+        let answer = row.rated.then(|| Answer::stored(row.stars)).flatten();
         PooledPaper {
             paper: row.paper.into(),
-            stars: row.stars,
+            rating: answer.map(|answer| Rating {
+                answer,
+                note: (row.note.as_deref()).and_then(|note| Note::new(note).ok().flatten()),
+            }),
         }
     }
 }
@@ -273,7 +283,7 @@ pub async fn first_to_rate<'e, E: SqliteExecutor<'e>>(
          ORDER BY t.order_key, t.target_id
          LIMIT 1"
     ))
-    .bind(rater)
+    .bind(rater.0)
     .fetch_optional(executor)
     .await?;
     Ok(target.map(PaperKey))
@@ -295,7 +305,7 @@ pub async fn next_to_rate(
          ORDER BY t.order_key, t.target_id
          LIMIT 1"
     ))
-    .bind(rater)
+    .bind(rater.0)
     .bind(current.0)
     .fetch_optional(&mut *conn)
     .await?;
@@ -308,7 +318,7 @@ pub async fn next_to_rate(
          ORDER BY t.order_key, t.target_id
          LIMIT 1"
     ))
-    .bind(rater)
+    .bind(rater.0)
     .bind(current.0)
     .fetch_optional(conn)
     .await?;
@@ -468,7 +478,7 @@ pub fn activate_every_candidate(conn: &rusqlite::Connection) -> rusqlite::Result
     let arriving = (conn.prepare(
         "SELECT target_id FROM targets WHERE listed = 1 AND active = 0 ORDER BY target_id",
     )?)
-    .query_map([], |row| row.get(0))?
+    .query_map([], |row| column::get(row, 0))?
     .collect::<rusqlite::Result<_>>()?;
     conn.execute("UPDATE targets SET active = (listed = 1 OR pooled > 0)", [])?;
     Ok(arriving)
@@ -485,8 +495,28 @@ pub fn candidates(
          WHERE t.listed = 1 AND NOT (? AND t.active = 1)
          ORDER BY p.external_id",
     )?)
-    .query_map([only_inactive], |row| row.get(0))?
+    .query_map([only_inactive], |row| column::get(row, 0))?
     .collect()
+}
+
+/// The ids of the fully rated targets being rated; with `rater`, only those that rater
+/// rated whole too (as the leaderboard counts them under `judgments = rater:NAME`).
+pub async fn finished_ids<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    rater: Option<&RaterName>,
+) -> Result<Vec<PaperId>, sqlx::Error> {
+    let ids: Vec<Stored<PaperId>> = sqlx::query_scalar(
+        "SELECT p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
+         WHERE t.active = 1 AND t.fully_rated = 1
+           AND (?1 IS NULL
+                OR EXISTS (SELECT 1 FROM assignments a JOIN raters r ON r.id = a.rater_id
+                           WHERE a.target_id = t.target_id AND r.name = ?1
+                             AND a.rated = t.pooled))",
+    )
+    .bind(rater.map(RaterName::as_str))
+    .fetch_all(executor)
+    .await?;
+    Ok(ids.into_iter().map(|Stored(id)| id).collect())
 }
 
 /// Adds `?2` to the pooled count of target `?1` (the pool's writers do, in the transaction of

@@ -20,7 +20,7 @@ use super::leaderboard::LeaderboardQuery;
 use super::rating_page::{scale, ScaleStep};
 use super::view::{self, Nav, PaperView};
 use super::WebError;
-use crate::checks::{self, Checks, ModelBias, Variant};
+use crate::checks::{self, Checks, ModelBias, Variant, VersionReport};
 use crate::domain::{PaperId, Stars};
 use crate::study::{Recheck, RecheckProgress, Study};
 use crate::words;
@@ -95,6 +95,16 @@ impl ChecksPage {
             .map(|placed| placed.model.as_str())
             .collect();
         names.join(" › ")
+    }
+
+    /// The share of the stars given under `version` that are `at + 1` stars.
+    fn star_share(&self, version: &VersionReport, at: &usize) -> String {
+        words::page::percent(version.stars_shares.map(|shares| shares[*at]), 0)
+    }
+
+    /// The day of an RFC 3339 time (`2026-12-01`).
+    fn day<'a>(&self, at: &'a str) -> &'a str {
+        at.get(..10).unwrap_or(at)
     }
 
     fn interval(&self) -> String {

@@ -82,6 +82,7 @@ struct LeaderboardPage {
     chart: Chart,
     form: OptionsForm,
     links: Links,
+    trec_eval: TrecEvalView,
 }
 
 pub async fn show(
@@ -143,6 +144,7 @@ pub async fn show(
         chart: Chart::new(&board.models),
         form: OptionsForm::new(&board, query.sort, &signed, &judges),
         links: Links::new(&query, &board.settings),
+        trec_eval: TrecEvalView::new(&board),
     })?;
     csrf.set_cookie_on(&mut response)?;
     Ok(response)
@@ -151,6 +153,8 @@ pub async fn show(
 /// What a judge did to the board, and each model's figures with it and without.
 struct JudgeView {
     words: String,
+    /// What became of the tuning targets, for a judge trials chose.
+    tuning: Option<String>,
     warning: Option<String>,
     /// Whether the NDCG column is prediction-powered (else the raters' alone, and no table).
     prediction_powered: bool,
@@ -172,6 +176,7 @@ impl JudgeView {
         let interval = |ends| page::interval_or_missing(ends, 3);
         JudgeView {
             words: judge.in_words(),
+            tuning: judge.tuning_in_words(),
             warning: judge.order_warning(),
             prediction_powered: judge.prediction_powered(),
             rows: (board.models.iter())
@@ -269,6 +274,21 @@ struct Header {
     default_order: &'static str,
     /// `ascending` or `descending` on the column the rows are sorted by.
     aria_sort: Option<&'static str>,
+}
+
+impl Header {
+    /// The label up to its cutoff (`Judged` of `Judged@8`): a narrow table may break the
+    /// heading there.
+    fn label_start(&self) -> &str {
+        self.label
+            .split_once('@')
+            .map_or(&self.label, |(start, _)| start)
+    }
+
+    /// The cutoff of an `@k` label (`@8`).
+    fn label_cutoff(&self) -> Option<&str> {
+        self.label.find('@').map(|at| &self.label[at..])
+    }
 }
 
 fn headers(query: &LeaderboardQuery, k: usize) -> Vec<Header> {
@@ -523,7 +543,10 @@ struct Links {
     per_target_csv: String,
     json: String,
     per_target_json: String,
+    /// Every rated pair's qrels.
     qrels: String,
+    /// The qrels of the fully rated targets.
+    qrels_finished: String,
 }
 
 impl Links {
@@ -540,14 +563,44 @@ impl Links {
             per_target_csv: query.link("/leaderboard.csv", &[("per_target", "1")]),
             json: query.link("/leaderboard.json", &[]),
             per_target_json: query.link("/leaderboard.json", &[("per_target", "1")]),
-            qrels: match query.options.judgments.as_ref().filter(|j| j.is_whole()) {
-                Some(judgments) => format!(
-                    "/export/qrels.txt?relevance={}&judgments={}",
-                    settings.relevance,
-                    super::papers::encode_query_value(&judgments.to_string())
-                ),
-                None => format!("/export/qrels.txt?relevance={}", settings.relevance),
-            },
+            qrels: qrels(query, settings, ""),
+            qrels_finished: qrels(query, settings, "&targets=finished"),
+        }
+    }
+}
+
+/// The qrels download with the board's relevance and judgments, and `more` parameters.
+fn qrels(query: &LeaderboardQuery, settings: &Settings, more: &str) -> String {
+    match query.options.judgments.as_ref().filter(|j| j.is_whole()) {
+        Some(judgments) => format!(
+            "/export/qrels.txt?relevance={}&judgments={}{more}",
+            settings.relevance,
+            super::papers::encode_query_value(&judgments.to_string())
+        ),
+        None => format!("/export/qrels.txt?relevance={}{more}", settings.relevance),
+    }
+}
+
+/// The qrels of the board's targets and how trec_eval gives its NDCG from them; the owner's
+/// (the qrels hold every rater's judgments).
+struct TrecEvalView {
+    /// Every rated pair's qrels are the board's (partly rated targets included).
+    every_pair: bool,
+    evaluated: usize,
+    command: String,
+    /// The settings under which trec_eval's number would be the board's, in words, when the
+    /// board's are not those.
+    unlike: Option<String>,
+}
+
+impl TrecEvalView {
+    fn new(board: &Leaderboard) -> TrecEvalView {
+        let unlike = board.unlike_trec_eval();
+        TrecEvalView {
+            every_pair: board.partial == Partial::Include,
+            evaluated: board.targets.evaluated,
+            command: board.trec_eval_command(),
+            unlike: (!unlike.is_empty()).then(|| unlike.join(" and ")),
         }
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! - `GET /leaderboard/targets`: a targets × models matrix of NDCG@k, shaded by value.
 //! - `GET /leaderboard/targets/{n}`: each model's top k for one target with the stars of each
-//!   paper; 403 while the target's pool is not fully rated.
+//!   paper, and the raters' notes; 403 while the target's pool is not fully rated.
 //!
 //! Both unblind: they tell which model found which paper. Shown only once a target is fully
 //! rated, they can never bias a rating still to come, and every later change of a rating of
@@ -17,7 +17,7 @@ use askama::Template;
 use super::LeaderboardQuery;
 use crate::domain::{Grade, PaperId, PaperKey};
 use crate::leaderboard::{columns, Partial};
-use crate::study::{Evaluated, ListedPaper, ModelOnTarget, Progress, Study, TargetView};
+use crate::study::{Evaluated, ListedPaper, ModelOnTarget, Progress, RaterNote, Study, TargetView};
 use crate::web::auth::Owner;
 use crate::web::view::{self, Nav};
 use crate::web::WebError;
@@ -125,6 +125,8 @@ struct TargetBreakdownPage {
     k: usize,
     /// `None` while the target is not fully rated.
     lists: Option<Vec<ModelList>>,
+    /// The raters' notes on its pairs (a fully rated target's only).
+    notes: Vec<RaterNote>,
     back: String,
 }
 
@@ -144,6 +146,8 @@ struct PaperInList {
     /// The paper's judgment on the target: whole stars, or with `judgments=mean` the mean of
     /// its raters' stars.
     stars: Option<Grade>,
+    /// Unjudged because its raters could not judge it.
+    cannot_judge: bool,
 }
 
 impl ModelList {
@@ -166,6 +170,7 @@ impl PaperInList {
             external_id: listed.paper.clone(),
             title: listed.title.clone(),
             stars: listed.judgment,
+            cannot_judge: listed.cannot_judge,
         }
     }
 
@@ -194,6 +199,7 @@ pub async fn target(
         settings,
         judgments,
         models,
+        notes,
     } = study.target_view(key, &query.options).await?;
     let page = TargetBreakdownPage {
         nav: Nav::OWNER,
@@ -205,6 +211,7 @@ pub async fn target(
         judgments: judgments.map(|judgments| judgments.describe()),
         k: settings.k.get(),
         lists: (models.as_ref()).map(|models| models.iter().map(ModelList::new).collect()),
+        notes,
         back: query.link("/leaderboard/targets", &[]),
     };
     if page.lists.is_none() {

@@ -1,8 +1,9 @@
 //! What pages show of a paper, and how a page becomes an answer; the fragments more than one
 //! page shows (a model's standing, the pruning control).
 //!
-//! Every text from the data is escaped by askama (no `|safe` anywhere); on top of that, only
-//! `http(s)` addresses become links, since escaping does not make a `javascript:` link harmless.
+//! Every text from the data is escaped by askama; on top of that, only `http(s)` addresses
+//! become links, since escaping does not make a `javascript:` link harmless. The one `|safe`
+//! is the study's guidelines, HTML that [`markdown::render`] made safe ([`RenderedMarkdown`]).
 
 use actix_web::http::header::ContentType;
 use actix_web::HttpResponse;
@@ -12,9 +13,11 @@ use super::WebError;
 use crate::domain::PaperId;
 use crate::study::{Paper, Rater};
 
+mod markdown;
 mod pruning_control;
 mod standing;
 
+pub use markdown::{render as render_markdown, RenderedMarkdown};
 pub use pruning_control::PruningControl;
 pub use standing::Standing;
 

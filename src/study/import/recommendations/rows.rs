@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::formats::input::{self, Header};
 use crate::formats::records::Parse;
-use crate::formats::trec::RunLine;
+use crate::formats::trec::{self, RunLine};
 use crate::formats::{json_problem, parse_score, Format, Problem};
 
 /// One row as read, before its ids are resolved.
@@ -56,7 +56,7 @@ impl Parse for RowParser<'_> {
             rank: header.optional("rank"),
             paper: header.require("paper", Self::CSV_HEADER)?,
             score: header.optional("score"),
-            count: header.len(),
+            count: header.columns(),
         };
         if columns.rank.is_none() && columns.score.is_none() {
             return Err(Problem::at(
@@ -158,9 +158,15 @@ impl Parse for RowParser<'_> {
         })
     }
 
-    fn trec<'r>(&'r self, run: RunLine<'r>, _: u64) -> Result<Row<'r>, Problem> {
+    fn trec<'r>(&'r self, run: RunLine<'r>, line: u64) -> Result<Row<'r>, Problem> {
+        let model = (self.model.or(run.model)).ok_or_else(|| {
+            trec::untagged(
+                line,
+                "give its name with --model NAME or the import page's Model name",
+            )
+        })?;
         Ok(Row {
-            model: Cow::Borrowed(self.model.unwrap_or(run.model)),
+            model: Cow::Borrowed(model),
             target: Cow::Borrowed(run.target),
             paper: Cow::Borrowed(run.paper),
             // trec_eval ignores the rank column and orders by score.
