@@ -408,8 +408,19 @@ pub(crate) async fn posting(
 /// The answer on `stream`: its status line and its body.
 pub(crate) async fn answer_on(mut stream: tokio::net::TcpStream) -> (String, String) {
     let mut answer = Vec::new();
-    // The server may close the connection once it has answered.
-    let _ = tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await;
+    // Read until the body is as long as its Content-Length says, or until the server closes
+    // the connection: it may also keep it open for a next request (for its keep-alive time, 5
+    // seconds, which reading to the end waited for).
+    let _ = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut chunk = [0; 8192];
+        while !is_whole(&answer) {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(read) => answer.extend_from_slice(&chunk[..read]),
+            }
+        }
+    })
+    .await;
     let answer = String::from_utf8_lossy(&answer).into_owned();
     let status = answer.lines().next().unwrap_or_default().to_owned();
     let body = answer
@@ -417,6 +428,21 @@ pub(crate) async fn answer_on(mut stream: tokio::net::TcpStream) -> (String, Str
         .map(|(_, body)| body)
         .unwrap_or_default();
     (status, body.to_owned())
+}
+
+/// Whether `answer` holds a whole HTTP answer: its head, and a body of the length its
+/// Content-Length names (without one, only the server's closing the connection ends it).
+fn is_whole(answer: &[u8]) -> bool {
+    let Some(head_end) = answer.windows(4).position(|window| window == b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&answer[..head_end]);
+    let length = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("content-length")
+            .then(|| value.trim().parse::<usize>().ok())?
+    });
+    length.is_some_and(|length| answer.len() - (head_end + 4) >= length)
 }
 
 /// An upload over `serve --max-upload` is refused with 413 and the limit in words, before its
