@@ -391,8 +391,8 @@ BEGIN
     UPDATE study SET finished_revision = finished_revision + 1 WHERE id = 1;
 END;
 
--- A machine judge: a model behind an endpoint with its prompt, or grades imported from a file
--- (no model, endpoint or prompt). Its grades are kept apart from the ratings: no trigger
+-- A machine judge: a model behind an endpoint with its prompt, a local command, or grades
+-- imported from a file (no model, endpoint, prompt or command). Its grades are kept apart from the ratings: no trigger
 -- above reads them, so they never finish a target nor count as ratings.
 CREATE TABLE "judges" (
     id            INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -404,6 +404,12 @@ CREATE TABLE "judges" (
     settings      TEXT,
     added_at      TEXT    NOT NULL,
     revision      INTEGER NOT NULL DEFAULT 0,
+    -- The guidelines' version its prompt was filled with (NULL: none read).
+    guidelines    INTEGER REFERENCES guidelines (version),
+    -- A judge that is a local command: its command line (then no model, endpoint or prompt).
+    command       TEXT CHECK (command IS NULL OR model IS NULL),
+    -- The trial it was made from, whose grades it kept.
+    from_trial    INTEGER REFERENCES judge_trials (id),
     CHECK ((model IS NULL) = (prompt IS NULL) AND (model IS NULL) = (prompt_sha256 IS NULL)
            AND (model IS NULL) = (endpoint IS NULL))
 );
@@ -415,7 +421,45 @@ CREATE TABLE "judge_grades" (
     stars       INTEGER NOT NULL CHECK (stars BETWEEN 1 AND 5),
     explanation TEXT,
     judged_at   TEXT    NOT NULL,
+    -- The guidelines' version the grade was made under (NULL: none read).
+    guidelines  INTEGER REFERENCES guidelines (version),
     PRIMARY KEY (judge_id, target_id, paper_id)
+) WITHOUT ROWID;
+
+-- The tuning set of the trials: the first N fully rated targets in the study's order, fixed
+-- until a trial asks for another N.
+CREATE TABLE tuning_targets (
+    position  INTEGER PRIMARY KEY,
+    target_id INTEGER NOT NULL UNIQUE REFERENCES papers (id)
+);
+
+-- A trial of a judge on the tuning set: no judge, its grades reach no estimate.
+CREATE TABLE judge_trials (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    model          TEXT,
+    endpoint       TEXT,
+    prompt         TEXT,
+    prompt_sha256  TEXT,
+    guidelines     INTEGER REFERENCES guidelines (version),
+    settings       TEXT,
+    command        TEXT,
+    tuning_targets INTEGER NOT NULL CHECK (tuning_targets >= 1),
+    pairs          INTEGER NOT NULL CHECK (pairs >= 0),
+    seconds        REAL    NOT NULL DEFAULT 0 CHECK (seconds >= 0),
+    created_at     TEXT    NOT NULL,
+    CHECK ((model IS NULL) <> (command IS NULL)
+           AND (model IS NULL) = (prompt IS NULL) AND (model IS NULL) = (endpoint IS NULL)
+           AND (model IS NULL) = (prompt_sha256 IS NULL))
+);
+
+CREATE TABLE trial_grades (
+    trial_id    INTEGER NOT NULL REFERENCES judge_trials (id) ON DELETE CASCADE,
+    target_id   INTEGER NOT NULL REFERENCES papers (id),
+    paper_id    INTEGER NOT NULL REFERENCES papers (id),
+    stars       INTEGER NOT NULL CHECK (stars BETWEEN 1 AND 5),
+    explanation TEXT,
+    judged_at   TEXT    NOT NULL,
+    PRIMARY KEY (trial_id, target_id, paper_id)
 ) WITHOUT ROWID;
 
 -- The run of a judge going on now, by the judge's name: a lease one run holds at a time,

@@ -70,6 +70,11 @@ printf '## Scope\n\nRate **method** papers by what a reader of the target would 
 "$bin" --db "$demo" guidelines set "$work/guidelines.md" 2>/dev/null
 printf 'target,paper,stars,note\ndemo-02,demo-04,5,"Same task, same data"\ndemo-02,demo-09,cannot-judge,A field I do not know\n' >"$work/notes.csv"
 "$bin" --db "$demo" import ratings "$work/notes.csv" 2>/dev/null
+# A trial of a judge that is a local command, and a judge made from it: /judges with both.
+JUDGE_LOG=$work/judge.log "$bin" --db "$demo" judge --command \
+    "python3 tests/fixtures/judges/command_judge.py" --trial 2>/dev/null
+JUDGE_LOG=$work/judge.log "$bin" --db "$demo" judge --command \
+    "python3 tests/fixtures/judges/command_judge.py" --from-trial 1 --name script 2>/dev/null
 noted_target=$(python3 -c 'import sqlite3, sys
 print(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM papers WHERE external_id = ?", ("demo-02",)).fetchone()[0])' "$demo")
 serve "$demo"
@@ -93,4 +98,5 @@ audit "$empty_url/" "$empty_url/import" "$empty_url/lists" "$empty_url/raters" \
     "$url/" "$url/targets" "$url$first_target" "$url/papers?q=topic" \
     "$url/targets/$noted_target" "$url/leaderboard/targets/$noted_target" "$url/guidelines" \
     "$url/leaderboard" "$url/leaderboard/targets" "$url/checks" "$url/checks/recheck" \
-    "$url/lists" "$url/raters"
+    "$url/lists" "$url/raters" "$url/judges" "$url/judges/trials/1/disagreements" \
+    "$url/judges/script/disagreements" "$url/leaderboard?judge=script"

@@ -13,7 +13,10 @@ use super::{CliError, StatusFormat};
 use crate::domain::{JudgeModel, JudgeName};
 use crate::study::judges::endpoint::EndpointUrl;
 use crate::study::judges::prompt::MAX_TEMPLATE_BYTES;
-use crate::study::judges::{JudgeSummary, RunProgress, RunReport, RunRequest, KEY_VARIABLE};
+use crate::study::judges::{
+    CommandLine, EndpointRequest, Grading, JudgeSummary, Purpose, RunProgress, RunReport,
+    RunRequest, TrialSummary, KEY_VARIABLE,
+};
 use crate::study::{Study, StudyError};
 use crate::terminal::{cell, escape};
 
@@ -22,32 +25,75 @@ pub struct JudgeArgs {
     /// The API base of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8081/v1: requests
     /// go to its path followed by /chat/completions, its query string kept. No user name or
     /// password in it (the key goes in PAPERJUDGE_JUDGE_KEY); no redirect is followed.
-    #[arg(long, value_name = "URL")]
-    pub endpoint: String,
+    #[arg(
+        long,
+        value_name = "URL",
+        required_unless_present = "command",
+        conflicts_with = "command"
+    )]
+    pub endpoint: Option<String>,
     /// The model the endpoint serves.
-    #[arg(long, value_name = "NAME")]
-    pub model: String,
-    /// The judge's name [default: the model's]. A judge's grades all come from one model and
-    /// one prompt: another model or prompt needs another name.
+    #[arg(
+        long,
+        value_name = "NAME",
+        required_unless_present = "command",
+        conflicts_with = "command"
+    )]
+    pub model: Option<String>,
+    /// A judge that is a local program, started once (without a shell; the line split into
+    /// words as a shell splits them): it reads one JSON object a line on its standard input,
+    /// {"id", "target_title", "target_abstract", "candidate_title", "candidate_abstract"}, and
+    /// writes one a line, {"id", "stars"[, "explanation"]}, in any order.
+    #[arg(long, value_name = "\"CMD ARGS\"")]
+    pub command: Option<String>,
+    /// The judge's name [default: the model's, or the command line]. A judge's grades all come
+    /// from one model and one prompt, or one command: another needs another name.
     #[arg(long, value_name = "JUDGE")]
     pub name: Option<String>,
     /// A prompt template of your own, at most 64 KiB: a text holding {target_title} and
-    /// {candidate_title} (and, if you like, {target_abstract} and {candidate_abstract}), asking
-    /// for JSON {"stars": N} [default: the judge's own; for a new judge, paperjudge's, which
-    /// marks the papers' texts as data].
-    #[arg(long, value_name = "FILE")]
+    /// {candidate_title} (and, if you like, {target_abstract}, {candidate_abstract} and
+    /// {guidelines}: the study's guidelines with the scale of stars, as raters read them),
+    /// asking for JSON {"stars": N} [default: the judge's own; for a new judge, paperjudge's,
+    /// which reads the guidelines and marks the papers' texts as data].
+    #[arg(long, value_name = "FILE", conflicts_with = "command")]
     pub prompt: Option<PathBuf>,
-    /// Requests in flight at most: a server that batches requests (vLLM, llama-server
-    /// --parallel N) wants 16 to 64.
+    /// Pairs outstanding at most: requests in flight (a server that batches requests, vLLM or
+    /// llama-server --parallel N, wants 16 to 64), or lines sent to the command and not
+    /// answered yet.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub concurrency: u64,
     /// Grade at most N pairs in this run (the first ones of the study's order).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,
     /// Seconds one request may take, from connecting to the reply's last byte, before it is
-    /// tried again.
+    /// tried again; seconds a command may answer nothing while lines are outstanding.
     #[arg(long, value_name = "SECONDS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: u64,
+    /// Try the judge first: grade only the tuning set's pairs (the first fully rated targets
+    /// in the study's order) and print its agreement with the raters, its speed and the time
+    /// the whole study would take. A trial is no judge: its grades reach no estimate.
+    #[arg(long, conflicts_with_all = ["from_trial", "stop_below_alpha", "name", "limit"])]
+    pub trial: bool,
+    /// The tuning set's size [default: the set as it is, or 10]: the same set for every trial
+    /// until another size is asked.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10000))]
+    pub tuning_targets: Option<u64>,
+    /// Make the judge --name from the trial ID (`judges trials` lists them), keeping its
+    /// grades, and grade the rest of the study with what the trial graded with.
+    #[arg(long, value_name = "ID", requires = "name", value_parser = clap::value_parser!(i64).range(1..))]
+    pub from_trial: Option<i64>,
+    /// Grade the tuning set first, and stop there when the upper end of alpha's 95% interval
+    /// on it is below X: a judge that agrees too little is not run on the whole study.
+    #[arg(long, value_name = "X", conflicts_with = "from_trial", value_parser = alpha_threshold)]
+    pub stop_below_alpha: Option<f64>,
+}
+
+/// An alpha threshold: a number from -1 to 1.
+fn alpha_threshold(text: &str) -> Result<f64, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|x| (-1.0..=1.0).contains(x))
+        .ok_or_else(|| format!("must be a number from -1 to 1, got {text:?}"))
 }
 
 #[derive(Debug, Args)]
@@ -64,6 +110,9 @@ pub enum JudgesCommand {
     List,
     /// Remove a judge and all its grades (no rating changes).
     Remove { name: String },
+    /// Every trial (`judge ... --trial`), the best first: its agreement with the raters on
+    /// the tuning set and its speed.
+    Trials,
 }
 
 /// A judge's name as given on the command line.
@@ -72,35 +121,53 @@ pub fn judge_name(text: &str) -> Result<JudgeName, CliError> {
 }
 
 pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
-    let prompt = args.prompt.as_deref().map(read_prompt).transpose()?;
     let usage = |message: String| CliError::Usage(message);
+    let grading = match (&args.command, &args.endpoint, &args.model) {
+        (Some(command), _, _) => Grading::Command(CommandLine::parse(command).map_err(usage)?),
+        (None, Some(endpoint), Some(model)) => Grading::Endpoint(EndpointRequest {
+            endpoint: EndpointUrl::parse(endpoint).map_err(|invalid| usage(invalid.to_string()))?,
+            model: JudgeModel::new(model).map_err(|invalid| usage(invalid.to_string()))?,
+            prompt: args.prompt.as_deref().map(read_prompt).transpose()?,
+            key: std::env::var(KEY_VARIABLE).ok(),
+        }),
+        // clap asks for both, or for the command.
+        (None, _, _) => {
+            return Err(usage(
+                "give --endpoint URL and --model NAME, or --command \"CMD ARGS\"".to_owned(),
+            ))
+        }
+    };
+    let purpose = match (args.trial, args.from_trial, args.stop_below_alpha) {
+        (true, _, _) => Purpose::Trial,
+        (false, Some(trial), _) => Purpose::FromTrial(trial),
+        (false, None, Some(threshold)) => Purpose::JudgeUnlessBelow(threshold),
+        (false, None, None) => Purpose::Judge,
+    };
+    if args.tuning_targets.is_some() && matches!(purpose, Purpose::Judge | Purpose::FromTrial(_)) {
+        return Err(usage(
+            "--tuning-targets sets the tuning set of --trial or --stop-below-alpha: give one of \
+             them"
+                .to_owned(),
+        ));
+    }
     let request = RunRequest {
-        endpoint: EndpointUrl::parse(&args.endpoint)
-            .map_err(|invalid| usage(invalid.to_string()))?,
-        model: JudgeModel::new(&args.model).map_err(|invalid| usage(invalid.to_string()))?,
+        grading,
         name: args.name.as_deref().map(judge_name).transpose()?,
-        prompt,
         concurrency: usize::try_from(args.concurrency).unwrap_or(1),
         limit: args.limit,
         timeout: Duration::from_secs(args.timeout),
-        key: std::env::var(KEY_VARIABLE).ok(),
+        purpose,
+        tuning_targets: args
+            .tuning_targets
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
     };
+    if purpose == Purpose::Trial {
+        return trial(study, request).await;
+    }
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     let report = study.run_judge(request, Bar(bar.clone())).await;
     bar.finish_and_clear();
-    let report = report.map_err(|error| match error {
-        StudyError::DiskFull(_) => CliError::Failed(
-            "the disk holding the study is full, so the run could not begin (nothing was \
-             asked): free some space, then run the judge again"
-                .to_owned(),
-        ),
-        StudyError::Busy(_) => CliError::Failed(
-            "another process holds the study (an import, most likely), so the run could not \
-             begin (nothing was asked): run the judge again once it has finished"
-                .to_owned(),
-        ),
-        error => CliError::of_study(error, "the run could not read or write the study file"),
-    })?;
+    let report = report.map_err(run_error)?;
     if report.pairs == 0 {
         crate::tell!(
             "judge {}: every pooled pair of the study's targets is graded already; nothing was \
@@ -114,6 +181,42 @@ pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
     match report.stopped {
         Some(why) => Err(CliError::Failed(why)),
         None => Ok(()),
+    }
+}
+
+/// `judge ... --trial`: the trial's run, then what it found.
+async fn trial(study: &Study, request: RunRequest) -> Result<(), CliError> {
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    let report = study.run_trial(request, Bar(bar.clone())).await;
+    bar.finish_and_clear();
+    let report = report.map_err(run_error)?;
+    crate::tell!("{}", report.run.summary());
+    tell_examples(&report.run);
+    if let Some(found) = &report.found {
+        for line in found.in_words() {
+            crate::tell!("{line}");
+        }
+    }
+    match &report.run.stopped {
+        Some(why) => Err(CliError::Failed(why.clone())),
+        None => Ok(()),
+    }
+}
+
+/// A run that could not begin, in the command line's words.
+fn run_error(error: StudyError) -> CliError {
+    match error {
+        StudyError::DiskFull(_) => CliError::Failed(
+            "the disk holding the study is full, so the run could not begin (nothing was \
+             asked): free some space, then run the judge again"
+                .to_owned(),
+        ),
+        StudyError::Busy(_) => CliError::Failed(
+            "another process holds the study (an import, most likely), so the run could not \
+             begin (nothing was asked): run the judge again once it has finished"
+                .to_owned(),
+        ),
+        error => CliError::of_study(error, "the run could not read or write the study file"),
     }
 }
 
@@ -207,6 +310,20 @@ pub async fn judges(study: &Study, args: JudgesArgs) -> Result<(), CliError> {
             };
             print(&text, as_text)
         }
+        JudgesCommand::Trials => {
+            let trials = study.trials().await?;
+            let (text, as_text) = match args.format {
+                StatusFormat::Json => {
+                    let mut json = serde_json::to_string_pretty(&trials).map_err(|error| {
+                        CliError::Failed(format!("cannot encode the trials: {error}"))
+                    })?;
+                    json.push('\n');
+                    (json, false)
+                }
+                StatusFormat::Text => (trials_table(&trials), true),
+            };
+            print(&text, as_text)
+        }
         JudgesCommand::Remove { name } => {
             let name = judge_name(&name)?;
             study.remove_judge(&name).await?;
@@ -219,34 +336,53 @@ pub async fn judges(study: &Study, args: JudgesArgs) -> Result<(), CliError> {
     }
 }
 
-fn judges_table(judges: &[JudgeSummary]) -> String {
-    if judges.is_empty() {
-        return "no judge yet: `paperjudge judge --endpoint URL --model NAME` grades the pooled \
-                pairs, `paperjudge import judgments FILE --judge NAME` imports grades\n"
+fn trials_table(trials: &[TrialSummary]) -> String {
+    if trials.is_empty() {
+        return "no trial yet: `paperjudge judge --endpoint URL --model NAME --trial` tries a \
+                judge on the tuning set\n"
             .to_owned();
     }
-    let rows: Vec<[String; 5]> = (judges.iter())
-        .map(|judge| {
-            [
-                cell(judge.name.as_str()).into_owned(),
-                (judge.model.as_deref())
-                    .map_or_else(|| "(imported)".to_owned(), |model| cell(model).into_owned()),
-                judge.pairs_judged.to_string(),
-                judge.targets_judged.to_string(),
-                judge
-                    .prompt_sha256
-                    .as_deref()
+    let number = |value: Option<f64>| crate::words::terminal::number(value);
+    let rows: Vec<Vec<String>> = (trials.iter())
+        .map(|trial| {
+            vec![
+                trial.id.to_string(),
+                match (&trial.model, &trial.command) {
+                    (Some(model), _) => cell(model).into_owned(),
+                    (None, Some(command)) => format!("(command) {}", cell(command)),
+                    (None, None) => String::new(),
+                },
+                trial.pairs.to_string(),
+                number(trial.alpha_ordinal),
+                number(trial.kappa_quadratic),
+                number(trial.spearman),
+                trial
+                    .seconds_per_pair
+                    .map_or_else(|| "-".to_owned(), |seconds| format!("{seconds:.2}")),
+                (trial.prompt_sha256.as_deref())
                     .map_or_else(String::new, |sha| sha.chars().take(12).collect()),
+                trial.created_at.clone(),
             ]
         })
         .collect();
-    let header = [
-        "judge",
-        "model",
-        "pairs judged",
-        "targets judged",
-        "prompt sha256",
-    ];
+    table(
+        &[
+            "trial",
+            "model",
+            "pairs",
+            "alpha",
+            "kappa",
+            "rho",
+            "s/pair",
+            "prompt sha256",
+            "when",
+        ],
+        &rows,
+    )
+}
+
+/// Rows under a header, each column as wide as its widest cell.
+fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..header.len())
         .map(|column| {
             (rows.iter().map(|row| row[column].chars().count()))
@@ -261,9 +397,46 @@ fn judges_table(judges: &[JudgeSummary]) -> String {
             .collect();
         format!("{}\n", padded.join("  ").trim_end())
     };
-    let mut table = line(&header);
-    for row in &rows {
-        table.push_str(&line(&row.each_ref().map(String::as_str)));
+    let mut text = line(header);
+    for row in rows {
+        text.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
     }
-    table
+    text
+}
+
+fn judges_table(judges: &[JudgeSummary]) -> String {
+    if judges.is_empty() {
+        return "no judge yet: `paperjudge judge --endpoint URL --model NAME` grades the pooled \
+                pairs, `paperjudge import judgments FILE --judge NAME` imports grades\n"
+            .to_owned();
+    }
+    let rows: Vec<[String; 5]> = (judges.iter())
+        .map(|judge| {
+            [
+                cell(judge.name.as_str()).into_owned(),
+                match (&judge.model, &judge.command) {
+                    (Some(model), _) => cell(model).into_owned(),
+                    (None, Some(command)) => format!("(command) {}", cell(command)),
+                    (None, None) => "(imported)".to_owned(),
+                },
+                judge.pairs_judged.to_string(),
+                judge.targets_judged.to_string(),
+                judge
+                    .prompt_sha256
+                    .as_deref()
+                    .map_or_else(String::new, |sha| sha.chars().take(12).collect()),
+            ]
+        })
+        .collect();
+    let rows: Vec<Vec<String>> = rows.into_iter().map(Vec::from).collect();
+    table(
+        &[
+            "judge",
+            "model",
+            "pairs judged",
+            "targets judged",
+            "prompt sha256",
+        ],
+        &rows,
+    )
 }

@@ -146,11 +146,17 @@ pub enum Refusal {
     FractionalQrels,
     #[error("there is no judge {0:?} in this study (`paperjudge judges list` lists them)")]
     UnknownJudge(JudgeName),
+    #[error("there is no trial {0} in this study (`paperjudge judges trials` lists them)")]
+    UnknownTrial(i64),
+    /// `grades_with` names the model or the command, in words.
     #[error(
-        "the judge {judge:?} grades with the model {model:?}: its grades come from its runs \
+        "the judge {judge:?} grades with {grades_with}: its grades come from its runs \
          (`paperjudge judge`); import these under another judge's name"
     )]
-    JudgeGradesThroughModel { judge: JudgeName, model: String },
+    JudgeGradesThroughModel {
+        judge: JudgeName,
+        grades_with: String,
+    },
     #[error(
         "the judge {0:?} holds imported grades: name this run's judge with --name (a judge's \
          grades all come from one source)"

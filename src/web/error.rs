@@ -119,7 +119,9 @@ impl From<StudyError> for WebError {
     fn from(error: StudyError) -> WebError {
         match error {
             StudyError::Refused(
-                refusal @ (Refusal::NoSuchTarget(_) | Refusal::UnknownJudge(_)),
+                refusal @ (Refusal::NoSuchTarget(_)
+                | Refusal::UnknownJudge(_)
+                | Refusal::UnknownTrial(_)),
             ) => WebError::NotFound(refusal.to_string()),
             StudyError::Refused(
                 refusal @ (Refusal::ImportRunning

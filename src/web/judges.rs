@@ -1,7 +1,10 @@
 //! `/judges`: the study's machine judges, each with its progress and its audit against the
 //! raters, and a form that starts a judge run (`POST /judges/run`), followed on its page
 //! (`/judges/runs/{job}`, and its JSON for the page's script); `/judges/{name}/disagreements`:
-//! the pairs of fully rated targets where a judge and the raters differ most.
+//! the pairs of fully rated targets where a judge and the raters differ most. The form's "Try"
+//! starts a trial on the tuning set instead; the trials are listed, each with its
+//! disagreements (`/judges/trials/{id}/disagreements`) and a form that makes a judge of it
+//! (`POST /judges/trials/{id}/judge`).
 //!
 //! The owner's alone: a judge's grade of a pair reaches nobody before the pair's target is
 //! fully rated, and then only the owner (see `crate::study::judges`).
@@ -20,8 +23,8 @@ use crate::domain::{JudgeModel, JudgeName};
 use crate::study::judges::endpoint::EndpointUrl;
 use crate::study::judges::prompt::{Prompt, MAX_TEMPLATE_BYTES};
 use crate::study::judges::{
-    Disagreement, JudgeAudit, JudgeSummary, RunJobReport, RunRequest, RunState, KEY_VARIABLE,
-    RUNS_KEPT,
+    CommandLine, Disagreement, EndpointRequest, Grading, JudgeAudit, JudgeSummary, Purpose,
+    RunJobReport, RunRequest, RunState, TrialSummary, KEY_VARIABLE, RUNS_KEPT, TUNING_TARGETS,
 };
 use crate::study::{JobId, Study};
 use crate::words;
@@ -52,6 +55,14 @@ pub fn routes(config: &mut web::ServiceConfig) {
         )
         .route("/judges/runs/{job:[0-9a-f]+}.json", web::get().to(run_json))
         .route("/judges/runs/{job:[0-9a-f]+}", web::get().to(run_page))
+        .route(
+            "/judges/trials/{id:[0-9]+}/disagreements",
+            web::get().to(trial_disagreements),
+        )
+        .route(
+            "/judges/trials/{id:[0-9]+}/judge",
+            web::post().to(from_trial),
+        )
         .route("/judges/{name}/disagreements", web::get().to(disagreements));
 }
 
@@ -80,6 +91,9 @@ struct JudgesPage {
     nav: Nav,
     csrf_token: String,
     judges: Vec<JudgeView>,
+    /// Every trial, the best first.
+    trials: Vec<TrialSummary>,
+    default_tuning_targets: usize,
     default_prompt: String,
     default_concurrency: usize,
     /// The address of the run going on now, if one was started from the browser.
@@ -111,6 +125,10 @@ impl JudgesPage {
         sha.as_deref()
             .map_or_else(String::new, |sha| sha.chars().take(12).collect())
     }
+
+    fn seconds(&self, value: &Option<f64>) -> String {
+        words::page::number(*value, 2)
+    }
 }
 
 async fn page(
@@ -132,6 +150,8 @@ async fn page(
         nav: Nav::OWNER,
         csrf_token: csrf.value().to_owned(),
         judges,
+        trials: study.trials().await?,
+        default_tuning_targets: TUNING_TARGETS,
         default_prompt: Prompt::default_prompt().template().to_owned(),
         default_concurrency: DEFAULT_CONCURRENCY,
         running: study.running_judge_run().as_ref().map(run_path),
@@ -150,6 +170,26 @@ pub struct RunForm {
     name: Option<String>,
     prompt: Option<String>,
     concurrency: Option<String>,
+    /// `trial` for the "Try" button; the judge's run otherwise.
+    purpose: Option<String>,
+    tuning_targets: Option<String>,
+    stop_below_alpha: Option<String>,
+}
+
+/// An optional field of a form: `None` when absent or blank, else parsed by `parse` (`None`:
+/// refused with `what` it must be).
+fn optional<T>(
+    value: Option<&str>,
+    field: &str,
+    what: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Option<T>, WebError> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(text) => parse(text)
+            .map(Some)
+            .ok_or_else(|| WebError::BadRequest(format!("{field} must be {what}; got {text:?}"))),
+    }
 }
 
 /// Starts a judge run as `paperjudge judge` would, and answers 303 to its page; 409 while
@@ -178,17 +218,29 @@ async fn start(
             JudgeName::new(name).map_err(|invalid| WebError::BadRequest(invalid.to_string()))?,
         ),
     };
-    let concurrency = match form.concurrency.as_deref().map(str::trim) {
-        None | Some("") => DEFAULT_CONCURRENCY,
-        Some(text) => text
-            .parse()
-            .ok()
-            .filter(|n| (1..=64).contains(n))
-            .ok_or_else(|| {
-                WebError::BadRequest(format!(
-                    "concurrency must be a whole number from 1 to 64; got {text:?}"
-                ))
-            })?,
+    let concurrency = optional(
+        form.concurrency.as_deref(),
+        "concurrency",
+        "a whole number from 1 to 64",
+        |text| text.parse().ok().filter(|n| (1..=64).contains(n)),
+    )?
+    .unwrap_or(DEFAULT_CONCURRENCY);
+    let tuning_targets = optional(
+        form.tuning_targets.as_deref(),
+        "tuning_targets",
+        "a whole number from 1 to 10000",
+        |text| text.parse().ok().filter(|n| (1..=10_000).contains(n)),
+    )?;
+    let stop_below_alpha = optional(
+        form.stop_below_alpha.as_deref(),
+        "stop_below_alpha",
+        "a number from -1 to 1",
+        |text| text.parse().ok().filter(|x: &f64| (-1.0..=1.0).contains(x)),
+    )?;
+    let purpose = match (form.purpose.as_deref(), stop_below_alpha) {
+        (Some("trial"), _) => Purpose::Trial,
+        (_, Some(threshold)) => Purpose::JudgeUnlessBelow(threshold),
+        _ => Purpose::Judge,
     };
     // The browser sends line breaks as CR LF: the template is the one typed.
     let prompt = form
@@ -199,14 +251,75 @@ async fn start(
         });
     let job = study
         .start_judge_run(RunRequest {
-            endpoint,
-            model,
+            grading: Grading::Endpoint(EndpointRequest {
+                endpoint,
+                model,
+                prompt,
+                key: std::env::var(KEY_VARIABLE).ok(),
+            }),
             name,
-            prompt,
             concurrency,
             limit: None,
             timeout: TIMEOUT,
+            purpose,
+            tuning_targets,
+        })
+        .await?;
+    Ok(see_other(&run_path(&job)))
+}
+
+/// The form that makes a judge from a trial.
+#[derive(Debug, Deserialize)]
+pub struct FromTrialForm {
+    csrf_token: Option<String>,
+    name: Option<String>,
+}
+
+/// Makes the judge `name` from the trial of the address, as `paperjudge judge ... --from-trial`
+/// does (the trial's grades kept, the rest of the study graded with what it graded with), and
+/// answers 303 to the run's page.
+async fn from_trial(
+    request: HttpRequest,
+    study: web::Data<Study>,
+    _: Owner,
+    id: web::Path<i64>,
+    form: web::Form<FromTrialForm>,
+) -> Result<HttpResponse, WebError> {
+    let form = form.into_inner();
+    csrf::verify(&request, form.csrf_token.as_deref())?;
+    let name = (form.name.as_deref().map(str::trim))
+        .filter(|name| !name.is_empty())
+        .ok_or_else(|| WebError::BadRequest("the form needs the field `name`".to_owned()))?;
+    let name = JudgeName::new(name).map_err(|invalid| WebError::BadRequest(invalid.to_string()))?;
+    let id = id.into_inner();
+    let (trial, _) = study.trial_audit(id).await?;
+    let grading = match (trial.model, trial.endpoint, trial.command) {
+        (Some(model), Some(endpoint), _) => Grading::Endpoint(EndpointRequest {
+            endpoint: EndpointUrl::parse(&endpoint)
+                .map_err(|invalid| WebError::BadRequest(invalid.to_string()))?,
+            model: JudgeModel::new(&model)
+                .map_err(|invalid| WebError::BadRequest(invalid.to_string()))?,
+            prompt: None,
             key: std::env::var(KEY_VARIABLE).ok(),
+        }),
+        (_, _, Some(command)) => {
+            Grading::Command(CommandLine::parse(&command).map_err(WebError::BadRequest)?)
+        }
+        _ => {
+            return Err(WebError::BadRequest(format!(
+                "trial {id} names neither a model nor a command"
+            )))
+        }
+    };
+    let job = study
+        .start_judge_run(RunRequest {
+            grading,
+            name: Some(name),
+            concurrency: DEFAULT_CONCURRENCY,
+            limit: None,
+            timeout: TIMEOUT,
+            purpose: Purpose::FromTrial(id),
+            tuning_targets: None,
         })
         .await?;
     Ok(see_other(&run_path(&job)))
@@ -284,7 +397,8 @@ async fn run_json(
 #[template(path = "judge_disagreements.html")]
 struct DisagreementsPage {
     nav: Nav,
-    judge: JudgeName,
+    /// The judge's name, or "trial N".
+    judge: String,
     pairs: Vec<Disagreement>,
 }
 
@@ -297,7 +411,22 @@ async fn disagreements(
     let pairs = study.disagreements(&judge).await?;
     view::html(&DisagreementsPage {
         nav: Nav::OWNER,
-        judge,
+        judge: judge.to_string(),
+        pairs,
+    })
+}
+
+/// A trial's disagreements, as a judge's.
+async fn trial_disagreements(
+    study: web::Data<Study>,
+    _: Owner,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, WebError> {
+    let id = id.into_inner();
+    let pairs = study.trial_disagreements(id).await?;
+    view::html(&DisagreementsPage {
+        nav: Nav::OWNER,
+        judge: format!("trial {id}"),
         pairs,
     })
 }

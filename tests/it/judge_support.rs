@@ -134,6 +134,20 @@ impl StandIn {
         StandIn::start(|request, _| Reply::stars(stars_of_title(request.candidate_title())))
     }
 
+    /// A stand-in that behaves like a prompt-sensitive model: asked with a prompt that says
+    /// [`BY_THE_NUMBER`], it grades every pair by its candidate's title (see
+    /// [`stars_of_title`]); asked with any other, it grades each the other way round (6 minus
+    /// that). Two prompts, two agreements with raters who rate by the title.
+    pub fn prompt_sensitive() -> StandIn {
+        StandIn::start(|request, _| {
+            let stars = stars_of_title(request.candidate_title());
+            match request.prompt().contains(BY_THE_NUMBER) {
+                true => Reply::stars(stars),
+                false => Reply::stars(6 - stars),
+            }
+        })
+    }
+
     /// Every request received so far.
     pub fn received(&self) -> Vec<Received> {
         self.state.received.lock().unwrap().clone()
@@ -157,6 +171,9 @@ impl StandIn {
         *self.state.script.lock().unwrap() = Arc::new(script);
     }
 }
+
+/// What a prompt says for [`StandIn::prompt_sensitive`] to grade well.
+pub const BY_THE_NUMBER: &str = "Grade by the number in the candidate's title.";
 
 /// The stars the grading stand-in gives a candidate, by the number in its title ("Paper
 /// three": 3 % 5 + 1 = 4); 1 for any other title.

@@ -78,3 +78,46 @@ fn a_good_judge_narrows_the_interval_and_a_useless_one_does_not() {
     );
     assert!(useless.mean_lambda() < 0.15, "{useless:?}");
 }
+
+/// A judge chosen among 20 prompts by its agreement with the raters on a tuning set of 10 of
+/// 35 rated targets (`paperjudge::simulation::tuned_judge`, seeded): the tuning targets left
+/// out of the rated ones that correct it keep the leader's NDCG covered as often as a judge
+/// nobody chose (within a point), reused they do not, and leaving them out costs width. The
+/// 4,000 studies behind docs/metrics.md are `cargo run --release --example tuned_judge`.
+#[test]
+fn a_judge_chosen_on_the_tuning_set_stays_honest_with_the_tuning_set_left_out() {
+    use paperjudge::simulation::tuned_judge::{simulate, Rule, TunedSpec};
+    let library = JudgedLibrary::new(&LibrarySpec {
+        targets: 2_000,
+        candidates: 30,
+        skills: SKILLS.to_vec(),
+        k: 8,
+        judge: GOOD,
+        seed: 31,
+    });
+    let spec = TunedSpec {
+        judged: 300,
+        rated: 35,
+        tuning: 10,
+        prompts: vec![1, 20],
+        prompt_noise: 0.5,
+        studies: 1_000,
+        seed: 41,
+    };
+    let rows = simulate(&library, &spec, |v| v[0]);
+    let row = |prompts: usize, rule: Rule| {
+        *(rows.iter())
+            .find(|row| row.prompts == prompts && row.rule == rule)
+            .unwrap()
+    };
+    let unchosen = row(1, Rule::Reused);
+    let (reused, left_out) = (row(20, Rule::Reused), row(20, Rule::LeftOut));
+    assert_eq!(
+        [unchosen.coverage, reused.coverage, left_out.coverage],
+        [0.943, 0.925, 0.937]
+    );
+    assert!(left_out.coverage >= unchosen.coverage - 0.01);
+    assert!(reused.coverage < unchosen.coverage - 0.01);
+    assert!(left_out.mean_half_width > reused.mean_half_width);
+    assert!(rows.iter().all(|row| row.unavailable == 0));
+}

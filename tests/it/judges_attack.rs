@@ -17,7 +17,7 @@ use paperjudge::study::Study;
 use crate::common::TestStudy;
 use crate::judge_support::{stars_of_title, Reply, StandIn};
 use crate::judges_cli::run as run_cli;
-use crate::judges_run::{endpoint, model, request};
+use crate::judges_run::{endpoint, endpoint_of, model, request};
 use crate::judges_web::ended;
 use crate::process_support::{paperjudge, stderr, succeeded};
 use crate::web_support::{fixture_study, location, Answer, Page, TestApp};
@@ -169,10 +169,10 @@ async fn two_runs_at_once_under_one_new_name_never_mix() {
     let stand_in = grading_after(Duration::from_millis(200));
     let shared = JudgeName::new("shared").unwrap();
     let mut one = request(&stand_in);
-    one.model = model("model-one");
+    endpoint_of(&mut one).model = model("model-one");
     one.name = Some(shared.clone());
     let mut two = request(&stand_in);
-    two.model = model("model-two");
+    endpoint_of(&mut two).model = model("model-two");
     two.name = Some(shared.clone());
     let (first, second) =
         tokio::join!(study.study.run_judge(one, ()), elsewhere.run_judge(two, ()));
@@ -526,7 +526,8 @@ async fn an_endpoints_query_string_is_kept_and_credentials_in_it_are_refused() {
     let study = fixture_study().await;
     let stand_in = StandIn::grading();
     let mut with_query = request(&stand_in);
-    with_query.endpoint = endpoint(&format!("{}?api-version=2024-06-01", stand_in.url));
+    endpoint_of(&mut with_query).endpoint =
+        endpoint(&format!("{}?api-version=2024-06-01", stand_in.url));
     let report = study
         .study
         .run_judge(with_query, ())
@@ -802,7 +803,7 @@ async fn a_judge_goes_on_with_its_own_prompt_when_none_is_given() {
     let stand_in = StandIn::start(|_, _| Reply::stars(3));
     let own = "Is {candidate_title} worth reading beside {target_title}? {\"stars\": N}";
     let mut first = request(&stand_in);
-    first.prompt = Some(own.to_owned());
+    endpoint_of(&mut first).prompt = Some(own.to_owned());
     first.limit = Some(2);
     assert_eq!(study.study.run_judge(first, ()).await.unwrap().stored, 2);
     let again = study

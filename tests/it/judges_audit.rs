@@ -78,7 +78,7 @@ async fn judged_app() -> TestApp {
     app
 }
 
-async fn import_judgments(study: &TestStudy, judge: &str) {
+pub async fn import_judgments(study: &TestStudy, judge: &str) {
     let kind =
         paperjudge::study::import::Kind::Judgments(paperjudge::study::import::judgments::Options {
             judge: JudgeName::new(judge).unwrap(),

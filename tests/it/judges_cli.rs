@@ -156,7 +156,7 @@ async fn judges_are_listed_as_text_and_json_and_removed_with_their_grades() {
     assert_eq!(
         json,
         json!([{"name": "embeddings", "model": null, "endpoint": null, "prompt_sha256": null,
-                "pairs_judged": 5, "targets_judged": 1}])
+                "command": null, "pairs_judged": 5, "targets_judged": 1}])
     );
     assert_eq!(
         succeeded(&paperjudge(&db, &["judges"], &[])),

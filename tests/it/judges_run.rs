@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use paperjudge::domain::{JudgeModel, JudgeName};
 use paperjudge::study::judges::endpoint::EndpointUrl;
-use paperjudge::study::judges::{RunReport, RunRequest};
+use paperjudge::study::judges::{EndpointRequest, Grading, Purpose, RunReport, RunRequest};
 use paperjudge::study::{Refusal, StudyError};
 
 use crate::common::TestStudy;
@@ -20,15 +20,14 @@ const NEUTRALISED_HOSTILE_TITLE: &str = "‹script>alert(\"title\")‹/script> &
 const POOLED_PAIRS: u64 = 11;
 
 pub fn request(stand_in: &StandIn) -> RunRequest {
-    RunRequest {
-        endpoint: endpoint(&stand_in.url),
-        model: model("stand-in-judge"),
-        name: None,
-        prompt: None,
-        concurrency: 4,
-        limit: None,
-        timeout: Duration::from_secs(10),
-        key: None,
+    request_to(&stand_in.url)
+}
+
+/// What `request` asks of its endpoint.
+pub fn endpoint_of(request: &mut RunRequest) -> &mut EndpointRequest {
+    match &mut request.grading {
+        Grading::Endpoint(endpoint) => endpoint,
+        Grading::Command(_) => panic!("a judge behind an endpoint"),
     }
 }
 
@@ -327,7 +326,7 @@ async fn the_key_is_sent_as_a_bearer_token_and_a_refused_key_stops_the_run_at_on
         _ => Reply::Status(401, None, "Incorrect API key provided".to_owned()),
     });
     let mut wrong = request(&stand_in);
-    wrong.key = Some("sk-wrong".to_owned());
+    endpoint_of(&mut wrong).key = Some("sk-wrong".to_owned());
     let report = run(&study, wrong).await;
     assert_eq!(report.stored, 0);
     let stopped = report.stopped.expect("the run stopped");
@@ -344,7 +343,7 @@ async fn the_key_is_sent_as_a_bearer_token_and_a_refused_key_stops_the_run_at_on
     // Nothing stored, not even the judge.
     assert_eq!(study.count("judges").await, 0);
     let mut right = request(&stand_in);
-    right.key = Some("sk-right".to_owned());
+    endpoint_of(&mut right).key = Some("sk-right".to_owned());
     assert_eq!(run(&study, right).await.stored, 11);
     let sent: Vec<Option<String>> = (stand_in.received().iter().skip(1))
         .map(|request| request.authorization.clone())
@@ -368,7 +367,7 @@ async fn an_unknown_model_stops_the_run_naming_the_models_served() {
         Reply::Status(404, None, "The model `gpt-5` does not exist".to_owned())
     });
     let mut unknown = request(&stand_in);
-    unknown.model = model("gpt-5");
+    endpoint_of(&mut unknown).model = model("gpt-5");
     let report = run(&study, unknown).await;
     assert_eq!(
         report.stopped.as_deref(),
@@ -392,10 +391,7 @@ async fn an_endpoint_where_nothing_listens_stops_the_run_at_once() {
         .local_addr()
         .unwrap()
         .port();
-    let mut down = RunRequest {
-        endpoint: endpoint(&format!("http://127.0.0.1:{port}/v1")),
-        ..request_to("http://127.0.0.1:9/v1")
-    };
+    let mut down = request_to(&format!("http://127.0.0.1:{port}/v1"));
     down.concurrency = 1;
     let report = run(&study, down).await;
     let stopped = report.stopped.expect("the run stopped");
@@ -414,14 +410,18 @@ async fn an_endpoint_where_nothing_listens_stops_the_run_at_once() {
 
 fn request_to(url: &str) -> RunRequest {
     RunRequest {
-        endpoint: endpoint(url),
-        model: model("stand-in-judge"),
+        grading: Grading::Endpoint(EndpointRequest {
+            endpoint: endpoint(url),
+            model: model("stand-in-judge"),
+            prompt: None,
+            key: None,
+        }),
         name: None,
-        prompt: None,
         concurrency: 4,
         limit: None,
         timeout: Duration::from_secs(10),
-        key: None,
+        purpose: Purpose::Judge,
+        tuning_targets: None,
     }
 }
 
@@ -433,7 +433,7 @@ async fn a_judges_grades_all_come_from_one_model_and_one_prompt() {
     limited.limit = Some(2);
     run(&study, limited).await;
     let mut other_model = request(&stand_in);
-    other_model.model = model("another");
+    endpoint_of(&mut other_model).model = model("another");
     other_model.name = Some(JudgeName::new("stand-in-judge").unwrap());
     let refused = study.study.run_judge(other_model, ()).await.unwrap_err();
     assert!(
@@ -447,19 +447,21 @@ async fn a_judges_grades_all_come_from_one_model_and_one_prompt() {
          run's judge with --name"
     );
     let mut other_prompt = request(&stand_in);
-    other_prompt.prompt = Some("Is {candidate_title} relevant to {target_title}?".to_owned());
+    endpoint_of(&mut other_prompt).prompt =
+        Some("Is {candidate_title} relevant to {target_title}?".to_owned());
     let refused = study.study.run_judge(other_prompt, ()).await.unwrap_err();
     assert!(
         refused.to_string().contains("a prompt of SHA-256"),
         "{refused}"
     );
     let mut bad_prompt = request(&stand_in);
-    bad_prompt.prompt = Some("Grade {candidate_title} for {model_name}".to_owned());
+    endpoint_of(&mut bad_prompt).prompt =
+        Some("Grade {candidate_title} for {model_name}".to_owned());
     let refused = study.study.run_judge(bad_prompt, ()).await.unwrap_err();
     assert_eq!(
         refused.to_string(),
         "the prompt holds {model_name}, which is no placeholder: it may hold {target_title}, \
-         {target_abstract}, {candidate_title}, {candidate_abstract}"
+         {target_abstract}, {candidate_title}, {candidate_abstract}, {guidelines}"
     );
     // Nothing was asked by the refused runs.
     assert_eq!(stand_in.requests(), 2);

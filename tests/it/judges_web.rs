@@ -152,7 +152,7 @@ async fn a_run_form_without_an_endpoint_or_with_a_bad_prompt_is_refused_naming_i
             StatusCode::BAD_REQUEST,
             "the prompt lacks {target_title}: a judge must read which papers it grades \
              (placeholders: {target_title}, {target_abstract}, {candidate_title}, \
-             {candidate_abstract})"
+             {candidate_abstract}, {guidelines})"
                 .to_owned()
         )
     );
@@ -221,4 +221,95 @@ async fn a_judges_grades_are_uploaded_on_the_import_page_with_the_judges_name() 
     );
     assert_eq!(app.study.count("judge_grades").await, 2);
     assert_eq!(app.study.count("ratings").await, 0);
+}
+
+/// "Try" on `/judges` starts a trial; the trials' table lists it with its disagreements, and
+/// its form makes a judge of it that keeps its grades; a bad threshold is refused naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trial_is_tried_listed_read_and_made_a_judge_from_the_browser() {
+    let app = crate::judges_trials::rated_app().await;
+    let stand_in = StandIn::grading();
+    let session = app.session_from("/judges").await;
+    let judges = Page::parse(&app.get_text("/judges").await);
+    assert_eq!(
+        judges.text("#no-trials"),
+        "No trial yet: “Try” below starts one."
+    );
+    assert_eq!(judges.attr("#judge-try", "value"), "trial");
+    let tried = app
+        .post(
+            "/judges/run",
+            Some(&session),
+            &[
+                ("csrf_token", session.token.as_str()),
+                ("endpoint", stand_in.url.as_str()),
+                ("model", "stand-in-judge"),
+                ("purpose", "trial"),
+                ("tuning_targets", "2"),
+            ],
+            Answer::Redirect,
+        )
+        .await;
+    assert_eq!(tried.status(), StatusCode::SEE_OTHER);
+    let run = ended(&app, &location(&tried)).await;
+    assert_eq!(
+        (run["state"].as_str(), run["pairs_total"].as_u64()),
+        (Some("done"), Some(11))
+    );
+    assert_eq!(app.study.count("judges").await, 0);
+
+    let judges = Page::parse(&app.get_text("/judges").await);
+    assert_eq!(judges.count("tr.trial"), 1);
+    assert_eq!(judges.text("#trial-1 .alpha"), "0.48");
+    assert_eq!(judges.text("#trial-1 .kappa"), "0.44");
+    let link = judges.attr("#trial-1 th a", "href");
+    assert_eq!(link, "/judges/trials/1/disagreements");
+    let disagreements = Page::parse(&app.get_text(&link).await);
+    assert_eq!(
+        disagreements.text("h1"),
+        "Where trial 1 and the raters differ"
+    );
+    assert_eq!(disagreements.count("li.disagreement"), 6);
+    assert_eq!(
+        app.get("/judges/trials/9/disagreements").await.status(),
+        StatusCode::NOT_FOUND
+    );
+
+    let made = app
+        .post(
+            "/judges/trials/1/judge",
+            Some(&session),
+            &[
+                ("csrf_token", session.token.as_str()),
+                ("name", "from the trial"),
+            ],
+            Answer::Redirect,
+        )
+        .await;
+    assert_eq!(made.status(), StatusCode::SEE_OTHER);
+    let run = ended(&app, &location(&made)).await;
+    assert_eq!(run["state"], "done", "{run}");
+    // Every pair was the trial's: none asked again.
+    assert_eq!(stand_in.requests(), 11);
+    assert_eq!(app.study.count("judge_grades").await, 11);
+
+    let refused = app
+        .post(
+            "/judges/run",
+            Some(&session),
+            &[
+                ("csrf_token", session.token.as_str()),
+                ("endpoint", stand_in.url.as_str()),
+                ("model", "stand-in-judge"),
+                ("stop_below_alpha", "2"),
+            ],
+            Answer::Redirect,
+        )
+        .await;
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    let page = Page::parse(&refused.text().await.unwrap());
+    assert_eq!(
+        page.text(".error-message"),
+        "stop_below_alpha must be a number from -1 to 1; got \"2\""
+    );
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::store::{self, JudgeRecord};
+use super::store::{self, GradesOf, JudgeRecord};
 use super::JudgeVersion;
 use crate::checks::judges::{audit, JudgeInput};
 use crate::checks::ranking;
@@ -82,12 +82,28 @@ impl Study {
     /// the largest gap first (then by target and paper), at most [`DISAGREEMENTS_SHOWN`].
     pub async fn disagreements(&self, name: &JudgeName) -> Result<Vec<Disagreement>, StudyError> {
         let judge = self.judge_named(name).await?;
+        let graded = self
+            .read(async |conn| {
+                Ok(
+                    store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge.id))
+                        .await?,
+                )
+            })
+            .await?;
+        self.disagreements_in(graded).await
+    }
+
+    /// The pairs of `graded` (a judge's or a trial's grades of fully rated targets) where the
+    /// grade and the raters differ most, as [`Study::disagreements`] lists them.
+    pub(super) async fn disagreements_in(
+        &self,
+        graded: Vec<(PaperKey, PaperKey, Stars)>,
+    ) -> Result<Vec<Disagreement>, StudyError> {
         let set = self.evaluation_set(0).await?;
-        let mut compared: Vec<(PaperKey, PaperKey, Stars, Stars)> =
-            (self.compared_pairs(&set, &judge).await?)
-                .into_iter()
-                .filter(|(_, _, raters, judge)| raters != judge)
-                .collect();
+        let mut compared: Vec<(PaperKey, PaperKey, Stars, Stars)> = (compared(&set, graded))
+            .into_iter()
+            .filter(|(_, _, raters, judge)| raters != judge)
+            .collect();
         compared.sort_by_key(|&(target, paper, raters, judge)| {
             (
                 std::cmp::Reverse(raters.get().abs_diff(judge.get())),
@@ -131,19 +147,14 @@ impl Study {
         judge: &JudgeRecord,
     ) -> Result<Vec<(PaperKey, PaperKey, Stars, Stars)>, StudyError> {
         let graded = self
-            .read(async |conn| Ok(store::grades_of_finished_targets(&mut *conn, judge.id).await?))
-            .await?;
-        let position: HashMap<PaperKey, usize> = (set.targets.iter().enumerate())
-            .map(|(position, (key, _))| (*key, position))
-            .collect();
-        Ok(graded
-            .into_iter()
-            .filter_map(|(target, paper, stars)| {
-                let input = &set.collection.targets[*position.get(&target)?];
-                let raters = input.judgments.get(&paper)?.as_stars()?;
-                input.fully_rated.then_some((target, paper, raters, stars))
+            .read(async |conn| {
+                Ok(
+                    store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge.id))
+                        .await?,
+                )
             })
-            .collect())
+            .await?;
+        Ok(compared(set, graded))
     }
 
     async fn audit_of(
@@ -184,4 +195,42 @@ impl Study {
         // The alpha interval's resamples keep the cores busy for a moment.
         Ok(crate::blocking::run(move || audit(&input, &settings)).await)
     }
+}
+
+/// The pairs of `graded` whose target is fully rated in `set` and that have a judgment of the
+/// raters in whole stars: (target, paper, the raters' judgment, the grade).
+pub(super) fn compared(
+    set: &EvaluationSet,
+    graded: Vec<(PaperKey, PaperKey, Stars)>,
+) -> Vec<(PaperKey, PaperKey, Stars, Stars)> {
+    let position: HashMap<PaperKey, usize> = (set.targets.iter().enumerate())
+        .map(|(position, (key, _))| (*key, position))
+        .collect();
+    graded
+        .into_iter()
+        .filter_map(|(target, paper, stars)| {
+            let input = &set.collection.targets[*position.get(&target)?];
+            let raters = input.judgments.get(&paper)?.as_stars()?;
+            input.fully_rated.then_some((target, paper, raters, stars))
+        })
+        .collect()
+}
+
+/// The agreement of `pairs` (the raters' judgment, the grade) alone: the audit without a
+/// ranking of the models, as a trial and `--stop-below-alpha` read it.
+pub(super) async fn agreement_of(
+    name: JudgeName,
+    pairs: Vec<(Stars, Stars)>,
+    settings: Settings,
+) -> JudgeAudit {
+    let input = JudgeInput {
+        name,
+        pairs,
+        models: Vec::new(),
+        judge_ndcg: Vec::new(),
+        targets_judged: 0,
+        raters_ndcg: Vec::new(),
+    };
+    // The alpha interval's resamples keep the cores busy for a moment.
+    crate::blocking::run(move || audit(&input, &settings)).await
 }

@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::lease::Place;
-use super::run::{RunProgress, RunReport, RunRequest};
+use super::run::{Purpose, RunProgress, RunReport, RunRequest};
+use super::trial::TrialReport;
 use crate::domain::JudgeName;
 use crate::study::JobId;
 use crate::study::{Refusal, Study, StudyError};
@@ -35,7 +36,7 @@ impl JudgeRuns {
 }
 
 /// The one run of the process, held until dropped.
-pub(in crate::study) struct RunSlot(Arc<JudgeRuns>);
+struct RunSlot(Arc<JudgeRuns>);
 
 impl Drop for RunSlot {
     fn drop(&mut self) {
@@ -44,7 +45,7 @@ impl Drop for RunSlot {
 }
 
 /// Claims the slot of the one run, or refuses while another run holds it.
-pub(in crate::study) fn claim(runs: &Arc<JudgeRuns>) -> Result<RunSlot, Refusal> {
+fn claim(runs: &Arc<JudgeRuns>) -> Result<RunSlot, Refusal> {
     let mut state = runs.lock();
     if state.running {
         return Err(Refusal::JudgeRunning);
@@ -150,6 +151,36 @@ impl RunProgress for Arc<RunJob> {
 }
 
 impl Study {
+    /// Grades, as the judge `request` names, every pooled pair of the study's targets that it
+    /// has not graded, through its grader; `progress` hears how it goes. Refused (and nothing
+    /// asked) while another run of this process goes on, for a prompt or a command that cannot
+    /// be used, a judge of that name that grades otherwise, or one that runs elsewhere.
+    pub async fn run_judge(
+        &self,
+        request: RunRequest,
+        progress: impl RunProgress,
+    ) -> Result<RunReport, StudyError> {
+        let _slot = claim(&self.judge_runs)?;
+        let prepared = self.prepare_run(&request, Place::CommandLine).await?;
+        self.run_prepared(prepared, request.concurrency, progress)
+            .await
+    }
+
+    /// A trial (`request.purpose` is [`Purpose::Trial`]): the tuning set's pairs graded as
+    /// `request` asks, and what the grades say.
+    pub async fn run_trial(
+        &self,
+        request: RunRequest,
+        progress: impl RunProgress,
+    ) -> Result<TrialReport, StudyError> {
+        let request = RunRequest {
+            purpose: Purpose::Trial,
+            ..request
+        };
+        let report = self.run_judge(request, progress).await?;
+        self.trial_report(report).await
+    }
+
     /// Starts a judge run in the background (the browser's `/judges`), refused while another
     /// runs in this process: the job that follows it.
     pub async fn start_judge_run(&self, request: RunRequest) -> Result<JobId, StudyError> {
@@ -168,8 +199,8 @@ impl Study {
         }
         let (study, followed) = (self.clone(), job.clone());
         tokio::spawn(async move {
-            let ended =
-                (study.run_prepared(slot, prepared, request.concurrency, followed.clone())).await;
+            let ended = (study.run_prepared(prepared, request.concurrency, followed.clone())).await;
+            drop(slot);
             let (state, summary) = match ended {
                 Ok(report) => ended_report(&report),
                 Err(error) => {

@@ -5,19 +5,23 @@
 //! target, never enter the leaderboard's judgments, never show on a rating page, and per pair
 //! reach only the owner, on fully rated targets only.
 //!
-//! - [`run`]: a run grades the pairs a judge has not graded through a model endpoint
-//!   ([`endpoint`], with the [`prompt`]), holding the judge's [`lease`] (one place at a time);
-//!   [`jobs`]: runs from the browser.
+//! - [`run`]: a run grades the pairs a judge has not graded through its [`grader`] (a model
+//!   endpoint, [`endpoint`], with the [`prompt`]; or a local command), holding the judge's
+//!   [`lease`] (one place at a time); [`jobs`]: the runs of this process, one at a time, those
+//!   from the browser followed as jobs.
 //! - Grades imported from a file (`import judgments`) are written by `Study::import`.
-//! - [`audit`]: how far to trust a judge, against the raters.
+//! - [`audit`]: how far to trust a judge, against the raters; [`trial`]: a judge tried on the
+//!   tuning set before it grades the study.
 
 mod audit;
 pub mod endpoint;
+pub mod grader;
 mod jobs;
 mod lease;
 pub mod prompt;
 pub mod run;
 mod store;
+mod trial;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -34,8 +38,13 @@ use crate::study::import::Summary;
 use store::JudgeRecord;
 
 pub use audit::{Disagreement, JudgeAudit};
+pub use grader::command::CommandLine;
 pub use jobs::{JudgeRuns, RunJobReport, RunState, RUNS_KEPT};
-pub use run::{Example, RunProgress, RunReport, RunRequest, ATTEMPTS, KEY_VARIABLE};
+pub use run::{
+    EndpointRequest, Example, Grading, Purpose, RunProgress, RunReport, RunRequest, ATTEMPTS,
+    KEY_VARIABLE,
+};
+pub use trial::{TrialFindings, TrialReport, TrialSummary, TUNING_TARGETS};
 
 /// A judge and how much of the study it graded, as `paperjudge judges list` and `/judges`
 /// show it.
@@ -47,6 +56,8 @@ pub struct JudgeSummary {
     /// The endpoint it was last run against.
     pub endpoint: Option<String>,
     pub prompt_sha256: Option<String>,
+    /// The command line of a judge that is a local command.
+    pub command: Option<String>,
     /// Pooled pairs of the targets being rated that it graded.
     pub pairs_judged: i64,
     /// Targets being rated whose every pooled pair it graded.
@@ -134,6 +145,7 @@ impl Study {
                         model: judge.model,
                         endpoint: judge.endpoint,
                         prompt_sha256: judge.prompt_sha256,
+                        command: judge.command,
                         pairs_judged: of_judge.map_or(0, |graded| graded.pairs),
                         targets_judged: of_judge.map_or(0, |graded| graded.targets),
                     }
@@ -204,10 +216,10 @@ pub(super) fn write_imported(
     let mut summary = Summary::new("judgments");
     summary.read = read;
     let id = match store::judge_directly(conn, judge)? {
-        Some((_, Some(model))) => {
+        Some((_, Some(grades_with))) => {
             return Err(Refusal::JudgeGradesThroughModel {
                 judge: judge.clone(),
-                model,
+                grades_with,
             }
             .into())
         }
@@ -327,10 +339,14 @@ impl Study {
         let in_raters = (judged.targets.iter())
             .map(|(key, _)| in_set_position.get(key).copied())
             .collect();
+        let tuning = (judged.tuning.iter())
+            .filter_map(|key| position_of_target.get(key).copied())
+            .collect();
         Ok(JudgedTargets {
             name,
             collection: Collection::of(models.to_vec(), targets, set.collection.pool_depth),
             in_raters,
+            tuning,
         })
     }
 }

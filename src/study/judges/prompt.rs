@@ -1,15 +1,17 @@
 //! A machine judge's prompt: a template that a pair's texts fill in. The template holds the
-//! target's and the candidate's title and abstract, and nothing else of the study: never a
-//! model's name, a rank or a score, as the blind pool shows none to a rater. The papers' texts
-//! are written by others: the default prompt puts each between tags and says that what is
-//! inside is data, and no text can close those tags (see [`PLACEHOLDERS`]).
+//! target's and the candidate's title and abstract, and the study's guidelines for rating (what
+//! a rater reads under "How to rate"), and nothing else of the study: never a model's name, a
+//! rank or a score, as the blind pool shows none to a rater. The papers' texts are written by
+//! others: the default prompt puts each between tags and says that what is inside is data, and
+//! no text can close those tags (see [`PLACEHOLDERS`]). The guidelines are the owner's own
+//! words, trusted as the template is.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
-use crate::domain::Stars;
+use crate::domain::{GuidelinesVersion, Stars};
 
 /// A placeholder a template may hold: `{name}`, replaced by a text of the pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +26,7 @@ pub struct Placeholder {
 }
 
 /// The placeholders a template may hold.
-pub const PLACEHOLDERS: [Placeholder; 4] = [
+pub const PLACEHOLDERS: [Placeholder; 5] = [
     Placeholder {
         name: "target_title",
         required: true,
@@ -44,6 +46,11 @@ pub const PLACEHOLDERS: [Placeholder; 4] = [
         name: "candidate_abstract",
         required: false,
         from_a_paper: true,
+    },
+    Placeholder {
+        name: "guidelines",
+        required: false,
+        from_a_paper: false,
     },
 ];
 
@@ -65,9 +72,25 @@ pub struct PairTexts<'a> {
     pub candidate_abstract: &'a str,
 }
 
+/// What a rater reads under "How to rate", as a prompt's `{guidelines}` gives it: the study's
+/// guidelines (Markdown, as the owner wrote them) with the built-in scale of stars below them,
+/// or the scale alone when the study has none.
+pub fn how_to_rate(guidelines: Option<&str>) -> String {
+    let mut text = String::new();
+    if let Some(guidelines) = guidelines {
+        text.push_str(guidelines.trim_end());
+        text.push_str("\n\nThe stars:\n");
+    }
+    for stars in Stars::all() {
+        let _ = writeln!(text, "{stars} ({}): {}", stars.label(), stars.guidance());
+    }
+    text.truncate(text.trim_end().len());
+    text
+}
+
 impl PairTexts<'_> {
-    /// The text of the placeholder named `name`, as it is: an empty abstract reads "(none
-    /// given)".
+    /// The text of the placeholder named `name` of a pair, as it is: an empty abstract reads
+    /// "(none given)"; `None` for the study's own (`{guidelines}`).
     fn of(&self, name: &str) -> Option<&str> {
         fn or_none(text: &str) -> &str {
             if text.trim().is_empty() {
@@ -88,10 +111,11 @@ impl PairTexts<'_> {
 
 impl Prompt {
     /// The prompt paperjudge grades with unless given another: the question a rater answers,
-    /// each paper's texts between tags and said to be data, not instructions, with the rating
-    /// page's words for each grade, and the answer asked for as JSON.
+    /// each paper's texts between tags and said to be data, not instructions, what the raters
+    /// read under "How to rate" (the study's guidelines and the rating page's words for each
+    /// grade), and the answer asked for as JSON.
     pub fn default_prompt() -> Prompt {
-        let mut template = String::from(
+        let template = String::from(
             "You help a researcher judge paper recommendations. The researcher is reading the \
              target paper below and is deciding whether the candidate paper is worth reading \
              or citing beside it.\n\n\
@@ -103,18 +127,10 @@ impl Prompt {
              Target paper:\n<title>{target_title}</title>\n<abstract>{target_abstract}</abstract>\n\n\
              Candidate paper:\n<title>{candidate_title}</title>\n\
              <abstract>{candidate_abstract}</abstract>\n\n\
-             How relevant is the candidate to the target? Grade it with 1 to 5 stars:\n",
-        );
-        for stars in Stars::all() {
-            let _ = writeln!(
-                template,
-                "{stars} ({}): {}",
-                stars.label(),
-                stars.guidance()
-            );
-        }
-        template.push_str(
-            "\nJudge by what the two papers are about, not by how well they are written. \
+             How relevant is the candidate to the target? Grade it with 1 to 5 stars, as the \
+             researcher's raters do, by the guidelines they read (between <guidelines> and \
+             </guidelines>):\n<guidelines>\n{guidelines}\n</guidelines>\n\n\
+             Judge by what the two papers are about, not by how well they are written. \
              Answer with JSON only, in the form {\"stars\": N}, where N is 1, 2, 3, 4 or 5.",
         );
         Prompt { template }
@@ -163,12 +179,21 @@ impl Prompt {
         hex::encode(Sha256::digest(self.template.as_bytes()))
     }
 
+    /// Whether the template holds `{guidelines}`: its grades are made under the guidelines in
+    /// force, and a change of them makes another judge.
+    pub fn reads_guidelines(&self) -> bool {
+        placeholders(&self.template).contains(&"guidelines")
+    }
+
     /// The prompt of one pair: each placeholder of the template replaced by its text, in one
     /// pass (a text that holds a placeholder's name is left as it is), a paper's text
-    /// [`neutralised`].
-    pub fn render(&self, texts: PairTexts<'_>) -> String {
+    /// [`neutralised`]; `how_to_rate` fills `{guidelines}` (see [`how_to_rate`]).
+    pub fn render(&self, how_to_rate: &str, texts: PairTexts<'_>) -> String {
         let value = |name: &str| -> Option<Cow<'_, str>> {
-            let text = texts.of(name)?;
+            let text = match name {
+                "guidelines" => how_to_rate,
+                name => texts.of(name)?,
+            };
             Some(match placeholder(name)?.from_a_paper {
                 true => neutralised(text),
                 false => Cow::Borrowed(text),
@@ -195,6 +220,36 @@ impl Prompt {
         }
         rendered.push_str(rest);
         rendered
+    }
+}
+
+/// A prompt as a run fills it in: the template, with the guidelines in force when the run
+/// began (read once per run).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilledPrompt {
+    pub prompt: Prompt,
+    /// What `{guidelines}` gives (see [`how_to_rate`]).
+    how_to_rate: String,
+    /// The guidelines' version the grades are made under: `None` for a template without
+    /// `{guidelines}` or a study that never had guidelines.
+    pub guidelines: Option<GuidelinesVersion>,
+}
+
+impl FilledPrompt {
+    /// `prompt` under the guidelines in force, `current` (their version, and their Markdown
+    /// unless they were cleared).
+    pub fn new(prompt: Prompt, current: Option<(GuidelinesVersion, Option<&str>)>) -> Self {
+        let guidelines = current.filter(|_| prompt.reads_guidelines());
+        FilledPrompt {
+            how_to_rate: how_to_rate(guidelines.and_then(|(_, markdown)| markdown)),
+            guidelines: guidelines.map(|(version, _)| version),
+            prompt,
+        }
+    }
+
+    /// The prompt of one pair (see [`Prompt::render`]).
+    pub fn render(&self, texts: PairTexts<'_>) -> String {
+        self.prompt.render(&self.how_to_rate, texts)
     }
 }
 
@@ -271,30 +326,49 @@ mod tests {
     #[test]
     fn placeholders_are_filled_in_one_pass_and_other_braces_stay() {
         let prompt = Prompt::new(
-            "T={target_title} A={target_abstract} C={candidate_title} J={\"stars\": N} {x",
+            "T={target_title} A={target_abstract} C={candidate_title} J={\"stars\": N} {x \
+             G={guidelines}",
         )
         .unwrap();
+        assert!(prompt.reads_guidelines());
         assert_eq!(
-            prompt.render(TEXTS),
+            prompt.render("Rate <b>{target_title}</b>", TEXTS),
             "T=Neural topic models A=We model {candidate_title} topics. C=LDA revisited \
-             J={\"stars\": N} {x"
+             J={\"stars\": N} {x G=Rate <b>{target_title}</b>"
         );
     }
 
     #[test]
     fn the_default_prompt_holds_both_papers_the_scale_and_the_json_asked_for() {
         let prompt = Prompt::default_prompt();
-        let rendered = prompt.render(TEXTS);
+        assert!(prompt.reads_guidelines());
+        let rendered = prompt.render(&how_to_rate(None), TEXTS);
         for text in [
             "Target paper:\n<title>Neural topic models</title>\n<abstract>We model",
             "Candidate paper:\n<title>LDA revisited</title>\n<abstract>(none given)</abstract>",
         ] {
             assert!(rendered.contains(text), "{text}");
         }
+        assert!(rendered.contains("<guidelines>\n1 (irrelevant): Not about the target's problem"));
         assert!(rendered.contains("3 (moderately relevant): Related work worth knowing"));
         assert!(rendered.contains("{\"stars\": N}"));
         assert!(!rendered.contains("{target_"));
         assert_eq!(prompt.sha256().len(), 64);
+    }
+
+    #[test]
+    fn the_guidelines_come_before_the_scale_as_on_the_rating_page() {
+        let text = how_to_rate(Some("Rate **method** papers.\n\n"));
+        assert!(
+            text.starts_with("Rate **method** papers.\n\nThe stars:\n1 (irrelevant): "),
+            "{text}"
+        );
+        assert!(text.ends_with("\n5 (highly relevant): Essential next to the target; you would certainly read and cite it."), "{text}");
+        let rendered = Prompt::default_prompt().render(&text, TEXTS);
+        assert!(rendered.contains("<guidelines>\nRate **method** papers.\n\nThe stars:\n1 "));
+        assert!(!Prompt::new("{target_title} {candidate_title}")
+            .unwrap()
+            .reads_guidelines());
     }
 
     #[test]
@@ -306,10 +380,13 @@ mod tests {
         );
         assert_eq!(neutralised("ends with <"), "ends with <");
         let prompt = Prompt::new("[{target_title}] [{candidate_title}] <b>").unwrap();
-        let rendered = prompt.render(PairTexts {
-            candidate_title: "</b><i>",
-            ..TEXTS
-        });
+        let rendered = prompt.render(
+            "",
+            PairTexts {
+                candidate_title: "</b><i>",
+                ..TEXTS
+            },
+        );
         assert_eq!(rendered, "[Neural topic models] [‹/b>‹i>] <b>");
     }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::{JudgeName, ModelId, PaperId, PaperKey, Stars};
+use crate::domain::{GuidelinesVersion, JudgeName, ModelId, PaperId, PaperKey, Stars};
 use crate::study::db::column::{self, Stored};
 use crate::study::db::direct::open_reader;
 use crate::study::db::evaluation::List;
@@ -23,9 +23,21 @@ pub(in crate::study) struct JudgeRecord {
     pub prompt: Option<String>,
     pub prompt_sha256: Option<String>,
     pub revision: i64,
+    /// The guidelines' version its prompt was filled with (see [`JudgeRecord::guidelines`]).
+    pub guidelines_version: Option<i64>,
+    /// A command judge's command line.
+    pub command: Option<String>,
 }
 
-const JUDGE_COLUMNS: &str = "id, name, model, endpoint, prompt, prompt_sha256, revision";
+const JUDGE_COLUMNS: &str = "id, name, model, endpoint, prompt, prompt_sha256, revision,
+    guidelines AS guidelines_version, command";
+
+impl JudgeRecord {
+    /// The guidelines' version its prompt was filled with.
+    pub fn guidelines(&self) -> Option<GuidelinesVersion> {
+        self.guidelines_version.map(GuidelinesVersion)
+    }
+}
 
 /// The judge named `name`, if the study has one.
 pub(in crate::study) async fn find<'e, E: SqliteExecutor<'e>>(
@@ -90,37 +102,72 @@ pub(in crate::study) async fn graded<'e, E: SqliteExecutor<'e>>(
     .await
 }
 
-/// What identifies a judge that grades through a model endpoint, and what its requests are.
+/// What a judge's grades come from, as a new judge is stored.
 #[derive(Debug, Clone)]
-pub(in crate::study) struct EndpointJudge<'a> {
-    pub name: &'a JudgeName,
-    pub model: &'a str,
-    pub endpoint: &'a str,
-    pub prompt: &'a str,
-    pub prompt_sha256: &'a str,
-    /// The requests' settings, as JSON.
-    pub settings: &'a str,
+pub(in crate::study) enum Source<'a> {
+    /// A model behind an endpoint, with its prompt, the guidelines' version the prompt was
+    /// filled with, and the requests' settings (JSON).
+    Endpoint {
+        model: &'a str,
+        endpoint: &'a str,
+        prompt: &'a str,
+        prompt_sha256: &'a str,
+        guidelines: Option<GuidelinesVersion>,
+        settings: &'a str,
+    },
+    /// A local command, by its command line.
+    Command { command: &'a str },
 }
 
-/// Adds a judge that grades through a model endpoint.
-pub(in crate::study) async fn add_endpoint_judge(
+/// Adds the judge `name`, which grades as `source` says: its id.
+pub(in crate::study) async fn add_judge(
     conn: &mut SqliteConnection,
-    judge: &EndpointJudge<'_>,
+    name: &JudgeName,
+    source: &Source<'_>,
     now: &str,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(
-        "INSERT INTO judges (name, model, endpoint, prompt, prompt_sha256, settings, added_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-    )
-    .bind(judge.name.as_str())
-    .bind(judge.model)
-    .bind(judge.endpoint)
-    .bind(judge.prompt)
-    .bind(judge.prompt_sha256)
-    .bind(judge.settings)
-    .bind(now)
-    .fetch_one(conn)
-    .await
+    let sql = format!(
+        "INSERT INTO judges (name, {SOURCE_COLUMNS}, added_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"
+    );
+    let insert = sqlx::query_scalar(&sql).bind(name.as_str());
+    bind_source(insert, source).bind(now).fetch_one(conn).await
+}
+
+/// The columns a judge's or a trial's source is stored in, as [`bind_source`] binds them.
+const SOURCE_COLUMNS: &str =
+    "model, endpoint, prompt, prompt_sha256, guidelines, settings, command";
+
+/// `query` with the values of `source`'s [`SOURCE_COLUMNS`] bound, in their order.
+fn bind_source<'q, O>(
+    query: sqlx::query::QueryScalar<'q, sqlx::Sqlite, O, sqlx::sqlite::SqliteArguments<'q>>,
+    source: &Source<'q>,
+) -> sqlx::query::QueryScalar<'q, sqlx::Sqlite, O, sqlx::sqlite::SqliteArguments<'q>> {
+    match *source {
+        Source::Endpoint {
+            model,
+            endpoint,
+            prompt,
+            prompt_sha256,
+            guidelines,
+            settings,
+        } => query
+            .bind(model)
+            .bind(endpoint)
+            .bind(prompt)
+            .bind(prompt_sha256)
+            .bind(guidelines.map(|version| version.0))
+            .bind(settings)
+            .bind(None::<&str>),
+        Source::Command { command } => query
+            .bind(None::<&str>)
+            .bind(None::<&str>)
+            .bind(None::<&str>)
+            .bind(None::<&str>)
+            .bind(None::<i64>)
+            .bind(None::<&str>)
+            .bind(command),
+    }
 }
 
 /// Records where and how a judge is run now: the endpoint may move (a server restarted on
@@ -156,12 +203,15 @@ pub(in crate::study) async fn remove(
     Ok(removed.rows_affected() > 0)
 }
 
-/// The upsert of one grade: a grade equal to the stored one is left as it is (and its time).
+/// The upsert of one grade: a grade equal to the stored one is left as it is (and its time and
+/// guidelines' version).
 const UPSERT_GRADE: &str = "
-    INSERT INTO judge_grades (judge_id, target_id, paper_id, stars, explanation, judged_at)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+    INSERT INTO judge_grades (judge_id, target_id, paper_id, stars, explanation, judged_at,
+                              guidelines)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
     ON CONFLICT (judge_id, target_id, paper_id) DO UPDATE
-    SET stars = excluded.stars, explanation = excluded.explanation, judged_at = excluded.judged_at
+    SET stars = excluded.stars, explanation = excluded.explanation, judged_at = excluded.judged_at,
+        guidelines = excluded.guidelines
     WHERE stars IS NOT excluded.stars OR explanation IS NOT excluded.explanation";
 
 const BUMP_REVISION: &str = "UPDATE judges SET revision = revision + 1 WHERE id = ?";
@@ -177,21 +227,24 @@ pub(in crate::study) async fn exists(
         .await
 }
 
-/// Stores grades of `judge` as a run receives them, and moves the judge's revision.
+/// Stores grades of `judge` as a run receives them, made under the guidelines' version
+/// `guidelines`, and moves the judge's revision.
 pub(in crate::study) async fn store_grades(
     conn: &mut SqliteConnection,
     judge: i64,
-    grades: &[((PaperKey, PaperKey), Stars)],
+    grades: &[((PaperKey, PaperKey), Stars, Option<String>)],
+    guidelines: Option<GuidelinesVersion>,
     judged_at: &str,
 ) -> Result<(), sqlx::Error> {
-    for ((target, paper), stars) in grades {
+    for ((target, paper), stars, explanation) in grades {
         sqlx::query(UPSERT_GRADE)
             .bind(judge)
             .bind(target.0)
             .bind(paper.0)
             .bind(i64::from(stars.get()))
-            .bind(None::<String>)
+            .bind(explanation.as_deref())
             .bind(judged_at)
+            .bind(guidelines.map(|version| version.0))
             .execute(&mut *conn)
             .await?;
     }
@@ -208,15 +261,23 @@ pub(in crate::study) struct Written {
 }
 
 /// The judge named `name` on an import's connection, if the study has one: its id, and the
-/// model it grades through (`None` for a judge of imported grades).
+/// model or the command it grades through (`None` for a judge of imported grades), in words.
 pub(in crate::study) fn judge_directly(
     conn: &rusqlite::Connection,
     name: &JudgeName,
 ) -> rusqlite::Result<Option<(i64, Option<String>)>> {
     conn.query_row(
-        "SELECT id, model FROM judges WHERE name = ?",
+        "SELECT id, model, command FROM judges WHERE name = ?",
         [name.as_str()],
-        |row| Ok((row.get(0)?, row.get(1)?)),
+        |row| {
+            let (model, command): (Option<String>, Option<String>) = (row.get(1)?, row.get(2)?);
+            let source = match (model, command) {
+                (Some(model), _) => Some(format!("the model {model:?}")),
+                (None, Some(command)) => Some(format!("the command {command:?}")),
+                (None, None) => None,
+            };
+            Ok((row.get(0)?, source))
+        },
     )
     .map(Some)
     .or_else(|error| match error {
@@ -264,6 +325,7 @@ pub(in crate::study) fn write_grades_directly(
             i64::from(grade.stars.get()),
             grade.explanation.as_deref(),
             now,
+            None::<i64>,
         ))? as u64;
     }
     let added = count(conn)? - before;
@@ -506,6 +568,8 @@ pub(in crate::study) struct JudgedSnapshot {
     pub left_out: Vec<(PaperKey, ModelId)>,
     /// Models by name, as the study's evaluation holds them.
     pub models: Vec<(ModelId, String)>,
+    /// The targets the judge was chosen on, when trials chose it (see [`WAS_TRIED`]).
+    pub tuning: Vec<PaperKey>,
 }
 
 /// Reads the judged targets of `judge` with its grades and their lists, in one read
@@ -565,6 +629,7 @@ pub(in crate::study) async fn load_judged(
         let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
             .query_map([], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
+        let tuning = tuning_targets_of_directly(&tx, judge)?;
         tx.commit()?;
         Ok(JudgedSnapshot {
             targets,
@@ -572,6 +637,7 @@ pub(in crate::study) async fn load_judged(
             lists,
             left_out,
             models,
+            tuning,
         })
     })
     .await
@@ -606,22 +672,289 @@ fn read_lists(
     Ok(lists)
 }
 
-/// `judge`'s grades of the pairs of fully rated targets being rated, by target and paper.
+/// Whose grades: a judge's or a trial's, by id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::study) enum GradesOf {
+    Judge(i64),
+    Trial(i64),
+}
+
+/// The grades of `of` of the pairs of fully rated targets being rated, by target and paper.
 pub(in crate::study) async fn grades_of_finished_targets<'e, E: SqliteExecutor<'e>>(
     executor: E,
-    judge: i64,
+    of: GradesOf,
 ) -> Result<Vec<(PaperKey, PaperKey, Stars)>, sqlx::Error> {
-    let rows: Vec<(i64, i64, Stored<Stars>)> = sqlx::query_as(
+    let (table, column, id) = match of {
+        GradesOf::Judge(id) => ("judge_grades", "judge_id", id),
+        GradesOf::Trial(id) => ("trial_grades", "trial_id", id),
+    };
+    let rows: Vec<(i64, i64, Stored<Stars>)> = sqlx::query_as(&format!(
         "SELECT g.target_id, g.paper_id, g.stars
-         FROM judge_grades g JOIN targets t ON t.target_id = g.target_id
-         WHERE g.judge_id = ? AND t.active = 1 AND t.fully_rated = 1
-         ORDER BY g.target_id, g.paper_id",
-    )
-    .bind(judge)
+         FROM {table} g JOIN targets t ON t.target_id = g.target_id
+         WHERE g.{column} = ? AND t.active = 1 AND t.fully_rated = 1
+         ORDER BY g.target_id, g.paper_id"
+    ))
+    .bind(id)
     .fetch_all(executor)
     .await?;
     Ok(rows
         .into_iter()
         .map(|(target, paper, Stored(stars))| (PaperKey(target), PaperKey(paper), stars))
         .collect())
+}
+
+/// The targets being rated and fully rated, in the study's order (`/next`'s).
+pub(in crate::study) async fn finished_targets(
+    conn: &mut SqliteConnection,
+) -> Result<Vec<PaperKey>, sqlx::Error> {
+    let keys: Vec<i64> = sqlx::query_scalar(
+        "SELECT target_id FROM targets WHERE active = 1 AND fully_rated = 1
+         ORDER BY order_key, target_id",
+    )
+    .fetch_all(conn)
+    .await?;
+    Ok(keys.into_iter().map(PaperKey).collect())
+}
+
+/// The tuning set as stored, in its order.
+pub(in crate::study) async fn tuning_targets(
+    conn: &mut SqliteConnection,
+) -> Result<Vec<PaperKey>, sqlx::Error> {
+    let keys: Vec<i64> =
+        sqlx::query_scalar("SELECT target_id FROM tuning_targets ORDER BY position")
+            .fetch_all(conn)
+            .await?;
+    Ok(keys.into_iter().map(PaperKey).collect())
+}
+
+/// Stores `targets` as the tuning set, in their order.
+pub(in crate::study) async fn set_tuning_targets(
+    conn: &mut SqliteConnection,
+    targets: &[PaperKey],
+) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM tuning_targets")
+        .execute(&mut *conn)
+        .await?;
+    for (position, target) in targets.iter().enumerate() {
+        sqlx::query("INSERT INTO tuning_targets (position, target_id) VALUES (?, ?)")
+            .bind(position as i64)
+            .bind(target.0)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// The pooled pairs of the targets `targets` (of those being rated) that `judge` (`None`: a
+/// judge not added yet) has not graded, in the study's order.
+pub(in crate::study) async fn pairs_of_targets(
+    conn: &mut SqliteConnection,
+    targets: &[PaperKey],
+    judge: Option<i64>,
+) -> Result<Vec<(PaperKey, PaperKey)>, sqlx::Error> {
+    let keys: Vec<i64> = targets.iter().map(|target| target.0).collect();
+    let rows: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT p.target_id, p.paper_id
+         FROM targets t JOIN pool p ON p.target_id = t.target_id
+         WHERE t.active = 1 AND t.target_id IN (SELECT value FROM json_each(?1))
+           AND NOT EXISTS (SELECT 1 FROM judge_grades g
+                           WHERE g.judge_id = ?2 AND g.target_id = p.target_id
+                             AND g.paper_id = p.paper_id)
+         ORDER BY t.order_key, t.target_id, p.sort_key, p.paper_id",
+    )
+    .bind(serde_json::to_string(&keys).expect("integers serialize"))
+    .bind(judge)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(target, paper)| (PaperKey(target), PaperKey(paper)))
+        .collect())
+}
+
+/// The pooled pairs of the targets being rated: what a whole run would ask.
+pub(in crate::study) async fn pooled_pairs(
+    conn: &mut SqliteConnection,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COALESCE(SUM(pooled), 0) FROM targets WHERE active = 1")
+        .fetch_one(conn)
+        .await
+}
+
+/// A trial as stored, with the grades it has.
+#[derive(Debug, Clone, PartialEq, FromRow)]
+pub(in crate::study) struct TrialRow {
+    pub id: i64,
+    pub model: Option<String>,
+    pub endpoint: Option<String>,
+    pub prompt: Option<String>,
+    pub prompt_sha256: Option<String>,
+    /// The guidelines' version its prompt was filled with.
+    pub guidelines_version: Option<i64>,
+    pub settings: Option<String>,
+    pub command: Option<String>,
+    pub tuning_targets: i64,
+    pub pairs: i64,
+    pub seconds: f64,
+    pub created_at: String,
+    /// The grades it stored.
+    pub graded: i64,
+}
+
+const TRIAL_COLUMNS: &str = "t.id, t.model, t.endpoint, t.prompt, t.prompt_sha256,
+    t.guidelines AS guidelines_version,
+    t.settings, t.command, t.tuning_targets, t.pairs, t.seconds, t.created_at,
+    (SELECT COUNT(*) FROM trial_grades g WHERE g.trial_id = t.id) AS graded";
+
+/// Every trial, oldest first.
+pub(in crate::study) async fn trials<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+) -> Result<Vec<TrialRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {TRIAL_COLUMNS} FROM judge_trials t ORDER BY t.id"
+    ))
+    .fetch_all(executor)
+    .await
+}
+
+/// The trial `id`, if there is one.
+pub(in crate::study) async fn trial<'e, E: SqliteExecutor<'e>>(
+    executor: E,
+    id: i64,
+) -> Result<Option<TrialRow>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {TRIAL_COLUMNS} FROM judge_trials t WHERE t.id = ?"
+    ))
+    .bind(id)
+    .fetch_optional(executor)
+    .await
+}
+
+/// Adds a trial that grades as `source` says, on a tuning set of `tuning_targets` targets
+/// whose `pairs` pooled pairs it sets out to grade: its id.
+pub(in crate::study) async fn add_trial(
+    conn: &mut SqliteConnection,
+    source: &Source<'_>,
+    tuning_targets: i64,
+    pairs: i64,
+    now: &str,
+) -> Result<i64, sqlx::Error> {
+    let sql = format!(
+        "INSERT INTO judge_trials ({SOURCE_COLUMNS}, tuning_targets, pairs, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"
+    );
+    bind_source(sqlx::query_scalar(&sql), source)
+        .bind(tuning_targets)
+        .bind(pairs)
+        .bind(now)
+        .fetch_one(conn)
+        .await
+}
+
+/// Removes the trial `id` (one that stored no grade).
+pub(in crate::study) async fn remove_trial(
+    conn: &mut SqliteConnection,
+    id: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM judge_trials WHERE id = ?")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Stores grades of the trial `trial`, the seconds its run has taken so far, and its requests'
+/// settings when known.
+pub(in crate::study) async fn store_trial_grades(
+    conn: &mut SqliteConnection,
+    trial: i64,
+    grades: &[((PaperKey, PaperKey), Stars, Option<String>)],
+    seconds: f64,
+    settings: Option<&str>,
+    judged_at: &str,
+) -> Result<(), sqlx::Error> {
+    for ((target, paper), stars, explanation) in grades {
+        sqlx::query(
+            "INSERT OR REPLACE INTO trial_grades
+                 (trial_id, target_id, paper_id, stars, explanation, judged_at)
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(trial)
+        .bind(target.0)
+        .bind(paper.0)
+        .bind(i64::from(stars.get()))
+        .bind(explanation.as_deref())
+        .bind(judged_at)
+        .execute(&mut *conn)
+        .await?;
+    }
+    sqlx::query(
+        "UPDATE judge_trials SET seconds = ?, settings = COALESCE(?, settings) WHERE id = ?",
+    )
+    .bind(seconds)
+    .bind(settings)
+    .bind(trial)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Copies the grades of the trial `trial` to the judge `judge` (made under the guidelines'
+/// version `guidelines`), marks the judge as made from it, and moves its revision.
+pub(in crate::study) async fn copy_trial_grades(
+    conn: &mut SqliteConnection,
+    trial: i64,
+    judge: i64,
+    guidelines: Option<GuidelinesVersion>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO judge_grades
+             (judge_id, target_id, paper_id, stars, explanation, judged_at, guidelines)
+         SELECT ?1, target_id, paper_id, stars, explanation, judged_at, ?3
+         FROM trial_grades WHERE trial_id = ?2",
+    )
+    .bind(judge)
+    .bind(trial)
+    .bind(guidelines.map(|version| version.0))
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query("UPDATE judges SET from_trial = ?, revision = revision + 1 WHERE id = ?")
+        .bind(trial)
+        .bind(judge)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Whether the judge `?1` was chosen by trials made before it: made from one, or graded with
+/// what one graded with (its model, prompt and guidelines, or its command) in a second before
+/// it was added. A trial made after a judge changes nothing of it.
+const WAS_TRIED: &str = "
+    SELECT EXISTS (
+        SELECT 1 FROM judges j JOIN judge_trials t
+          ON j.from_trial = t.id
+          OR (t.created_at < j.added_at
+              AND ((j.model = t.model AND j.prompt_sha256 = t.prompt_sha256
+                    AND j.guidelines IS t.guidelines)
+                   OR j.command = t.command))
+        WHERE j.id = ?1)";
+
+/// When the judge `judge` was chosen by the trials (see [`WAS_TRIED`]), the targets the
+/// trials made before it graded, which it was chosen on; else none.
+fn tuning_targets_of_directly(
+    conn: &rusqlite::Connection,
+    judge: i64,
+) -> rusqlite::Result<Vec<PaperKey>> {
+    if !conn.query_row(WAS_TRIED, [judge], |row| row.get::<_, bool>(0))? {
+        return Ok(Vec::new());
+    }
+    let mut statement = conn.prepare(
+        "SELECT DISTINCT g.target_id
+         FROM trial_grades g JOIN judge_trials t ON t.id = g.trial_id
+         JOIN judges j ON j.id = ?1
+         WHERE t.created_at < j.added_at OR t.id = j.from_trial
+         ORDER BY g.target_id",
+    )?;
+    let keys = statement.query_map([judge], |row| column::get(row, 0))?;
+    keys.collect()
 }

@@ -153,6 +153,8 @@ pub async fn show(
 /// What a judge did to the board, and each model's figures with it and without.
 struct JudgeView {
     words: String,
+    /// What became of the tuning targets, for a judge trials chose.
+    tuning: Option<String>,
     warning: Option<String>,
     /// Whether the NDCG column is prediction-powered (else the raters' alone, and no table).
     prediction_powered: bool,
@@ -174,6 +176,7 @@ impl JudgeView {
         let interval = |ends| page::interval_or_missing(ends, 3);
         JudgeView {
             words: judge.in_words(),
+            tuning: judge.tuning_in_words(),
             warning: judge.order_warning(),
             prediction_powered: judge.prediction_powered(),
             rows: (board.models.iter())

@@ -120,12 +120,13 @@ struct JudgeJson<'a>(&'a JudgeBoard);
 impl Serialize for JudgeJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let judge = self.0;
-        let mut map = serializer.serialize_map(Some(9))?;
+        let mut map = serializer.serialize_map(Some(10))?;
         map.serialize_entry("name", &judge.name)?;
         map.serialize_entry("targets_judged", &judge.targets_judged)?;
         map.serialize_entry("targets_rated", &judge.targets_rated)?;
         map.serialize_entry("worth_rated_targets", &judge.worth_rated_targets)?;
         map.serialize_entry("pairs", &PairsJson(&judge.pairs))?;
+        map.serialize_entry("tuning_targets_left_out", &judge.tuning_targets_left_out)?;
         map.serialize_entry("prediction_powered", &judge.prediction_powered())?;
         map.serialize_entry("unavailable", &judge.unavailable)?;
         map.serialize_entry("rated_out_of_order", &judge.rated_out_of_order)?;

@@ -36,6 +36,10 @@ pub struct JudgedTargets<K> {
     /// Each judged target's position among the raters' collection's targets; `None` for a
     /// target without a rating.
     pub in_raters: Vec<Option<usize>>,
+    /// The positions of the judged targets the judge was chosen on (the tuning set of the
+    /// trials that chose it): judged, never rated targets that correct it (docs/metrics.md,
+    /// "A judge chosen on rated targets").
+    pub tuning: Vec<usize>,
 }
 
 /// What the judge did to the board.
@@ -55,6 +59,9 @@ pub struct JudgeBoard {
     /// Fully rated judged targets that come, in the study's order, after a judged target
     /// nobody has rated: a sign that someone picked which targets to rate.
     pub rated_out_of_order: usize,
+    /// The rated targets left out of those that correct the judge, because it was chosen on
+    /// them; 0 when none were.
+    pub tuning_targets_left_out: usize,
 }
 
 impl JudgeBoard {
@@ -106,6 +113,20 @@ impl JudgeBoard {
                 self.name, self.targets_judged, self.targets_rated
             ),
         }
+    }
+
+    /// What became of the targets the judge was chosen on, when trials chose it.
+    pub fn tuning_in_words(&self) -> Option<String> {
+        (self.tuning_targets_left_out > 0).then(|| {
+            format!(
+                "The judge was chosen on the trials' tuning set: its {} rated {} left out of \
+                 the rated targets that correct it (they count as judged), which keeps the \
+                 interval honest at some width (docs/metrics.md, \"A judge chosen on rated \
+                 targets\").",
+                self.tuning_targets_left_out,
+                plural(self.tuning_targets_left_out, "target is", "targets are")
+            )
+        })
     }
 
     /// The warning to show when the rated targets are not the first of the study's order.
@@ -194,9 +215,17 @@ pub fn with_judge<K: Copy + Eq + Hash + Sync>(
         })
         .collect();
     let raters_ndcg = RatersNdcg::of(&board, raters);
-    let rated: Vec<Option<&[Option<f64>]>> = (judged.in_raters.iter())
+    let mut rated: Vec<Option<&[Option<f64>]>> = (judged.in_raters.iter())
         .map(|position| raters_ndcg.fully_rated(raters, (*position)?))
         .collect();
+    // A judge chosen on these targets fits them better than it fits others: they correct it
+    // no more, and count as judged.
+    let mut tuning_targets_left_out = 0;
+    for &position in &judged.tuning {
+        if let Some(values) = rated.get_mut(position) {
+            tuning_targets_left_out += usize::from(values.take().is_some());
+        }
+    }
 
     let per_model: Vec<Vec<Option<Judged>>> = (0..models)
         .map(|model| {
@@ -275,6 +304,7 @@ pub fn with_judge<K: Copy + Eq + Hash + Sync>(
         pairs,
         unavailable,
         rated_out_of_order,
+        tuning_targets_left_out,
     });
     board
 }
@@ -409,6 +439,7 @@ mod tests {
             name: JudgeName::new("empty").unwrap(),
             collection: Collection::of(Vec::new(), Vec::new(), PoolDepth::DEFAULT),
             in_raters: Vec::new(),
+            tuning: Vec::new(),
         };
         let board = with_judge(board, &raters, &judged);
         assert!(board.models.is_empty());

@@ -36,6 +36,10 @@ impl Leaderboard {
         if let Some(judge) = &self.judge {
             table.push_str(&crate::terminal::escape(&judge.in_words()));
             table.push('\n');
+            if let Some(tuning) = judge.tuning_in_words() {
+                table.push_str(&tuning);
+                table.push('\n');
+            }
             if let Some(warning) = judge.order_warning() {
                 table.push_str(&format!("Warning: {warning}.\n"));
             }

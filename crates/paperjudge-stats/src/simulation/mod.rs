@@ -25,6 +25,7 @@ use crate::leaderboard::{self, Collection, Partial};
 use crate::metrics::{self, Settings};
 
 pub mod judged_library;
+pub mod tuned_judge;
 pub mod with_judge;
 
 /// Two means closer than this count as equal: the best models of a study are those within it
