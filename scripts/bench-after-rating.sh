@@ -56,7 +56,12 @@ EOF
         sleep 0.1
     done
     echo "study $name ($papers targets, $rated fully rated):"
+    # The server's CPU time (user + system, clock ticks) over the run: less moved by other
+    # work on the machine than the wall times.
+    cpu() { awk '{ print $14 + $15 }' "/proc/$server/stat"; }
+    before=$(cpu)
     python3 "$root/scripts/bench-after-rating.py" "http://127.0.0.1:$port" "$run" "$data/held.csv"
+    echo "server CPU over the 40 ratings and their views: $(( ($(cpu) - before) * 1000 / $(getconf CLK_TCK) )) ms"
     grep VmHWM "/proc/$server/status"
     kill "$server"
     wait "$server" 2>/dev/null || true
