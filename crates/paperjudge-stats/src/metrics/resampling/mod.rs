@@ -130,7 +130,9 @@ fn of_column(values: &[f64], width: usize, column: usize) -> impl Iterator<Item 
 fn resampled_means(samples: &[&[f64]]) -> Vec<f64> {
     let size = samples[0].len();
     let values = Table::of_columns(samples, size);
-    let mut sums = values.resampled_sums(Bootstrap { size });
+    let mut sums = values.resampled_sums(size, draw_bootstrap_indices, size, |indices, j| {
+        indices[j] as usize
+    });
     for sum in &mut sums {
         *sum /= size as f64;
     }
@@ -151,7 +153,14 @@ fn flipped_sums(sets: &[&[f64]]) -> Vec<f64> {
             .collect();
         Table::of_columns(&by_pattern, 16 * fours)
     };
-    table.resampled_sums(SignFlips { size })
+    table.resampled_sums(
+        // A whole number of 64-bit words (the signs were first drawn 64 at a time).
+        2 * size.div_ceil(64),
+        draw_signs,
+        fours,
+        // Four bits of the signs give the pattern of a four: a word those of 8 fours.
+        |signs, four| 16 * four + (signs[four / 8] >> (4 * (four % 8)) & 15) as usize,
+    )
 }
 
 /// For every four consecutive differences (the last four may be fewer), their sum under each
@@ -200,129 +209,29 @@ impl Table {
         }
     }
 
-    /// The column sums of the rows that each resample of `picks` picks. The sum of column c
-    /// over resample r's rows is at r × width + c.
-    ///
-    /// Each resample runs compiled for the widest vectors the processor has (`pulp` finds them
-    /// once): a row of eight lanes is then one addition, not four. The additions and their
-    /// order are the same whatever the width, and so are the sums, to the bit.
-    fn resampled_sums(&self, picks: impl Picks) -> Vec<f64> {
+    /// The column sums of the rows that each resample picks: `draw(r, words)` fills the
+    /// `word_count` random words that resample r takes, and the resample picks `picks` rows,
+    /// pick j being row `row(words, j)`. The sum of column c over resample r's rows is at
+    /// r × width + c.
+    fn resampled_sums(
+        &self,
+        word_count: usize,
+        draw: impl Fn(usize, &mut [u32]) + Sync,
+        picks: usize,
+        row: impl Fn(&[u32], usize) -> usize + Sync,
+    ) -> Vec<f64> {
         let mut sums = vec![0.0; RESAMPLES * self.width];
-        let arch = pulp::Arch::new();
         sums.par_chunks_mut(self.width).enumerate().for_each_init(
-            || vec![0; picks.words()],
+            || vec![0; word_count],
             |words, (resample, sums)| {
-                arch.dispatch(Resample {
-                    table: self,
-                    picks: &picks,
-                    words,
-                    resample,
-                    sums,
-                })
+                draw(resample, words);
+                for (group, sums) in self.groups.iter().zip(sums.chunks_mut(LANES)) {
+                    let group_sums = sum_rows_in_fours(group, picks, |j| row(words, j));
+                    sums.copy_from_slice(&group_sums[..sums.len()]);
+                }
             },
         );
         sums
-    }
-}
-
-/// How each resample picks rows of a [`Table`]: the random words it takes, and the row each
-/// pick is. Every method is inlined into [`Resample`]'s loop, so that it is compiled for the
-/// same vector instructions.
-trait Picks: Sync {
-    /// The random words each resample takes.
-    fn words(&self) -> usize;
-    /// The rows each resample picks.
-    fn picks(&self) -> usize;
-    /// Fills `words` with those resample `resample` takes.
-    fn draw(&self, resample: usize, words: &mut [u32]);
-    /// The row of pick `pick`, from the resample's `words`.
-    fn row(&self, words: &[u32], pick: usize) -> usize;
-}
-
-/// The bootstrap of `size` values: resample r draws `size` rows with replacement (see
-/// [`draw_bootstrap_indices`]).
-struct Bootstrap {
-    size: usize,
-}
-
-impl Picks for Bootstrap {
-    #[inline(always)]
-    fn words(&self) -> usize {
-        self.size
-    }
-
-    #[inline(always)]
-    fn picks(&self) -> usize {
-        self.size
-    }
-
-    #[inline(always)]
-    fn draw(&self, resample: usize, words: &mut [u32]) {
-        draw_bootstrap_indices(resample, words);
-    }
-
-    #[inline(always)]
-    fn row(&self, indices: &[u32], pick: usize) -> usize {
-        indices[pick] as usize
-    }
-}
-
-/// The sign flips of `size` differences: permutation r picks one of the 16 sums of each four
-/// (see [`flipped_sums`]).
-struct SignFlips {
-    size: usize,
-}
-
-impl Picks for SignFlips {
-    /// A whole number of 64-bit words (the signs were first drawn 64 at a time).
-    #[inline(always)]
-    fn words(&self) -> usize {
-        2 * self.size.div_ceil(64)
-    }
-
-    #[inline(always)]
-    fn picks(&self) -> usize {
-        self.size.div_ceil(4)
-    }
-
-    #[inline(always)]
-    fn draw(&self, permutation: usize, signs: &mut [u32]) {
-        draw_signs(permutation, signs);
-    }
-
-    /// Four bits of the signs give the pattern of a four: a word those of 8 fours.
-    #[inline(always)]
-    fn row(&self, signs: &[u32], four: usize) -> usize {
-        16 * four + (signs[four / 8] >> (4 * (four % 8)) & 15) as usize
-    }
-}
-
-/// One resample of a [`Table`]: its rows drawn, and the sums of each column over them.
-struct Resample<'a, P> {
-    table: &'a Table,
-    picks: &'a P,
-    words: &'a mut [u32],
-    resample: usize,
-    sums: &'a mut [f64],
-}
-
-impl<P: Picks> pulp::WithSimd for Resample<'_, P> {
-    type Output = ();
-
-    #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _: S) {
-        let Resample {
-            table,
-            picks,
-            words,
-            resample,
-            sums,
-        } = self;
-        picks.draw(resample, words);
-        for (group, sums) in table.groups.iter().zip(sums.chunks_mut(LANES)) {
-            let group_sums = sum_rows_in_fours(group, picks.picks(), |j| picks.row(words, j));
-            sums.copy_from_slice(&group_sums[..sums.len()]);
-        }
     }
 }
 
@@ -331,7 +240,6 @@ impl<P: Picks> pulp::WithSimd for Resample<'_, P> {
 /// to sum 0, and the result is (s0 + s1) + (s2 + s3). Floating-point addition depends on its
 /// order; this one is fixed so that every printed interval and p-value stays the same from
 /// one release to the next (and four independent sums keep the processor busy).
-#[inline(always)]
 fn sum_rows_in_fours(group: &[Row], picks: usize, row: impl Fn(usize) -> usize) -> [f64; LANES] {
     let in_full_fours = picks / 4 * 4;
     let mut partial = [[0.0; LANES]; 4];
@@ -347,7 +255,6 @@ fn sum_rows_in_fours(group: &[Row], picks: usize, row: impl Fn(usize) -> usize) 
     std::array::from_fn(|lane| (s0[lane] + s1[lane]) + (s2[lane] + s3[lane]))
 }
 
-#[inline(always)]
 fn add(sums: &mut [f64; LANES], row: &Row) {
     for (sum, value) in sums.iter_mut().zip(&row.0) {
         *sum += value;
@@ -367,7 +274,6 @@ pub(super) fn bootstrap_indices(len: usize, resample: usize) -> Vec<u32> {
 /// multiply-and-shift (the high half of word × len). The rare word whose low half falls below
 /// 2^32 mod len would favour some indices and is rejected (probability below len / 2^32):
 /// each rejected draw, in order, takes the next accepted word after the first `len`.
-#[inline(always)]
 fn draw_bootstrap_indices(resample: usize, indices: &mut [u32]) {
     let len = u32::try_from(indices.len()).expect("fewer than 2^32 targets");
     let reject_below = len.wrapping_neg() % len;
@@ -396,7 +302,6 @@ fn draw_bootstrap_indices(resample: usize, indices: &mut [u32]) {
 /// Fills `signs` with the sign flips of permutation `permutation`: bit j of word w flips
 /// difference 32·w + j. The permutations take consecutive words of one ChaCha8 stream, as many
 /// each as `signs` holds.
-#[inline(always)]
 fn draw_signs(permutation: usize, signs: &mut [u32]) {
     let mut rng = ChaCha8Rng::from_seed(SIGN_FLIP_SEED);
     rng.set_word_pos(signs.len() as u128 * permutation as u128);
