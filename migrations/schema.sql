@@ -127,7 +127,7 @@ CREATE TABLE targets (
     active       INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1)),
     -- Drawn at random once: the order /next offers targets in.
     order_key    INTEGER NOT NULL,
-    -- Pairs in its blind pool (written with the pool, src/study/db/blind_pool.rs).
+    -- Pairs in its blind pool (written with the pool, src/study/pool/store.rs).
     pooled       INTEGER NOT NULL DEFAULT 0 CHECK (pooled >= 0),
     -- Pairs with a rating (stars or "can't judge"), by anyone.
     rated        INTEGER NOT NULL DEFAULT 0 CHECK (rated >= 0),
@@ -278,7 +278,7 @@ WHERE s.id = 1;
 
 -- The raters each target needs under the plan: one more for the share of targets the overlap
 -- picks by their random order key, never more than there are raters. `targets.needed` is
--- written from it after every change of the plan or of the raters (src/study/db/raters.rs).
+-- written from it after every change of the plan or of the raters (src/study/raters/store.rs).
 CREATE VIEW target_needs AS
 SELECT t.target_id,
        MIN(p.per_target

@@ -6,7 +6,8 @@ use std::io::Write;
 use crate::domain::{PaperId, Stars};
 use crate::metrics::Relevance;
 use crate::study::judges::JudgmentRow;
-use crate::study::{ExportedPoolEntry, ExportedRating};
+use crate::study::pool::ExportedPoolEntry;
+use crate::study::rating::ExportedRating;
 
 /// The ratings CSV header; the importer reads the same file back.
 pub const RATINGS_HEADER: [&str; 8] = [

@@ -12,7 +12,7 @@ pub(super) async fn checks(study: &Study, args: ChecksArgs) -> Result<(), CliErr
     } else {
         Partial::Exclude
     };
-    let checks = study.checks(&args.options, partial).await?;
+    let checks = study.evaluation().checks(&args.options, partial).await?;
     let text = match args.format {
         StatusFormat::Text => checks.to_text(),
         StatusFormat::Json => checks.to_json(),

@@ -20,7 +20,7 @@ pub(super) async fn run_export(
     }
     match command {
         ExportCommand::Ratings { output } => {
-            let rows = study.ratings(None).await?;
+            let rows = study.rating().ratings(None).await?;
             write_output(output.as_deref(), |out| {
                 export::ratings_csv(&rows, out).map_err(io::Error::other)
             })
@@ -32,9 +32,12 @@ pub(super) async fn run_export(
             targets,
         } => {
             let judged = match targets {
-                QrelsTargets::All => study.judged_pairs(&judgments).await?,
+                QrelsTargets::All => study.rating().judged_pairs(&judgments).await?,
                 QrelsTargets::Finished => {
-                    study.judged_pairs_of_finished_targets(&judgments).await?
+                    study
+                        .rating()
+                        .judged_pairs_of_finished_targets(&judgments)
+                        .await?
                 }
             };
             write_output(output.as_deref(), |out| {
@@ -42,14 +45,14 @@ pub(super) async fn run_export(
             })
         }
         ExportCommand::Pool { output } => {
-            let rows = study.blind_pool().await?;
+            let rows = study.pool().entries().await?;
             write_output(output.as_deref(), |out| {
                 export::pool_csv(&rows, out).map_err(io::Error::other)
             })
         }
         ExportCommand::Judgments { output, judge } => {
             let judge = judge.as_deref().map(judges::judge_name).transpose()?;
-            let rows = study.judgment_rows(judge.as_ref()).await?;
+            let rows = study.judges().grades(judge.as_ref()).await?;
             write_output(output.as_deref(), |out| {
                 export::judgments_csv(&rows, out).map_err(io::Error::other)
             })?;

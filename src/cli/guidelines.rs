@@ -19,7 +19,7 @@ pub(super) async fn guidelines(
 ) -> Result<(), CliError> {
     match action.unwrap_or(GuidelinesCommand::Show) {
         GuidelinesCommand::Show => {
-            match study.guidelines().await? {
+            match study.guidelines().current().await? {
                 // Data, printed exactly: `guidelines show > FILE` then `guidelines set FILE` sets
                 // the same text (it holds no control character but line breaks and tabs).
                 Some(guidelines) => print(&format!("{}\n", guidelines.markdown.as_str()), false),
@@ -31,7 +31,7 @@ pub(super) async fn guidelines(
         }
         GuidelinesCommand::Set { file } => {
             let guidelines = read(&file)?;
-            let change = study.set_guidelines(&guidelines).await?;
+            let change = study.guidelines().set(&guidelines).await?;
             match (change.changed, change.version) {
                 (true, Some(version)) => {
                     crate::tell!("guidelines set (version {version}): every rating page shows them")
@@ -44,7 +44,7 @@ pub(super) async fn guidelines(
             Ok(())
         }
         GuidelinesCommand::Clear => {
-            let change = study.clear_guidelines().await?;
+            let change = study.guidelines().clear().await?;
             match (change.changed, change.version) {
                 (true, Some(version)) => crate::tell!(
                     "guidelines cleared (version {version}): the rating pages show the built-in \

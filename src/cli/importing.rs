@@ -13,7 +13,8 @@ use super::error::CliError;
 use super::judges;
 use crate::formats::Format;
 use crate::study::import::{self, Kind, Summary};
-use crate::study::{ImportFile, ImportProgress, Study};
+use crate::study::import::{ImportFile, ImportProgress};
+use crate::study::Study;
 
 pub(super) async fn run_import(study: &Study, command: ImportCommand) -> Result<(), CliError> {
     let (file, kind) = match command {
@@ -54,7 +55,7 @@ pub(super) async fn run_import(study: &Study, command: ImportCommand) -> Result<
     let summary = import_file(study, &file, kind).await?;
     crate::tell!("{summary}");
     if lists {
-        let overview = study.overview().await?;
+        let overview = study.targets().overview().await?;
         crate::tell!("the study is {}", overview.in_words());
     }
     Ok(())
@@ -102,7 +103,10 @@ pub(super) async fn import_file(
     let reader = progress.wrap_read(BufReader::with_capacity(1 << 20, file));
     let file = ImportFile::new(path.display().to_string(), reader);
     let rng = rand::rngs::StdRng::from_os_rng();
-    let result = (study.import(kind, vec![file], rng, Bar(progress.clone()))).await;
+    let result = (study
+        .import()
+        .files(kind, vec![file], rng, Bar(progress.clone())))
+    .await;
     progress.finish_and_clear();
     result.map_err(|error| CliError::of_study(error, "nothing was imported"))
 }

@@ -11,7 +11,7 @@ pub(super) async fn init(study: &Study, pool_depth: i64) -> Result<(), CliError>
             PoolDepth::MAX
         ))
     })?;
-    study.set_pool_depth(depth).await?;
+    study.pool().set_depth(depth).await?;
     crate::tell!("study ready: pool depth {depth}");
     Ok(())
 }

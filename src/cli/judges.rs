@@ -165,7 +165,7 @@ pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
         return trial(study, request).await;
     }
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    let report = study.run_judge(request, Bar(bar.clone())).await;
+    let report = study.judges().run(request, Bar(bar.clone())).await;
     bar.finish_and_clear();
     let report = report.map_err(run_error)?;
     if report.pairs == 0 {
@@ -187,7 +187,7 @@ pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
 /// `judge ... --trial`: the trial's run, then what it found.
 async fn trial(study: &Study, request: RunRequest) -> Result<(), CliError> {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    let report = study.run_trial(request, Bar(bar.clone())).await;
+    let report = study.judges().run_trial(request, Bar(bar.clone())).await;
     bar.finish_and_clear();
     let report = report.map_err(run_error)?;
     crate::tell!("{}", report.run.summary());
@@ -297,7 +297,7 @@ impl RunProgress for Bar {
 pub async fn judges(study: &Study, args: JudgesArgs) -> Result<(), CliError> {
     match args.command.unwrap_or(JudgesCommand::List) {
         JudgesCommand::List => {
-            let judges = study.judges().await?;
+            let judges = study.judges().list().await?;
             let (text, as_text) = match args.format {
                 StatusFormat::Json => {
                     let mut json = serde_json::to_string_pretty(&judges).map_err(|error| {
@@ -311,7 +311,7 @@ pub async fn judges(study: &Study, args: JudgesArgs) -> Result<(), CliError> {
             print(&text, as_text)
         }
         JudgesCommand::Trials => {
-            let trials = study.trials().await?;
+            let trials = study.judges().trials().await?;
             let (text, as_text) = match args.format {
                 StatusFormat::Json => {
                     let mut json = serde_json::to_string_pretty(&trials).map_err(|error| {
@@ -326,7 +326,7 @@ pub async fn judges(study: &Study, args: JudgesArgs) -> Result<(), CliError> {
         }
         JudgesCommand::Remove { name } => {
             let name = judge_name(&name)?;
-            study.remove_judge(&name).await?;
+            study.judges().remove(&name).await?;
             crate::tell!(
                 "removed the judge {} and its grades (no rating changed)",
                 name

@@ -13,12 +13,13 @@ pub(super) async fn leaderboard(study: &Study, args: LeaderboardArgs) -> Result<
     } else {
         Partial::Exclude
     };
-    let evaluated = (study.leaderboard(&args.options, partial).await).map_err(|error| {
-        CliError::of_study(
-            error,
-            "the leaderboard cannot be computed from the study file",
-        )
-    })?;
+    let evaluated =
+        (study.evaluation().leaderboard(&args.options, partial).await).map_err(|error| {
+            CliError::of_study(
+                error,
+                "the leaderboard cannot be computed from the study file",
+            )
+        })?;
     let board = &evaluated.board;
     let text = match args.format {
         LeaderboardFormat::Table => board.to_table(),

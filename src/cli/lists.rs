@@ -17,7 +17,7 @@ pub(super) async fn lists(study: &Study, args: ListsArgs) -> Result<(), CliError
             false => Partial::Exclude,
         },
     };
-    let lists = (study.lists(&options).await).map_err(|error| {
+    let lists = (study.lists().view(&options).await).map_err(|error| {
         CliError::of_study(error, "the lists cannot be read from the study file")
     })?;
     let text = match args.format {

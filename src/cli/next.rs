@@ -3,12 +3,13 @@
 use super::arguments::{rater_name, StatusFormat};
 use super::error::CliError;
 use super::output::print;
-use crate::study::{Rater, Study};
+use crate::study::raters::Rater;
+use crate::study::Study;
 
 /// `paperjudge next [--rater NAME]`: the id of the target `/next` opens for the rater (who
 /// takes it), nothing when no target needs them. While pruning is on, the models the verdict
 /// rules out are pruned first, so that the pool of the target it names leaves them out (see
-/// `Study::next_target`).
+/// `study.targets().next`).
 pub(super) async fn next(
     study: &Study,
     rater: Option<&str>,
@@ -16,9 +17,9 @@ pub(super) async fn next(
 ) -> Result<(), CliError> {
     let rater = match rater {
         None => Rater::owner(),
-        Some(name) => study.rater_named(&rater_name(name)?).await?,
+        Some(name) => study.raters().named(&rater_name(name)?).await?,
     };
-    let next = (study.next_target(&rater).await?).map(|next| (next.target, next.progress));
+    let next = (study.targets().next(&rater).await?).map(|next| (next.target, next.progress));
     let text = match (format, next) {
         (StatusFormat::Text, None) => String::new(),
         (StatusFormat::Text, Some((paper, _))) => format!("{}\n", paper.external_id),

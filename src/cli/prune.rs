@@ -8,7 +8,7 @@ use crate::study::Study;
 /// `paperjudge prune [on|off]`: sets pruning, then says how it stands.
 pub(super) async fn prune(study: &Study, state: Option<Switch>) -> Result<(), CliError> {
     if let Some(state) = state {
-        let change = study.set_pruning(state == Switch::On).await?;
+        let change = study.pruning().set(state == Switch::On).await?;
         if change.added + change.removed > 0 {
             crate::tell!(
                 "pools of targets without a rating: {} pairs added, {} removed",
@@ -17,7 +17,7 @@ pub(super) async fn prune(study: &Study, state: Option<Switch>) -> Result<(), Cl
             );
         }
     }
-    let mut said = study.pruning().await?.to_string();
+    let mut said = study.pruning().state().await?.to_string();
     said.push('\n');
     print(&said, true)
 }

@@ -5,7 +5,8 @@ use super::error::CliError;
 use super::output::print;
 use super::passwords::{rater_password, warn_if_others_can_read};
 use super::render::raters_table;
-use crate::study::{Added, Study};
+use crate::study::raters::Added;
+use crate::study::Study;
 
 /// `paperjudge raters add|remove|password|list|set`.
 pub(super) async fn raters(study: &Study, command: RatersCommand) -> Result<(), CliError> {
@@ -16,7 +17,7 @@ pub(super) async fn raters(study: &Study, command: RatersCommand) -> Result<(), 
         } => {
             let name = rater_name(&name)?;
             let password = rater_password(&name, password_file.as_deref())?;
-            let said = match study.add_rater(&name, &password).await? {
+            let said = match study.raters().add(&name, &password).await? {
                 Added::New => format!("added the rater {name}"),
                 Added::Back => format!("{name} is a rater again, with their ratings"),
             };
@@ -31,7 +32,7 @@ pub(super) async fn raters(study: &Study, command: RatersCommand) -> Result<(), 
         } => {
             let name = rater_name(&name)?;
             let password = rater_password(&name, password_file.as_deref())?;
-            study.set_rater_password(&name, &password).await?;
+            study.raters().set_password(&name, &password).await?;
             if let Some(file) = &password_file {
                 warn_if_others_can_read(file);
             }
@@ -41,13 +42,13 @@ pub(super) async fn raters(study: &Study, command: RatersCommand) -> Result<(), 
         }
         RatersCommand::Remove { name } => {
             let name = rater_name(&name)?;
-            study.remove_rater(&name).await?;
+            study.raters().remove(&name).await?;
             crate::tell!(
                 "removed the rater {name}: they can no longer sign in; their ratings stay"
             );
         }
         RatersCommand::List { format } => {
-            let raters = study.raters().await?;
+            let raters = study.raters().list().await?;
             let text = match format {
                 StatusFormat::Json => format!(
                     "{}\n",
@@ -76,7 +77,7 @@ pub(super) async fn raters(study: &Study, command: RatersCommand) -> Result<(), 
                     "give --per-target R, --overlap SHARE or both".to_owned(),
                 ));
             }
-            let plan = study.set_rating_plan(per_target, overlap).await?;
+            let plan = study.raters().set_plan(per_target, overlap).await?;
             crate::tell!("{}", plan.in_words());
         }
     }

@@ -1,8 +1,9 @@
 //! The text and CSV renderers of the command line's own outputs (the leaderboard, the checks
 //! and the lists render themselves): tables for a terminal, CSV and JSON rows.
 
-use crate::study::StudyStatus;
-use crate::study::{TargetChoice, TargetSummary};
+use crate::domain::TargetChoice;
+use crate::study::status::StudyStatus;
+use crate::study::targets::TargetSummary;
 use crate::terminal::cell;
 
 /// A target as `targets list --format json` writes it.
@@ -68,7 +69,7 @@ pub(super) fn targets_csv(targets: &[TargetSummary]) -> Result<String, csv::Erro
 }
 
 /// The raters' lines of `status`: each rater's ratings and targets; nothing without raters.
-pub(super) fn raters_status(raters: &[crate::study::RaterProgress]) -> String {
+pub(super) fn raters_status(raters: &[crate::study::raters::RaterProgress]) -> String {
     let lines: String = (raters.iter())
         .map(|rater| {
             let line = format!(
@@ -85,7 +86,7 @@ pub(super) fn raters_status(raters: &[crate::study::RaterProgress]) -> String {
     lines
 }
 
-pub(super) fn raters_table(raters: &crate::study::Raters) -> String {
+pub(super) fn raters_table(raters: &crate::study::raters::Raters) -> String {
     let mut text = format!("{}\n", raters.plan.in_words());
     if raters.raters.is_empty() {
         text.push_str("no raters: the owner rates alone (`paperjudge raters add NAME`)\n");

@@ -20,7 +20,7 @@ pub(super) async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError
         .collect();
     let public = addresses.iter().find(|address| !address.ip().is_loopback());
     // Raters sign in with passwords of their own: they protect the study as the owner's does.
-    let signs_in = password.is_some() || study.has_active_raters().await?;
+    let signs_in = password.is_some() || study.raters().has_active().await?;
     match (public, signs_in) {
         (Some(public), false) => {
             return Err(CliError::Usage(format!(
@@ -50,12 +50,12 @@ pub(super) async fn serve(study: &Study, args: ServeArgs) -> Result<(), CliError
         ),
         _ => {}
     }
-    let swept = study.sweep_upload_leftovers().await?;
+    let swept = study.import().sweep_upload_leftovers().await?;
     if swept > 0 {
         tracing::info!("removed {swept} temporary files of uploads that no server runs any more");
     }
     if args.demo {
-        if let Some(summary) = study.load_demo_if_empty().await? {
+        if let Some(summary) = study.import().load_demo_if_empty().await? {
             tracing::info!("loaded the demo study: {summary}");
         }
     }

@@ -21,12 +21,20 @@ pub(super) async fn simulate(study: &Study, args: SimulateArgs) -> Result<(), Cl
     let (set, judged) = match &args.options.judge {
         Some(name) => {
             let (set, judged) = study
+                .evaluation()
                 .judged_targets(name, depth)
                 .await
                 .map_err(unreadable)?;
             (set, Some(judged))
         }
-        None => (study.evaluation_set(depth).await.map_err(unreadable)?, None),
+        None => (
+            study
+                .evaluation()
+                .current_set(depth)
+                .await
+                .map_err(unreadable)?,
+            None,
+        ),
     };
     let settings = args.options.settings(set.collection.pool_depth);
     let collection = (set.collection(&args.options.judgments()))

@@ -9,7 +9,8 @@ use super::error::CliError;
 use super::output::print;
 use super::render::{targets_csv, targets_table, ListedTarget};
 use crate::domain::PaperId;
-use crate::study::{DropRule, Refusal, Study, StudyError};
+use crate::study::targets::DropRule;
+use crate::study::{Refusal, Study, StudyError};
 
 pub(super) async fn targets(study: &Study, command: TargetsCommand) -> Result<(), CliError> {
     let mut rng = rand::rngs::StdRng::from_os_rng();
@@ -21,7 +22,7 @@ pub(super) async fn targets(study: &Study, command: TargetsCommand) -> Result<()
                 ));
             }
             let said = if args.all {
-                let change = study.choose_all(rng).await?;
+                let change = study.targets().choose_all(rng).await?;
                 format!(
                     "every paper with recommendations is a target again; pool: {} pairs added",
                     change.added
@@ -33,7 +34,7 @@ pub(super) async fn targets(study: &Study, command: TargetsCommand) -> Result<()
                     ));
                 }
                 let seed = args.seed.unwrap_or_else(|| rng.random());
-                let chosen = study.choose_sample(count, seed, rng).await?;
+                let chosen = study.targets().choose_sample(count, seed, rng).await?;
                 format!("{chosen}\nsampled with --seed {seed}")
             } else {
                 let (ids, lines) = match &args.file {
@@ -43,31 +44,33 @@ pub(super) async fn targets(study: &Study, command: TargetsCommand) -> Result<()
                         Vec::new(),
                     ),
                 };
-                let chosen =
-                    (study.choose(&ids, rng).await).map_err(|error| match (error, &args.file) {
+                let chosen = (study.targets().choose(&ids, rng).await).map_err(|error| {
+                    match (error, &args.file) {
                         (StudyError::Refused(Refusal::UnknownIds(unknown)), Some(file)) => {
                             unknown_in_file(file, &ids, &lines, &unknown)
                         }
                         (error, _) => CliError::from(error),
-                    })?;
+                    }
+                })?;
                 chosen.to_string()
             };
             crate::tell!("{said}");
-            let overview = study.overview().await?;
+            let overview = study.targets().overview().await?;
             crate::tell!("the study is {}", overview.in_words());
             Ok(())
         }
         TargetsCommand::Drop { ids } => {
             let ids: Vec<PaperId> = ids.iter().map(|id| PaperId::given(id)).collect();
-            let dropped = study.drop_targets(&ids, DropRule::Any).await?;
+            let dropped = study.targets().drop(&ids, DropRule::Any).await?;
             crate::tell!("{dropped}");
-            let overview = study.overview().await?;
+            let overview = study.targets().overview().await?;
             crate::tell!("the study is {}", overview.in_words());
             Ok(())
         }
         TargetsCommand::List { format } => {
             let targets = study
-                .targets(crate::study::Listing::EVERY_TARGET, None)
+                .targets()
+                .list(crate::study::targets::Listing::EVERY_TARGET, None)
                 .await?
                 .targets;
             let text = match format {

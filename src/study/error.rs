@@ -287,12 +287,6 @@ impl From<InvalidInput> for StudyError {
     }
 }
 
-impl From<crate::study::db::ImportHoldsTheStudy> for StudyError {
-    fn from(busy: crate::study::db::ImportHoldsTheStudy) -> StudyError {
-        StudyError::Busy(Box::new(busy))
-    }
-}
-
 impl From<std::io::Error> for StudyError {
     /// A full disk (or quota, or file size limit) as such, anything else as internal.
     fn from(error: std::io::Error) -> StudyError {

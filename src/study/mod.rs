@@ -16,58 +16,35 @@
 mod db;
 mod error;
 pub mod evaluation;
-mod guidelines;
+pub mod guidelines;
 pub mod import;
 pub mod judges;
-mod lists;
-mod papers;
-mod pool;
-mod pruning;
-mod raters;
-mod rating;
-mod recheck;
-mod status;
-mod targets;
+pub mod lists;
+pub mod papers;
+pub mod pool;
+pub mod pruning;
+pub mod raters;
+pub mod rating;
+pub mod recheck;
+pub mod status;
+pub mod targets;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use rusqlite::TransactionBehavior;
 use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::{SqliteConnection, SqlitePool};
 
-use crate::blocking;
-use db::{WriteQueue, Writer};
+use db::Database;
 
-// Values of the domain the study's views carry, named where the views are.
-pub use crate::domain::{Progress, TargetChoice};
 pub use error::{Cause, Refusal, StudyError};
-pub use evaluation::{Evaluated, EvaluationSet, ModelOnTarget, TargetView};
-pub use guidelines::{CurrentGuidelines, GuidelinesChange};
-pub use import::{
-    ImportFile, ImportProgress, JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT,
-};
-pub use papers::{Among, Hit, ListedPaper, Paper, PooledPaper, Search, MARK_END, MARK_START};
-pub use pool::{BlindPoolChange, ExportedPoolEntry};
-pub use pruning::Pruning;
-pub use raters::{Added, Credential, Rater, RaterProgress, Raters, RatingPlan};
-pub use rating::{Edit, ExportedRating, RaterNote, Rating, RatingPage, Undo};
-pub use recheck::{Recheck, RecheckProgress};
-pub use status::StudyStatus;
-pub use targets::{
-    Chosen, DropRule, Dropped, Listing, NextTarget, Overview, RaterOverview, TargetList,
-    TargetSummary,
-};
 
-/// One study file, as the app works on it. Cloning it is cheap: clones share the connections,
-/// the write queue and the evaluation kept in memory.
+/// One study file, as the app works on it: its connections and write queue, what it keeps in
+/// memory, and a handle per feature ([`Study::rating`], [`Study::targets`], ...) whose methods
+/// are the feature's commands and queries. Cloning it is cheap: clones share the connections,
+/// the write queue and what is kept.
 #[derive(Debug, Clone)]
 pub struct Study {
-    /// The study file's connections: every query's read and every command's write but an
-    /// import of papers or lists, which opens a connection of its own (see [`import`]).
-    connections: SqlitePool,
-    path: Arc<Path>,
-    write_queue: WriteQueue,
+    db: Database,
     /// What is kept of the evaluation between queries: the set of the study's current
     /// revision and its recent leaderboards.
     evaluations: Arc<evaluation::Evaluations>,
@@ -97,12 +74,8 @@ impl Study {
 
     /// Opens the study with connections set up as `options` say (the tests' full disk).
     pub async fn open_with(options: SqliteConnectOptions) -> Result<Study, StudyError> {
-        let path: PathBuf = options.get_filename().to_owned();
-        let connections = db::open_with(options).await?;
         Ok(Study {
-            connections,
-            path: path.into(),
-            write_queue: WriteQueue::default(),
+            db: Database::open_with(options).await?,
             evaluations: Arc::default(),
             kept_lists: Arc::default(),
             jobs: Arc::default(),
@@ -113,86 +86,14 @@ impl Study {
 
     /// The study file.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.db.path()
     }
 
     /// Leaves the study file whole on its own, then closes the connections (see
     /// [`db::close`]). Every command of the command line ends here, the server once it has
     /// stopped.
     pub async fn close(&self) {
-        db::close(&self.connections).await;
-    }
-
-    /// Runs the work of a command in one write transaction of its own, in turn on the write
-    /// queue: committed durably when `work` succeeds, rolled back when it fails. A command
-    /// waits at most [`db::LOCK_WAIT`] for another process's write (an import).
-    async fn write<T>(
-        &self,
-        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
-    ) -> Result<T, StudyError> {
-        self.write_as(Writer::Command, work).await
-    }
-
-    /// [`Study::write`], on a connection set up for `writer`.
-    async fn write_as<T>(
-        &self,
-        writer: Writer,
-        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
-    ) -> Result<T, StudyError> {
-        let turn = self.write_queue.turn(writer).await?;
-        let mut tx = turn.begin(&self.connections).await?;
-        let done = work(&mut tx).await;
-        tx.finish(done).await
-    }
-
-    /// Opens a connection of its own to the study for a command that builds pools, set up for
-    /// `writer` (see [`db::direct::open_writer`]).
-    async fn open_directly(&self, writer: Writer) -> Result<rusqlite::Connection, StudyError> {
-        let path = self.path.to_path_buf();
-        Ok(blocking::run(move || db::direct::open_writer(&path, writer)).await?)
-    }
-
-    /// Runs the work of a command that builds pools (choosing targets, pruning) in an
-    /// immediate transaction on a connection of its own stepped directly, as
-    /// [`Study::write_directly_as`] says.
-    async fn write_directly<T: Send + 'static>(
-        &self,
-        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
-    ) -> Result<T, StudyError> {
-        let conn = self.open_directly(Writer::Command).await?;
-        self.write_directly_as(Writer::Command, conn, work).await
-    }
-
-    /// Runs the work of `writer` in an immediate transaction of its own on `conn`, a
-    /// connection of its own stepped directly (opened for `writer`), in this process's turn of
-    /// the write queue, on a thread that may block: committed durably when `work` succeeds,
-    /// rolled back when it fails. The connection is closed at the end.
-    async fn write_directly_as<T: Send + 'static>(
-        &self,
-        writer: Writer,
-        mut conn: rusqlite::Connection,
-        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
-    ) -> Result<T, StudyError> {
-        let _turn = self.write_queue.turn(writer).await?;
-        blocking::run(move || {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let done = work(&tx)?;
-            tx.commit()?;
-            Ok(done)
-        })
-        .await
-    }
-
-    /// Runs the reads of a query in one read transaction, so that they see one state of the
-    /// study.
-    async fn read<T>(
-        &self,
-        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
-    ) -> Result<T, StudyError> {
-        let mut tx = self.connections.begin().await?;
-        let read = work(&mut tx).await?;
-        tx.commit().await?;
-        Ok(read)
+        db::close(self.db.connections()).await;
     }
 
     /// Writes a consistent snapshot of the study to `file` (which must not exist) while others
@@ -202,7 +103,7 @@ impl Study {
         if file.exists() {
             return Err(exists().into());
         }
-        db::backup(&self.connections, file)
+        db::backup(self.db.connections(), file)
             .await
             .map_err(|error| match error {
                 sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -214,6 +115,66 @@ impl Study {
 
     /// The study's secret for signing the forms' tokens (made when the study was created).
     pub async fn form_secret(&self) -> Result<Vec<u8>, StudyError> {
-        Ok(db::study::form_secret(&self.connections).await?)
+        Ok(db::study::form_secret(self.db.connections()).await?)
+    }
+
+    /// Rating: a rater's rating page, their ratings and undos, the ratings as exported.
+    pub fn rating(&self) -> rating::Handle<'_> {
+        rating::Handle::new(&self.db)
+    }
+
+    /// The study's guidelines for rating.
+    pub fn guidelines(&self) -> guidelines::Handle<'_> {
+        guidelines::Handle::new(&self.db)
+    }
+
+    /// The evaluation: the leaderboard, its per-target view, the checks.
+    pub fn evaluation(&self) -> evaluation::Handle<'_> {
+        evaluation::Handle::new(self)
+    }
+
+    /// The imports: from files, from the browser's uploads, the demo.
+    pub fn import(&self) -> import::Handle<'_> {
+        import::Handle::new(self)
+    }
+
+    /// The judges: their grades, runs, trials and audits.
+    pub fn judges(&self) -> judges::Handle<'_> {
+        judges::Handle::new(self)
+    }
+
+    /// Pruning: the models the verdict ruled out leave the pools built from then on.
+    pub fn pruning(&self) -> pruning::Handle<'_> {
+        pruning::Handle::new(&self.db, self.evaluation())
+    }
+
+    /// The targets: which the study rates, how far each is, the next to rate, the search.
+    pub fn targets(&self) -> targets::Handle<'_> {
+        targets::Handle::new(&self.db, self.pruning())
+    }
+
+    /// The blind pool: its rows as exported, its depth.
+    pub fn pool(&self) -> pool::Handle<'_> {
+        pool::Handle::new(&self.db)
+    }
+
+    /// The raters, their plan, and who signs in as whom.
+    pub fn raters(&self) -> raters::Handle<'_> {
+        raters::Handle::new(&self.db)
+    }
+
+    /// Re-checking: a rated pair of a finished target shown again, blind.
+    pub fn recheck(&self) -> recheck::Handle<'_> {
+        recheck::Handle::new(&self.db)
+    }
+
+    /// The counts `paperjudge status` prints, from one read of the study.
+    pub async fn status(&self) -> Result<status::StudyStatus, StudyError> {
+        status::read(&self.db).await
+    }
+
+    /// What the models' lists say, before a rating.
+    pub fn lists(&self) -> lists::Handle<'_> {
+        lists::Handle::new(&self.db, &self.kept_lists)
     }
 }

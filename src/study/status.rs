@@ -2,9 +2,10 @@
 
 use serde::Serialize;
 
-use super::raters::{progress, RaterProgress};
-use super::{db, Study, StudyError};
 use crate::domain::TargetChoice;
+use crate::study::db::{self, Database};
+use crate::study::error::StudyError;
+use crate::study::raters::{progress, RaterProgress};
 
 /// The counts `paperjudge status` prints. Targets, pairs and progress are those of the
 /// targets rated now.
@@ -36,39 +37,37 @@ pub struct StudyStatus {
     pub raters: Vec<RaterProgress>,
 }
 
-impl Study {
-    /// The counts `paperjudge status` prints, from one read of the study.
-    pub async fn status(&self) -> Result<StudyStatus, StudyError> {
-        self.read(async |conn| {
-            let (papers, models, recommendations, judgments_with_provenance_known) =
-                db::study::counts(&mut *conn).await?;
-            let overview = db::targets::overview(&mut *conn).await?;
-            let pool_depth = db::study::pool_depth(&mut *conn).await?.get();
-            let pruning = db::pruning::is_on(&mut *conn).await?;
-            let pruned_models = (db::pruning::pruned(&mut *conn).await?)
-                .into_iter()
-                .map(|(_, name)| name)
-                .collect();
-            let raters = progress(conn).await?;
-            Ok(StudyStatus {
-                papers,
-                models,
-                targets: overview.active,
-                recommendations,
-                pooled_pairs: overview.pairs.total,
-                rated_pairs: overview.pairs.rated,
-                targets_finished: overview.finished,
-                pool_depth,
-                candidate_targets: overview.candidates,
-                target_choice: overview.choice,
-                targets_partly_rated: overview.partly_rated,
-                targets_without_recommendations: overview.without_pool,
-                judgments_with_provenance_known,
-                pruning,
-                pruned_models,
-                raters,
-            })
+/// The counts `paperjudge status` prints, from one read of the study.
+pub(super) async fn read(db: &Database) -> Result<StudyStatus, StudyError> {
+    db.read(async |conn| {
+        let (papers, models, recommendations, judgments_with_provenance_known) =
+            db::study::counts(&mut *conn).await?;
+        let overview = db::targets::overview(&mut *conn).await?;
+        let pool_depth = db::study::pool_depth(&mut *conn).await?.get();
+        let pruning = db::pruning::is_on(&mut *conn).await?;
+        let pruned_models = (db::pruning::pruned(&mut *conn).await?)
+            .into_iter()
+            .map(|(_, name)| name)
+            .collect();
+        let raters = progress(conn).await?;
+        Ok(StudyStatus {
+            papers,
+            models,
+            targets: overview.active,
+            recommendations,
+            pooled_pairs: overview.pairs.total,
+            rated_pairs: overview.pairs.rated,
+            targets_finished: overview.finished,
+            pool_depth,
+            candidate_targets: overview.candidates,
+            target_choice: overview.choice,
+            targets_partly_rated: overview.partly_rated,
+            targets_without_recommendations: overview.without_pool,
+            judgments_with_provenance_known,
+            pruning,
+            pruned_models,
+            raters,
         })
-        .await
-    }
+    })
+    .await
 }

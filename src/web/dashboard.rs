@@ -10,9 +10,10 @@ use super::leaderboard::{self, LeaderboardQuery};
 use super::view::{self, Nav, PruningControl, Standing};
 use super::WebError;
 use crate::checks;
+use crate::domain::{Progress, TargetChoice};
 use crate::leaderboard::ModelRow;
 use crate::study::judges::JudgeSummary;
-use crate::study::{Progress, Study, TargetChoice};
+use crate::study::Study;
 use crate::words::page;
 
 /// With more candidate targets than this, the dashboard offers to choose targets: rating
@@ -136,11 +137,11 @@ pub async fn show(
             overview.pairs.total > 0 && !overview.pairs.is_finished(),
         ),
         Some(rater) => {
-            let own = study.rater_overview(rater).await?;
+            let own = study.targets().rater_overview(rater).await?;
             (own.pairs, own.finished, own.targets, own.more_to_rate)
         }
     };
-    let rechecks = study.recheck_progress(rater).await?;
+    let rechecks = study.recheck().progress(rater).await?;
     let recheck = (rechecks.finished_targets >= checks::RECHECK_FROM_FINISHED_TARGETS).then(|| {
         (
             rechecks.rechecked,
@@ -166,8 +167,8 @@ pub async fn show(
     let (choose_more, pruning, judges) = match rater {
         None => (
             choose_more,
-            PruningControl::new(&study.pruning().await?, board.decision.as_ref()),
-            (study.judges().await?.iter())
+            PruningControl::new(&study.pruning().state().await?, board.decision.as_ref()),
+            (study.judges().list().await?.iter())
                 .map(|judge| JudgePlan::of(judge, overview.active))
                 .collect(),
         ),

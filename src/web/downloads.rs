@@ -64,7 +64,7 @@ pub async fn ratings_csv(
     study: web::Data<Study>,
     signed: Signed,
 ) -> Result<HttpResponse, WebError> {
-    let rows = study.ratings(signed.rater_only()).await?;
+    let rows = study.rating().ratings(signed.rater_only()).await?;
     let mut csv = Vec::new();
     export::ratings_csv(&rows, &mut csv).map_err(|error| WebError::Internal(Box::new(error)))?;
     Ok(download("text/csv; charset=utf-8", "ratings.csv", csv))
@@ -94,8 +94,13 @@ pub async fn qrels(
         None => Judgments::default(),
     };
     let judged = match query.targets.as_deref() {
-        None | Some("") | Some("all") => study.judged_pairs(&judgments).await?,
-        Some("finished") => study.judged_pairs_of_finished_targets(&judgments).await?,
+        None | Some("") | Some("all") => study.rating().judged_pairs(&judgments).await?,
+        Some("finished") => {
+            study
+                .rating()
+                .judged_pairs_of_finished_targets(&judgments)
+                .await?
+        }
         Some(other) => {
             return Err(WebError::BadRequest(format!(
                 "targets must be all or finished, got {other:?}"

@@ -1,6 +1,6 @@
 //! `GET /guidelines`: the study's guidelines for rating, for everyone who may rate; the owner
 //! also gets an editor with a preview. `POST /guidelines` (the owner's: a rater gets 403)
-//! previews a draft (`action=preview`) or saves it: as a new version (`Study::set_guidelines`),
+//! previews a draft (`action=preview`) or saves it: as a new version (`study.guidelines().set`),
 //! or, empty, as a clear. A draft that cannot be saved comes back in the editor with what is
 //! wrong, so that nothing written is lost.
 
@@ -15,7 +15,8 @@ use super::csrf::{self, CsrfToken};
 use super::view::{self, Nav, RenderedMarkdown};
 use super::WebError;
 use crate::domain::Guidelines;
-use crate::study::{CurrentGuidelines, Study};
+use crate::study::guidelines::CurrentGuidelines;
+use crate::study::Study;
 
 /// The largest form of the guidelines: 20,000 characters of four bytes each, every byte
 /// percent-encoded, with room for the other fields.
@@ -73,7 +74,7 @@ async fn show(
     Signed(rater): Signed,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
-    let current = study.guidelines().await?;
+    let current = study.guidelines().current().await?;
     let editor = rater.is_owner().then(|| Editor {
         draft: (current.as_ref())
             .map(|guidelines| guidelines.markdown.as_str().to_owned())
@@ -154,8 +155,8 @@ async fn change(
         return again(&study, editing(Some(html), None), StatusCode::OK, csrf).await;
     }
     match &guidelines {
-        Some(guidelines) => study.set_guidelines(guidelines).await,
-        None => study.clear_guidelines().await,
+        Some(guidelines) => study.guidelines().set(guidelines).await,
+        None => study.guidelines().clear().await,
     }
     .map_err(WebError::of_change)?;
     Ok(see_other("/guidelines"))
@@ -168,7 +169,7 @@ async fn again(
     status: StatusCode,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
-    let current = study.guidelines().await?;
+    let current = study.guidelines().current().await?;
     let page = GuidelinesPage {
         nav: Nav::OWNER,
         current: current.as_ref().map(InForce::of),

@@ -17,7 +17,8 @@ use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::PoolDepth;
 use crate::formats::Problem;
-use crate::study::{JobFailure, JobId, JobReport, JobState, Outcome, Study, JOBS_KEPT};
+use crate::study::import::{JobFailure, JobId, JobReport, JobState, Outcome, JOBS_KEPT};
+use crate::study::Study;
 use crate::words::{plural, thousands};
 
 /// `GET` and `POST /import`, `POST /import/settings`, `GET /import/{job}` and its JSON.
@@ -79,7 +80,7 @@ async fn page(
         pool_depth: status.pool_depth,
         depth_open: status.recommendations == 0,
         max_depth: PoolDepth::MAX,
-        running: study.running_import().as_ref().map(job_path),
+        running: study.import().running().as_ref().map(job_path),
     })?;
     csrf.set_cookie_on(&mut response)?;
     Ok(response)
@@ -111,7 +112,7 @@ async fn settings(
                 PoolDepth::MAX
             ))
         })?;
-    (study.set_pool_depth(depth).await).map_err(WebError::of_change)?;
+    (study.pool().set_depth(depth).await).map_err(WebError::of_change)?;
     Ok(see_other("/import"))
 }
 
@@ -267,7 +268,7 @@ struct JobPage {
 
 /// The job of the address, or a 404 that says why there is none.
 fn job_of(study: &Study, id: &str) -> Result<JobView, WebError> {
-    let report = JobId::parse(id).and_then(|id| study.import_job(&id));
+    let report = JobId::parse(id).and_then(|id| study.import().job(&id));
     report.map(JobView::new).ok_or_else(|| {
         WebError::NotFound(format!(
             "there is no import {id} on this server: it keeps the last {JOBS_KEPT} imports until \
@@ -285,7 +286,7 @@ async fn job_page(
 ) -> Result<HttpResponse, WebError> {
     let job = job_of(&study, &id)?;
     let study_in_words = match (job.state, job.kind) {
-        ("done", Some("recommendations")) => Some(study.overview().await?.in_words()),
+        ("done", Some("recommendations")) => Some(study.targets().overview().await?.in_words()),
         _ => None,
     };
     view::html(&JobPage {

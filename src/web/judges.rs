@@ -20,13 +20,14 @@ use super::leaderboard::LeaderboardQuery;
 use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::{JudgeModel, JudgeName};
+use crate::study::import::JobId;
 use crate::study::judges::endpoint::EndpointUrl;
 use crate::study::judges::prompt::{Prompt, MAX_TEMPLATE_BYTES};
 use crate::study::judges::{
     CommandLine, Disagreement, EndpointRequest, Grading, JudgeAudit, JudgeSummary, Purpose,
     RunJobReport, RunRequest, RunState, TrialSummary, KEY_VARIABLE, RUNS_KEPT, TUNING_TARGETS,
 };
-use crate::study::{JobId, Study};
+use crate::study::Study;
 use crate::words;
 
 /// Requests in flight of a run from the browser, unless the form says otherwise.
@@ -137,8 +138,8 @@ async fn page(
     query: LeaderboardQuery,
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
-    let summaries = study.judges().await?;
-    let audits = study.judge_audits(&query.options).await?;
+    let summaries = study.judges().list().await?;
+    let audits = study.judges().audits(&query.options).await?;
     let judges = (summaries.into_iter().zip(audits))
         .map(|(summary, audit)| JudgeView {
             disagreements: disagreements_path(&summary.name),
@@ -150,11 +151,11 @@ async fn page(
         nav: Nav::OWNER,
         csrf_token: csrf.value().to_owned(),
         judges,
-        trials: study.trials().await?,
+        trials: study.judges().trials().await?,
         default_tuning_targets: TUNING_TARGETS,
         default_prompt: Prompt::default_prompt().template().to_owned(),
         default_concurrency: DEFAULT_CONCURRENCY,
-        running: study.running_judge_run().as_ref().map(run_path),
+        running: study.judges().running().as_ref().map(run_path),
     })?;
     csrf.set_cookie_on(&mut response)?;
     Ok(response)
@@ -250,7 +251,8 @@ async fn start(
             !prompt.trim().is_empty() && *prompt != Prompt::default_prompt().template()
         });
     let job = study
-        .start_judge_run(RunRequest {
+        .judges()
+        .start_run(RunRequest {
             grading: Grading::Endpoint(EndpointRequest {
                 endpoint,
                 model,
@@ -292,7 +294,7 @@ async fn from_trial(
         .ok_or_else(|| WebError::BadRequest("the form needs the field `name`".to_owned()))?;
     let name = JudgeName::new(name).map_err(|invalid| WebError::BadRequest(invalid.to_string()))?;
     let id = id.into_inner();
-    let (trial, _) = study.trial_audit(id).await?;
+    let (trial, _) = study.judges().trial_audit(id).await?;
     let grading = match (trial.model, trial.endpoint, trial.command) {
         (Some(model), Some(endpoint), _) => Grading::Endpoint(EndpointRequest {
             endpoint: EndpointUrl::parse(&endpoint)
@@ -312,7 +314,8 @@ async fn from_trial(
         }
     };
     let job = study
-        .start_judge_run(RunRequest {
+        .judges()
+        .start_run(RunRequest {
             grading,
             name: Some(name),
             concurrency: DEFAULT_CONCURRENCY,
@@ -364,7 +367,7 @@ struct RunPage {
 
 /// The run of the address, or a 404 that says why there is none.
 fn run_of(study: &Study, id: &str) -> Result<RunView, WebError> {
-    let report = JobId::parse(id).and_then(|id| study.judge_run(&id));
+    let report = JobId::parse(id).and_then(|id| study.judges().job(&id));
     report.map(RunView::new).ok_or_else(|| {
         WebError::NotFound(format!(
             "there is no judge run {id} on this server: it keeps the last {RUNS_KEPT} runs \
@@ -408,7 +411,7 @@ async fn disagreements(
     name: web::Path<String>,
 ) -> Result<HttpResponse, WebError> {
     let judge = JudgeName::new(&name).map_err(|invalid| WebError::NotFound(invalid.to_string()))?;
-    let pairs = study.disagreements(&judge).await?;
+    let pairs = study.judges().disagreements(&judge).await?;
     view::html(&DisagreementsPage {
         nav: Nav::OWNER,
         judge: judge.to_string(),
@@ -423,7 +426,7 @@ async fn trial_disagreements(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, WebError> {
     let id = id.into_inner();
-    let pairs = study.trial_disagreements(id).await?;
+    let pairs = study.judges().trial_disagreements(id).await?;
     view::html(&DisagreementsPage {
         nav: Nav::OWNER,
         judge: format!("trial {id}"),

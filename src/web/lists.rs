@@ -1,5 +1,6 @@
 //! `GET /lists` and `/lists.json`: what the models' lists say, under the options in the address
-//! (`k`, `rbo-p`, `partial`), exactly as `paperjudge lists` computes them (`Study::lists`).
+//! (`k`, `rbo-p`, `partial`), exactly as `paperjudge lists` computes them
+//! (`study.lists().view`).
 //!
 //! Open to everyone who may use the app, raters too: the view reads the lists of fully rated
 //! targets only, so it names no paper's provenance on a target anyone still rates (see
@@ -82,7 +83,7 @@ async fn json(
     signed: Signed,
 ) -> Result<HttpResponse, WebError> {
     let options = query.allowed_for(&signed)?;
-    let lists = study.lists(&options).await?;
+    let lists = study.lists().view(&options).await?;
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())
         .body(lists.to_json()))
@@ -181,7 +182,7 @@ async fn show(
     signed: Signed,
 ) -> Result<HttpResponse, WebError> {
     let options = query.allowed_for(&signed)?;
-    let lists = study.lists(&options).await?;
+    let lists = study.lists().view(&options).await?;
     let query = options.query();
     let k = lists.settings.k;
     let p = lists.settings.rbo_p;

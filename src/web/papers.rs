@@ -16,7 +16,9 @@ use super::csrf::CsrfToken;
 use super::view::{self, Nav};
 use super::WebError;
 use crate::domain::PaperId;
-use crate::study::{Among, Hit, Overview, Study, TargetChoice, MARK_END, MARK_START};
+use crate::domain::TargetChoice;
+use crate::study::targets::{Among, Hit, Overview, MARK_END, MARK_START};
+use crate::study::Study;
 use crate::words::plural;
 use crate::words::thousands;
 
@@ -229,6 +231,7 @@ async fn search(
     let offset = (page - 1) * HITS_PER_PAGE;
     let rater = signed.rater_only();
     let search = study
+        .targets()
         .search(&q, among, (offset, HITS_PER_PAGE), rater)
         .await?;
     let overview = search.overview;

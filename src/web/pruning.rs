@@ -1,4 +1,4 @@
-//! `POST /prune`: pruning on or off, as `paperjudge prune on|off` (see `Study::set_pruning`).
+//! `POST /prune`: pruning on or off, as `paperjudge prune on|off` (see `study.pruning().set`).
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
@@ -51,6 +51,6 @@ async fn set(
         Some("/leaderboard") => "/leaderboard",
         _ => "/",
     };
-    study.set_pruning(on).await.map_err(WebError::of_change)?;
+    study.pruning().set(on).await.map_err(WebError::of_change)?;
     Ok(see_other(back))
 }

@@ -8,7 +8,8 @@ use askama::Template;
 use super::auth::Owner;
 use super::view::{self, Nav};
 use super::WebError;
-use crate::study::{RaterProgress, Study};
+use crate::study::raters::RaterProgress;
+use crate::study::Study;
 use crate::words::{capitalized, thousands};
 
 /// `GET /raters`.
@@ -46,7 +47,7 @@ impl From<RaterProgress> for RaterView {
 }
 
 async fn show(study: web::Data<Study>, _: Owner) -> Result<HttpResponse, WebError> {
-    let raters = study.raters().await?;
+    let raters = study.raters().list().await?;
     view::html(&RatersPage {
         nav: Nav::OWNER,
         plan_in_words: capitalized(&raters.plan.in_words()),

@@ -11,8 +11,11 @@ use super::auth::Signed;
 use super::csrf::CsrfToken;
 use super::view::{self, Nav, PaperView, RenderedMarkdown};
 use super::WebError;
+use crate::domain::Progress;
 use crate::domain::{Answer, Note, PaperKey, Stars};
-use crate::study::{PooledPaper, Progress, RatingPage as Page, Study};
+use crate::study::papers::PooledPaper;
+use crate::study::rating::RatingPage as Page;
+use crate::study::Study;
 
 /// `GET /targets/{target}`.
 pub fn routes(config: &mut web::ServiceConfig) {
@@ -125,7 +128,7 @@ async fn show(
         next_target,
         with_raters,
         guidelines,
-    } = study.rating_page(key, &rater).await?;
+    } = study.rating().page(key, &rater).await?;
     let page = RatingPage {
         nav: Nav::of(&rater),
         target_id: key.0,

@@ -1,8 +1,8 @@
 //! `POST /targets/{n}/ratings` and `POST /targets/{n}/undo`: every change of a rating.
 //!
-//! The handlers read the form and check its token; the study's command (`Study::rate`,
-//! `Study::undo`) applies the rules and commits the change durably before the answer is sent,
-//! so "saved" on the page means saved.
+//! The handlers read the form and check its token; the study's command
+//! (`study.rating().rate`, `study.rating().undo`) applies the rules and commits the change
+//! durably before the answer is sent, so "saved" on the page means saved.
 //! The answer is JSON when the request accepts it (the rating script), else a 303 back to the
 //! paper on the rating page (a plain form). A change that could not be saved gets an error
 //! saying so: 503 while an import holds the study, 507 when the disk is full, 500 otherwise.
@@ -13,8 +13,11 @@ use serde::{Deserialize, Serialize};
 use super::answer::{see_other, ByAccept};
 use super::auth::Signed;
 use super::{csrf, view, WebError};
+use crate::domain::Progress;
 use crate::domain::{Answer, Note, PaperId, PaperKey};
-use crate::study::{Edit, Progress, Rater, Rating, Study};
+use crate::study::raters::Rater;
+use crate::study::rating::{Edit, Rating};
+use crate::study::Study;
 
 /// The largest rating form: a note of 2,000 characters of four bytes each, every byte
 /// percent-encoded, with room for the other fields.
@@ -158,6 +161,7 @@ async fn rate(
     let change = RatingChange::parse(paper, stars, note)?;
     let tag = browser.history_tag();
     let (rating, progress) = (study
+        .rating()
         .rate(target, &change.paper, change.edit, &tag, &rater)
         .await)
         .map_err(WebError::of_change)?;
@@ -201,8 +205,11 @@ async fn undo(
     let browser =
         csrf::verify(&request, form.csrf_token.as_deref()).map_err(WebError::of_change)?;
     own_page(form.rater.as_deref(), &rater)?;
-    let undo =
-        (study.undo(target, &browser.history_tag(), &rater).await).map_err(WebError::of_change)?;
+    let undo = (study
+        .rating()
+        .undo(target, &browser.history_tag(), &rater)
+        .await)
+        .map_err(WebError::of_change)?;
     Ok(ByAccept {
         html: back_to_paper(target, undo.paper.as_ref()),
         json: UndoAnswer {

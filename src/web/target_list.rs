@@ -11,7 +11,8 @@ use super::auth::{Owner, Signed};
 use super::view::{self, Nav};
 use super::{csrf, WebError};
 use crate::domain::PaperId;
-use crate::study::{DropRule, Listing, Study, TargetSummary};
+use crate::study::targets::{DropRule, Listing, TargetSummary};
+use crate::study::Study;
 
 /// Targets per page of `/targets`: a study of a few hundred targets fits on one page, and a
 /// page of a study that rates every paper of a large library stays small.
@@ -87,13 +88,13 @@ async fn show(
         offset,
         limit: TARGETS_PER_PAGE + 1,
     };
-    let list = study.targets(listing, signed.rater_only()).await?;
+    let list = study.targets().list(listing, signed.rater_only()).await?;
     let (overview, mut targets) = (list.overview, list.targets);
     // A rater's counts are of the targets they took: no other rater's doing moves them.
     let (finished, total) = match signed.rater_only() {
         None => (overview.finished, overview.active),
         Some(rater) => {
-            let own = study.rater_overview(rater).await?;
+            let own = study.targets().rater_overview(rater).await?;
             (own.finished, own.targets)
         }
     };
@@ -132,7 +133,7 @@ async fn show(
 /// 303 to the next target that needs the rater signed in, in the study's random order (which
 /// they then take), or to the dashboard when none does.
 async fn next(study: web::Data<Study>, Signed(rater): Signed) -> Result<HttpResponse, WebError> {
-    let location = match study.next_target(&rater).await? {
+    let location = match study.targets().next(&rater).await? {
         Some(next) => format!("/targets/{}", next.target.id),
         None => "/".to_owned(),
     };
@@ -223,18 +224,19 @@ async fn choose(
     let paper = match action {
         ChoiceAction::Drop(paper) => {
             let ids = [PaperId::given(&paper)];
-            (study.drop_targets(&ids, DropRule::OnlyUnrated).await).map_err(WebError::of_change)?;
+            (study.targets().drop(&ids, DropRule::OnlyUnrated).await)
+                .map_err(WebError::of_change)?;
             paper
         }
         ChoiceAction::Choose(paper) => {
             let ids = [PaperId::given(&paper)];
-            (study.choose(&ids, rng).await).map_err(WebError::of_change)?;
+            (study.targets().choose(&ids, rng).await).map_err(WebError::of_change)?;
             paper
         }
         ChoiceAction::Sample(count, asked) => {
             // A seed short enough to note down, when none is asked for.
             let seed = asked.unwrap_or_else(|| rng.random_range(0..1_000_000));
-            (study.choose_sample(count, seed, rng).await).map_err(WebError::of_change)?;
+            (study.targets().choose_sample(count, seed, rng).await).map_err(WebError::of_change)?;
             if form.seed.is_none() {
                 return Ok(see_other("/"));
             }

@@ -35,7 +35,8 @@ use super::{csrf, WebError};
 use crate::domain::{ByteSize, JudgeName};
 use crate::formats::Format;
 use crate::study::import::{self, Kind};
-use crate::study::{JobId, Study, Upload};
+use crate::study::import::{JobId, Upload};
+use crate::study::Study;
 
 /// What an upload may be: at most `size` bytes (`serve --max-upload`), and never silent for
 /// longer than `idle`.
@@ -84,7 +85,7 @@ pub async fn upload(
     if declared_length(&request).is_some_and(|length| length > limit.bytes()) {
         return Err(WebError::UploadTooLarge { limit });
     }
-    let upload = study.begin_upload().map_err(WebError::of_change)?;
+    let upload = study.import().begin_upload().map_err(WebError::of_change)?;
     let mut received = 0u64;
     // The form's reader says Overflow both for a body past the limit and for a part's headers
     // past what it holds: this tells them apart.
@@ -114,7 +115,7 @@ pub async fn upload(
         };
         return Ok(HttpResponse::Ok().json(started));
     }
-    study.import_job_ended(&job).await;
+    study.import().job_ended(&job).await;
     Ok(see_other(&url))
 }
 

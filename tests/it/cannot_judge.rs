@@ -195,7 +195,7 @@ async fn agreement_leaves_cannot_judge_out_and_a_pair_is_judged_by_those_who_gav
     let qrels = owner.get("/export/qrels.txt").await.text().await.unwrap();
     assert_eq!(qrels, "T2 0 P1 2\nT2 0 P7 3\nT2 0 P8 0\nT2 0 P9 1\n");
     let ann = Judgments::Rater(RaterName::new("Ann").unwrap());
-    let judged = app.study.study.judged_pairs(&ann).await.unwrap();
+    let judged = app.study.study.rating().judged_pairs(&ann).await.unwrap();
     let papers: Vec<&str> = judged.iter().map(|(_, paper, _)| paper.as_str()).collect();
     assert_eq!(papers, ["P1", "P7", "P8"]);
 }

@@ -5,8 +5,9 @@ use rand::SeedableRng;
 use sqlx::SqlitePool;
 
 use paperjudge::formats::Format;
+use paperjudge::study::import::ImportFile;
 use paperjudge::study::import::{self, Kind, Summary};
-use paperjudge::study::{ImportFile, Refusal, Study, StudyError};
+use paperjudge::study::{Refusal, Study, StudyError};
 
 pub struct TestStudy {
     /// The study, as the app works on it.
@@ -56,7 +57,10 @@ impl TestStudy {
     pub async fn import(&self, kind: &Kind, text: &[u8], seed: u64) -> Result<Summary, StudyError> {
         let rng = rand::rngs::StdRng::seed_from_u64(seed);
         let file = ImportFile::new("test.csv", std::io::Cursor::new(text.to_vec()));
-        (self.study).import(kind.clone(), vec![file], rng, ()).await
+        (self.study)
+            .import()
+            .files(kind.clone(), vec![file], rng, ())
+            .await
     }
 
     pub async fn papers(&self, csv: &str) -> Summary {

@@ -13,8 +13,9 @@ use crate::web_support::{fixture_study, Answer, TestApp, MODELS};
 use paperjudge::domain::PaperId;
 use paperjudge::formats::Format;
 use paperjudge::leaderboard::{LeaderboardOptions, Partial};
+use paperjudge::study::evaluation::EvaluationSet;
 use paperjudge::study::import::Kind;
-use paperjudge::study::{DropRule, EvaluationSet};
+use paperjudge::study::targets::DropRule;
 
 /// Runs `statements` on one connection of the study, with the checks that would refuse
 /// them turned off: a study file damaged by hand or by another tool.
@@ -30,6 +31,7 @@ async fn damage(app: &TestApp, statements: &str) {
 /// The evaluation, the command line and the page all fail on `app`'s study, naming `cause`.
 async fn unreadable(app: &TestApp, cause: &str) {
     let error = (app.study.study)
+        .evaluation()
         .leaderboard(&LeaderboardOptions::default(), Partial::Exclude)
         .await
         .expect_err("the evaluation fails");
@@ -154,12 +156,18 @@ async fn every_import_and_every_choice_bumps_the_revision_once() {
 
     let rng = |seed| rand::rngs::StdRng::seed_from_u64(seed);
     let targets = [PaperId::given("T1"), PaperId::given("T2")];
-    study.study.choose(&targets, rng(5)).await.unwrap();
-    (study.study)
-        .drop_targets(&targets[1..], DropRule::Any)
+    study
+        .study
+        .targets()
+        .choose(&targets, rng(5))
         .await
         .unwrap();
-    study.study.choose_all(rng(6)).await.unwrap();
+    (study.study)
+        .targets()
+        .drop(&targets[1..], DropRule::Any)
+        .await
+        .unwrap();
+    study.study.targets().choose_all(rng(6)).await.unwrap();
     assert_eq!(
         revision(pool).await,
         Revision {

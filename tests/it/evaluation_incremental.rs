@@ -12,7 +12,11 @@ use rand_chacha::ChaCha8Rng;
 use crate::common::{study_s_papers, TestStudy, VERDICT_FIXTURES};
 use paperjudge::domain::{Answer, Guidelines, Note, PaperId, PaperKey, RaterName, Stars};
 use paperjudge::leaderboard::{LeaderboardOptions, Partial};
-use paperjudge::study::{DropRule, Edit, EvaluationSet, Rater, Study};
+use paperjudge::study::evaluation::EvaluationSet;
+use paperjudge::study::raters::Rater;
+use paperjudge::study::rating::Edit;
+use paperjudge::study::targets::DropRule;
+use paperjudge::study::Study;
 
 /// The options each step compares: the default view, the owner's with the partly rated
 /// targets, other judgments of several raters, another cutoff and a margin.
@@ -73,8 +77,18 @@ impl Steps {
         let fresh = Study::open(&self.test.db_path()).await.expect("opens");
         let mut from_earlier = true;
         for (options, partial) in variants() {
-            let kept = (self.test.study.leaderboard(&options, partial).await).expect("kept");
-            let full = fresh.leaderboard(&options, partial).await.expect("full");
+            let kept = (self
+                .test
+                .study
+                .evaluation()
+                .leaderboard(&options, partial)
+                .await)
+                .expect("kept");
+            let full = fresh
+                .evaluation()
+                .leaderboard(&options, partial)
+                .await
+                .expect("full");
             assert_eq!(
                 kept.board.to_json(true),
                 full.board.to_json(true),
@@ -122,6 +136,7 @@ impl Steps {
         (self
             .test
             .study
+            .rating()
             .rate(target, paper, edit, "browser", rater)
             .await)
             .expect("rated");
@@ -179,7 +194,13 @@ async fn what_the_study_keeps_after_each_change_equals_a_full_evaluation() {
     steps.compare("corrected").await;
     steps.rate(first, &first_pool[1], Edit::Clear, &owner).await;
     steps.compare("cleared").await;
-    (steps.test.study.undo(first, "browser", &owner).await).expect("undone");
+    (steps
+        .test
+        .study
+        .rating()
+        .undo(first, "browser", &owner)
+        .await)
+        .expect("undone");
     steps.compare("undone").await;
 
     // "Can't judge", and a note alone.
@@ -199,7 +220,7 @@ async fn what_the_study_keeps_after_each_change_equals_a_full_evaluation() {
 
     // The guidelines changed, then a rating under them.
     let guidelines = Guidelines::new("Rate by the **abstract**.").expect("guidelines");
-    (steps.test.study.set_guidelines(&guidelines).await).expect("set");
+    (steps.test.study.guidelines().set(&guidelines).await).expect("set");
     steps.compare("guidelines").await;
     steps.rate_target(targets[5].0, 0, &owner).await;
 
@@ -210,7 +231,8 @@ async fn what_the_study_keeps_after_each_change_equals_a_full_evaluation() {
     (steps
         .test
         .study
-        .add_rater(&ann, "a long enough password 1")
+        .raters()
+        .add(&ann, "a long enough password 1")
         .await)
         .expect("added");
     steps.compare("a rater added").await;
@@ -218,24 +240,27 @@ async fn what_the_study_keeps_after_each_change_equals_a_full_evaluation() {
     (steps
         .test
         .study
-        .add_rater(&bo, "a long enough password 2")
+        .raters()
+        .add(&bo, "a long enough password 2")
         .await)
         .expect("added");
     steps.compare("another rater added").await;
     (steps
         .test
         .study
-        .set_rating_plan(None, Some(Some(1.0)))
+        .raters()
+        .set_plan(None, Some(Some(1.0)))
         .await)
         .expect("the plan");
     steps.compare("two raters per target").await;
-    let ann = (steps.test.study.rater_named(&ann).await).expect("Ann");
+    let ann = (steps.test.study.raters().named(&ann).await).expect("Ann");
     steps.rate_target(targets[2].0, 0, &ann).await;
     steps.rate_target(targets[6].0, 2, &ann).await;
     (steps
         .test
         .study
-        .set_rating_plan(Some(1), Some(Some(0.0)))
+        .raters()
+        .set_plan(Some(1), Some(Some(0.0)))
         .await)
         .expect("the plan");
     steps.compare("one rater per target").await;
@@ -243,15 +268,21 @@ async fn what_the_study_keeps_after_each_change_equals_a_full_evaluation() {
     // Targets chosen (the study rates those only from then on) and one dropped.
     let chosen: Vec<PaperId> = targets[..10].iter().map(|(_, id)| id.clone()).collect();
     let rng = rand::rngs::StdRng::seed_from_u64(1);
-    (steps.test.study.choose(&chosen, rng).await).expect("chosen");
+    (steps.test.study.targets().choose(&chosen, rng).await).expect("chosen");
     steps.compare("chosen").await;
     steps.rate_target(targets[7].0, 0, &owner).await;
     let dropped = [targets[3].1.clone()];
-    (steps.test.study.drop_targets(&dropped, DropRule::Any).await).expect("dropped");
+    (steps
+        .test
+        .study
+        .targets()
+        .drop(&dropped, DropRule::Any)
+        .await)
+        .expect("dropped");
     steps.compare("dropped").await;
 
     // Pruning, then ratings of what is left.
-    (steps.test.study.set_pruning(true).await).expect("pruning");
+    (steps.test.study.pruning().set(true).await).expect("pruning");
     steps.compare("pruning").await;
     steps.rate_target(targets[8].0, 0, &owner).await;
 

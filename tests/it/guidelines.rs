@@ -210,7 +210,14 @@ async fn guidelines_set_in_the_browser_are_on_a_raters_rating_page_and_a_rater_c
     assert_eq!(preview.text("#guidelines-preview strong"), "method");
     assert_eq!(preview.count("#guidelines-preview script, [onerror]"), 0);
     assert_eq!(draft_in(&preview), GUIDELINES);
-    assert!(app.study.study.guidelines().await.unwrap().is_none());
+    assert!(app
+        .study
+        .study
+        .guidelines()
+        .current()
+        .await
+        .unwrap()
+        .is_none());
 
     // A rater may not change them: 403, and nothing changes.
     let mut rater = signed_in(&app, RATER, &password_of(RATER)).await;
@@ -227,7 +234,14 @@ async fn guidelines_set_in_the_browser_are_on_a_raters_rating_page_and_a_rater_c
         "you are signed in as the rater \"Annika\": this is for the study's owner only, since \
          it would show other raters' stars or change the study for everyone"
     );
-    assert!(app.study.study.guidelines().await.unwrap().is_none());
+    assert!(app
+        .study
+        .study
+        .guidelines()
+        .current()
+        .await
+        .unwrap()
+        .is_none());
 
     // Saved, as a browser sends a text area (CR LF line breaks).
     let sent = GUIDELINES.replace('\n', "\r\n");
@@ -239,7 +253,14 @@ async fn guidelines_set_in_the_browser_are_on_a_raters_rating_page_and_a_rater_c
     let saved = owner.post("/guidelines", &fields, Answer::Redirect).await;
     assert_eq!(saved.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&saved), "/guidelines");
-    let stored = app.study.study.guidelines().await.unwrap().expect("set");
+    let stored = app
+        .study
+        .study
+        .guidelines()
+        .current()
+        .await
+        .unwrap()
+        .expect("set");
     assert_eq!(
         (stored.version.0, stored.markdown.as_str()),
         (1, GUIDELINES.trim_end())
@@ -266,6 +287,7 @@ async fn guidelines_set_in_the_browser_are_on_a_raters_rating_page_and_a_rater_c
         app.study
             .study
             .guidelines()
+            .current()
             .await
             .unwrap()
             .map(|g| g.version.0),
@@ -276,7 +298,14 @@ async fn guidelines_set_in_the_browser_are_on_a_raters_rating_page_and_a_rater_c
     let fields = [("markdown", ""), ("csrf_token", token.as_str())];
     let cleared = owner.post("/guidelines", &fields, Answer::Redirect).await;
     assert_eq!(cleared.status(), StatusCode::SEE_OTHER);
-    assert!(app.study.study.guidelines().await.unwrap().is_none());
+    assert!(app
+        .study
+        .study
+        .guidelines()
+        .current()
+        .await
+        .unwrap()
+        .is_none());
     let (page, _) = rating_page_of_t1(&app, &mut rater).await;
     assert_eq!(page.count("#study-guidelines"), 0);
 }
@@ -307,7 +336,14 @@ async fn a_form_of_the_guidelines_without_its_fields_is_refused_saying_which() {
         )
         .await;
     assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
-    assert!(app.study.study.guidelines().await.unwrap().is_none());
+    assert!(app
+        .study
+        .study
+        .guidelines()
+        .current()
+        .await
+        .unwrap()
+        .is_none());
 }
 
 /// The checks: each rating counts under the version of the guidelines it was made under.
@@ -325,7 +361,7 @@ async fn the_checks_show_the_ratings_under_each_version_of_the_guidelines() {
     rate("P2", "4").await;
     rate("P3", "1").await;
     let guidelines = paperjudge::domain::Guidelines::new("Only **methods** count.").unwrap();
-    app.study.study.set_guidelines(&guidelines).await.unwrap();
+    app.study.study.guidelines().set(&guidelines).await.unwrap();
     // Under version 1: 3, 1, 2 and can't judge; P2 rated again (4 → 2) moves to version 1.
     rate("P4", "3").await;
     rate("P5", "1").await;

@@ -2,7 +2,7 @@ use crate::common::TestStudy;
 use paperjudge::domain::PaperId;
 use paperjudge::formats::Format;
 use paperjudge::study::import::Kind;
-use paperjudge::study::Paper;
+use paperjudge::study::papers::Paper;
 
 const CSV: Kind = Kind::Papers(Format::Csv);
 const JSONL: Kind = Kind::Papers(Format::Jsonl);

@@ -3,7 +3,8 @@ use paperjudge::domain::{PaperId, PaperKey};
 use paperjudge::export;
 use paperjudge::metrics::{Judgments, Relevance};
 use paperjudge::study::import::Kind;
-use paperjudge::study::{Edit, Rater};
+use paperjudge::study::raters::Rater;
+use paperjudge::study::rating::Edit;
 
 async fn study_with_pool() -> TestStudy {
     let study = TestStudy::new().await;
@@ -35,7 +36,7 @@ async fn ratings_upsert_into_the_history_and_join_the_pool() {
     assert_eq!((summary.updated, summary.unchanged), (1, 1));
     assert_eq!(stars_of(&study, "P1", "P2").await, [Some(4), Some(2)]);
     assert_eq!(stars_of(&study, "P1", "P3").await, [Some(1)]);
-    let rows = study.study.ratings(None).await.unwrap();
+    let rows = study.study.rating().ratings(None).await.unwrap();
     assert_eq!(rows[0].rated_at, "2026-01-02T02:04:05Z");
     assert_eq!(study.count("rating_history").await, 4);
 }
@@ -118,14 +119,22 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
         .ratings("target,paper,stars\nT1,R1,5\nT1,R2,1\nT1,R3,3\n")
         .await;
     let mut exported = Vec::new();
-    export::ratings_csv(&study.study.ratings(None).await.unwrap(), &mut exported).unwrap();
+    export::ratings_csv(
+        &study.study.rating().ratings(None).await.unwrap(),
+        &mut exported,
+    )
+    .unwrap();
 
     let fresh = TestStudy::new().await;
     fresh.papers(HOSTILE_PAPERS).await;
     let summary = fresh.ratings(std::str::from_utf8(&exported).unwrap()).await;
     assert_eq!((summary.read, summary.added), (3, 3));
     let mut again = Vec::new();
-    export::ratings_csv(&fresh.study.ratings(None).await.unwrap(), &mut again).unwrap();
+    export::ratings_csv(
+        &fresh.study.rating().ratings(None).await.unwrap(),
+        &mut again,
+    )
+    .unwrap();
     assert_eq!(
         String::from_utf8(again).unwrap(),
         String::from_utf8(exported.clone()).unwrap()
@@ -137,6 +146,7 @@ async fn exported_ratings_import_into_a_fresh_study_as_the_same_ratings() {
     let mut qrels = Vec::new();
     let judged = fresh
         .study
+        .rating()
         .judged_pairs(&Judgments::default())
         .await
         .unwrap();
@@ -157,6 +167,7 @@ async fn a_cleared_rating_is_recorded_in_the_history() {
         .unwrap();
     let (rating, cleared) = study
         .study
+        .rating()
         .rate(
             PaperKey(target),
             &PaperId::given("P2"),

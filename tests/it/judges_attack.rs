@@ -97,7 +97,7 @@ async fn runs_at_concurrency_16_and_64_grade_every_pair_while_raters_rate() {
         wide.concurrency = concurrency;
         wide.name = Some(JudgeName::new(name).unwrap());
         let study = app.study.study.clone();
-        let running = tokio::spawn(async move { study.run_judge(wide, ()).await });
+        let running = tokio::spawn(async move { study.judges().run(wide, ()).await });
         let mut rated = 0;
         while !running.is_finished() {
             let paper = &pool[rated % pool.len()];
@@ -140,7 +140,7 @@ async fn an_endless_reply_is_cut_off_and_counted_as_a_failed_request() {
     });
     let mut quick = request(&stand_in);
     quick.timeout = Duration::from_secs(2);
-    let report = study.study.run_judge(quick, ()).await.expect("the run");
+    let report = study.study.judges().run(quick, ()).await.expect("the run");
     assert_eq!(
         (
             report.stored,
@@ -174,8 +174,8 @@ async fn two_runs_at_once_under_one_new_name_never_mix() {
     let mut two = request(&stand_in);
     endpoint_of(&mut two).model = model("model-two");
     two.name = Some(shared.clone());
-    let (first, second) =
-        tokio::join!(study.study.run_judge(one, ()), elsewhere.run_judge(two, ()));
+    let (here, there) = (study.study.judges(), elsewhere.judges());
+    let (first, second) = tokio::join!(here.run(one, ()), there.run(two, ()));
     let (ran, refused, model) = match (first, second) {
         (Ok(ran), Err(refused)) => (ran, refused, "model-one"),
         (Err(refused), Ok(ran)) => (ran, refused, "model-two"),
@@ -220,7 +220,7 @@ async fn a_judge_removed_during_its_run_stops_it_and_its_id_is_never_given_again
     slow.name = Some(JudgeName::new("x").unwrap());
     let running = {
         let study = study.study.clone();
-        tokio::spawn(async move { study.run_judge(slow, ()).await })
+        tokio::spawn(async move { study.judges().run(slow, ()).await })
     };
     for _ in 0..100 {
         if study.count("judge_grades").await == 3 {
@@ -235,7 +235,8 @@ async fn a_judge_removed_during_its_run_stops_it_and_its_id_is_never_given_again
         .unwrap();
     study
         .study
-        .remove_judge(&JudgeName::new("x").unwrap())
+        .judges()
+        .remove(&JudgeName::new("x").unwrap())
         .await
         .expect("removed");
     let y = Kind::Judgments(judgments::Options {
@@ -345,7 +346,7 @@ async fn an_import_under_the_name_of_a_judge_being_run_is_refused_saying_why() {
     named.name = Some(JudgeName::new("x").unwrap());
     let running = {
         let study = study.study.clone();
-        tokio::spawn(async move { study.run_judge(named, ()).await })
+        tokio::spawn(async move { study.judges().run(named, ()).await })
     };
     for _ in 0..100 {
         if stand_in.requests() > 0 {
@@ -530,7 +531,8 @@ async fn an_endpoints_query_string_is_kept_and_credentials_in_it_are_refused() {
         endpoint(&format!("{}?api-version=2024-06-01", stand_in.url));
     let report = study
         .study
-        .run_judge(with_query, ())
+        .judges()
+        .run(with_query, ())
         .await
         .expect("the run");
     assert_eq!((report.stored, report.stopped), (11, None));
@@ -581,7 +583,8 @@ async fn a_redirect_is_not_followed() {
     let hostile = StandIn::start(move |_, _| Reply::Redirect(307, target.clone()));
     let report = study
         .study
-        .run_judge(request(&hostile), ())
+        .judges()
+        .run(request(&hostile), ())
         .await
         .expect("the run");
     assert_eq!(report.stored, 0);
@@ -607,7 +610,8 @@ async fn the_models_an_endpoint_serves_are_listed_shortened() {
     stand_in.serve_models(served);
     let report = study
         .study
-        .run_judge(request(&stand_in), ())
+        .judges()
+        .run(request(&stand_in), ())
         .await
         .expect("the run");
     assert_eq!(
@@ -630,7 +634,8 @@ async fn five_tries_in_all_each_after_retry_after() {
         StandIn::start(|_, _| Reply::Status(503, Some(1), "overloaded, come back".to_owned()));
     let report = study
         .study
-        .run_judge(request(&stand_in), ())
+        .judges()
+        .run(request(&stand_in), ())
         .await
         .expect("the run");
     assert_eq!(report.stored, 0);
@@ -712,7 +717,8 @@ async fn an_abstract_that_gives_orders_reaches_the_endpoint_inside_its_delimiter
     let stand_in = StandIn::grading();
     let report = study
         .study
-        .run_judge(request(&stand_in), ())
+        .judges()
+        .run(request(&stand_in), ())
         .await
         .expect("the run");
     assert_eq!(report.stored, 2);
@@ -772,18 +778,20 @@ async fn a_study_from_before_keeps_its_judges_and_grades_and_gives_no_id_again()
     };
     assert_eq!(grades().await.unwrap(), [(1, "kept".to_owned(), 4)]);
     study
-        .remove_judge(&JudgeName::new("kept").unwrap())
+        .judges()
+        .remove(&JudgeName::new("kept").unwrap())
         .await
         .unwrap();
     let new = Kind::Judgments(judgments::Options {
         judge: JudgeName::new("new").unwrap(),
     });
-    let file = paperjudge::study::ImportFile::new(
+    let file = paperjudge::study::import::ImportFile::new(
         "grades.csv",
         std::io::Cursor::new(b"target,paper,stars\nT1,P1,5\n".to_vec()),
     );
     study
-        .import(
+        .import()
+        .files(
             new,
             vec![file],
             <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(0),
@@ -805,10 +813,11 @@ async fn a_judge_goes_on_with_its_own_prompt_when_none_is_given() {
     let mut first = request(&stand_in);
     endpoint_of(&mut first).prompt = Some(own.to_owned());
     first.limit = Some(2);
-    assert_eq!(study.study.run_judge(first, ()).await.unwrap().stored, 2);
+    assert_eq!(study.study.judges().run(first, ()).await.unwrap().stored, 2);
     let again = study
         .study
-        .run_judge(request(&stand_in), ())
+        .judges()
+        .run(request(&stand_in), ())
         .await
         .expect("the run goes on with the judge's prompt");
     assert_eq!((again.stored, again.stopped), (9, None));

@@ -8,7 +8,7 @@ use serde_json::Value;
 use paperjudge::checks::judges::{audit, JudgeInput};
 use paperjudge::domain::{JudgeName, PaperId, RaterName, Stars};
 use paperjudge::metrics::Settings;
-use paperjudge::study::DropRule;
+use paperjudge::study::targets::DropRule;
 use paperjudge::web::{Access, Password};
 use rand::SeedableRng;
 
@@ -267,7 +267,8 @@ async fn a_rater_reaches_no_judges_page_and_no_judges_grade() {
     let study = fixture_study().await;
     study
         .study
-        .add_rater(&RaterName::new("Ann").unwrap(), "Ann's own password")
+        .raters()
+        .add(&RaterName::new("Ann").unwrap(), "Ann's own password")
         .await
         .unwrap();
     import_judgments(&study, "local").await;
@@ -398,7 +399,7 @@ async fn a_judges_progress_follows_its_grades_and_the_targets_being_rated() {
     let app = judged_app().await;
     let study = &app.study.study;
     let progress = async || -> Vec<(String, i64, i64)> {
-        (study.judges().await.expect("the judges").into_iter())
+        (study.judges().list().await.expect("the judges").into_iter())
             .map(|judge| {
                 let name = judge.name.as_str().to_owned();
                 (name, judge.pairs_judged, judge.targets_judged)
@@ -411,11 +412,13 @@ async fn a_judges_progress_follows_its_grades_and_the_targets_being_rated() {
 
     let t2 = PaperId::given("T2");
     study
-        .drop_targets(std::slice::from_ref(&t2), DropRule::Any)
+        .targets()
+        .drop(std::slice::from_ref(&t2), DropRule::Any)
         .await
         .expect("T2 dropped");
     assert_eq!(progress().await, [("local".to_owned(), 7, 1)]);
     study
+        .targets()
         .choose(&[t2], rand::rngs::StdRng::seed_from_u64(1))
         .await
         .expect("T2 chosen again");

@@ -434,7 +434,8 @@ async fn a_rater_cannot_ask_for_the_judges_figures_and_an_unknown_judge_is_refus
     let study = study_of(&library).await;
     study
         .study
-        .add_rater(&RaterName::new("Ann").unwrap(), "Ann's own password")
+        .raters()
+        .add(&RaterName::new("Ann").unwrap(), "Ann's own password")
         .await
         .unwrap();
     import_grades(&study, &library).await;

@@ -261,16 +261,25 @@ async fn a_target_the_plan_takes_back_from_fully_rated_leaves_the_leaderboard_at
     let app = study_with_t1_rated().await;
     let study = &app.study.study;
     let options = LeaderboardOptions::default();
-    let before = study.leaderboard(&options, Partial::Exclude).await.unwrap();
+    let before = study
+        .evaluation()
+        .leaderboard(&options, Partial::Exclude)
+        .await
+        .unwrap();
     assert_eq!(before.board.targets.evaluated, 1);
     for name in ["Ann", "Bo"] {
         let name = RaterName::new(name).unwrap();
         study
-            .add_rater(&name, "a long enough password")
+            .raters()
+            .add(&name, "a long enough password")
             .await
             .unwrap();
     }
-    study.set_rating_plan(Some(2), None).await.unwrap();
-    let after = study.leaderboard(&options, Partial::Exclude).await.unwrap();
+    study.raters().set_plan(Some(2), None).await.unwrap();
+    let after = study
+        .evaluation()
+        .leaderboard(&options, Partial::Exclude)
+        .await
+        .unwrap();
     assert_eq!(after.board.targets.evaluated, 0);
 }

@@ -245,7 +245,12 @@ async fn the_view_speaks_for_the_chosen_targets() {
     study.papers("id,title\nT4,Target four\n").await;
     let chosen = ["T1", "T2", "T4"].map(paperjudge::domain::PaperId::given);
     let rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(4);
-    study.study.choose(&chosen, rng).await.expect("chosen");
+    study
+        .study
+        .targets()
+        .choose(&chosen, rng)
+        .await
+        .expect("chosen");
     let app = TestApp::spawn(study).await;
     let lists = json_of(&app, "/lists.json").await;
     assert_eq!(
@@ -286,7 +291,12 @@ const RATER_PASSWORD: &str = "Annika's own password";
 async fn a_rater_opens_the_lists_and_reads_the_owners_numbers() {
     let study = small_study().await;
     let name = RaterName::new("Annika").unwrap();
-    study.study.add_rater(&name, RATER_PASSWORD).await.unwrap();
+    study
+        .study
+        .raters()
+        .add(&name, RATER_PASSWORD)
+        .await
+        .unwrap();
     let access = Access {
         password: Password::new(OWNER_PASSWORD).ok(),
         ..Access::default()
@@ -377,7 +387,7 @@ async fn ratings_leave_the_view_as_it_was_and_an_import_of_lists_changes_it() {
     let app = TestApp::spawn(small_study().await).await;
     let study = &app.study.study;
     let options = ListsOptions::default();
-    let before = study.lists(&options).await.unwrap();
+    let before = study.lists().view(&options).await.unwrap();
     let before_json = json_of(&app, "/lists.json").await;
     for (target, paper) in [("T1", "P1"), ("T1", "P4"), ("T2", "P2")] {
         let key = app.paper_id(target).await;
@@ -385,14 +395,14 @@ async fn ratings_leave_the_view_as_it_was_and_an_import_of_lists_changes_it() {
         let saved = app.rate(&session, key, paper, "4", Answer::Json).await;
         assert_eq!(saved.status(), StatusCode::OK, "{target} {paper}");
     }
-    let after_ratings = study.lists(&options).await.unwrap();
+    let after_ratings = study.lists().view(&options).await.unwrap();
     assert!(Arc::ptr_eq(&before, &after_ratings));
     assert_eq!(json_of(&app, "/lists.json").await, before_json);
 
     app.study
         .recommendations("model,target,rank,paper\ncharlie,T2,1,P1\n")
         .await;
-    let after_import = study.lists(&options).await.unwrap();
+    let after_import = study.lists().view(&options).await.unwrap();
     assert!(!Arc::ptr_eq(&before, &after_import));
     // charlie now has T2's P1: alpha and charlie share it there.
     assert_eq!(after_import.pairs[1].jaccard, Some((1.0 / 2.0) / 3.0));
@@ -428,19 +438,30 @@ async fn one_model_has_nothing_to_compare_and_the_whole_pool_is_its_own() {
 /// and `LSA 200` is the same paper of its pool, `demo-19`.
 pub async fn demo_with_demo_21_chosen() -> TestStudy {
     let study = TestStudy::new().await;
-    study.study.load_demo_if_empty().await.unwrap().unwrap();
+    study
+        .study
+        .import()
+        .load_demo_if_empty()
+        .await
+        .unwrap()
+        .unwrap();
     let rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(21);
     let chosen = [paperjudge::domain::PaperId::given("demo-21")];
-    study.study.choose(&chosen, rng).await.unwrap();
+    study.study.targets().choose(&chosen, rng).await.unwrap();
     let name = RaterName::new("Annika").unwrap();
-    study.study.add_rater(&name, RATER_PASSWORD).await.unwrap();
+    study
+        .study
+        .raters()
+        .add(&name, RATER_PASSWORD)
+        .await
+        .unwrap();
     study
 }
 
 /// Rates every pooled pair of the targets being rated, as the owner, 3 stars each.
 async fn rate_every_pooled_pair(study: &TestStudy) {
     let mut ratings = "target,paper,stars\n".to_owned();
-    for entry in study.study.blind_pool().await.unwrap() {
+    for entry in study.study.pool().entries().await.unwrap() {
         ratings.push_str(&format!("{},{},3\n", entry.target, entry.paper));
     }
     study.ratings(&ratings).await;
@@ -604,12 +625,18 @@ async fn a_target_being_rated_is_in_no_view_of_the_lists_until_it_is_fully_rated
 #[tokio::test]
 async fn rating_every_target_the_view_follows_which_are_fully_rated() {
     let study = TestStudy::new().await;
-    study.study.load_demo_if_empty().await.unwrap().unwrap();
+    study
+        .study
+        .import()
+        .load_demo_if_empty()
+        .await
+        .unwrap()
+        .unwrap();
     let options = ListsOptions {
         k: std::num::NonZeroUsize::new(1),
         ..ListsOptions::default()
     };
-    let lists = study.study.lists(&options).await.unwrap();
+    let lists = study.study.lists().view(&options).await.unwrap();
     assert_eq!(
         (lists.targets.count, lists.targets.still_being_rated),
         (0, 8)
@@ -624,13 +651,13 @@ async fn rating_every_target_the_view_follows_which_are_fully_rated() {
 
     // demo-21's pool, all of it: fully rated, the others still being rated.
     let mut ratings = "target,paper,stars\n".to_owned();
-    for entry in study.study.blind_pool().await.unwrap() {
+    for entry in study.study.pool().entries().await.unwrap() {
         if entry.target.as_str() == "demo-21" {
             ratings.push_str(&format!("demo-21,{},2\n", entry.paper));
         }
     }
     study.ratings(&ratings).await;
-    let lists = study.study.lists(&options).await.unwrap();
+    let lists = study.study.lists().view(&options).await.unwrap();
     assert_eq!(
         (lists.targets.count, lists.targets.still_being_rated),
         (1, 7)
@@ -646,21 +673,26 @@ async fn rating_every_target_the_view_follows_which_are_fully_rated() {
         ("demo-19", 3, 1)
     );
     // A rating that finishes no target leaves the view kept as it was.
-    let other = (study.study.blind_pool().await.unwrap().into_iter())
+    let other = (study.study.pool().entries().await.unwrap().into_iter())
         .find(|entry| entry.target.as_str() == "demo-02")
         .unwrap();
     study
         .ratings(&format!("target,paper,stars\ndemo-02,{},4\n", other.paper))
         .await;
-    let kept = study.study.lists(&options).await.unwrap();
+    let kept = study.study.lists().view(&options).await.unwrap();
     assert_eq!(kept.targets, lists.targets);
 
     for name in ["Annika", "Bo"] {
         let name = RaterName::new(name).unwrap();
-        study.study.add_rater(&name, RATER_PASSWORD).await.unwrap();
+        study
+            .study
+            .raters()
+            .add(&name, RATER_PASSWORD)
+            .await
+            .unwrap();
     }
-    study.study.set_rating_plan(Some(2), None).await.unwrap();
-    let lists = study.study.lists(&options).await.unwrap();
+    study.study.raters().set_plan(Some(2), None).await.unwrap();
+    let lists = study.study.lists().view(&options).await.unwrap();
     assert_eq!(
         (lists.targets.count, lists.targets.still_being_rated),
         (0, 8)

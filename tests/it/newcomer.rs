@@ -352,7 +352,8 @@ async fn a_rater_cannot_choose_targets_at_random() {
     let name = paperjudge::domain::RaterName::new("Annika").unwrap();
     study
         .study
-        .add_rater(&name, "Annika's own password")
+        .raters()
+        .add(&name, "Annika's own password")
         .await
         .unwrap();
     let access = paperjudge::web::Access {

@@ -387,13 +387,15 @@ async fn pruning_leaves_the_pool_of_a_target_a_rater_took_alone() {
     for rater in ["Ann", "Bo"] {
         let name = paperjudge::domain::RaterName::new(rater).unwrap();
         (app.study.study)
-            .add_rater(&name, &format!("{rater}'s own password"))
+            .raters()
+            .add(&name, &format!("{rater}'s own password"))
             .await
             .unwrap();
     }
     // One rater a target, none twice: each target is Ann's or Bo's.
     (app.study.study)
-        .set_rating_plan(None, Some(Some(0.0)))
+        .raters()
+        .set_plan(None, Some(Some(0.0)))
         .await
         .unwrap();
     let order = app.rating_order().await;

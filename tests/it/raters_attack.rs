@@ -35,14 +35,16 @@ async fn study_of_two_raters() -> TestStudy {
         let name = RaterName::new(rater).unwrap();
         study
             .study
-            .add_rater(&name, &password_of(rater))
+            .raters()
+            .add(&name, &password_of(rater))
             .await
             .unwrap();
     }
     // Both raters rate every target.
     study
         .study
-        .set_rating_plan(Some(2), Some(Some(0.0)))
+        .raters()
+        .set_plan(Some(2), Some(Some(0.0)))
         .await
         .unwrap();
     study
@@ -132,7 +134,7 @@ async fn a_name_differing_only_in_case_is_refused() {
         ("OWNER", "owner"),
     ] {
         let name = RaterName::new(name).unwrap();
-        let refused = study.study.add_rater(&name, &password_of("x")).await;
+        let refused = study.study.raters().add(&name, &password_of("x")).await;
         match refused {
             Err(StudyError::Refused(refusal @ Refusal::RaterNameTaken { .. })) => {
                 let message = refusal.to_string();
@@ -145,18 +147,20 @@ async fn a_name_differing_only_in_case_is_refused() {
             other => panic!("{name:?}: {other:?}"),
         }
     }
-    let raters = study.study.raters().await.unwrap().raters;
+    let raters = study.study.raters().list().await.unwrap().raters;
     let names: Vec<&str> = raters.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["Ann", "Bo"]);
     // A rater removed comes back under their own name only.
     study
         .study
-        .remove_rater(&RaterName::new("Bo").unwrap())
+        .raters()
+        .remove(&RaterName::new("Bo").unwrap())
         .await
         .unwrap();
     let bo = study
         .study
-        .add_rater(&RaterName::new("bo").unwrap(), &password_of("x"))
+        .raters()
+        .add(&RaterName::new("bo").unwrap(), &password_of("x"))
         .await;
     assert!(
         matches!(bo, Err(StudyError::Refused(Refusal::RaterNameTaken { .. }))),
@@ -164,7 +168,8 @@ async fn a_name_differing_only_in_case_is_refused() {
     );
     let back = study
         .study
-        .add_rater(&RaterName::new("Bo").unwrap(), &password_of("Bo"))
+        .raters()
+        .add(&RaterName::new("Bo").unwrap(), &password_of("Bo"))
         .await;
     assert!(back.is_ok(), "{back:?}");
 }
@@ -178,7 +183,8 @@ async fn a_password_taken_for_a_rater_signs_them_in() {
     let too_long = "é".repeat(2_000);
     let refused = study
         .study
-        .add_rater(&RaterName::new("Cleo").unwrap(), &too_long)
+        .raters()
+        .add(&RaterName::new("Cleo").unwrap(), &too_long)
         .await;
     match refused {
         Err(StudyError::Refused(refusal @ Refusal::WeakPassword { .. })) => {
@@ -195,7 +201,8 @@ async fn a_password_taken_for_a_rater_signs_them_in() {
     let name = RaterName::new(&longest_name).unwrap();
     study
         .study
-        .add_rater(&name, &longest_password)
+        .raters()
+        .add(&name, &longest_password)
         .await
         .unwrap();
     let access = Access {
@@ -269,7 +276,8 @@ async fn a_recheck_from_another_raters_page_is_refused() {
 async fn nothing_a_rater_counts_moves_when_another_takes_a_target() {
     let study = study_of_two_raters().await;
     (study.study)
-        .set_rating_plan(Some(1), Some(Some(0.0)))
+        .raters()
+        .set_plan(Some(1), Some(Some(0.0)))
         .await
         .unwrap();
     let access = Access {
@@ -369,10 +377,14 @@ async fn look_alike_letters_and_digits_are_refused_whichever_name_came_first() {
     let refused = async |first: &str, then: &str| {
         let study = TestStudy::new().await;
         let first = RaterName::new(first).unwrap();
-        let added = study.study.add_rater(&first, &password_of("first")).await;
+        let added = study
+            .study
+            .raters()
+            .add(&first, &password_of("first"))
+            .await;
         assert!(added.is_ok(), "{first:?}: {added:?}");
         let then = RaterName::new(then).unwrap();
-        match study.study.add_rater(&then, &password_of("then")).await {
+        match study.study.raters().add(&then, &password_of("then")).await {
             Err(StudyError::Refused(Refusal::RaterNameTaken { name, taken })) => {
                 assert_eq!((name, taken), (then, first));
             }
@@ -392,7 +404,7 @@ async fn look_alike_letters_and_digits_are_refused_whichever_name_came_first() {
     let study = TestStudy::new().await;
     for owner in ["0wner", "0WNER", "OWNEr"] {
         let name = RaterName::new(owner).unwrap();
-        match study.study.add_rater(&name, &password_of("x")).await {
+        match study.study.raters().add(&name, &password_of("x")).await {
             Err(StudyError::Refused(Refusal::RaterNameTaken { taken, .. })) => {
                 assert_eq!(taken, RaterName::owner(), "{owner}");
             }
@@ -408,7 +420,8 @@ async fn look_alike_letters_and_digits_are_refused_whichever_name_came_first() {
     for name in apart {
         let added = study
             .study
-            .add_rater(&RaterName::new(name).unwrap(), &password_of(name))
+            .raters()
+            .add(&RaterName::new(name).unwrap(), &password_of(name))
             .await;
         assert!(added.is_ok(), "{name}: {added:?}");
     }

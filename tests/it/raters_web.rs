@@ -91,14 +91,16 @@ async fn study_with_three_raters() -> TestStudy {
         let name = RaterName::new(rater).unwrap();
         study
             .study
-            .add_rater(&name, &password_of(rater))
+            .raters()
+            .add(&name, &password_of(rater))
             .await
             .expect("added");
     }
     // Two raters a target, and half the targets (drawn once) one more.
     study
         .study
-        .set_rating_plan(Some(2), Some(Some(0.5)))
+        .raters()
+        .set_plan(Some(2), Some(Some(0.5)))
         .await
         .expect("set");
     study
@@ -242,7 +244,7 @@ async fn three_raters_rate_blind_and_each_target_gets_the_raters_it_needs() {
         "some page was opened after another rater rated its target"
     );
     // The verdict reads the targets in the order their last needed rating completed them.
-    let set = app.study.study.evaluation_set(0).await.unwrap();
+    let set = app.study.study.evaluation().current_set(0).await.unwrap();
     let order: Vec<String> = (set.collection.completion.as_ref().unwrap().order.iter())
         .map(|&position| set.collection.targets[position].target.clone())
         .collect();
@@ -361,6 +363,7 @@ async fn owner_sees_the_consensus_computed_by_hand(
         hand.ratings(&csv).await;
         let expected = hand
             .study
+            .evaluation()
             .leaderboard(&LeaderboardOptions::default(), Partial::Exclude)
             .await
             .unwrap()
@@ -506,7 +509,7 @@ async fn no_rater_reaches_another_ones_stars(app: &TestApp, browsers: &mut [Brow
         assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{path}");
     }
     assert_eq!(annika.get("/import").await.status(), StatusCode::FORBIDDEN);
-    assert!(!app.study.study.pruning().await.unwrap().on);
+    assert!(!app.study.study.pruning().state().await.unwrap().on);
     // The comparison itself she may see, by the study's judgments or her own stars, without
     // the others' leaders.
     let own: Value = annika
@@ -642,7 +645,7 @@ async fn signing_in_as_a_rater_is_throttled_and_its_cookie_kept_from_scripts() {
         assert_eq!(annika.get("/targets").await.status(), StatusCode::OK);
 
         let name = RaterName::new("Annika").unwrap();
-        app.study.study.remove_rater(&name).await.unwrap();
+        app.study.study.raters().remove(&name).await.unwrap();
         let gone = annika.get("/targets").await;
         assert_eq!(gone.status(), StatusCode::SEE_OTHER);
         assert_eq!(location(&gone), "/login");
@@ -686,7 +689,8 @@ async fn raters_added_while_serving_are_asked_for_from_the_next_request() {
     let name = RaterName::new("Annika").unwrap();
     app.study
         .study
-        .add_rater(&name, &password_of("Annika"))
+        .raters()
+        .add(&name, &password_of("Annika"))
         .await
         .unwrap();
     let asked = visitor.get("/targets").await;
@@ -831,7 +835,12 @@ async fn the_owner_sees_each_raters_progress_and_a_rater_is_refused_the_page() {
         assert_eq!(saved.status(), StatusCode::OK, "Annika rates {paper}");
     }
     let dora = RaterName::new("Dora").unwrap();
-    app.study.study.remove_rater(&dora).await.expect("removed");
+    app.study
+        .study
+        .raters()
+        .remove(&dora)
+        .await
+        .expect("removed");
 
     assert_eq!(annika.get("/raters").await.status(), StatusCode::FORBIDDEN);
     let mut owner = Browser::new(&app);

@@ -40,7 +40,7 @@ async fn stored(app: &TestApp, paper: &str) -> Option<(Option<i64>, Option<Strin
 
 /// The ratings CSV as `paperjudge export ratings` writes it.
 async fn ratings_csv(study: &TestStudy) -> String {
-    let rows = study.study.ratings(None).await.unwrap();
+    let rows = study.study.rating().ratings(None).await.unwrap();
     let mut bytes = Vec::new();
     export::ratings_csv(&rows, &mut bytes).unwrap();
     String::from_utf8(bytes).unwrap()
@@ -157,20 +157,32 @@ async fn a_note_posted_with_the_stars_or_alone_is_in_the_ratings_csv_and_reimpor
     assert_eq!((again.added, again.updated, again.unchanged), (0, 0, 3));
     // A file without a note column leaves the notes as they are; one with it sets them.
     fresh.ratings("target,paper,stars\nT1,P3,5\n").await;
-    let (stars, note) = (fresh.study.ratings(None).await.unwrap().into_iter())
-        .find(|row| row.paper.as_str() == "P3")
-        .map(|row| {
-            (
-                row.answer.to_string(),
-                row.note.map(|note| note.to_string()),
-            )
-        })
-        .unwrap();
+    let (stars, note) = (fresh
+        .study
+        .rating()
+        .ratings(None)
+        .await
+        .unwrap()
+        .into_iter())
+    .find(|row| row.paper.as_str() == "P3")
+    .map(|row| {
+        (
+            row.answer.to_string(),
+            row.note.map(|note| note.to_string()),
+        )
+    })
+    .unwrap();
     assert_eq!((stars.as_str(), note.as_deref()), ("5", Some(TRICKY_NOTE)));
     fresh.ratings("target,paper,stars,note\nT1,P3,5,\n").await;
-    let notes: Vec<Option<String>> = (fresh.study.ratings(None).await.unwrap().into_iter())
-        .map(|row| row.note.map(|note| note.to_string()))
-        .collect();
+    let notes: Vec<Option<String>> = (fresh
+        .study
+        .rating()
+        .ratings(None)
+        .await
+        .unwrap()
+        .into_iter())
+    .map(|row| row.note.map(|note| note.to_string()))
+    .collect();
     assert_eq!(
         notes,
         [

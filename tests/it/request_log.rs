@@ -45,7 +45,7 @@ async fn every_request_is_logged_without_what_the_visitor_sent() {
         .recommendations("model,target,rank,paper\nm,T1,1,P1\n")
         .await;
     let ann = RaterName::new("Ann").unwrap();
-    study.study.add_rater(&ann, ANN_PASSWORD).await.unwrap();
+    study.study.raters().add(&ann, ANN_PASSWORD).await.unwrap();
     let server = ServerProcess::start(
         &study.db_path(),
         &["--addr", "127.0.0.1:0"],

@@ -32,7 +32,8 @@ async fn study_with_ann_and_bo() -> TestStudy {
         let name = RaterName::new(rater).unwrap();
         study
             .study
-            .add_rater(&name, &password_of(rater))
+            .raters()
+            .add(&name, &password_of(rater))
             .await
             .unwrap();
     }

@@ -29,6 +29,7 @@ async fn the_leaderboard_equals_trec_eval_on_the_qrels_exported_without_the_pair
 
     let judged = study
         .study
+        .rating()
         .judged_pairs(&Judgments::LowerMedian)
         .await
         .unwrap();
@@ -43,7 +44,11 @@ async fn the_leaderboard_equals_trec_eval_on_the_qrels_exported_without_the_pair
     let mut compared = 0;
     for (variant, k, options) in trec_eval_variants() {
         // trec_eval scores every topic of its qrels, partly rated ones too.
-        let board = (study.study.leaderboard(&options, Partial::Include).await)
+        let board = (study
+            .study
+            .evaluation()
+            .leaderboard(&options, Partial::Include)
+            .await)
             .unwrap()
             .board;
         let evaluated: BTreeSet<&str> = (board.per_target.iter())

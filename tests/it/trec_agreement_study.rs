@@ -89,6 +89,7 @@ async fn per_target_ndcg_of_an_imported_study_equals_trec_eval() {
         // trec_eval scores every target of its qrels: partly rated ones too.
         let board = study
             .study
+            .evaluation()
             .leaderboard(&options, Partial::Include)
             .await
             .unwrap()

@@ -210,13 +210,23 @@ fn serve_refuses_a_size_it_would_have_to_guess() {
 #[tokio::test]
 async fn a_sweep_leaves_the_files_of_a_running_upload() {
     let study = TestStudy::new().await;
-    let mut running = study.study.begin_upload().expect("the import is free");
+    let mut running = study
+        .study
+        .import()
+        .begin_upload()
+        .expect("the import is free");
     running.add_file("papers.csv").await.unwrap();
     running.write(b"id,title\nP1,One\n").await.unwrap();
     assert_eq!(leftovers(study.dir.path()).len(), 1);
-    assert_eq!(study.study.sweep_upload_leftovers().await.unwrap(), 0);
+    assert_eq!(
+        study.study.import().sweep_upload_leftovers().await.unwrap(),
+        0
+    );
     assert_eq!(leftovers(study.dir.path()).len(), 1);
     drop(running);
     assert_eq!(leftovers(study.dir.path()).len(), 0);
-    assert_eq!(study.study.sweep_upload_leftovers().await.unwrap(), 0);
+    assert_eq!(
+        study.study.import().sweep_upload_leftovers().await.unwrap(),
+        0
+    );
 }

@@ -926,9 +926,12 @@ async fn a_ratings_file_from_the_browser_names_its_raters_as_the_command_lines_d
     let study = TestStudy::new().await;
     for rater in ["Ann", "Bo"] {
         let name = paperjudge::domain::RaterName::new(rater).unwrap();
-        (study.study.add_rater(&name, &format!("{rater}'s password")))
-            .await
-            .expect("added");
+        (study
+            .study
+            .raters()
+            .add(&name, &format!("{rater}'s password")))
+        .await
+        .expect("added");
     }
     let access = Access {
         password: Password::new("the owner's password").ok(),

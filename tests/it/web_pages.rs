@@ -2,7 +2,7 @@
 
 use crate::common::TestStudy;
 use crate::web_support::{attr, location, selector, text, Page, TestApp};
-use paperjudge::study::ImportFile;
+use paperjudge::study::import::ImportFile;
 use rand::SeedableRng;
 use reqwest::StatusCode;
 
@@ -148,7 +148,8 @@ async fn the_order_of_targets_is_random_per_study() {
         let kind = crate::common::recommendations(paperjudge::formats::Format::Csv);
         let file = ImportFile::new("r.csv", std::io::Cursor::new(csv.into_bytes()));
         (study.study)
-            .import(kind, vec![file], rng, ())
+            .import()
+            .files(kind, vec![file], rng, ())
             .await
             .unwrap();
         let app = TestApp::spawn(study).await;

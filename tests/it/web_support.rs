@@ -94,9 +94,9 @@ pub fn password_of(name: &str) -> String {
 pub async fn served_with_raters(study: TestStudy, names: &[&str], per_target: u32) -> TestApp {
     for name in names {
         let rater = RaterName::new(name).expect("a rater's name");
-        (study.study.add_rater(&rater, &password_of(name)).await).expect("a rater added");
+        (study.study.raters().add(&rater, &password_of(name)).await).expect("a rater added");
     }
-    (study.study.set_rating_plan(Some(per_target), None).await).expect("the rating plan");
+    (study.study.raters().set_plan(Some(per_target), None).await).expect("the rating plan");
     let access = Access {
         password: Password::new(OWNER_PASSWORD).ok(),
         ..Access::default()

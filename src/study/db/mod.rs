@@ -1,9 +1,9 @@
-//! The data-access layer: the study file's connections ([`open_with`], [`direct`]), the write
-//! queue, and the one table no single feature owns (the study's settings and revision counter,
-//! [`study`]). Each feature's SQL is the `store` module of its folder (`study/raters/store.rs`,
-//! `study/evaluation/store.rs`, ...), private to the study; it is named here too, under the name
-//! the rest of the study reads it by (`db::raters::list`), so that a feature's reads can be used
-//! by another without reaching into its folder.
+//! The data-access layer: the study file's connections and this process's write queue
+//! ([`Database`]: every command's write transaction and every query's read), the connections
+//! stepped directly ([`direct`]), the reading of the domain's types from their columns
+//! ([`column`]), and the one table no single feature owns (the study's settings and revision
+//! counter, [`study`]). Each feature's SQL is the `store` module of its folder
+//! (`study/raters/store.rs`, `study/evaluation/store.rs`, ...), private to the study.
 
 pub mod column;
 pub mod direct;
@@ -11,25 +11,42 @@ pub mod study;
 
 pub(in crate::study) use super::evaluation::store as evaluation;
 pub(in crate::study) use super::guidelines::store as guidelines;
-pub(in crate::study) use super::import::store as recommendations;
+pub(in crate::study) use super::import::store as import;
 pub(in crate::study) use super::lists::store as lists;
 pub(in crate::study) use super::papers::store as papers;
-pub(in crate::study) use super::pool::store as blind_pool;
+pub(in crate::study) use super::pool::store as pool;
 pub(in crate::study) use super::pruning::store as pruning;
 pub(in crate::study) use super::raters::store as raters;
-pub(in crate::study) use super::rating::store as ratings;
-pub(in crate::study) use super::recheck::store as checks;
+pub(in crate::study) use super::rating::store as rating;
+pub(in crate::study) use super::recheck::store as recheck;
 pub(in crate::study) use super::targets::store as targets;
 
-use std::path::Path;
+/// The one rule of "a rater is done with a target", as SQL over the target's row `t` and the
+/// rater's assignment `a`: every pair of the target's pool rated by them (a pool with no pair
+/// finishes nobody). Every store that asks it writes it with this macro (inside `concat!`);
+/// the schema's triggers that keep `targets.raters_done` write it of their `NEW`/`OLD` rows,
+/// and a test below checks that copy in `migrations/schema.sql` against this text.
+macro_rules! rater_done {
+    () => {
+        "(t.pooled > 0 AND a.rated = t.pooled)"
+    };
+}
+pub(in crate::study) use rater_done;
+
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use rusqlite::TransactionBehavior;
 use sqlx::pool::PoolConnection;
 use sqlx::sqlite::{
     Sqlite, SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
     SqliteSynchronous,
 };
+use sqlx::SqliteConnection;
+
+use crate::blocking;
+use crate::study::error::StudyError;
 
 /// How every connection to the study file is set up.
 ///
@@ -58,6 +75,117 @@ pub async fn open_with(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx
     sqlx::migrate!("./migrations").run(&connections).await?;
     study::ensure_exists(&connections).await?;
     Ok(connections)
+}
+
+/// The study file as the features reach it: its connections and this process's write queue.
+/// Every command is one write transaction ([`Database::write`], or [`Database::write_directly`]
+/// on a connection of its own), every query one read ([`Database::read`]). Cloning it is cheap:
+/// clones share the connections and the queue.
+///
+/// The work done inside answers the study's error, as every command and query does: the
+/// stores' errors (the drivers') become one with `?`.
+#[derive(Debug, Clone)]
+pub struct Database {
+    /// Every query's read and every command's write but an import of papers or lists and a
+    /// command that builds pools, which open a connection of their own ([`direct`]).
+    connections: SqlitePool,
+    path: Arc<Path>,
+    write_queue: WriteQueue,
+}
+
+impl Database {
+    /// Opens the study with connections set up as `options` say, and brings its schema up to
+    /// date.
+    pub async fn open_with(options: SqliteConnectOptions) -> Result<Database, sqlx::Error> {
+        let path: PathBuf = options.get_filename().to_owned();
+        Ok(Database {
+            connections: open_with(options).await?,
+            path: path.into(),
+            write_queue: WriteQueue::default(),
+        })
+    }
+
+    /// The study's connections, for a read of one statement (no transaction of its own).
+    pub fn connections(&self) -> &SqlitePool {
+        &self.connections
+    }
+
+    /// The study file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs the work of a command in one write transaction of its own, in turn on the write
+    /// queue: committed durably when `work` succeeds, rolled back when it fails. A command
+    /// waits at most [`LOCK_WAIT`] for another process's write (an import).
+    pub async fn write<T>(
+        &self,
+        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
+    ) -> Result<T, StudyError> {
+        self.write_as(Writer::Command, work).await
+    }
+
+    /// [`Database::write`], on a connection set up for `writer`.
+    pub async fn write_as<T>(
+        &self,
+        writer: Writer,
+        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
+    ) -> Result<T, StudyError> {
+        let turn = self.write_queue.turn(writer).await?;
+        let mut tx = turn.begin(&self.connections).await?;
+        let done = work(&mut tx).await;
+        tx.finish(done).await
+    }
+
+    /// Opens a connection of its own to the study for a command that builds pools, set up for
+    /// `writer` (see [`direct::open_writer`]).
+    pub async fn open_directly(&self, writer: Writer) -> Result<rusqlite::Connection, StudyError> {
+        let path = self.path.to_path_buf();
+        Ok(blocking::run(move || direct::open_writer(&path, writer)).await?)
+    }
+
+    /// Runs the work of a command that builds pools (choosing targets, pruning) in an
+    /// immediate transaction on a connection of its own stepped directly, as
+    /// [`Database::write_directly_as`] says.
+    pub async fn write_directly<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
+    ) -> Result<T, StudyError> {
+        let conn = self.open_directly(Writer::Command).await?;
+        self.write_directly_as(Writer::Command, conn, work).await
+    }
+
+    /// Runs the work of `writer` in an immediate transaction of its own on `conn`, a
+    /// connection of its own stepped directly (opened for `writer`), in this process's turn of
+    /// the write queue, on a thread that may block: committed durably when `work` succeeds,
+    /// rolled back when it fails. The connection is closed at the end.
+    pub async fn write_directly_as<T: Send + 'static>(
+        &self,
+        writer: Writer,
+        mut conn: rusqlite::Connection,
+        work: impl FnOnce(&rusqlite::Transaction) -> Result<T, StudyError> + Send + 'static,
+    ) -> Result<T, StudyError> {
+        let _turn = self.write_queue.turn(writer).await?;
+        blocking::run(move || {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let done = work(&tx)?;
+            tx.commit()?;
+            Ok(done)
+        })
+        .await
+    }
+
+    /// Runs the reads of a query in one read transaction, so that they see one state of the
+    /// study.
+    pub async fn read<T>(
+        &self,
+        work: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, StudyError>,
+    ) -> Result<T, StudyError> {
+        let mut tx = self.connections.begin().await?;
+        let read = work(&mut tx).await?;
+        tx.commit().await?;
+        Ok(read)
+    }
 }
 
 /// The write transactions of this process take turns here, in arrival order, before SQLite
@@ -100,6 +228,12 @@ impl Drop for Turn {
 #[derive(Debug, thiserror::Error)]
 #[error("an import of this process has held the study for {LOCK_WAIT:?}")]
 pub struct ImportHoldsTheStudy;
+
+impl From<ImportHoldsTheStudy> for StudyError {
+    fn from(busy: ImportHoldsTheStudy) -> StudyError {
+        StudyError::Busy(Box::new(busy))
+    }
+}
 
 impl WriteQueue {
     /// Waits for this process's turn to write, as `writer`: a command waits at most
@@ -343,8 +477,9 @@ pub(super) async fn small_study(dir: &Path) -> crate::study::Study {
     use rand::SeedableRng;
 
     use crate::formats::Format;
+    use crate::study::import::ImportFile;
     use crate::study::import::{recommendations, Kind};
-    use crate::study::{ImportFile, Study};
+    use crate::study::Study;
 
     let study = Study::open(&dir.join("study.db")).await.expect("a study");
     let files = [
@@ -368,7 +503,8 @@ pub(super) async fn small_study(dir: &Path) -> crate::study::Study {
         let file = ImportFile::new("test.csv", std::io::Cursor::new(text.as_bytes().to_vec()));
         let rng = rand::rngs::StdRng::seed_from_u64(1);
         study
-            .import(kind, vec![file], rng, ())
+            .import()
+            .files(kind, vec![file], rng, ())
             .await
             .expect("imported");
     }
@@ -404,5 +540,26 @@ mod tests {
         tokio::time::sleep(LOCK_WAIT * 10).await;
         drop(first);
         assert!(second.await.expect("the second command"));
+    }
+    /// The schema's triggers that keep `targets.raters_done` write "a rater is done" as
+    /// [`rater_done!`] does, of their own rows: a change of the rule changes both.
+    #[test]
+    fn the_schemas_triggers_write_a_rater_done_as_the_stores_do() {
+        let schema = include_str!("../../../migrations/schema.sql")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let of = |target: &str, assignment: &str| {
+            rater_done!()
+                .replace("t.", target)
+                .replace("a.", assignment)
+        };
+        // On assignments: the target's row unqualified, the assignment's NEW or OLD row.
+        assert_eq!(schema.matches(&of("", "NEW.")).count(), 2);
+        assert_eq!(schema.matches(&of("", "OLD.")).count(), 2);
+        // On targets: the target's NEW row, each assignment `a`, inside a WHERE.
+        let counted = of("NEW.", "a.");
+        let counted = counted.trim_start_matches('(').trim_end_matches(')');
+        assert_eq!(schema.matches(counted).count(), 1);
     }
 }

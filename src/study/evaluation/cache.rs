@@ -85,7 +85,7 @@ impl Evaluations {
         partial: Partial,
     ) -> Result<Evaluated, StudyError> {
         let judge = match &options.judge {
-            Some(name) => Some(study.judge_version(name).await?),
+            Some(name) => Some(study.judges().version(name).await?),
             None => None,
         };
         let set = self.set(study, options.list_depth()).await?;
@@ -109,8 +109,10 @@ impl Evaluations {
         let board = (board.get_or_try_init(|| async {
             let judged = match &judge {
                 Some(judge) => Some(
-                    (study.judged_collection(judge, &set.collection.models, &set, set.depth))
-                        .await?,
+                    (study
+                        .judges()
+                        .judged(judge, &set.collection.models, &set, set.depth))
+                    .await?,
                 ),
                 None => None,
             };
@@ -133,7 +135,7 @@ impl Evaluations {
         study: &Study,
         depth: usize,
     ) -> Result<Arc<EvaluationSet>, StudyError> {
-        let revision = db::evaluation::revision(&study.connections).await?;
+        let revision = db::evaluation::revision(study.db.connections()).await?;
         let (cell, depth, before) = {
             let mut state = self.state();
             match &state.set {

@@ -10,8 +10,8 @@
 //! 4. **render**: [`Leaderboard::to_json`], [`Leaderboard::to_csv`], [`Leaderboard::to_table`]
 //!    and the web's pages.
 //!
-//! The queries here ([`Study::leaderboard`], [`Study::target_view`], [`Study::checks`],
-//! [`Study::evaluation_set`]) all go through what the study keeps of the evaluation
+//! The queries here ([`Handle::leaderboard`], [`Handle::target_view`], [`Handle::checks`],
+//! [`Handle::current_set`]) all go through what the study keeps of the evaluation
 //! ([`Evaluations`]): the set of the current revision and the leaderboards of recent options,
 //! so that a page view does the work only after something changed, and a command that asks
 //! once does it once.
@@ -27,17 +27,18 @@ use std::time::Instant;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-use super::{Study, StudyError};
 use crate::checks::{
     self, ranking, AnswersInput, Checks, History, RaterRanking, RatersInput, TimedRecheck,
 };
-use crate::domain::{PaperKey, RaterId, Stars};
+use crate::domain::{JudgeName, PaperKey, RaterId, Stars};
 use crate::leaderboard::{
     self, Collection, JudgedTargets, Leaderboard, LeaderboardOptions, Partial, RaterLeader,
     Resampled, TargetInput,
 };
 use crate::metrics::{Judgments, Settings};
 use crate::study::db;
+use crate::study::error::StudyError;
+use crate::study::Study;
 
 pub use cache::Evaluations;
 pub use set::{Earlier, EvaluationSet};
@@ -88,23 +89,54 @@ impl Evaluated {
     }
 }
 
-impl Study {
+/// The evaluation's queries (`study.evaluation()`): the leaderboard, its per-target view, the
+/// checks, and the set they are computed from.
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    /// The study, whose judges the evaluation asks for their grades.
+    study: &'s Study,
+}
+
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(study: &'s Study) -> Handle<'s> {
+        Handle { study }
+    }
+
     /// Compares every model on the targets rated now (with `partial`, also those partly
     /// rated), as the options ask: load, score, resample (or what is kept of them, while the
     /// study has not changed). Nothing is written: a view records nothing (see
-    /// [`db::ratings::set`] for when a change is made with its provenance known).
+    /// [`db::rating::set`] for when a change is made with its provenance known).
     pub async fn leaderboard(
         &self,
         options: &LeaderboardOptions,
         partial: Partial,
     ) -> Result<Evaluated, StudyError> {
-        self.evaluations.leaderboard(self, options, partial).await
+        self.study
+            .evaluations
+            .leaderboard(self.study, options, partial)
+            .await
+    }
+
+    /// The judged targets of the judge named `name` (refused for a name the study has no
+    /// judge of), beside the evaluation set of at least `depth` they were read with: what
+    /// `paperjudge simulate --judge` replays. The one place the evaluation meets the judges:
+    /// it asks their handle for the judge's grades over its set.
+    pub async fn judged_targets(
+        &self,
+        name: &JudgeName,
+        depth: usize,
+    ) -> Result<(Arc<EvaluationSet>, JudgedTargets<PaperKey>), StudyError> {
+        let judges = self.study.judges();
+        let judge = judges.version(name).await?;
+        let set = self.current_set(depth).await?;
+        let judged = (judges.judged(&judge, &set.collection.models, &set, set.depth)).await?;
+        Ok((set, judged))
     }
 
     /// The set of the study's current revision, holding at least `depth` of every list: what
     /// `paperjudge simulate` replays.
-    pub async fn evaluation_set(&self, depth: usize) -> Result<Arc<EvaluationSet>, StudyError> {
-        self.evaluations.set(self, depth).await
+    pub async fn current_set(&self, depth: usize) -> Result<Arc<EvaluationSet>, StudyError> {
+        self.study.evaluations.set(self.study, depth).await
     }
 
     /// The study checks under `options` (the leaderboard's), over fully rated targets or,
@@ -115,14 +147,14 @@ impl Study {
         options: &LeaderboardOptions,
         partial: Partial,
     ) -> Result<Checks, StudyError> {
-        let set = self.evaluation_set(checks::LIST_DEPTH).await?;
+        let set = self.current_set(checks::LIST_DEPTH).await?;
         let settings = options.settings(set.collection.pool_depth);
-        let (judgments, rechecks, progress, versions) = self
+        let (judgments, rechecks, progress, versions) = (self.study.db)
             .read(async |conn| {
                 Ok((
-                    db::checks::judgments(&mut *conn).await?,
-                    db::checks::rechecks(&mut *conn).await?,
-                    db::checks::recheck_progress(&mut *conn, None).await?,
+                    db::recheck::judgments(&mut *conn).await?,
+                    db::recheck::rechecks(&mut *conn).await?,
+                    db::recheck::recheck_progress(&mut *conn, None).await?,
                     super::guidelines::versions(conn).await?,
                 ))
             })
@@ -208,8 +240,8 @@ impl Study {
         // The judges are audited over fully rated targets, whatever `partial` says: the one
         // the options name (refused when the study has no judge of that name), or every one.
         checks.judges = match &options.judge {
-            Some(name) => vec![self.judge_audit(name, options).await?],
-            None => self.judge_audits(options).await?,
+            Some(name) => vec![self.study.judges().audit(name, options).await?],
+            None => self.study.judges().audits(options).await?,
         };
         Ok(checks)
     }

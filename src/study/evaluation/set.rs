@@ -11,7 +11,7 @@ use crate::leaderboard::{Collection, Completion, TargetInput};
 use crate::metrics::Judgments;
 use crate::study::db;
 use crate::study::db::evaluation::{Changes, Ratings, Revision, Snapshot};
-use crate::study::Overview;
+use crate::study::targets::Overview;
 use crate::study::{Refusal, StudyError};
 
 /// The study's targets with ratings, their judgments and lists, in memory.

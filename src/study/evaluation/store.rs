@@ -17,10 +17,12 @@ use crate::domain::{
     Answer, GuidelinesVersion, ModelId, PaperId, PaperKey, PoolDepth, RaterAnswer, RaterId,
     RaterName,
 };
+use crate::study::db;
 use crate::study::db::column::{self, Stored};
 use crate::study::db::direct::open_reader;
 use crate::study::db::targets;
-use crate::study::{ListedPaper, Overview};
+use crate::study::papers::ListedPaper;
+use crate::study::targets::Overview;
 
 /// A revision of everything the evaluation reads: the last id of the rating history (every
 /// change of a rating adds a row to it), the study's revision counter (bumped by every import
@@ -218,8 +220,12 @@ impl Head {
 fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
     let mut head = read_study(tx)?;
     let mut finished: Vec<(PaperKey, RaterId)> = (tx.prepare(&format!(
-        "SELECT a.target_id, a.rater_id FROM assignments a JOIN targets t USING (target_id)
-         WHERE a.target_id IN ({RATED_TARGETS}) AND t.pooled > 0 AND a.rated = t.pooled"
+        concat!(
+            "SELECT a.target_id, a.rater_id FROM assignments a JOIN targets t USING (target_id)
+             WHERE a.target_id IN ({RATED_TARGETS}) AND ",
+            db::rater_done!()
+        ),
+        RATED_TARGETS = RATED_TARGETS
     ))?)
     .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
     .collect::<rusqlite::Result<_>>()?;
@@ -507,11 +513,12 @@ fn read_changes(
     let cut = i64::try_from(depth).unwrap_or(i64::MAX);
     let (mut ratings, mut lists) = (Vec::new(), Vec::new());
     for &target in &changed {
-        let finished_by = (tx.prepare_cached(
+        let finished_by = (tx.prepare_cached(concat!(
             "SELECT a.rater_id FROM assignments a JOIN targets t USING (target_id)
-             WHERE a.target_id = ?1 AND t.pooled > 0 AND a.rated = t.pooled
-             ORDER BY a.rater_id",
-        )?)
+             WHERE a.target_id = ?1 AND ",
+            db::rater_done!(),
+            " ORDER BY a.rater_id"
+        ))?)
         .query_map([target.0], |row| column::get(row, 0))?
         .collect::<rusqlite::Result<_>>()?;
         head.targets.push(
@@ -671,7 +678,7 @@ mod loaded {
         let study = small_study(dir.path()).await;
         let path = &dir.path().join("study.db");
         let key = |id: &'static str| {
-            let connections = study.connections.clone();
+            let connections = study.db.connections().clone();
             async move {
                 (papers::id_of(&connections, &PaperId::given(id)).await)
                     .expect("read")
@@ -792,7 +799,7 @@ mod unblinded {
     async fn the_lists_of_a_target_not_fully_rated_are_not_read() {
         let dir = tempfile::tempdir().expect("a directory");
         let study = small_study(dir.path()).await;
-        let connections = &study.connections;
+        let connections = study.db.connections();
         let key = async |id: &str| {
             (papers::id_of(connections, &PaperId::given(id)).await)
                 .expect("read")

@@ -4,17 +4,20 @@
 //! Seeing which model ranked which paper, and how a paper was rated, unblinds the target. Once
 //! every pooled paper of it is rated that can no longer bias a rating of it, so the view shows
 //! the lists of a fully rated target only; every later change of a rating of that target is
-//! marked in the history as made with its provenance known (`db::ratings::set`). The view
+//! marked in the history as made with its provenance known (`db::rating::set`). The view
 //! writes nothing.
 
 use std::collections::HashMap;
 
+use super::Handle;
 use crate::domain::PaperKey;
+use crate::domain::Progress;
 use crate::leaderboard::{self, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings, TargetScores};
 use crate::study::db;
-use crate::study::ListedPaper;
-use crate::study::{Paper, Progress, RaterNote, Refusal, Study, StudyError};
+use crate::study::error::{Refusal, StudyError};
+use crate::study::papers::{ListedPaper, Paper};
+use crate::study::rating::RaterNote;
 
 /// One target under the leaderboard's options.
 #[derive(Debug, Clone)]
@@ -41,7 +44,7 @@ pub struct ModelOnTarget {
     pub papers: Vec<ListedPaper>,
 }
 
-impl Study {
+impl Handle<'_> {
     /// The view of `target` under `options` (`partial` does not apply: the view is of a fully
     /// rated target); refused when the paper is no target being rated.
     pub async fn target_view(
@@ -49,15 +52,17 @@ impl Study {
         target: PaperKey,
         options: &LeaderboardOptions,
     ) -> Result<TargetView, StudyError> {
-        let (paper, progress) = self
+        let (paper, progress) = (self.study.db)
             .read(async |conn| {
-                let paper = db::papers::get(&mut *conn, target).await?;
+                let paper = db::papers::get(&mut *conn, target)
+                    .await?
+                    .map(crate::study::papers::Paper::from);
                 let progress = db::targets::progress(&mut *conn, target).await?;
                 Ok(paper.zip(progress))
             })
             .await?
             .ok_or(Refusal::NoSuchTarget(target))?;
-        let set = self.evaluation_set(options.list_depth()).await?;
+        let set = self.current_set(options.list_depth()).await?;
         let settings = options.settings(set.collection.pool_depth);
         let mut view = TargetView {
             target: paper,
@@ -68,11 +73,12 @@ impl Study {
             notes: Vec::new(),
         };
         let Some(listed) =
-            db::evaluation::top_lists(&self.connections, target, settings.k.get()).await?
+            db::evaluation::top_lists(self.study.db.connections(), target, settings.k.get())
+                .await?
         else {
             return Ok(view);
         };
-        view.notes = db::ratings::notes(&self.connections, target, None).await?;
+        view.notes = crate::study::rating::notes(self.study.db.connections(), target, None).await?;
         let evaluated = self.leaderboard(options, Partial::Exclude).await?;
         let (set, board) = (&evaluated.set, &evaluated.board);
         let collection = set.collection(&options.judgments())?;

@@ -13,8 +13,8 @@ use sqlx::SqliteConnection;
 
 use crate::checks::GuidelinesVersionInfo;
 use crate::domain::{Guidelines, GuidelinesVersion};
-use crate::study::db;
-use crate::study::{Study, StudyError};
+use crate::study::db::{self, Database};
+use crate::study::error::StudyError;
 
 /// The guidelines in force.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,34 +25,37 @@ pub struct CurrentGuidelines {
     pub set_at: String,
 }
 
-/// What a change of the guidelines did: the version in force after it (`None`: the study
-/// never had guidelines), and whether it made a new one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GuidelinesChange {
-    pub version: Option<GuidelinesVersion>,
-    pub changed: bool,
+pub use store::GuidelinesChange;
+
+/// The guidelines' commands and queries (`study.guidelines()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    db: &'s Database,
 }
 
-impl Study {
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(db: &'s Database) -> Handle<'s> {
+        Handle { db }
+    }
+
     /// The guidelines in force; `None` when the study has none (never set, or cleared).
-    pub async fn guidelines(&self) -> Result<Option<CurrentGuidelines>, StudyError> {
-        self.read(async |conn| in_force(conn).await).await
+    pub async fn current(&self) -> Result<Option<CurrentGuidelines>, StudyError> {
+        self.db.read(async |conn| in_force(conn).await).await
     }
 
     /// Makes `markdown` the study's guidelines, as a new version unless they are so already.
-    pub async fn set_guidelines(
-        &self,
-        markdown: &Guidelines,
-    ) -> Result<GuidelinesChange, StudyError> {
-        self.write(async |conn| {
-            Ok(db::guidelines::change(conn, Some(markdown), &db::now_rfc3339()).await?)
-        })
-        .await
+    pub async fn set(&self, markdown: &Guidelines) -> Result<GuidelinesChange, StudyError> {
+        self.db
+            .write(async |conn| {
+                Ok(db::guidelines::change(conn, Some(markdown), &db::now_rfc3339()).await?)
+            })
+            .await
     }
 
     /// Clears the study's guidelines (a new version without text), unless it has none.
-    pub async fn clear_guidelines(&self) -> Result<GuidelinesChange, StudyError> {
-        self.write(async |conn| Ok(db::guidelines::change(conn, None, &db::now_rfc3339()).await?))
+    pub async fn clear(&self) -> Result<GuidelinesChange, StudyError> {
+        self.db
+            .write(async |conn| Ok(db::guidelines::change(conn, None, &db::now_rfc3339()).await?))
             .await
     }
 }

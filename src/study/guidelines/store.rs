@@ -4,7 +4,14 @@ use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{Guidelines, GuidelinesVersion};
 use crate::study::db::column::Stored;
-use crate::study::GuidelinesChange;
+
+/// What a change of the guidelines did: the version in force after it (`None`: the study
+/// never had guidelines), and whether it made a new one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GuidelinesChange {
+    pub version: Option<GuidelinesVersion>,
+    pub changed: bool,
+}
 
 /// One version of the guidelines as stored: its Markdown (`None`: the version that cleared
 /// them) and when it was set (RFC 3339).

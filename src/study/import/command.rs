@@ -14,6 +14,7 @@
 //! import, if it changed anything: the evaluation kept in memory is out of date from then on,
 //! and not before.
 
+use super::Handle;
 use std::io::Read;
 use std::sync::Arc;
 
@@ -23,10 +24,10 @@ use crate::blocking;
 use crate::demo;
 use crate::study::db::papers::PaperIndex;
 use crate::study::db::{self, direct, Writer};
+use crate::study::error::{Refusal, StudyError};
 use crate::study::import::{
     self, judgments, ratings, Bulk, BulkKind, Format, InvalidInput, Kind, RowsRead, Summary,
 };
-use crate::study::{Refusal, Study, StudyError};
 
 /// One file to import: its name, as problems give it, and its bytes.
 pub struct ImportFile {
@@ -65,14 +66,14 @@ pub trait ImportProgress: Send + Sync + 'static {
 /// An import nobody follows.
 impl ImportProgress for () {}
 
-impl Study {
+impl Handle<'_> {
     /// Imports `files`, all of `kind`, in one transaction: all of them, or nothing. Each file
     /// is written as an import of it alone would write it, after the ones before it; the
     /// summary adds up the files'.
     ///
     /// Each file's `source` names it in problems; `rng` draws the display keys of pairs
     /// entering the pool; `progress` hears how the import goes.
-    pub async fn import(
+    pub async fn files(
         &self,
         kind: Kind,
         files: Vec<ImportFile>,
@@ -107,7 +108,7 @@ impl Study {
         mut rng: impl Rng + Send + 'static,
         progress: Arc<impl ImportProgress>,
     ) -> Result<Summary, StudyError> {
-        let path = self.path.to_path_buf();
+        let path = self.study.path().to_path_buf();
         let (reading, first_kind) = (progress.clone(), kind.clone());
         let (conn, first) = blocking::run(move || -> Result<_, StudyError> {
             let conn = direct::open_writer(&path, Writer::Import)?;
@@ -131,30 +132,32 @@ impl Study {
             }
         };
         progress.writing(0);
-        self.write_directly_as(Writer::Import, conn, move |tx| {
-            let mut summary = first.write(tx, &mut rng)?;
-            let mut invalid = Vec::new();
-            for (index, file) in later.enumerate() {
-                let index = index + 1;
-                match read_bulk(&kind, tx, file, index, &*progress)? {
-                    Ok(bulk) if invalid.is_empty() => {
-                        progress.writing(index);
-                        summary += bulk.write(tx, &mut rng)?;
+        self.study
+            .db
+            .write_directly_as(Writer::Import, conn, move |tx| {
+                let mut summary = first.write(tx, &mut rng)?;
+                let mut invalid = Vec::new();
+                for (index, file) in later.enumerate() {
+                    let index = index + 1;
+                    match read_bulk(&kind, tx, file, index, &*progress)? {
+                        Ok(bulk) if invalid.is_empty() => {
+                            progress.writing(index);
+                            summary += bulk.write(tx, &mut rng)?;
+                        }
+                        // A file before had a problem: nothing will be written.
+                        Ok(_) => {}
+                        Err(problems) => invalid.push(problems),
                     }
-                    // A file before had a problem: nothing will be written.
-                    Ok(_) => {}
-                    Err(problems) => invalid.push(problems),
                 }
-            }
-            if !invalid.is_empty() {
-                return Err(Refusal::Invalid(invalid.into()).into());
-            }
-            if summary.changed() {
-                db::study::bump_revision_directly(tx)?;
-            }
-            Ok(summary)
-        })
-        .await
+                if !invalid.is_empty() {
+                    return Err(Refusal::Invalid(invalid.into()).into());
+                }
+                if summary.changed() {
+                    db::study::bump_revision_directly(tx)?;
+                }
+                Ok(summary)
+            })
+            .await
     }
 
     /// Ratings: every file read first (each rating's rater resolved against the study's),
@@ -166,7 +169,7 @@ impl Study {
         mut rng: impl Rng + Send + 'static,
         progress: Arc<impl ImportProgress>,
     ) -> Result<Summary, StudyError> {
-        let path = self.path.to_path_buf();
+        let path = self.study.path().to_path_buf();
         let reading = progress.clone();
         let staged = blocking::run(move || -> Result<_, StudyError> {
             let conn = direct::open_writer(&path, Writer::Import)?;
@@ -188,18 +191,20 @@ impl Study {
             }
         })
         .await?;
-        self.write_as(Writer::Import, async |conn| {
-            let mut summary = Summary::new("ratings");
-            for (index, file) in staged.into_iter().enumerate() {
-                progress.writing(index);
-                summary += file.write(conn, &mut rng).await?;
-            }
-            if summary.changed() {
-                db::study::bump_revision(conn).await?;
-            }
-            Ok(summary)
-        })
-        .await
+        self.study
+            .db
+            .write_as(Writer::Import, async |conn| {
+                let mut summary = Summary::new("ratings");
+                for (index, file) in staged.into_iter().enumerate() {
+                    progress.writing(index);
+                    summary += file.write(conn, &mut rng).await?;
+                }
+                if summary.changed() {
+                    db::study::bump_revision(conn).await?;
+                }
+                Ok(summary)
+            })
+            .await
     }
 
     /// A machine judge's grades: every file read first, then all written in one transaction
@@ -211,7 +216,7 @@ impl Study {
         options: judgments::Options,
         progress: Arc<impl ImportProgress>,
     ) -> Result<Summary, StudyError> {
-        let path = self.path.to_path_buf();
+        let path = self.study.path().to_path_buf();
         let reading = progress.clone();
         let (conn, staged) = blocking::run(move || -> Result<_, StudyError> {
             let conn = direct::open_writer(&path, Writer::Import)?;
@@ -231,55 +236,59 @@ impl Study {
             }
         })
         .await?;
-        self.write_directly_as(Writer::Import, conn, move |tx| {
-            let mut summary = Summary::new("judgments");
-            for (index, file) in staged.into_iter().enumerate() {
-                progress.writing(index);
-                summary += crate::study::judges::write_imported(
-                    tx,
-                    &options.judge,
-                    &file.grades,
-                    file.read,
-                )?;
-            }
-            Ok(summary)
-        })
-        .await
+        self.study
+            .db
+            .write_directly_as(Writer::Import, conn, move |tx| {
+                let mut summary = Summary::new("judgments");
+                for (index, file) in staged.into_iter().enumerate() {
+                    progress.writing(index);
+                    summary += crate::study::judges::write_imported(
+                        tx,
+                        &options.judge,
+                        &file.grades,
+                        file.read,
+                    )?;
+                }
+                Ok(summary)
+            })
+            .await
     }
 
     /// Loads the demo study into a study without papers, in one transaction; `None` (and
     /// nothing written) if the study holds papers.
     pub async fn load_demo_if_empty(&self) -> Result<Option<Summary>, StudyError> {
-        let conn = self.open_directly(Writer::Import).await?;
-        self.write_directly_as(Writer::Import, conn, |tx| {
-            if db::papers::any(tx)? {
-                return Ok(None);
-            }
-            let mut rng = rand::rngs::StdRng::from_os_rng();
-            let rows = RowsRead::default();
-            let papers = import::papers::stage(
-                demo::PAPERS_CSV.as_bytes(),
-                Format::Csv,
-                "demo/papers.csv",
-                &rows,
-            )?;
-            Bulk::Papers(papers).write(tx, &mut rng)?;
-            let options = import::recommendations::Options {
-                format: Format::Csv,
-                model: None,
-            };
-            let lists = import::recommendations::stage(
-                demo::RECOMMENDATIONS_CSV.as_bytes(),
-                &options,
-                db::papers::index(tx)?,
-                "demo/recommendations.csv",
-                &rows,
-            )?;
-            let summary = Bulk::Recommendations(lists).write(tx, &mut rng)?;
-            db::study::bump_revision_directly(tx)?;
-            Ok(Some(summary))
-        })
-        .await
+        let conn = self.study.db.open_directly(Writer::Import).await?;
+        self.study
+            .db
+            .write_directly_as(Writer::Import, conn, |tx| {
+                if db::papers::any(tx)? {
+                    return Ok(None);
+                }
+                let mut rng = rand::rngs::StdRng::from_os_rng();
+                let rows = RowsRead::default();
+                let papers = import::papers::stage(
+                    demo::PAPERS_CSV.as_bytes(),
+                    Format::Csv,
+                    "demo/papers.csv",
+                    &rows,
+                )?;
+                Bulk::Papers(papers).write(tx, &mut rng)?;
+                let options = import::recommendations::Options {
+                    format: Format::Csv,
+                    model: None,
+                };
+                let lists = import::recommendations::stage(
+                    demo::RECOMMENDATIONS_CSV.as_bytes(),
+                    &options,
+                    db::papers::index(tx)?,
+                    "demo/recommendations.csv",
+                    &rows,
+                )?;
+                let summary = Bulk::Recommendations(lists).write(tx, &mut rng)?;
+                db::study::bump_revision_directly(tx)?;
+                Ok(Some(summary))
+            })
+            .await
     }
 }
 

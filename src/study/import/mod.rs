@@ -32,6 +32,20 @@ use crate::study::db::papers::PaperIndex;
 use crate::study::db::raters::KnownRater;
 
 pub use command::{ImportFile, ImportProgress};
+
+/// The imports (`study.import()`): files of papers, lists, ratings or judgments, from the
+/// command line or uploaded from the browser as jobs.
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    /// The study: an upload holds a clone of it until its import ends.
+    study: &'s crate::study::Study,
+}
+
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(study: &'s crate::study::Study) -> Handle<'s> {
+        Handle { study }
+    }
+}
 pub(in crate::study) use upload::ImportJobs;
 pub use upload::{JobFailure, JobId, JobReport, JobState, Outcome, Upload, JOBS_KEPT};
 

@@ -18,9 +18,9 @@ use crate::formats::input::{self, Header};
 use crate::formats::records::{Parse, Records};
 use crate::formats::{Format, InvalidInput, Problem, Problems, RowsRead};
 use crate::study::db::papers::PaperIndex;
-use crate::study::db::ratings::Pair;
-use crate::study::db::{self, blind_pool, ratings};
-use crate::study::Rating as Stored;
+use crate::study::db::rating::Pair;
+use crate::study::db::{self, pool, rating};
+use crate::study::rating::Rating as Stored;
 
 /// How to read a ratings file.
 #[derive(Debug, Clone, Default)]
@@ -105,7 +105,7 @@ impl Staged {
         summary.read = self.read;
         let now = db::now_rfc3339();
         for rating in self.ratings {
-            if blind_pool::ensure_pair(conn, rating.target, rating.paper, rng).await? {
+            if pool::ensure_pair(conn, rating.target, rating.paper, rng).await? {
                 summary.pool_added += 1;
             }
             let pair = Pair {
@@ -113,7 +113,7 @@ impl Staged {
                 paper: rating.paper,
                 rater: rating.rater,
             };
-            let previous = ratings::current(&mut *conn, pair).await?;
+            let previous = rating::current(&mut *conn, pair).await?;
             let note = match rating.note {
                 Some(note) => note,
                 None => previous.as_ref().and_then(|kept| kept.note.clone()),
@@ -123,13 +123,13 @@ impl Staged {
                 note,
             };
             let rated_at = rating.rated_at.as_deref().unwrap_or(&now);
-            let change = ratings::set(
+            let change = rating::set(
                 conn,
                 pair,
                 previous,
                 Some(stored),
                 rated_at,
-                ratings::Source::Import,
+                rating::Source::Import,
             )
             .await?;
             match change.previous {

@@ -10,6 +10,7 @@
 //! removed when the import ends, and at once when an upload ends before its last byte (the
 //! connection closed, the upload was refused): nothing of it stays, in the study or beside it.
 
+use super::Handle;
 use std::collections::VecDeque;
 use std::fmt;
 use std::fs::File;
@@ -24,8 +25,9 @@ use tempfile::TempPath;
 use super::{ImportFile, ImportProgress};
 use crate::blocking;
 use crate::formats::{InvalidFiles, RowsRead};
+use crate::study::error::{Refusal, StudyError};
 use crate::study::import::{Kind, Summary};
-use crate::study::{Refusal, Study, StudyError};
+use crate::study::Study;
 
 /// How many jobs the study remembers (the one running among them): enough for the pages of
 /// the imports of a session, little memory.
@@ -322,7 +324,7 @@ struct UploadedFile {
     path: TempPath,
 }
 
-impl Study {
+impl Handle<'_> {
     /// Begins an import from the browser: refused while another is uploading or importing.
     pub fn begin_upload(&self) -> Result<Upload, StudyError> {
         let job = Arc::new(Job {
@@ -334,7 +336,7 @@ impl Study {
             details: Mutex::default(),
             ended: tokio::sync::watch::Sender::new(false),
         });
-        let mut jobs = self.jobs.lock();
+        let mut jobs = self.study.jobs.lock();
         if jobs.running.is_some() {
             return Err(Refusal::ImportRunning.into());
         }
@@ -348,7 +350,7 @@ impl Study {
         jobs.kept.push_back(job.clone());
         drop(jobs);
         Ok(Upload {
-            study: self.clone(),
+            study: self.study.clone(),
             job,
             files: Vec::new(),
             buffer: Vec::new(),
@@ -361,12 +363,12 @@ impl Study {
     /// lock (held by a running upload from its first byte to the end of its import) can be
     /// taken. Answers how many were removed. `serve` calls it as it starts.
     pub async fn sweep_upload_leftovers(&self) -> Result<usize, StudyError> {
-        let directory = match self.path.parent() {
+        let directory = match self.study.path().parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
             _ => Path::new(".").to_owned(),
         };
         let prefix = upload_prefix(
-            &(self.path.file_name())
+            &(self.study.path().file_name())
                 .map(|name| name.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         );
@@ -394,15 +396,16 @@ impl Study {
     }
 
     /// The job with this id, as it is now; `None` if the study keeps no such job.
-    pub fn import_job(&self, id: &JobId) -> Option<JobReport> {
-        let jobs = self.jobs.lock();
+    pub fn job(&self, id: &JobId) -> Option<JobReport> {
+        let jobs = self.study.jobs.lock();
         let job = jobs.kept.iter().find(|job| job.id == *id);
         job.map(|job| job.report())
     }
 
     /// The job with this id once it has ended; `None` if the study keeps no such job.
-    pub async fn import_job_ended(&self, id: &JobId) -> Option<JobReport> {
+    pub async fn job_ended(&self, id: &JobId) -> Option<JobReport> {
         let job = self
+            .study
             .jobs
             .lock()
             .kept
@@ -416,8 +419,8 @@ impl Study {
     }
 
     /// The job uploading or importing now, if any.
-    pub fn running_import(&self) -> Option<JobId> {
-        self.jobs.lock().running.clone()
+    pub fn running(&self) -> Option<JobId> {
+        self.study.jobs.lock().running.clone()
     }
 }
 
@@ -430,11 +433,11 @@ impl Upload {
     /// beside the study: `name` is shown, never used as a path.
     pub async fn add_file(&mut self, name: &str) -> Result<(), StudyError> {
         self.flush().await?;
-        let directory = match self.study.path.parent() {
+        let directory = match self.study.path().parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
             _ => Path::new(".").to_owned(),
         };
-        let study_name = (self.study.path.file_name())
+        let study_name = (self.study.path().file_name())
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
         let (file, path) = blocking::run(move || {
@@ -520,7 +523,7 @@ impl Upload {
         let (study, job) = (self.study.clone(), self.job.clone());
         tokio::spawn(async move {
             let rng = rand::rngs::StdRng::from_os_rng();
-            let result = study.import(kind, imported, rng, job.clone()).await;
+            let result = study.import().files(kind, imported, rng, job.clone()).await;
             // The files go first, so that nothing is left once the job says it has ended.
             drop(paths);
             job.end(match result {

@@ -2,6 +2,7 @@
 //! views, over fully rated targets only (a judge's grade of a pair still to be rated would
 //! anchor the rater who reads it).
 
+use super::Handle;
 use std::collections::HashMap;
 
 use super::store::{self, GradesOf, JudgeRecord};
@@ -11,9 +12,9 @@ use crate::checks::ranking;
 use crate::domain::{JudgeName, PaperId, PaperKey, Stars};
 use crate::leaderboard::{LeaderboardOptions, Partial, TargetInput};
 use crate::metrics::Settings;
-use crate::study::db;
+use crate::study::error::StudyError;
 use crate::study::evaluation::EvaluationSet;
-use crate::study::{RaterNote, Study, StudyError};
+use crate::study::rating::RaterNote;
 
 pub use crate::checks::judges::JudgeAudit;
 
@@ -44,16 +45,22 @@ impl Disagreement {
 /// The disagreements a view lists at most.
 pub const DISAGREEMENTS_SHOWN: usize = 50;
 
-impl Study {
+impl Handle<'_> {
     /// The audit of every judge, by name, under the leaderboard's `options`.
-    pub async fn judge_audits(
+    pub async fn audits(
         &self,
         options: &LeaderboardOptions,
     ) -> Result<Vec<JudgeAudit>, StudyError> {
         let judges: Vec<JudgeRecord> = self
+            .study
+            .db
             .read(async |conn| Ok(store::all(&mut *conn).await?))
             .await?;
-        let set = self.evaluation_set(options.list_depth()).await?;
+        let set = self
+            .study
+            .evaluation()
+            .current_set(options.list_depth())
+            .await?;
         let settings = options.settings(set.collection.pool_depth);
         let mut audits = Vec::with_capacity(judges.len());
         for judge in judges {
@@ -66,13 +73,17 @@ impl Study {
     }
 
     /// The audit of one judge; refused for a name the study has no judge of.
-    pub async fn judge_audit(
+    pub async fn audit(
         &self,
         name: &JudgeName,
         options: &LeaderboardOptions,
     ) -> Result<JudgeAudit, StudyError> {
-        let judge = self.judge_named(name).await?;
-        let set = self.evaluation_set(options.list_depth()).await?;
+        let judge = self.named(name).await?;
+        let set = self
+            .study
+            .evaluation()
+            .current_set(options.list_depth())
+            .await?;
         let settings = options.settings(set.collection.pool_depth);
         self.audit_of(&set, &judge, &settings, options.list_depth())
             .await
@@ -81,8 +92,10 @@ impl Study {
     /// The pairs of fully rated targets where the judge `name` and the raters differ most,
     /// the largest gap first (then by target and paper), at most [`DISAGREEMENTS_SHOWN`].
     pub async fn disagreements(&self, name: &JudgeName) -> Result<Vec<Disagreement>, StudyError> {
-        let judge = self.judge_named(name).await?;
+        let judge = self.named(name).await?;
         let graded = self
+            .study
+            .db
             .read(async |conn| {
                 Ok(
                     store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge.id))
@@ -99,7 +112,7 @@ impl Study {
         &self,
         graded: Vec<(PaperKey, PaperKey, Stars)>,
     ) -> Result<Vec<Disagreement>, StudyError> {
-        let set = self.evaluation_set(0).await?;
+        let set = self.study.evaluation().current_set(0).await?;
         let mut compared: Vec<(PaperKey, PaperKey, Stars, Stars)> = (compared(&set, graded))
             .into_iter()
             .filter(|(_, _, raters, judge)| raters != judge)
@@ -112,31 +125,34 @@ impl Study {
             )
         });
         compared.truncate(DISAGREEMENTS_SHOWN);
-        self.read(async |conn| {
-            let mut shown = Vec::with_capacity(compared.len());
-            for (target, paper, raters, judge) in compared {
-                let notes = db::ratings::notes(&mut *conn, target, Some(paper)).await?;
-                let (Some(target), Some(paper)) = (
-                    store::paper_text(&mut *conn, target).await?,
-                    store::paper_text(&mut *conn, paper).await?,
-                ) else {
-                    return Err(StudyError::unreadable("a judge's grade names no paper"));
-                };
-                shown.push(Disagreement {
-                    target: target.external_id,
-                    target_title: target.title,
-                    target_abstract: target.abstract_text,
-                    paper: paper.external_id,
-                    paper_title: paper.title,
-                    paper_abstract: paper.abstract_text,
-                    raters,
-                    judge,
-                    notes,
-                });
-            }
-            Ok(shown)
-        })
-        .await
+        self.study
+            .db
+            .read(async |conn| {
+                let mut shown = Vec::with_capacity(compared.len());
+                for (target, paper, raters, judge) in compared {
+                    let notes =
+                        crate::study::rating::notes(&mut *conn, target, Some(paper)).await?;
+                    let (Some(target), Some(paper)) = (
+                        store::paper_text(&mut *conn, target).await?,
+                        store::paper_text(&mut *conn, paper).await?,
+                    ) else {
+                        return Err(StudyError::unreadable("a judge's grade names no paper"));
+                    };
+                    shown.push(Disagreement {
+                        target: target.external_id,
+                        target_title: target.title,
+                        target_abstract: target.abstract_text,
+                        paper: paper.external_id,
+                        paper_title: paper.title,
+                        paper_abstract: paper.abstract_text,
+                        raters,
+                        judge,
+                        notes,
+                    });
+                }
+                Ok(shown)
+            })
+            .await
     }
 
     /// The pairs of fully rated targets the judge graded that have a judgment of the raters in
@@ -147,6 +163,8 @@ impl Study {
         judge: &JudgeRecord,
     ) -> Result<Vec<(PaperKey, PaperKey, Stars, Stars)>, StudyError> {
         let graded = self
+            .study
+            .db
             .read(async |conn| {
                 Ok(
                     store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge.id))
@@ -169,7 +187,7 @@ impl Study {
             .collect();
         let models = set.collection.models.clone();
         let judged = self
-            .judged_collection(&JudgeVersion::of(judge), &models, set, depth)
+            .judged(&JudgeVersion::of(judge), &models, set, depth)
             .await?;
         let settings = *settings;
         let finished: Vec<&TargetInput<PaperKey>> = (set.collection.targets.iter())

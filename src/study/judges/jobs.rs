@@ -1,6 +1,7 @@
 //! Judge runs of this process: one at a time, and those started from the browser followed as
 //! jobs (`/judges/runs/{job}`), the last [`RUNS_KEPT`] kept in memory until the process ends.
 
+use super::Handle;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -9,8 +10,8 @@ use super::lease::Place;
 use super::run::{Purpose, RunProgress, RunReport, RunRequest};
 use super::trial::TrialReport;
 use crate::domain::JudgeName;
-use crate::study::JobId;
-use crate::study::{Refusal, Study, StudyError};
+use crate::study::error::{Refusal, StudyError};
+use crate::study::import::JobId;
 
 /// Runs remembered, the running one among them.
 pub const RUNS_KEPT: usize = 16;
@@ -150,17 +151,17 @@ impl RunProgress for Arc<RunJob> {
     }
 }
 
-impl Study {
+impl Handle<'_> {
     /// Grades, as the judge `request` names, every pooled pair of the study's targets that it
     /// has not graded, through its grader; `progress` hears how it goes. Refused (and nothing
     /// asked) while another run of this process goes on, for a prompt or a command that cannot
     /// be used, a judge of that name that grades otherwise, or one that runs elsewhere.
-    pub async fn run_judge(
+    pub async fn run(
         &self,
         request: RunRequest,
         progress: impl RunProgress,
     ) -> Result<RunReport, StudyError> {
-        let _slot = claim(&self.judge_runs)?;
+        let _slot = claim(&self.study.judge_runs)?;
         let prepared = self.prepare_run(&request, Place::CommandLine).await?;
         self.run_prepared(prepared, request.concurrency, progress)
             .await
@@ -177,29 +178,33 @@ impl Study {
             purpose: Purpose::Trial,
             ..request
         };
-        let report = self.run_judge(request, progress).await?;
+        let report = self.run(request, progress).await?;
         self.trial_report(report).await
     }
 
     /// Starts a judge run in the background (the browser's `/judges`), refused while another
     /// runs in this process: the job that follows it.
-    pub async fn start_judge_run(&self, request: RunRequest) -> Result<JobId, StudyError> {
-        let slot = claim(&self.judge_runs)?;
+    pub async fn start_run(&self, request: RunRequest) -> Result<JobId, StudyError> {
+        let slot = claim(&self.study.judge_runs)?;
         // Refused before it starts, as the command line refuses it: the form is answered.
         let prepared = self.prepare_run(&request, Place::Browser).await?;
         let job = Arc::new(RunJob::new());
         job.started(&prepared.name, prepared.pairs.len() as u64);
         {
-            let mut runs = self.judge_runs.lock();
+            let mut runs = self.study.judge_runs.lock();
             runs.running_job = Some(job.id.clone());
             runs.kept.push_back(job.clone());
             while runs.kept.len() > RUNS_KEPT {
                 runs.kept.pop_front();
             }
         }
-        let (study, followed) = (self.clone(), job.clone());
+        let (study, followed) = (self.study.clone(), job.clone());
         tokio::spawn(async move {
-            let ended = (study.run_prepared(prepared, request.concurrency, followed.clone())).await;
+            let ended =
+                (study
+                    .judges()
+                    .run_prepared(prepared, request.concurrency, followed.clone()))
+                .await;
             drop(slot);
             let (state, summary) = match ended {
                 Ok(report) => ended_report(&report),
@@ -218,13 +223,13 @@ impl Study {
     }
 
     /// The run from the browser going on now, if one is.
-    pub fn running_judge_run(&self) -> Option<JobId> {
-        self.judge_runs.lock().running_job.clone()
+    pub fn running(&self) -> Option<JobId> {
+        self.study.judge_runs.lock().running_job.clone()
     }
 
     /// The run from the browser `id`, if this process remembers it.
-    pub fn judge_run(&self, id: &JobId) -> Option<RunJobReport> {
-        let runs = self.judge_runs.lock();
+    pub fn job(&self, id: &JobId) -> Option<RunJobReport> {
+        let runs = self.study.judge_runs.lock();
         let job = runs.kept.iter().find(|job| &job.id == id)?;
         Some(job.report())
     }

@@ -10,11 +10,14 @@
 //! not renewed for [`LAPSES_AFTER`] (its process killed, its machine asleep) is taken over, and
 //! at once one whose process has ended on the same host.
 
+use super::Handle;
 use std::time::Duration;
 
 use super::store::{self, RunRow};
 use crate::domain::JudgeName;
-use crate::study::{JobId, Refusal, Study, StudyError};
+use crate::study::error::{Refusal, StudyError};
+use crate::study::import::JobId;
+use crate::study::Study;
 
 /// How often a run renews its lease when no grade did.
 pub(super) const RENEW_EVERY: Duration = Duration::from_secs(5);
@@ -47,7 +50,7 @@ pub(super) struct Lease {
     ended: bool,
 }
 
-impl Study {
+impl Handle<'_> {
     /// Takes the lease of the judge named `judge` for a run started at `place`: refused while
     /// another run holds it.
     pub(super) async fn take_run(
@@ -64,15 +67,17 @@ impl Study {
             started_at: crate::study::db::now_rfc3339(),
             renewed_at: unix_now(),
         };
-        self.write(async |conn| {
-            if let Some(held) = store::run_of(&mut *conn, judge).await? {
-                held.refuse_if_held(row.renewed_at)?;
-            }
-            Ok(store::take_run(&mut *conn, &row).await?)
-        })
-        .await?;
+        self.study
+            .db
+            .write(async |conn| {
+                if let Some(held) = store::run_of(&mut *conn, judge).await? {
+                    held.refuse_if_held(row.renewed_at)?;
+                }
+                Ok(store::take_run(&mut *conn, &row).await?)
+            })
+            .await?;
         Ok(Lease {
-            study: self.clone(),
+            study: self.study.clone(),
             judge: row.judge,
             holder: row.holder,
             ended: false,
@@ -114,6 +119,7 @@ impl Drop for Lease {
 
 async fn end(study: &Study, judge: &JudgeName, holder: &str) {
     let ended = study
+        .db
         .write(async |conn| Ok(store::end_run(&mut *conn, judge, holder).await?))
         .await;
     if let Err(error) = ended {

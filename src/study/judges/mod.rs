@@ -20,16 +20,17 @@ mod jobs;
 mod lease;
 pub mod prompt;
 pub mod run;
-mod store;
+pub(in crate::study) mod store;
 mod trial;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use serde::Serialize;
 
+use super::error::{Refusal, StudyError};
 use super::evaluation::EvaluationSet;
-use super::{Refusal, Study, StudyError};
+use super::Study;
 use crate::domain::{Grade, JudgeName, PaperId, PaperKey, Stars};
 use crate::leaderboard::{Collection, JudgedTargets, TargetInput};
 use crate::study::db;
@@ -91,6 +92,20 @@ impl KeptProgress {
     }
 }
 
+/// The judges' commands and queries (`study.judges()`): the judges and their grades, their
+/// runs and trials, their audits against the raters.
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    /// The study: a run in the background takes a clone of it.
+    study: &'s Study,
+}
+
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(study: &'s Study) -> Handle<'s> {
+        Handle { study }
+    }
+}
+
 /// A judge's grade as `paperjudge export judgments` writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JudgmentRow {
@@ -105,11 +120,13 @@ pub struct JudgmentRow {
     pub target_finished: bool,
 }
 
-impl Study {
+impl Handle<'_> {
     /// The names of the study's judges, in order: a lookup of one small table, for the pages
     /// that offer a choice of judge.
-    pub async fn judge_names(&self) -> Result<Vec<JudgeName>, StudyError> {
+    pub async fn names(&self) -> Result<Vec<JudgeName>, StudyError> {
         let judges = self
+            .study
+            .db
             .read(async |conn| Ok(store::all(&mut *conn).await?))
             .await?;
         Ok(judges.into_iter().map(|judge| judge.name).collect())
@@ -119,59 +136,62 @@ impl Study {
     /// aggregate over every grade (tens of milliseconds over 100,000), and the owner's
     /// dashboard shows it on every visit: it is kept (see [`KeptProgress`]) and read again
     /// only once a grade, a pool or the targets being rated may have changed it.
-    pub async fn judges(&self) -> Result<Vec<JudgeSummary>, StudyError> {
-        let kept = &self.judge_progress;
-        self.read(async |conn| {
-            let judges = store::all(&mut *conn).await?;
-            let key = ProgressKey {
-                study: db::evaluation::revision(&mut *conn).await?.study,
-                judges: (judges.iter())
-                    .map(|judge| (judge.id, judge.revision))
-                    .collect(),
-            };
-            let graded = match kept.get(&key) {
-                Some(graded) => graded,
-                None => {
-                    let graded = store::graded(&mut *conn).await?;
-                    kept.keep(key, graded.clone());
-                    graded
-                }
-            };
-            Ok((judges.into_iter())
-                .map(|judge| {
-                    let of_judge = graded.iter().find(|graded| graded.judge_id == judge.id);
-                    JudgeSummary {
-                        name: judge.name,
-                        model: judge.model,
-                        endpoint: judge.endpoint,
-                        prompt_sha256: judge.prompt_sha256,
-                        command: judge.command,
-                        pairs_judged: of_judge.map_or(0, |graded| graded.pairs),
-                        targets_judged: of_judge.map_or(0, |graded| graded.targets),
+    pub async fn list(&self) -> Result<Vec<JudgeSummary>, StudyError> {
+        let kept = &self.study.judge_progress;
+        self.study
+            .db
+            .read(async |conn| {
+                let judges = store::all(&mut *conn).await?;
+                let key = ProgressKey {
+                    study: db::evaluation::revision(&mut *conn).await?.study,
+                    judges: (judges.iter())
+                        .map(|judge| (judge.id, judge.revision))
+                        .collect(),
+                };
+                let graded = match kept.get(&key) {
+                    Some(graded) => graded,
+                    None => {
+                        let graded = store::graded(&mut *conn).await?;
+                        kept.keep(key, graded.clone());
+                        graded
                     }
-                })
-                .collect())
-        })
-        .await
+                };
+                Ok((judges.into_iter())
+                    .map(|judge| {
+                        let of_judge = graded.iter().find(|graded| graded.judge_id == judge.id);
+                        JudgeSummary {
+                            name: judge.name,
+                            model: judge.model,
+                            endpoint: judge.endpoint,
+                            prompt_sha256: judge.prompt_sha256,
+                            command: judge.command,
+                            pairs_judged: of_judge.map_or(0, |graded| graded.pairs),
+                            targets_judged: of_judge.map_or(0, |graded| graded.targets),
+                        }
+                    })
+                    .collect())
+            })
+            .await
     }
 
     /// Removes the judge named `name` with all its grades (nothing else changes); refused for
     /// a name the study has no judge of.
-    pub async fn remove_judge(&self, name: &JudgeName) -> Result<(), StudyError> {
-        self.write(async |conn| match store::remove(&mut *conn, name).await? {
-            true => Ok(()),
-            false => Err(Refusal::UnknownJudge(name.clone()).into()),
-        })
-        .await
+    pub async fn remove(&self, name: &JudgeName) -> Result<(), StudyError> {
+        self.study
+            .db
+            .write(async |conn| match store::remove(&mut *conn, name).await? {
+                true => Ok(()),
+                false => Err(Refusal::UnknownJudge(name.clone()).into()),
+            })
+            .await
     }
 
     /// Every grade of every judge (of `judge` alone, if named), by judge, target and paper:
     /// `paperjudge export judgments`.
-    pub async fn judgment_rows(
-        &self,
-        judge: Option<&JudgeName>,
-    ) -> Result<Vec<JudgmentRow>, StudyError> {
+    pub async fn grades(&self, judge: Option<&JudgeName>) -> Result<Vec<JudgmentRow>, StudyError> {
         let rows = self
+            .study
+            .db
             .read(async |conn| {
                 if let Some(name) = judge {
                     if store::find(&mut *conn, name).await?.is_none() {
@@ -253,49 +273,36 @@ impl JudgeVersion {
     }
 }
 
-impl Study {
-    async fn judge_named(&self, name: &JudgeName) -> Result<JudgeRecord, StudyError> {
-        self.read(async |conn| {
-            store::find(&mut *conn, name)
-                .await?
-                .ok_or_else(|| Refusal::UnknownJudge(name.clone()).into())
-        })
-        .await
+impl Handle<'_> {
+    async fn named(&self, name: &JudgeName) -> Result<JudgeRecord, StudyError> {
+        self.study
+            .db
+            .read(async |conn| {
+                store::find(&mut *conn, name)
+                    .await?
+                    .ok_or_else(|| Refusal::UnknownJudge(name.clone()).into())
+            })
+            .await
     }
 
     /// The judge named `name` as it is now; refused for a name the study has no judge of.
-    pub(in crate::study) async fn judge_version(
+    pub(in crate::study) async fn version(
         &self,
         name: &JudgeName,
     ) -> Result<JudgeVersion, StudyError> {
-        Ok(JudgeVersion::of(&self.judge_named(name).await?))
-    }
-
-    /// The judged targets of the judge named `name` (refused for a name the study has no
-    /// judge of), beside the evaluation set of at least `depth` they were read with: what
-    /// `paperjudge simulate --judge` replays.
-    pub async fn judged_targets(
-        &self,
-        name: &JudgeName,
-        depth: usize,
-    ) -> Result<(Arc<EvaluationSet>, JudgedTargets<PaperKey>), StudyError> {
-        let judge = self.judge_version(name).await?;
-        let set = self.evaluation_set(depth).await?;
-        let judged =
-            (self.judged_collection(&judge, &set.collection.models, &set, set.depth)).await?;
-        Ok((set, judged))
+        Ok(JudgeVersion::of(&self.named(name).await?))
     }
 
     /// The judged targets of `judge` with its grades and the lists of `models` (the
     /// evaluation set's order), cut at `depth`.
-    pub(in crate::study) async fn judged_collection(
+    pub(in crate::study) async fn judged(
         &self,
         judge: &JudgeVersion,
         models: &[String],
         set: &EvaluationSet,
         depth: usize,
     ) -> Result<JudgedTargets<PaperKey>, StudyError> {
-        let judged = store::load_judged(&self.path, judge.id, depth).await?;
+        let judged = store::load_judged(self.study.path(), judge.id, depth).await?;
         let name = judge.name.clone();
         let position_of_model: HashMap<_, usize> = (judged.models.iter())
             .filter_map(|(id, name)| Some((*id, models.iter().position(|known| known == name)?)))

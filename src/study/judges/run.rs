@@ -16,6 +16,7 @@
 //! A run holds its judge's [`lease`](super::lease) from before its first request to its end,
 //! and each of its writes checks that it still does: one judge runs in one place at a time.
 
+use super::Handle;
 use std::future::Future;
 use std::time::{Duration, Instant};
 
@@ -31,7 +32,8 @@ use super::prompt::{FilledPrompt, Prompt};
 use super::store;
 use crate::domain::{JudgeModel, JudgeName, PaperId, PaperKey, Stars};
 use crate::study::db;
-use crate::study::{Refusal, Study, StudyError};
+use crate::study::error::{Refusal, StudyError};
+use crate::study::Study;
 use crate::words::plural;
 
 pub use super::grader::endpoint::ATTEMPTS;
@@ -189,7 +191,7 @@ impl RunReport {
     }
 }
 
-impl Study {
+impl Handle<'_> {
     /// Checks what a run asks (refused: nothing asked), takes the judge's lease (a trial, no
     /// judge, takes none), finds the pairs it grades and, if there are any, starts its grader.
     pub(super) async fn prepare_run(
@@ -259,6 +261,8 @@ impl Study {
         StudyError,
     > {
         let existing = self
+            .study
+            .db
             .read(async |conn| Ok(store::find(&mut *conn, name).await?))
             .await?;
         let trial = match request.purpose {
@@ -280,6 +284,8 @@ impl Study {
             judge_id = Some(self.judge_from_trial(&grader, trial, name).await?);
         }
         let mut pairs = self
+            .study
+            .db
             .read(async |conn| Ok(store::pairs_to_grade(&mut *conn, judge_id).await?))
             .await?;
         let checkpoint = match request.purpose {
@@ -327,6 +333,8 @@ impl Study {
                 let prompt = given.or(own).unwrap_or_else(Prompt::default_prompt);
                 // The guidelines are read once: every pair of the run is asked under them.
                 let current = self
+                    .study
+                    .db
                     .read(async |conn| Ok(db::guidelines::current(&mut *conn).await?))
                     .await?;
                 let prompt = FilledPrompt::new(
@@ -370,7 +378,7 @@ impl Study {
         };
         progress.started(&name, report.pairs);
         let mut run = Run {
-            study: self,
+            study: self.study,
             keeper,
             settings: None,
             failures_in_a_row: 0,
@@ -386,7 +394,7 @@ impl Study {
             checked => checked,
         };
         let Run { keeper, .. } = run;
-        keeper.end(self).await;
+        keeper.end(self.study).await;
         if let Err(Stop(why)) = ran? {
             report.stopped = Some(why);
         }
@@ -426,6 +434,7 @@ impl Keeper {
             Keeper::Judge { lease, .. } => lease.end().await,
             Keeper::Trial { id } => {
                 let forgotten = study
+                    .db
                     .write(async |conn| {
                         if store::trial(&mut *conn, id)
                             .await?
@@ -534,7 +543,7 @@ impl<P: RunProgress> Run<'_, P> {
                     let Keeper::Judge { lease, .. } = &self.keeper else {
                         continue;
                     };
-                    let renewed = self.study.write(async |conn| lease.renew(conn).await).await;
+                    let renewed = self.study.db.write(async |conn| lease.renew(conn).await).await;
                     match renewed {
                         Ok(true) => {}
                         Ok(false) => return Ok(Err(self.lease_lost())),
@@ -632,7 +641,12 @@ impl<P: RunProgress> Run<'_, P> {
             return Ok(Ok(()));
         }
         let alpha = match judge_id {
-            Some(id) => self.study.alpha_on(*id, &checkpoint.tuning).await?,
+            Some(id) => {
+                self.study
+                    .judges()
+                    .alpha_on(*id, &checkpoint.tuning)
+                    .await?
+            }
             None => None,
         };
         let threshold = checkpoint.threshold;
@@ -670,6 +684,7 @@ impl<P: RunProgress> Run<'_, P> {
         loop {
             let stored = self
                 .study
+                .db
                 .write(async |conn| self.store_in(conn, grades, identity).await)
                 .await;
             match stored {

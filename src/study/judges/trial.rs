@@ -10,6 +10,7 @@
 //! targets out of the rated ones that correct it (docs/metrics.md, "A judge chosen on rated
 //! targets").
 
+use super::Handle;
 use serde::Serialize;
 
 use super::audit::{agreement_of, compared};
@@ -19,7 +20,7 @@ use super::store::{self, GradesOf, JudgeRecord, TrialRow};
 use super::{Disagreement, JudgeAudit};
 use crate::domain::{JudgeName, PaperKey};
 use crate::metrics::Settings;
-use crate::study::{Refusal, Study, StudyError};
+use crate::study::error::{Refusal, StudyError};
 use crate::words::plural;
 
 /// The tuning set's size unless a trial asks for another.
@@ -128,7 +129,7 @@ fn duration(seconds: f64) -> String {
     }
 }
 
-impl Study {
+impl Handle<'_> {
     /// The tuning set, fixed in the study: its size, and its targets in the study's order. The
     /// stored set is kept (its targets still being rated and fully rated), and topped up with
     /// the next fully rated targets in the study's order while it has fewer than asked; asking
@@ -137,31 +138,33 @@ impl Study {
         &self,
         asked: Option<usize>,
     ) -> Result<(usize, Vec<PaperKey>), StudyError> {
-        self.write(async |conn| {
-            let stored = store::tuning_targets(&mut *conn).await?;
-            let finished = store::finished_targets(&mut *conn).await?;
-            let size = asked.unwrap_or(stored.len().max(TUNING_TARGETS));
-            let mut set: Vec<PaperKey> = match size < stored.len() {
-                true => Vec::new(),
-                false => (stored.iter())
-                    .filter(|target| finished.contains(target))
-                    .copied()
-                    .collect(),
-            };
-            for target in &finished {
-                if set.len() >= size {
-                    break;
+        self.study
+            .db
+            .write(async |conn| {
+                let stored = store::tuning_targets(&mut *conn).await?;
+                let finished = store::finished_targets(&mut *conn).await?;
+                let size = asked.unwrap_or(stored.len().max(TUNING_TARGETS));
+                let mut set: Vec<PaperKey> = match size < stored.len() {
+                    true => Vec::new(),
+                    false => (stored.iter())
+                        .filter(|target| finished.contains(target))
+                        .copied()
+                        .collect(),
+                };
+                for target in &finished {
+                    if set.len() >= size {
+                        break;
+                    }
+                    if !set.contains(target) {
+                        set.push(*target);
+                    }
                 }
-                if !set.contains(target) {
-                    set.push(*target);
+                if set != stored {
+                    store::set_tuning_targets(&mut *conn, &set).await?;
                 }
-            }
-            if set != stored {
-                store::set_tuning_targets(&mut *conn, &set).await?;
-            }
-            Ok((size, set))
-        })
-        .await
+                Ok((size, set))
+            })
+            .await
     }
 
     /// A trial's run: its grader, and the pairs of the tuning set, under a new trial.
@@ -181,10 +184,14 @@ impl Study {
             .into());
         }
         let pairs = self
+            .study
+            .db
             .read(async |conn| Ok(store::pairs_of_targets(&mut *conn, &tuning, None).await?))
             .await?;
         let identity = grader.identity();
         let id = self
+            .study
+            .db
             .write(async |conn| {
                 let now = crate::study::db::now_rfc3339();
                 let source = identity.source(None);
@@ -196,7 +203,7 @@ impl Study {
             .await?;
         if let Grader::Command(command) = &mut grader {
             if let Err(why) = command.start() {
-                Keeper::Trial { id }.end(self).await;
+                Keeper::Trial { id }.end(self.study).await;
                 return Err(Refusal::InvalidJudgeRun(why).into());
             }
         }
@@ -221,6 +228,8 @@ impl Study {
             .ok_or_else(|| StudyError::unreadable("a trial's run names no trial"))?;
         let (trial, audit) = self.trial_audit(id).await?;
         let (tuning, study_pairs) = self
+            .study
+            .db
             .read(async |conn| {
                 Ok((
                     store::tuning_targets(&mut *conn).await?.len(),
@@ -244,6 +253,8 @@ impl Study {
     /// Every trial, the best first (α, then κ, then the newest).
     pub async fn trials(&self) -> Result<Vec<TrialSummary>, StudyError> {
         let rows = self
+            .study
+            .db
             .read(async |conn| Ok(store::trials(&mut *conn).await?))
             .await?;
         let mut trials = Vec::with_capacity(rows.len());
@@ -275,6 +286,8 @@ impl Study {
     pub async fn trial_disagreements(&self, id: i64) -> Result<Vec<Disagreement>, StudyError> {
         self.trial_row(id).await?;
         let graded = self
+            .study
+            .db
             .read(async |conn| {
                 Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Trial(id)).await?)
             })
@@ -283,21 +296,25 @@ impl Study {
     }
 
     async fn trial_row(&self, id: i64) -> Result<TrialRow, StudyError> {
-        self.read(async |conn| {
-            store::trial(&mut *conn, id)
-                .await?
-                .ok_or_else(|| Refusal::UnknownTrial(id).into())
-        })
-        .await
+        self.study
+            .db
+            .read(async |conn| {
+                store::trial(&mut *conn, id)
+                    .await?
+                    .ok_or_else(|| Refusal::UnknownTrial(id).into())
+            })
+            .await
     }
 
     async fn summary_of(&self, row: TrialRow) -> Result<(TrialSummary, JudgeAudit), StudyError> {
         let graded = self
+            .study
+            .db
             .read(async |conn| {
                 Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Trial(row.id)).await?)
             })
             .await?;
-        let set = self.evaluation_set(0).await?;
+        let set = self.study.evaluation().current_set(0).await?;
         let pairs = (compared(&set, graded).into_iter())
             .map(|(_, _, raters, grade)| (raters, grade))
             .collect();
@@ -369,14 +386,16 @@ impl Study {
                 other => other,
             })?;
         let settings = trial.settings.clone();
-        self.write(async |conn| {
-            let now = crate::study::db::now_rfc3339();
-            let source = identity.source(settings.as_deref());
-            let id = store::add_judge(&mut *conn, name, &source, &now).await?;
-            store::copy_trial_grades(&mut *conn, trial.id, id, identity.guidelines()).await?;
-            Ok(id)
-        })
-        .await
+        self.study
+            .db
+            .write(async |conn| {
+                let now = crate::study::db::now_rfc3339();
+                let source = identity.source(settings.as_deref());
+                let id = store::add_judge(&mut *conn, name, &source, &now).await?;
+                store::copy_trial_grades(&mut *conn, trial.id, id, identity.guidelines()).await?;
+                Ok(id)
+            })
+            .await
     }
 
     /// α of the judge `judge`'s grades of the targets `targets` against the raters, with its
@@ -387,6 +406,8 @@ impl Study {
         targets: &[PaperKey],
     ) -> Result<Option<(f64, [f64; 2])>, StudyError> {
         let graded: Vec<_> = (self
+            .study
+            .db
             .read(async |conn| {
                 Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge)).await?)
             })
@@ -394,7 +415,7 @@ impl Study {
             .into_iter()
             .filter(|(target, _, _)| targets.contains(target))
             .collect();
-        let set = self.evaluation_set(0).await?;
+        let set = self.study.evaluation().current_set(0).await?;
         let pairs = (compared(&set, graded).into_iter())
             .map(|(_, _, raters, grade)| (raters, grade))
             .collect();

@@ -18,11 +18,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::OnceCell;
 
-use super::{Study, StudyError};
 use crate::leaderboard::Partial;
 use crate::lists::{Lists, ListsOptions};
-use crate::study::db;
 use crate::study::db::evaluation::Revision;
+use crate::study::db::{self, Database};
+use crate::study::error::StudyError;
 
 /// Views kept of the current revision: the page, its download, and a few other options.
 const VIEWS_KEPT: usize = 4;
@@ -30,7 +30,7 @@ const VIEWS_KEPT: usize = 4;
 /// A view, computed or being computed.
 type View = Arc<OnceCell<Arc<Lists>>>;
 
-/// The lists views a study keeps (one per [`Study`], shared by its clones).
+/// The lists views a study keeps (one per study, shared by its clones).
 #[derive(Debug, Default)]
 pub struct KeptLists {
     /// Views of the latest revision asked for, the most recently used last.
@@ -100,18 +100,29 @@ impl KeptLists {
     }
 }
 
-impl Study {
+/// The lists view (`study.lists()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    db: &'s Database,
+    kept: &'s KeptLists,
+}
+
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(db: &'s Database, kept: &'s KeptLists) -> Handle<'s> {
+        Handle { db, kept }
+    }
+
     /// What the models' lists say over the fully rated targets being rated (with
     /// `options.partial`, over every target being rated), as `options` ask. Reads no rating;
     /// writes nothing.
-    pub async fn lists(&self, options: &ListsOptions) -> Result<Arc<Lists>, StudyError> {
-        let revision = db::evaluation::revision(&self.connections).await?;
-        let cell = self.kept_lists.cell(revision, *options);
+    pub async fn view(&self, options: &ListsOptions) -> Result<Arc<Lists>, StudyError> {
+        let revision = db::evaluation::revision(self.db.connections()).await?;
+        let cell = self.kept.cell(revision, *options);
         let lists = cell
             .get_or_try_init(|| async {
                 let (read_at, lists) = self.compute_lists(options).await?;
                 if read_at != revision {
-                    self.kept_lists.relabel(&cell, read_at);
+                    self.kept.relabel(&cell, read_at);
                 }
                 Ok::<_, StudyError>(Arc::new(lists))
             })
@@ -124,7 +135,7 @@ impl Study {
     async fn compute_lists(&self, options: &ListsOptions) -> Result<(Revision, Lists), StudyError> {
         let started = std::time::Instant::now();
         let k = options.k.map_or(0, usize::from);
-        let snapshot = db::lists::load(self.path(), k, options.partial).await?;
+        let snapshot = db::lists::load(self.db.path(), k, options.partial).await?;
         tracing::debug!(elapsed = ?started.elapsed(), "lists read");
         let settings = options.settings(snapshot.input.pool_depth);
         let revision = snapshot.revision;
@@ -135,13 +146,16 @@ impl Study {
             .iter()
             .map(|paper| paper.key)
             .collect();
-        let papers = self
+        let papers = (self.db)
             .read(async |conn| {
                 let mut papers = Vec::with_capacity(keys.len());
                 for key in keys {
-                    let paper = db::papers::get(&mut *conn, key).await?.ok_or_else(|| {
-                        StudyError::unreadable(format!("a list holds paper {}, unknown", key.0))
-                    })?;
+                    let paper = db::papers::get(&mut *conn, key)
+                        .await?
+                        .map(crate::study::papers::Paper::from)
+                        .ok_or_else(|| {
+                            StudyError::unreadable(format!("a list holds paper {}, unknown", key.0))
+                        })?;
                     papers.push(paper);
                 }
                 Ok(papers)

@@ -1,14 +1,13 @@
-//! The library as the pages show it: a paper, and a search of it (a hit with its marked words).
+//! The library as the pages show it: a paper, a paper at its place in a model's list, a
+//! pooled paper with the rater's rating. (The library's search is the targets'
+//! ([`super::targets::search`]): its hits say what the study makes of each paper.)
 
 /// The feature's SQL: reached by the study only (as `db::papers` too).
 pub(in crate::study) mod store;
 
 use serde::Serialize;
 
-use crate::domain::RaterId;
 use crate::domain::{Grade, PaperId, PaperKey};
-use crate::study::db;
-use crate::study::{Overview, Study, StudyError};
 
 /// A paper as pages show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -21,32 +20,6 @@ pub struct Paper {
     pub year: Option<i64>,
     pub url: String,
 }
-
-/// A paper a search found, best first, with what the study makes of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hit {
-    pub id: i64,
-    pub external_id: PaperId,
-    pub title: String,
-    pub authors: String,
-    pub year: Option<i64>,
-    /// A passage of the abstract around the words found, each found word between
-    /// [`MARK_START`] and [`MARK_END`].
-    pub passage: String,
-    /// Some model has a list for it.
-    pub listed: bool,
-    /// It is a target being rated.
-    pub active: bool,
-    pub rated: i64,
-    /// Pairs pooled; for a rater, only of a target they took: the pool of one nobody took yet
-    /// may change with others' doings (pruning), and a rater reads no count that moves so.
-    pub pooled: Option<i64>,
-}
-
-/// Where a found word starts and ends in [`Hit::passage`].
-pub const MARK_START: char = '\u{2}';
-
-pub const MARK_END: char = '\u{3}';
 
 /// A paper at its place in one model's list, with its judgment (`None` when unrated: a paper
 /// below the pool depth may be; or when every rater who answered could not judge it), which
@@ -68,54 +41,37 @@ pub struct ListedPaper {
 pub struct PooledPaper {
     pub paper: Paper,
     /// The rater's rating; `None` while they have not rated it.
-    pub rating: Option<crate::study::Rating>,
+    pub rating: Option<crate::study::rating::Rating>,
 }
 
-/// What a search of the library found, with the study's targets at a glance.
-#[derive(Debug, Clone)]
-pub struct Search {
-    pub overview: Overview,
-    /// A page of the papers found, best first, and how many were found in all; `None` when
-    /// the search had no word to search for and no filter.
-    pub found: Option<(Vec<Hit>, i64)>,
+impl From<store::PaperRow> for Paper {
+    fn from(row: store::PaperRow) -> Paper {
+        Paper {
+            id: row.id,
+            external_id: row.external_id,
+            title: row.title,
+            abstract_text: row.abstract_text,
+            authors: row.authors,
+            year: row.year,
+            url: row.url,
+        }
+    }
 }
 
-/// Which papers a search looks among.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Among {
-    /// The whole library.
-    #[default]
-    Library,
-    /// The papers some model recommended for: those that can be targets with a pool.
-    WithRecommendations,
-}
-
-impl Study {
-    /// The papers (`among` all, or those with recommendations) whose id, title, authors or
-    /// abstract hold every word of `text` (see [`db::papers::search_expression`]), best first,
-    /// `limit` of them from `offset`; without a word, the papers with recommendations by id
-    /// when `among` asks for those (else nothing). Each target with the pairs rated of the
-    /// study (`rater` `None`: the owner's view) or of `rater` alone.
-    pub async fn search(
-        &self,
-        text: &str,
-        among: Among,
-        page: (i64, i64),
-        rater: Option<RaterId>,
-    ) -> Result<Search, StudyError> {
-        let expression = db::papers::search_expression(text);
-        let only_listed = among == Among::WithRecommendations;
-        self.read(async |conn| {
-            let overview = db::targets::overview(&mut *conn).await?;
-            let found = match &expression {
-                Some(expression) => {
-                    Some(db::papers::search(conn, expression, only_listed, page, rater).await?)
-                }
-                None if only_listed => Some(db::papers::listed(conn, page, rater).await?),
-                None => None,
-            };
-            Ok(Search { overview, found })
-        })
-        .await
+impl From<crate::study::db::targets::PooledPaperRow> for PooledPaper {
+    fn from(row: crate::study::db::targets::PooledPaperRow) -> PooledPaper {
+        // A row of `ratings` with stars NULL is "can't judge" (see `crate::domain::Answer::stored`).
+        let answer = row
+            .rated
+            .then(|| crate::domain::Answer::stored(row.stars))
+            .flatten();
+        PooledPaper {
+            paper: row.paper.into(),
+            rating: answer.map(|answer| crate::study::rating::Rating {
+                answer,
+                note: (row.note.as_deref())
+                    .and_then(|note| crate::domain::Note::new(note).ok().flatten()),
+            }),
+        }
     }
 }

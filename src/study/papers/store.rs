@@ -1,6 +1,5 @@
 //! Papers: the library every target and recommendation refers to.
 
-use crate::study::papers::{Hit, Paper};
 use sqlx::FromRow;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
@@ -146,42 +145,27 @@ pub fn index(conn: &rusqlite::Connection) -> rusqlite::Result<PaperIndex> {
 pub async fn get<'e, E: SqliteExecutor<'e>>(
     executor: E,
     id: PaperKey,
-) -> Result<Option<Paper>, sqlx::Error> {
-    let row: Option<PaperRow> = sqlx::query_as(
+) -> Result<Option<PaperRow>, sqlx::Error> {
+    sqlx::query_as(
         "SELECT id, external_id, title, abstract, authors, year, url FROM papers WHERE id = ?",
     )
     .bind(id.0)
     .fetch_optional(executor)
-    .await?;
-    Ok(row.map(Paper::from))
+    .await
 }
 
 /// A paper's columns, as every read of a whole paper selects them.
 #[derive(Debug, FromRow)]
 pub(in crate::study) struct PaperRow {
-    id: i64,
+    pub id: i64,
     #[sqlx(try_from = "Stored<PaperId>")]
-    external_id: PaperId,
-    title: String,
+    pub external_id: PaperId,
+    pub title: String,
     #[sqlx(rename = "abstract")]
-    abstract_text: String,
-    authors: String,
-    year: Option<i64>,
-    url: String,
-}
-
-impl From<PaperRow> for Paper {
-    fn from(row: PaperRow) -> Paper {
-        Paper {
-            id: row.id,
-            external_id: row.external_id,
-            title: row.title,
-            abstract_text: row.abstract_text,
-            authors: row.authors,
-            year: row.year,
-            url: row.url,
-        }
-    }
+    pub abstract_text: String,
+    pub authors: String,
+    pub year: Option<i64>,
+    pub url: String,
 }
 
 const ID_OF: &str = "SELECT id FROM papers WHERE external_id = ?";
@@ -267,7 +251,7 @@ pub async fn search(
     only_listed: bool,
     (offset, limit): (i64, i64),
     rater: Option<RaterId>,
-) -> Result<(Vec<Hit>, i64), sqlx::Error> {
+) -> Result<(Vec<HitRow>, i64), sqlx::Error> {
     // `ORDER BY rank` lets FTS5 rank the matches itself, so the passage is cut only for the
     // papers of the page.
     let hits: Vec<HitRow> = sqlx::query_as(&format!(
@@ -297,7 +281,7 @@ pub async fn search(
     .bind(only_listed)
     .fetch_one(conn)
     .await?;
-    Ok((hits.into_iter().map(Hit::from).collect(), count))
+    Ok((hits, count))
 }
 
 /// The papers with recommendations, by id, a page of them (offset, limit), each with the start
@@ -306,7 +290,7 @@ pub async fn listed(
     conn: &mut SqliteConnection,
     (offset, limit): (i64, i64),
     rater: Option<RaterId>,
-) -> Result<(Vec<Hit>, i64), sqlx::Error> {
+) -> Result<(Vec<HitRow>, i64), sqlx::Error> {
     let hits: Vec<HitRow> = sqlx::query_as(&format!(
         "SELECT p.id, p.external_id, p.title, p.authors, p.year,
                 CASE WHEN length(p.abstract) > 240 THEN substr(p.abstract, 1, 240) || '…'
@@ -326,39 +310,23 @@ pub async fn listed(
     let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM targets WHERE listed = 1")
         .fetch_one(conn)
         .await?;
-    Ok((hits.into_iter().map(Hit::from).collect(), count))
+    Ok((hits, count))
 }
 
+/// A paper a search found, with what the study makes of it.
 #[derive(Debug, FromRow)]
-struct HitRow {
-    id: i64,
+pub(in crate::study) struct HitRow {
+    pub id: i64,
     #[sqlx(try_from = "Stored<PaperId>")]
-    external_id: PaperId,
-    title: String,
-    authors: String,
-    year: Option<i64>,
-    passage: String,
-    listed: bool,
-    active: bool,
-    rated: i64,
-    pooled: Option<i64>,
-}
-
-impl From<HitRow> for Hit {
-    fn from(row: HitRow) -> Hit {
-        Hit {
-            id: row.id,
-            external_id: row.external_id,
-            title: row.title,
-            authors: row.authors,
-            year: row.year,
-            passage: row.passage,
-            listed: row.listed,
-            active: row.active,
-            rated: row.rated,
-            pooled: row.pooled,
-        }
-    }
+    pub external_id: PaperId,
+    pub title: String,
+    pub authors: String,
+    pub year: Option<i64>,
+    pub passage: String,
+    pub listed: bool,
+    pub active: bool,
+    pub rated: i64,
+    pub pooled: Option<i64>,
 }
 
 #[cfg(test)]

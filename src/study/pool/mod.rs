@@ -2,19 +2,14 @@
 //! its rows as exported (no model, rank or score).
 
 mod depth;
-/// The feature's SQL: reached by the study only (as `db::blind_pool` too).
+/// The feature's SQL: reached by the study only (as `db::pool` too).
 pub(in crate::study) mod store;
 
 use crate::domain::PaperId;
-use crate::study::db;
-use crate::study::{Study, StudyError};
+use crate::study::db::{self, Database};
+use crate::study::error::StudyError;
 
-/// What refreshing a target's pool changed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct BlindPoolChange {
-    pub added: u64,
-    pub removed: u64,
-}
+pub use store::BlindPoolChange;
 
 /// One row of the blind pool export: `position` is the 1-based order shown to the rater.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,9 +20,31 @@ pub struct ExportedPoolEntry {
     pub stars: Option<i64>,
 }
 
-impl Study {
+impl From<store::ExportedPoolEntryRow> for ExportedPoolEntry {
+    fn from(row: store::ExportedPoolEntryRow) -> ExportedPoolEntry {
+        ExportedPoolEntry {
+            target: row.target,
+            paper: row.paper,
+            position: row.position,
+            stars: row.stars,
+        }
+    }
+}
+
+/// The blind pool's command and query (`study.pool()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    db: &'s Database,
+}
+
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(db: &'s Database) -> Handle<'s> {
+        Handle { db }
+    }
+
     /// The blind pool of every target being rated, by target id and display position.
-    pub async fn blind_pool(&self) -> Result<Vec<ExportedPoolEntry>, StudyError> {
-        Ok(db::blind_pool::all_rows(&self.connections).await?)
+    pub async fn entries(&self) -> Result<Vec<ExportedPoolEntry>, StudyError> {
+        let rows = db::pool::all_rows(self.db.connections()).await?;
+        Ok(rows.into_iter().map(ExportedPoolEntry::from).collect())
     }
 }

@@ -10,31 +10,41 @@
 //! pools seconds; here it is one statement per few hundred targets.) The target's row must
 //! exist first.
 
-use crate::study::pool::{BlindPoolChange, ExportedPoolEntry};
 use std::collections::HashSet;
 
 use rand::Rng;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
-use crate::domain::{PaperId, PaperKey};
+use crate::domain::{PaperId, PaperKey, PoolDepth};
 use crate::study::db::column::{self, Stored};
+
+/// What a change of pools did: the pairs added and removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlindPoolChange {
+    pub added: u64,
+    pub removed: u64,
+}
 
 /// The rule of the pool, for the pairs `pairs` selects of it: a pair stays while it is rated,
 /// or while some model the pool does not leave out (see [`crate::study::db::pruning`]) ranks it in its
-/// top `depth` (a parameter); the others are deleted. Every change of a pool goes by it
-/// ([`refresh_target`], [`PoolWriter::follow`]).
-fn let_go(pairs: &str, depth: &str) -> String {
-    format!(
-        "DELETE FROM pool WHERE {pairs}
-         AND NOT EXISTS (SELECT 1 FROM ratings r
+/// top `:depth` (bound as the study's [`PoolDepth`]); the others are deleted. Every change of a
+/// pool goes by it ([`refresh_target`], [`PoolWriter::follow`]), its pairs picked by the
+/// parameters before `:depth`.
+macro_rules! let_go {
+    ($pairs:literal) => {
+        concat!(
+            "DELETE FROM pool WHERE ",
+            $pairs,
+            " AND NOT EXISTS (SELECT 1 FROM ratings r
                          WHERE r.target_id = pool.target_id AND r.paper_id = pool.paper_id)
          AND NOT EXISTS (SELECT 1 FROM recommendations c
                          WHERE c.model_id IN (SELECT id FROM models)
-                           AND c.target_id = pool.target_id AND c.position <= {depth}
+                           AND c.target_id = pool.target_id AND c.position <= :depth
                            AND c.paper_id = pool.paper_id
                            AND c.model_id NOT IN (SELECT model_id FROM pool_exclusions e
                                                   WHERE e.target_id = pool.target_id))"
-    )
+        )
+    };
 }
 
 /// Makes the pool of `target` the union of the top `depth` of every model its pool does not
@@ -43,20 +53,19 @@ fn let_go(pairs: &str, depth: &str) -> String {
 pub fn refresh_target(
     conn: &rusqlite::Connection,
     target: PaperKey,
-    depth: u32,
+    depth: PoolDepth,
     rng: &mut impl Rng,
 ) -> rusqlite::Result<BlindPoolChange> {
-    let wanted: HashSet<PaperKey> = (conn
-        .prepare_cached(crate::study::db::recommendations::TOP_PAPERS)?)
-    .query_map((target.0, depth), |row| column::get(row, 0))?
-    .collect::<rusqlite::Result<_>>()?;
+    let wanted: HashSet<PaperKey> = (conn.prepare_cached(crate::study::db::import::TOP_PAPERS)?)
+        .query_map((target.0, depth.get()), |row| column::get(row, 0))?
+        .collect::<rusqlite::Result<_>>()?;
     let present: HashSet<PaperKey> = (conn
         .prepare_cached("SELECT paper_id FROM pool WHERE target_id = ?")?)
     .query_map([target.0], |row| column::get(row, 0))?
     .collect::<rusqlite::Result<_>>()?;
     let removed = conn
-        .prepare_cached(&let_go("target_id = ?1", "?2"))?
-        .execute((target.0, depth))? as u64;
+        .prepare_cached(let_go!("target_id = ?1"))?
+        .execute((target.0, depth.get()))? as u64;
     let arriving = with_display_keys(target, wanted.difference(&present).copied(), rng);
     let mut insert =
         conn.prepare_cached("INSERT INTO pool (target_id, paper_id, sort_key) VALUES (?, ?, ?)")?;
@@ -91,7 +100,7 @@ impl<'c> PoolWriter<'c> {
                 "ON CONFLICT (target_id, paper_id) DO NOTHING",
             ),
             keys: Vec::new(),
-            remove: conn.prepare(&let_go("target_id = ?1 AND paper_id = ?2", "?3"))?,
+            remove: conn.prepare(let_go!("target_id = ?1 AND paper_id = ?2"))?,
         })
     }
 
@@ -106,7 +115,7 @@ impl<'c> PoolWriter<'c> {
         target: PaperKey,
         arriving: &[PaperKey],
         leaving: &[PaperKey],
-        depth: u32,
+        depth: PoolDepth,
         rng: &mut impl Rng,
     ) -> rusqlite::Result<BlindPoolChange> {
         let mut change = BlindPoolChange::default();
@@ -122,7 +131,7 @@ impl<'c> PoolWriter<'c> {
             })?;
         change.added = added as u64;
         for paper in leaving {
-            change.removed += self.remove.execute((target.0, paper.0, depth))? as u64;
+            change.removed += self.remove.execute((target.0, paper.0, depth.get()))? as u64;
         }
         Ok(change)
     }
@@ -189,8 +198,8 @@ pub async fn contains<'e, E: SqliteExecutor<'e>>(
 /// owner's stars (with raters, each rates blind in the app; the file is for another rater).
 pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
     executor: E,
-) -> Result<Vec<ExportedPoolEntry>, sqlx::Error> {
-    let rows: Vec<ExportedPoolEntryRow> = sqlx::query_as(
+) -> Result<Vec<ExportedPoolEntryRow>, sqlx::Error> {
+    sqlx::query_as(
         "SELECT t.external_id AS target, p.external_id AS paper,
                 ROW_NUMBER() OVER (PARTITION BY pool.target_id
                                    ORDER BY pool.sort_key, pool.paper_id) AS position,
@@ -205,27 +214,16 @@ pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
          ORDER BY t.external_id, position",
     )
     .fetch_all(executor)
-    .await?;
-    Ok(rows.into_iter().map(ExportedPoolEntry::from).collect())
+    .await
 }
 
+/// A row of the blind pool as exported.
 #[derive(Debug, sqlx::FromRow)]
-struct ExportedPoolEntryRow {
+pub struct ExportedPoolEntryRow {
     #[sqlx(try_from = "Stored<PaperId>")]
-    target: PaperId,
+    pub target: PaperId,
     #[sqlx(try_from = "Stored<PaperId>")]
-    paper: PaperId,
-    position: i64,
-    stars: Option<i64>,
-}
-
-impl From<ExportedPoolEntryRow> for ExportedPoolEntry {
-    fn from(row: ExportedPoolEntryRow) -> ExportedPoolEntry {
-        ExportedPoolEntry {
-            target: row.target,
-            paper: row.paper,
-            position: row.position,
-            stars: row.stars,
-        }
-    }
+    pub paper: PaperId,
+    pub position: i64,
+    pub stars: Option<i64>,
 }

@@ -13,10 +13,10 @@
 use rand::Rng;
 use sqlx::SqliteExecutor;
 
-use crate::domain::{ModelId, PaperKey};
-use crate::study::db::blind_pool;
+use crate::domain::{ModelId, PaperKey, PoolDepth};
 use crate::study::db::column::{self, Stored};
-use crate::study::BlindPoolChange;
+use crate::study::db::pool;
+use crate::study::db::pool::BlindPoolChange;
 
 const IS_ON: &str = "SELECT pruning = 1 FROM study WHERE id = 1";
 
@@ -100,11 +100,11 @@ pub fn exclusions(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<(PaperKey
 
 /// Brings every target being rated that nobody holds (no rating, no rater took it) back to the
 /// rule: its exclusions become the models pruned now, and its pool follows (a paper it keeps keeps its place in the blind
-/// order; see [`blind_pool::refresh_target`]). Nothing to do, and one cheap query, while no
+/// order; see [`pool::refresh_target`]). Nothing to do, and one cheap query, while no
 /// model is pruned and no pool leaves one out.
 pub fn rebuild_unheld_pools(
     conn: &rusqlite::Connection,
-    depth: u32,
+    depth: PoolDepth,
     rng: &mut impl Rng,
 ) -> rusqlite::Result<BlindPoolChange> {
     let mut change = BlindPoolChange::default();
@@ -130,7 +130,7 @@ pub fn rebuild_unheld_pools(
     .collect::<rusqlite::Result<_>>()?;
     for target in out_of_rule {
         exclude_pruned_if_unheld(conn, target)?;
-        let refreshed = blind_pool::refresh_target(conn, target, depth, rng)?;
+        let refreshed = pool::refresh_target(conn, target, depth, rng)?;
         change.added += refreshed.added;
         change.removed += refreshed.removed;
     }

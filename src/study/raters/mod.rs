@@ -3,9 +3,9 @@
 //!
 //! A study without raters has one rater, its owner, and works as it always did. Raters are
 //! managed from the command line only (`paperjudge raters add|remove|list|set`); the web signs
-//! them in ([`Study::sign_in`]), asks, on every request of a session, whether its rater may
-//! still sign in ([`Study::signed_in_rater`]), and shows the owner their progress
-//! ([`Study::raters`], `/raters`).
+//! them in ([`Handle::sign_in`]), asks, on every request of a session, whether its rater may
+//! still sign in ([`Handle::signed_in`]), and shows the owner their progress
+//! ([`Handle::list`], `/raters`).
 
 /// The feature's SQL: reached by the study only (as `db::raters` too).
 pub(in crate::study) mod store;
@@ -13,11 +13,11 @@ pub(in crate::study) mod store;
 use serde::Serialize;
 use sqlx::SqliteConnection;
 
-use super::{Refusal, Study, StudyError};
 use crate::blocking;
 use crate::domain::{RaterId, RaterName};
 use crate::password;
-use crate::study::db;
+use crate::study::db::{self, Database};
+use crate::study::error::{Refusal, StudyError};
 
 /// Who is signed in: the owner or one of the raters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,7 +134,7 @@ impl RatingPlan {
 }
 
 /// Every rater but the owner, by name, removed ones too, with their progress.
-pub(super) async fn progress(
+pub(in crate::study) async fn progress(
     conn: &mut SqliteConnection,
 ) -> Result<Vec<RaterProgress>, StudyError> {
     let rows = db::raters::list(conn).await?;
@@ -148,13 +148,23 @@ pub enum Added {
     Back,
 }
 
-impl Study {
+/// The raters' commands and queries (`study.raters()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    db: &'s Database,
+}
+
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(db: &'s Database) -> Handle<'s> {
+        Handle { db }
+    }
+
     /// Adds a rater who signs in as `name` with `password` (refused when too easily guessed,
     /// see [`password::check_strength`]), or brings back a rater removed before, with their
     /// ratings, under the new password. A name a person would take for a rater's or the
     /// owner's ([`RaterName::likeness`]: one differing only in case, in how its letters are
     /// encoded, or in letters that look alike) is refused, as is a name that mixes scripts.
-    pub async fn add_rater(&self, name: &RaterName, password: &str) -> Result<Added, StudyError> {
+    pub async fn add(&self, name: &RaterName, password: &str) -> Result<Added, StudyError> {
         if name.is_owner() {
             return Err(Refusal::OwnerName.into());
         }
@@ -174,50 +184,52 @@ impl Study {
             .into());
         }
         let hash = hash_password(name, password).await?;
-        self.write(async |conn| {
-            let alike = (db::raters::names(&mut *conn).await?.into_iter())
-                .find(|known| known != name && known.likeness() == likeness);
-            if let Some(taken) = alike {
-                return Err(Refusal::RaterNameTaken {
-                    name: name.clone(),
-                    taken,
+        self.db
+            .write(async |conn| {
+                let alike = (db::raters::names(&mut *conn).await?.into_iter())
+                    .find(|known| known != name && known.likeness() == likeness);
+                if let Some(taken) = alike {
+                    return Err(Refusal::RaterNameTaken {
+                        name: name.clone(),
+                        taken,
+                    }
+                    .into());
                 }
-                .into());
-            }
-            let added = match db::raters::find(&mut *conn, name).await? {
-                Some(found) if !found.removed => {
-                    return Err(Refusal::RaterExists(name.clone()).into())
-                }
-                Some(_) => Added::Back,
-                None => Added::New,
-            };
-            db::raters::add(&mut *conn, name, &hash, &db::now_rfc3339()).await?;
-            db::raters::follow_plan(conn).await?;
-            Ok(added)
-        })
-        .await
+                let added = match db::raters::find(&mut *conn, name).await? {
+                    Some(found) if !found.removed => {
+                        return Err(Refusal::RaterExists(name.clone()).into())
+                    }
+                    Some(_) => Added::Back,
+                    None => Added::New,
+                };
+                db::raters::add(&mut *conn, name, &hash, &db::now_rfc3339()).await?;
+                db::raters::follow_plan(conn).await?;
+                Ok(added)
+            })
+            .await
     }
 
     /// Removes the rater `name`: they can no longer sign in (a session of theirs ends with its
     /// next request), the targets they took and did not finish wait for another rater, and
     /// their ratings stay.
-    pub async fn remove_rater(&self, name: &RaterName) -> Result<(), StudyError> {
-        self.write(async |conn| {
-            let found = db::raters::find(&mut *conn, name)
-                .await?
-                .filter(|found| found.id != RaterId::OWNER && !found.removed)
-                .ok_or_else(|| Refusal::UnknownRater(name.clone()))?;
-            db::raters::remove(&mut *conn, found.id, &db::now_rfc3339()).await?;
-            db::raters::follow_plan(conn).await?;
-            Ok(())
-        })
-        .await
+    pub async fn remove(&self, name: &RaterName) -> Result<(), StudyError> {
+        self.db
+            .write(async |conn| {
+                let found = db::raters::find(&mut *conn, name)
+                    .await?
+                    .filter(|found| found.id != RaterId::OWNER && !found.removed)
+                    .ok_or_else(|| Refusal::UnknownRater(name.clone()))?;
+                db::raters::remove(&mut *conn, found.id, &db::now_rfc3339()).await?;
+                db::raters::follow_plan(conn).await?;
+                Ok(())
+            })
+            .await
     }
 
     /// Sets how many raters rate each target (`per_target`) and the share of targets one more
     /// rates for agreement (`overlap`; `Some(None)` goes back to the default); answers the plan
     /// now. Every target's need follows at once: one that has its raters now is fully rated.
-    pub async fn set_rating_plan(
+    pub async fn set_plan(
         &self,
         per_target: Option<u32>,
         overlap: Option<Option<f64>>,
@@ -227,39 +239,41 @@ impl Study {
                 return Err(Refusal::OverlapOutOfRange(share).into());
             }
         }
-        self.write(async |conn| {
-            if let Some(per_target) = per_target {
-                let raters = db::raters::plan(&mut *conn).await?.raters.max(1);
-                if per_target == 0 || i64::from(per_target) > raters {
-                    return Err(Refusal::PerTarget {
-                        asked: per_target,
-                        raters,
+        self.db
+            .write(async |conn| {
+                if let Some(per_target) = per_target {
+                    let raters = db::raters::plan(&mut *conn).await?.raters.max(1);
+                    if per_target == 0 || i64::from(per_target) > raters {
+                        return Err(Refusal::PerTarget {
+                            asked: per_target,
+                            raters,
+                        }
+                        .into());
                     }
-                    .into());
                 }
-            }
-            db::raters::set_plan(&mut *conn, per_target.map(i64::from), overlap).await?;
-            db::raters::follow_plan(&mut *conn).await?;
-            Ok(db::raters::plan(conn).await?.into())
-        })
-        .await
+                db::raters::set_plan(&mut *conn, per_target.map(i64::from), overlap).await?;
+                db::raters::follow_plan(&mut *conn).await?;
+                Ok(db::raters::plan(conn).await?.into())
+            })
+            .await
     }
 
     /// The raters (removed ones too) with their progress, and the plan.
-    pub async fn raters(&self) -> Result<Raters, StudyError> {
-        self.read(async |conn| {
-            Ok(Raters {
-                plan: db::raters::plan(&mut *conn).await?.into(),
-                raters: progress(conn).await?,
+    pub async fn list(&self) -> Result<Raters, StudyError> {
+        self.db
+            .read(async |conn| {
+                Ok(Raters {
+                    plan: db::raters::plan(&mut *conn).await?.into(),
+                    raters: progress(conn).await?,
+                })
             })
-        })
-        .await
+            .await
     }
 
     /// Whether every visitor must sign in as a rater (or the owner): the study has raters who
     /// may sign in.
-    pub async fn has_active_raters(&self) -> Result<bool, StudyError> {
-        Ok(db::raters::has_active_raters(&self.connections).await?)
+    pub async fn has_active(&self) -> Result<bool, StudyError> {
+        Ok(db::raters::has_active_raters(self.db.connections()).await?)
     }
 
     /// The rater `name`, with the credential a session of theirs holds, if `password` is
@@ -270,7 +284,7 @@ impl Study {
         name: &RaterName,
         password: &str,
     ) -> Result<Option<(Rater, Credential)>, StudyError> {
-        let found = db::raters::find(&self.connections, name).await?;
+        let found = db::raters::find(self.db.connections(), name).await?;
         let (id, stored) = match found {
             Some(db::raters::Found {
                 id,
@@ -293,11 +307,11 @@ impl Study {
 
     /// The rater named `name` (the owner for `owner`); refused for a name that is no rater's,
     /// or a rater removed.
-    pub async fn rater_named(&self, name: &RaterName) -> Result<Rater, StudyError> {
+    pub async fn named(&self, name: &RaterName) -> Result<Rater, StudyError> {
         if name.is_owner() {
             return Ok(Rater::owner());
         }
-        match db::raters::find(&self.connections, name).await? {
+        match db::raters::find(self.db.connections(), name).await? {
             Some(found) if found.removed => Err(Refusal::RemovedRater(name.clone()).into()),
             Some(found) => Ok(Rater {
                 id: found.id,
@@ -310,7 +324,7 @@ impl Study {
     /// The rater of a session signed in as `id` with `credential`, while it stands: `None`
     /// once the rater was removed or their password changed (the session then ends). The
     /// owner's stands while the server runs (their password is given to `serve`).
-    pub async fn signed_in_rater(
+    pub async fn signed_in(
         &self,
         id: RaterId,
         credential: &Credential,
@@ -318,7 +332,7 @@ impl Study {
         if id == RaterId::OWNER {
             return Ok((*credential == Credential::OWNER).then(Rater::owner));
         }
-        let active = db::raters::active(&self.connections, id).await?;
+        let active = db::raters::active(self.db.connections(), id).await?;
         Ok(active
             .filter(|(_, hash)| Credential::of(hash) == *credential)
             .map(|(name, _)| Rater { id, name }))
@@ -326,26 +340,23 @@ impl Study {
 
     /// Gives the rater `name` a new password (refused when too easily guessed): every session
     /// of theirs ends at its next request, as it does when they are removed.
-    pub async fn set_rater_password(
-        &self,
-        name: &RaterName,
-        password: &str,
-    ) -> Result<(), StudyError> {
+    pub async fn set_password(&self, name: &RaterName, password: &str) -> Result<(), StudyError> {
         if name.is_owner() {
             return Err(Refusal::OwnerPassword.into());
         }
         let hash = hash_password(name, password).await?;
-        self.write(async |conn| {
-            let found = db::raters::find(&mut *conn, name)
-                .await?
-                .ok_or_else(|| Refusal::UnknownRater(name.clone()))?;
-            if found.removed {
-                return Err(Refusal::RemovedRater(name.clone()).into());
-            }
-            db::raters::set_password(&mut *conn, found.id, &hash).await?;
-            Ok(())
-        })
-        .await
+        self.db
+            .write(async |conn| {
+                let found = db::raters::find(&mut *conn, name)
+                    .await?
+                    .ok_or_else(|| Refusal::UnknownRater(name.clone()))?;
+                if found.removed {
+                    return Err(Refusal::RemovedRater(name.clone()).into());
+                }
+                db::raters::set_password(&mut *conn, found.id, &hash).await?;
+                Ok(())
+            })
+            .await
     }
 }
 

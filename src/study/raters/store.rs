@@ -5,6 +5,7 @@
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperKey, RaterId, RaterName};
+use crate::study::db;
 use crate::study::db::column::{self, Stored};
 
 /// A rater as the study lists them (`study::RaterProgress` is what the faces get).
@@ -27,18 +28,20 @@ pub struct RaterRow {
 
 /// Every rater but the owner, by name, removed ones too (`active` false).
 pub async fn list<'e, E: SqliteExecutor<'e>>(executor: E) -> Result<Vec<RaterRow>, sqlx::Error> {
-    sqlx::query_as(
+    sqlx::query_as(concat!(
         "SELECT r.id, r.name, r.removed_at IS NULL AS active,
-                (SELECT COUNT(*) FROM ratings g WHERE g.rater_id = r.id) AS ratings,
-                (SELECT COUNT(*) FROM assignments a JOIN targets t ON t.target_id = a.target_id
-                 WHERE a.rater_id = r.id AND t.active = 1 AND NOT (t.pooled > 0 AND a.rated = t.pooled))
-                    AS targets_in_progress,
-                (SELECT COUNT(*) FROM assignments a JOIN targets t ON t.target_id = a.target_id
-                 WHERE a.rater_id = r.id AND t.active = 1 AND t.pooled > 0 AND a.rated = t.pooled)
-                    AS targets_finished
-         FROM raters r WHERE r.id <> 1
-         ORDER BY r.name",
-    )
+                    (SELECT COUNT(*) FROM ratings g WHERE g.rater_id = r.id) AS ratings,
+                    (SELECT COUNT(*) FROM assignments a JOIN targets t ON t.target_id = a.target_id
+                     WHERE a.rater_id = r.id AND t.active = 1 AND NOT ",
+        db::rater_done!(),
+        ") AS targets_in_progress,
+                    (SELECT COUNT(*) FROM assignments a JOIN targets t ON t.target_id = a.target_id
+                     WHERE a.rater_id = r.id AND t.active = 1 AND ",
+        db::rater_done!(),
+        ") AS targets_finished
+             FROM raters r WHERE r.id <> 1
+             ORDER BY r.name"
+    ))
     .fetch_all(executor)
     .await
 }
@@ -173,12 +176,13 @@ pub async fn remove(
         .bind(id.0)
         .execute(&mut *conn)
         .await?;
-    sqlx::query(
-        "DELETE FROM assignments
-         WHERE rater_id = ?1
-           AND NOT EXISTS (SELECT 1 FROM targets t WHERE t.target_id = assignments.target_id
-                           AND t.pooled > 0 AND assignments.rated = t.pooled)",
-    )
+    sqlx::query(concat!(
+        "DELETE FROM assignments AS a
+             WHERE a.rater_id = ?1
+               AND NOT EXISTS (SELECT 1 FROM targets t WHERE t.target_id = a.target_id AND ",
+        db::rater_done!(),
+        ")"
+    ))
     .bind(id.0)
     .execute(conn)
     .await?;

@@ -12,7 +12,7 @@
 //! rating history with the rater and the browser session that made it, which is what undo
 //! goes by.
 
-/// The feature's SQL: reached by the study only (as `db::ratings` too).
+/// The feature's SQL: reached by the study only (as `db::rating` too).
 mod page;
 pub(in crate::study) mod store;
 
@@ -20,18 +20,27 @@ pub use page::RatingPage;
 
 use sqlx::SqliteConnection;
 
-use super::{Progress, Rater, Refusal, Study, StudyError};
-use crate::domain::{Answer, Note, PaperId, PaperKey, RaterId, RaterName, Stars};
+use crate::domain::{Answer, Note, PaperId, PaperKey, Progress, RaterId, RaterName, Stars};
 use crate::metrics::Judgments;
-use crate::study::db;
-use crate::study::db::ratings::{Pair, Source, Undone};
+use crate::study::db::rating::{Pair, Source, Undone};
+use crate::study::db::{self, Database};
+use crate::study::error::{Refusal, StudyError};
+use crate::study::raters::Rater;
 
-/// A rater's rating of a pair: their answer (stars, or "can't judge") and their note.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rating {
-    pub answer: Answer,
-    pub note: Option<Note>,
+/// Rating's commands and queries (`study.rating()`): a rating page, a change of a rating and
+/// its undo, the ratings as exported and as qrels.
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    db: &'s Database,
 }
+
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(db: &'s Database) -> Handle<'s> {
+        Handle { db }
+    }
+}
+
+pub use store::Rating;
 
 /// What a change of a rating asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +80,32 @@ pub struct RaterNote {
     pub note: Note,
 }
 
-impl Study {
+impl RaterNote {
+    /// The note of a row; `None` for one that is no note (never written so).
+    fn of_row(row: db::rating::RaterNoteRow) -> Option<RaterNote> {
+        Some(RaterNote {
+            paper: row.paper,
+            paper_title: row.paper_title,
+            rater: row.rater,
+            answer: Answer::stored(row.stars)?,
+            note: Note::new(&row.note).ok().flatten()?,
+        })
+    }
+}
+
+/// The raters' notes on `target`'s pairs (only on `paper`'s, when given), by paper id and
+/// rater's name: for the owner's views of a fully rated target (the per-target view, a
+/// judge's disagreements).
+pub(in crate::study) async fn notes<'e, E: sqlx::SqliteExecutor<'e>>(
+    executor: E,
+    target: PaperKey,
+    paper: Option<PaperKey>,
+) -> Result<Vec<RaterNote>, sqlx::Error> {
+    let rows = db::rating::notes(executor, target, paper).await?;
+    Ok(rows.into_iter().filter_map(RaterNote::of_row).collect())
+}
+
+impl Handle<'_> {
     /// Changes `rater`'s rating of `paper` for `target` as `edit` asks, as the browser session
     /// tagged `browser` asks; answers the rating after it and the rater's progress of the
     /// target. Refused when the target has the raters it needs and `rater` is not one of them,
@@ -84,52 +118,53 @@ impl Study {
         browser: &str,
         rater: &Rater,
     ) -> Result<(Option<Rating>, Progress), StudyError> {
-        self.write(async |conn| {
-            progress(conn, target, rater.id).await?;
-            let not_in_pool = || Refusal::NotInPool(paper.to_owned());
-            let key = db::papers::id_of(&mut *conn, paper)
-                .await?
-                .ok_or_else(not_in_pool)?;
-            if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
-                return Err(Refusal::TargetTaken(target).into());
-            }
-            if !db::blind_pool::contains(&mut *conn, target, key).await? {
-                return Err(not_in_pool().into());
-            }
-            let pair = Pair {
-                target,
-                paper: key,
-                rater: rater.id,
-            };
-            let current = db::ratings::current(&mut *conn, pair).await?;
-            let kept_note = || current.as_ref().and_then(|rating| rating.note.clone());
-            let rating = match edit {
-                Edit::Clear => None,
-                Edit::Answer { answer, note } => Some(Rating {
-                    answer,
-                    note: note.unwrap_or_else(kept_note),
-                }),
-                Edit::Note(note) => {
-                    let rated = (current.as_ref())
-                        .ok_or_else(|| Refusal::NoteWithoutRating(paper.clone()))?;
-                    Some(Rating {
-                        answer: rated.answer,
-                        note,
-                    })
+        self.db
+            .write(async |conn| {
+                progress(conn, target, rater.id).await?;
+                let not_in_pool = || Refusal::NotInPool(paper.to_owned());
+                let key = db::papers::id_of(&mut *conn, paper)
+                    .await?
+                    .ok_or_else(not_in_pool)?;
+                if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
+                    return Err(Refusal::TargetTaken(target).into());
                 }
-            };
-            let now = db::now_rfc3339();
-            let source = Source::Web { browser };
-            let change = db::ratings::set(conn, pair, current, rating, &now, source).await?;
-            Ok((change.current, progress(conn, target, rater.id).await?))
-        })
-        .await
+                if !db::pool::contains(&mut *conn, target, key).await? {
+                    return Err(not_in_pool().into());
+                }
+                let pair = Pair {
+                    target,
+                    paper: key,
+                    rater: rater.id,
+                };
+                let current = db::rating::current(&mut *conn, pair).await?;
+                let kept_note = || current.as_ref().and_then(|rating| rating.note.clone());
+                let rating = match edit {
+                    Edit::Clear => None,
+                    Edit::Answer { answer, note } => Some(Rating {
+                        answer,
+                        note: note.unwrap_or_else(kept_note),
+                    }),
+                    Edit::Note(note) => {
+                        let rated = (current.as_ref())
+                            .ok_or_else(|| Refusal::NoteWithoutRating(paper.clone()))?;
+                        Some(Rating {
+                            answer: rated.answer,
+                            note,
+                        })
+                    }
+                };
+                let now = db::now_rfc3339();
+                let source = Source::Web { browser };
+                let change = db::rating::set(conn, pair, current, rating, &now, source).await?;
+                Ok((change.current, progress(conn, target, rater.id).await?))
+            })
+            .await
     }
 
     /// Reverts the last change `rater` made on `target` in the browser session tagged
     /// `browser` (of the answer, of the note, or both); see
-    /// [`db::ratings::undo_last_web_change`] for how undos walk back through the history.
-    /// Refused as [`Study::rate`] is when `rater` may not rate the target (they have no change
+    /// [`db::rating::undo_last_web_change`] for how undos walk back through the history.
+    /// Refused as [`Handle::rate`] is when `rater` may not rate the target (they have no change
     /// there to undo, and would learn the size of its pool).
     pub async fn undo(
         &self,
@@ -137,35 +172,37 @@ impl Study {
         browser: &str,
         rater: &Rater,
     ) -> Result<Undo, StudyError> {
-        self.write(async |conn| {
-            progress(conn, target, rater.id).await?;
-            if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
-                return Err(Refusal::TargetTaken(target).into());
-            }
-            let now = db::now_rfc3339();
-            let undone =
-                db::ratings::undo_last_web_change(conn, target, rater.id, browser, &now).await?;
-            let (undone, paper, rating) = match undone {
-                None => (false, None, None),
-                Some(Undone::Reverted(reverted)) => {
-                    (true, Some(reverted.paper), reverted.change.current)
+        self.db
+            .write(async |conn| {
+                progress(conn, target, rater.id).await?;
+                if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
+                    return Err(Refusal::TargetTaken(target).into());
                 }
-                Some(Undone::Superseded { paper, kept }) => (false, Some(paper), kept),
-            };
-            let paper = match paper {
-                Some(paper) => db::papers::get(&mut *conn, paper)
-                    .await?
-                    .map(|paper| paper.external_id),
-                None => None,
-            };
-            Ok(Undo {
-                undone,
-                paper,
-                rating,
-                progress: progress(conn, target, rater.id).await?,
+                let now = db::now_rfc3339();
+                let undone =
+                    db::rating::undo_last_web_change(conn, target, rater.id, browser, &now).await?;
+                let (undone, paper, rating) = match undone {
+                    None => (false, None, None),
+                    Some(Undone::Reverted(reverted)) => {
+                        (true, Some(reverted.paper), reverted.change.current)
+                    }
+                    Some(Undone::Superseded { paper, kept }) => (false, Some(paper), kept),
+                };
+                let paper = match paper {
+                    Some(paper) => db::papers::get(&mut *conn, paper)
+                        .await?
+                        .map(crate::study::papers::Paper::from)
+                        .map(|paper| paper.external_id),
+                    None => None,
+                };
+                Ok(Undo {
+                    undone,
+                    paper,
+                    rating,
+                    progress: progress(conn, target, rater.id).await?,
+                })
             })
-        })
-        .await
+            .await
     }
 }
 
@@ -193,14 +230,15 @@ pub struct ExportedRating {
     pub note: Option<Note>,
 }
 
-impl Study {
+impl Handle<'_> {
     /// Every rating (`rater` `None`), or one rater's, by target id, paper id and rater: the
     /// ratings CSV.
     pub async fn ratings(&self, rater: Option<RaterId>) -> Result<Vec<ExportedRating>, StudyError> {
-        Ok(db::ratings::all_rows(&self.connections, rater).await?)
+        let rows = db::rating::all_rows(self.db.connections(), rater).await?;
+        Ok(exported(rows)?)
     }
 
-    /// [`Study::judged_pairs`] of the fully rated targets only (with `rater:NAME`, those that
+    /// [`Handle::judged_pairs`] of the fully rated targets only (with `rater:NAME`, those that
     /// rater rated whole too): the targets the leaderboard evaluates unless asked to include
     /// the partly rated ones, so that trec_eval on these qrels gives its numbers.
     pub async fn judged_pairs_of_finished_targets(
@@ -213,7 +251,7 @@ impl Study {
             _ => None,
         };
         let finished: std::collections::HashSet<PaperId> =
-            (db::targets::finished_ids(&self.connections, rater).await?)
+            (db::targets::finished_ids(self.db.connections(), rater).await?)
                 .into_iter()
                 .collect();
         Ok((pairs.into_iter())
@@ -232,10 +270,10 @@ impl Study {
         if !judgments.is_whole() {
             return Err(Refusal::FractionalQrels.into());
         }
-        let rows = db::ratings::all_rows(&self.connections, None).await?;
+        let rows = exported(db::rating::all_rows(self.db.connections(), None).await?)?;
         if let Judgments::Rater(name) = judgments {
             if !rows.iter().any(|row| row.rater == *name) {
-                let known = db::raters::find(&self.connections, name).await?;
+                let known = db::raters::find(self.db.connections(), name).await?;
                 known.ok_or_else(|| Refusal::UnknownRater(name.clone()))?;
             }
         }
@@ -256,5 +294,34 @@ impl Study {
                 })
                 .collect(),
         )
+    }
+}
+
+/// The ratings as exported from their rows; a row that is no rating fails the read.
+fn exported(rows: Vec<db::rating::ExportedRatingRow>) -> Result<Vec<ExportedRating>, sqlx::Error> {
+    rows.into_iter().map(ExportedRating::try_from).collect()
+}
+
+impl TryFrom<db::rating::ExportedRatingRow> for ExportedRating {
+    type Error = sqlx::Error;
+
+    fn try_from(row: db::rating::ExportedRatingRow) -> Result<ExportedRating, sqlx::Error> {
+        let unreadable = |what: String| sqlx::Error::Decode(what.into());
+        let answer = Answer::stored(row.stars)
+            .ok_or_else(|| unreadable(format!("stars out of range: {:?}", row.stars)))?;
+        let note = match row.note {
+            Some(note) => Note::new(&note).map_err(|invalid| unreadable(invalid.to_string()))?,
+            None => None,
+        };
+        Ok(ExportedRating {
+            target: row.target,
+            target_title: row.target_title,
+            paper: row.paper,
+            paper_title: row.paper_title,
+            answer,
+            rated_at: row.rated_at,
+            rater: row.rater,
+            note,
+        })
     }
 }

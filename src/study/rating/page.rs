@@ -1,9 +1,12 @@
 //! A target's rating page for one rater: blind, their own stars only.
 
-use crate::domain::{Guidelines, PaperKey};
+use super::Handle;
+use crate::domain::{Guidelines, PaperKey, Progress};
 use crate::study::db;
+use crate::study::error::{Refusal, StudyError};
 use crate::study::guidelines::in_force;
-use crate::study::{Paper, PooledPaper, Progress, Rater, Refusal, Study, StudyError};
+use crate::study::papers::{Paper, PooledPaper};
+use crate::study::raters::Rater;
 
 /// A target's rating page for one rater: the target, its pooled papers in the blind order with
 /// the rater's ratings (and notes), the study's guidelines, and the target to rate after it.
@@ -20,42 +23,45 @@ pub struct RatingPage {
     pub guidelines: Option<Guidelines>,
 }
 
-impl Study {
+impl Handle<'_> {
     /// `rater`'s rating page of `target`, with their own stars only; refused when the paper is
     /// no target being rated (never one, or dropped), or when it has the raters it needs and
     /// `rater` is not one of them. Blind: it reads the pool and the rater's ratings, never a
     /// model, rank, score or list, nor another rater's stars or notes.
-    pub async fn rating_page(
-        &self,
-        target: PaperKey,
-        rater: &Rater,
-    ) -> Result<RatingPage, StudyError> {
-        self.read(async |conn| {
-            let no_such_target = || StudyError::from(Refusal::NoSuchTarget(target));
-            if db::targets::progress(&mut *conn, target).await?.is_none() {
-                return Err(no_such_target());
-            }
-            if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
-                return Err(Refusal::TargetTaken(target).into());
-            }
-            let papers = db::targets::pooled_papers(&mut *conn, target, rater.id).await?;
-            let paper = db::papers::get(&mut *conn, target)
-                .await?
-                .ok_or_else(no_such_target)?;
-            let next_target = db::targets::next_to_rate(&mut *conn, target, rater.id).await?;
-            let progress = Progress {
-                rated: papers.iter().filter(|paper| paper.rating.is_some()).count() as i64,
-                total: papers.len() as i64,
-            };
-            Ok(RatingPage {
-                target: paper,
-                papers,
-                progress,
-                next_target,
-                with_raters: db::raters::has_raters(&mut *conn).await?,
-                guidelines: (in_force(conn).await?).map(|guidelines| guidelines.markdown),
+    pub async fn page(&self, target: PaperKey, rater: &Rater) -> Result<RatingPage, StudyError> {
+        self.db
+            .read(async |conn| {
+                let no_such_target = || StudyError::from(Refusal::NoSuchTarget(target));
+                if db::targets::progress(&mut *conn, target).await?.is_none() {
+                    return Err(no_such_target());
+                }
+                if !db::raters::may_rate(&mut *conn, target, rater.id).await? {
+                    return Err(Refusal::TargetTaken(target).into());
+                }
+                let papers: Vec<PooledPaper> =
+                    (db::targets::pooled_papers(&mut *conn, target, rater.id)
+                        .await?
+                        .into_iter())
+                    .map(PooledPaper::from)
+                    .collect();
+                let paper = db::papers::get(&mut *conn, target)
+                    .await?
+                    .map(crate::study::papers::Paper::from)
+                    .ok_or_else(no_such_target)?;
+                let next_target = db::targets::next_to_rate(&mut *conn, target, rater.id).await?;
+                let progress = Progress {
+                    rated: papers.iter().filter(|paper| paper.rating.is_some()).count() as i64,
+                    total: papers.len() as i64,
+                };
+                Ok(RatingPage {
+                    target: paper,
+                    papers,
+                    progress,
+                    next_target,
+                    with_raters: db::raters::has_raters(&mut *conn).await?,
+                    guidelines: (in_force(conn).await?).map(|guidelines| guidelines.markdown),
+                })
             })
-        })
-        .await
+            .await
     }
 }

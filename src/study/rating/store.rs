@@ -1,10 +1,16 @@
 //! Ratings and their append-only history.
 
-use crate::study::{ExportedRating, RaterNote, Rating};
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{Answer, Note, PaperId, PaperKey, RaterId, RaterName};
 use crate::study::db::column::Stored;
+
+/// A rater's rating of a pair: their answer (stars, or "can't judge") and their note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rating {
+    pub answer: Answer,
+    pub note: Option<Note>,
+}
 
 /// Where a change of a rating came from. Web changes and undos name the browser session that
 /// made them (as the web layer tags it), so that undo reverts only that session's changes.
@@ -340,8 +346,8 @@ async fn append_history(
 pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
     executor: E,
     rater: Option<RaterId>,
-) -> Result<Vec<ExportedRating>, sqlx::Error> {
-    let rows: Vec<ExportedRatingRow> = sqlx::query_as(
+) -> Result<Vec<ExportedRatingRow>, sqlx::Error> {
+    sqlx::query_as(
         "SELECT t.external_id AS target, t.title AS target_title,
                 p.external_id AS paper, p.title AS paper_title,
                 r.stars, r.rated_at, w.name AS rater, r.note
@@ -354,47 +360,23 @@ pub async fn all_rows<'e, E: SqliteExecutor<'e>>(
     )
     .bind(rater.map(|rater| rater.0))
     .fetch_all(executor)
-    .await?;
-    rows.into_iter().map(ExportedRating::try_from).collect()
+    .await
 }
 
+/// A rating as exported, its answer and note as stored.
 #[derive(Debug, sqlx::FromRow)]
-struct ExportedRatingRow {
+pub struct ExportedRatingRow {
     #[sqlx(try_from = "Stored<PaperId>")]
-    target: PaperId,
-    target_title: String,
+    pub target: PaperId,
+    pub target_title: String,
     #[sqlx(try_from = "Stored<PaperId>")]
-    paper: PaperId,
-    paper_title: String,
-    stars: Option<i64>,
-    rated_at: String,
+    pub paper: PaperId,
+    pub paper_title: String,
+    pub stars: Option<i64>,
+    pub rated_at: String,
     #[sqlx(try_from = "Stored<RaterName>")]
-    rater: RaterName,
-    note: Option<String>,
-}
-
-impl TryFrom<ExportedRatingRow> for ExportedRating {
-    type Error = sqlx::Error;
-
-    fn try_from(row: ExportedRatingRow) -> Result<ExportedRating, sqlx::Error> {
-        let unreadable = |what: String| sqlx::Error::Decode(what.into());
-        let answer = Answer::stored(row.stars)
-            .ok_or_else(|| unreadable(format!("stars out of range: {:?}", row.stars)))?;
-        let note = match row.note {
-            Some(note) => Note::new(&note).map_err(|invalid| unreadable(invalid.to_string()))?,
-            None => None,
-        };
-        Ok(ExportedRating {
-            target: row.target,
-            target_title: row.target_title,
-            paper: row.paper,
-            paper_title: row.paper_title,
-            answer,
-            rated_at: row.rated_at,
-            rater: row.rater,
-            note,
-        })
-    }
+    pub rater: RaterName,
+    pub note: Option<String>,
 }
 
 /// The raters' notes on `target`'s pairs (only on `paper`'s, when given), by paper id and
@@ -403,8 +385,8 @@ pub async fn notes<'e, E: SqliteExecutor<'e>>(
     executor: E,
     target: PaperKey,
     paper: Option<PaperKey>,
-) -> Result<Vec<RaterNote>, sqlx::Error> {
-    let rows: Vec<RaterNoteRow> = sqlx::query_as(
+) -> Result<Vec<RaterNoteRow>, sqlx::Error> {
+    sqlx::query_as(
         "SELECT p.external_id AS paper, p.title AS paper_title, w.name AS rater, r.stars, r.note
          FROM ratings r
          JOIN papers p ON p.id = r.paper_id
@@ -415,30 +397,17 @@ pub async fn notes<'e, E: SqliteExecutor<'e>>(
     .bind(target.0)
     .bind(paper.map(|paper| paper.0))
     .fetch_all(executor)
-    .await?;
-    Ok(rows.into_iter().filter_map(RaterNote::of_row).collect())
+    .await
 }
 
+/// A rater's note on a pair, with their answer as stored.
 #[derive(Debug, sqlx::FromRow)]
-struct RaterNoteRow {
+pub struct RaterNoteRow {
     #[sqlx(try_from = "Stored<PaperId>")]
-    paper: PaperId,
-    paper_title: String,
+    pub paper: PaperId,
+    pub paper_title: String,
     #[sqlx(try_from = "Stored<RaterName>")]
-    rater: RaterName,
-    stars: Option<i64>,
-    note: String,
-}
-
-impl RaterNote {
-    /// The note of a row; `None` for one that is no note (never written so).
-    fn of_row(row: RaterNoteRow) -> Option<RaterNote> {
-        Some(RaterNote {
-            paper: row.paper,
-            paper_title: row.paper_title,
-            rater: row.rater,
-            answer: Answer::stored(row.stars)?,
-            note: Note::new(&row.note).ok().flatten()?,
-        })
-    }
+    pub rater: RaterName,
+    pub stars: Option<i64>,
+    pub note: String,
 }

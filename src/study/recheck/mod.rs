@@ -3,13 +3,15 @@
 //! changes a rating, and a rater re-checks a pair once: the first answer counts. Each rater
 //! re-checks their own ratings only.
 
-/// The feature's SQL: reached by the study only (as `db::checks` too).
+/// The feature's SQL: reached by the study only (as `db::recheck` too).
 pub(in crate::study) mod store;
 
-use super::{Paper, Rater, Refusal, Study, StudyError};
 use crate::domain::{PaperId, RaterId, Stars};
-use crate::study::db;
-use crate::study::db::checks::NewRecheck;
+use crate::study::db::recheck::NewRecheck;
+use crate::study::db::{self, Database};
+use crate::study::error::{Refusal, StudyError};
+use crate::study::papers::Paper;
+use crate::study::raters::Rater;
 
 /// What the re-check page shows: how far the re-checking is, and a pair to re-check (the
 /// target and the paper), drawn at random among the rated pairs of finished targets not
@@ -22,11 +24,21 @@ pub struct Recheck {
     pub with_raters: bool,
 }
 
-impl Study {
+/// Re-checking's commands and queries (`study.recheck()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    db: &'s Database,
+}
+
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(db: &'s Database) -> Handle<'s> {
+        Handle { db }
+    }
+
     /// Stores `rater`'s re-check of `paper` for `target` with `stars`, as the browser session
     /// tagged `browser` gives it. Answers whether it was stored: false when they had re-checked
     /// the pair before (their first answer stays).
-    pub async fn recheck(
+    pub async fn record(
         &self,
         target: &PaperId,
         paper: &PaperId,
@@ -38,68 +50,64 @@ impl Study {
             target: target.to_owned(),
             paper: paper.to_owned(),
         };
-        self.write(async |conn| {
-            let target = db::papers::id_of(&mut *conn, target)
-                .await?
-                .ok_or_else(refused)?;
-            let paper = db::papers::id_of(&mut *conn, paper)
-                .await?
-                .ok_or_else(refused)?;
-            let (stars_then, rated_at) =
-                db::checks::rating_to_recheck(&mut *conn, target, paper, rater.id)
+        self.db
+            .write(async |conn| {
+                let target = db::papers::id_of(&mut *conn, target)
                     .await?
                     .ok_or_else(refused)?;
-            let now = db::now_rfc3339();
-            let recheck = NewRecheck {
-                target,
-                paper,
-                stars_then,
-                rated_at: &rated_at,
-                stars,
-                rechecked_at: &now,
-                browser,
-                rater: rater.id,
-            };
-            Ok(db::checks::record_recheck(conn, recheck).await?)
-        })
-        .await
+                let paper = db::papers::id_of(&mut *conn, paper)
+                    .await?
+                    .ok_or_else(refused)?;
+                let (stars_then, rated_at) =
+                    db::recheck::rating_to_recheck(&mut *conn, target, paper, rater.id)
+                        .await?
+                        .ok_or_else(refused)?;
+                let now = db::now_rfc3339();
+                let recheck = NewRecheck {
+                    target,
+                    paper,
+                    stars_then,
+                    rated_at: &rated_at,
+                    stars,
+                    rechecked_at: &now,
+                    browser,
+                    rater: rater.id,
+                };
+                Ok(db::recheck::record_recheck(conn, recheck).await?)
+            })
+            .await
     }
 
     /// `rater`'s re-check page: their progress, and a pair of theirs to re-check.
-    pub async fn recheck_page(&self, rater: &Rater) -> Result<Recheck, StudyError> {
-        self.read(async |conn| {
-            let progress = db::checks::recheck_progress(&mut *conn, Some(rater.id)).await?;
-            let pair = match db::checks::recheck_candidate(&mut *conn, rater.id).await? {
-                Some((target, paper)) => {
-                    let target = db::papers::get(&mut *conn, target).await?;
-                    let paper = db::papers::get(&mut *conn, paper).await?;
-                    target.zip(paper)
-                }
-                None => None,
-            };
-            Ok(Recheck {
-                progress,
-                pair,
-                with_raters: db::raters::has_raters(conn).await?,
+    pub async fn page(&self, rater: &Rater) -> Result<Recheck, StudyError> {
+        self.db
+            .read(async |conn| {
+                let progress = db::recheck::recheck_progress(&mut *conn, Some(rater.id)).await?;
+                let pair = match db::recheck::recheck_candidate(&mut *conn, rater.id).await? {
+                    Some((target, paper)) => {
+                        let target = db::papers::get(&mut *conn, target)
+                            .await?
+                            .map(crate::study::papers::Paper::from);
+                        let paper = db::papers::get(&mut *conn, paper)
+                            .await?
+                            .map(crate::study::papers::Paper::from);
+                        target.zip(paper)
+                    }
+                    None => None,
+                };
+                Ok(Recheck {
+                    progress,
+                    pair,
+                    with_raters: db::raters::has_raters(conn).await?,
+                })
             })
-        })
-        .await
+            .await
     }
 
     /// How far the re-checking is: of `rater`, or of every rater (`None`).
-    pub async fn recheck_progress(
-        &self,
-        rater: Option<RaterId>,
-    ) -> Result<RecheckProgress, StudyError> {
-        Ok(db::checks::recheck_progress(&self.connections, rater).await?)
+    pub async fn progress(&self, rater: Option<RaterId>) -> Result<RecheckProgress, StudyError> {
+        Ok(db::recheck::recheck_progress(self.db.connections(), rater).await?)
     }
 }
 
-/// How far the re-checking is: pairs re-checked, and the pairs rated in finished targets (a
-/// re-check draws from them); of one rater, or of all (a pair rated by several counted once).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RecheckProgress {
-    pub rechecked: i64,
-    pub rated_in_finished: i64,
-    pub finished_targets: i64,
-}
+pub use store::RecheckProgress;

@@ -2,11 +2,19 @@
 //! rating history with their times, and the re-checks (`rechecks`), which live apart from the
 //! ratings and never change one.
 
-use crate::study::RecheckProgress;
 use sqlx::{SqliteConnection, SqliteExecutor};
 
 use crate::domain::{PaperKey, RaterId, Stars};
 use crate::study::db::column::Stored;
+
+/// How far the re-checking is: pairs re-checked, and the pairs rated in finished targets (a
+/// re-check draws from them); of one rater, or of all (a pair rated by several counted once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RecheckProgress {
+    pub rechecked: i64,
+    pub rated_in_finished: i64,
+    pub finished_targets: i64,
+}
 
 /// A rating a rater set or changed in the browser, with its time (RFC 3339), oldest first.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]

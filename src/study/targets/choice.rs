@@ -17,12 +17,13 @@ use std::fmt;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use super::Handle;
 use crate::domain::TargetChoice;
 use crate::domain::{PaperId, PaperKey};
 use crate::study::db;
 use crate::study::db::targets;
-use crate::study::BlindPoolChange;
-use crate::study::{Refusal, Study, StudyError};
+use crate::study::error::{Refusal, StudyError};
+use crate::study::pool::BlindPoolChange;
 use crate::words::plural;
 
 /// What a choice did.
@@ -74,7 +75,7 @@ impl fmt::Display for Chosen {
     }
 }
 
-impl Study {
+impl Handle<'_> {
     /// Chooses the papers with these external ids as targets to rate; `rng` draws the
     /// display keys of the pairs entering the pool.
     pub async fn choose(
@@ -83,11 +84,12 @@ impl Study {
         mut rng: impl Rng + Send + 'static,
     ) -> Result<Chosen, StudyError> {
         let ids = ids.to_vec();
-        self.write_directly(move |conn| {
-            let papers = resolve(conn, &ids)?;
-            choose_papers(conn, &papers, &mut rng)
-        })
-        .await
+        self.db
+            .write_directly(move |conn| {
+                let papers = resolve(conn, &ids)?;
+                choose_papers(conn, &papers, &mut rng)
+            })
+            .await
     }
 
     /// Chooses `count` targets at random among the papers with recommendations that are not
@@ -98,25 +100,27 @@ impl Study {
         seed: u64,
         mut rng: impl Rng + Send + 'static,
     ) -> Result<Chosen, StudyError> {
-        self.write_directly(move |conn| {
-            // While the study rates every candidate, none is chosen yet.
-            let rates_all = targets::choice(conn)? == TargetChoice::All;
-            let candidates = targets::candidates(conn, !rates_all)?;
-            if count > candidates.len() {
-                return Err(Refusal::SampleTooLarge {
-                    asked: count,
-                    available: candidates.len(),
+        self.db
+            .write_directly(move |conn| {
+                // While the study rates every candidate, none is chosen yet.
+                let rates_all = targets::choice(conn)? == TargetChoice::All;
+                let candidates = targets::candidates(conn, !rates_all)?;
+                if count > candidates.len() {
+                    return Err(Refusal::SampleTooLarge {
+                        asked: count,
+                        available: candidates.len(),
+                    }
+                    .into());
                 }
-                .into());
-            }
-            let mut seeded = ChaCha8Rng::seed_from_u64(seed);
-            let mut drawn =
-                rand::seq::index::sample(&mut seeded, candidates.len(), count).into_vec();
-            drawn.sort_unstable();
-            let papers: Vec<PaperKey> = drawn.into_iter().map(|index| candidates[index]).collect();
-            choose_papers(conn, &papers, &mut rng)
-        })
-        .await
+                let mut seeded = ChaCha8Rng::seed_from_u64(seed);
+                let mut drawn =
+                    rand::seq::index::sample(&mut seeded, candidates.len(), count).into_vec();
+                drawn.sort_unstable();
+                let papers: Vec<PaperKey> =
+                    drawn.into_iter().map(|index| candidates[index]).collect();
+                choose_papers(conn, &papers, &mut rng)
+            })
+            .await
     }
 
     /// Goes back to rating every paper with recommendations; the chosen set is forgotten.
@@ -125,31 +129,29 @@ impl Study {
         &self,
         mut rng: impl Rng + Send + 'static,
     ) -> Result<BlindPoolChange, StudyError> {
-        self.write_directly(move |conn| {
-            targets::set_choice(conn, TargetChoice::All)?;
-            let depth = db::study::pool_depth_directly(conn)?.get();
-            let mut blind_pool = BlindPoolChange::default();
-            for target in targets::activate_every_candidate(conn)? {
-                db::pruning::exclude_pruned_if_unheld(conn, target)?;
-                let change = db::blind_pool::refresh_target(conn, target, depth, &mut rng)?;
-                blind_pool.added += change.added;
-                blind_pool.removed += change.removed;
-            }
-            db::study::bump_revision_directly(conn)?;
-            Ok(blind_pool)
-        })
-        .await
+        self.db
+            .write_directly(move |conn| {
+                targets::set_choice(conn, TargetChoice::All)?;
+                let depth = db::study::pool_depth_directly(conn)?;
+                let mut blind_pool = BlindPoolChange::default();
+                for target in targets::activate_every_candidate(conn)? {
+                    db::pruning::exclude_pruned_if_unheld(conn, target)?;
+                    let change = db::pool::refresh_target(conn, target, depth, &mut rng)?;
+                    blind_pool.added += change.added;
+                    blind_pool.removed += change.removed;
+                }
+                db::study::bump_revision_directly(conn)?;
+                Ok(blind_pool)
+            })
+            .await
     }
 
     /// Drops the targets with these external ids: they are no longer rated (their ratings,
     /// history and pool stay). The web drops as [`DropRule::OnlyUnrated`] says.
-    pub async fn drop_targets(
-        &self,
-        ids: &[PaperId],
-        rule: DropRule,
-    ) -> Result<Dropped, StudyError> {
+    pub async fn drop(&self, ids: &[PaperId], rule: DropRule) -> Result<Dropped, StudyError> {
         let ids = ids.to_vec();
-        self.write_directly(move |conn| drop_checked(conn, &ids, rule))
+        self.db
+            .write_directly(move |conn| drop_checked(conn, &ids, rule))
             .await
     }
 }
@@ -165,7 +167,7 @@ fn choose_papers(
         targets::set_choice(conn, TargetChoice::Chosen)?;
         chosen.switched = true;
     }
-    let depth = db::study::pool_depth_directly(conn)?.get();
+    let depth = db::study::pool_depth_directly(conn)?;
     for &paper in papers {
         let state = targets::state(conn, paper)?;
         if state.is_some_and(|state| state.active) {
@@ -179,7 +181,7 @@ fn choose_papers(
         targets::activate(conn, paper, rng)?;
         db::pruning::exclude_pruned_if_unheld(conn, paper)?;
         // Pairs already pooled keep their display keys: a target chosen again keeps its order.
-        let change = db::blind_pool::refresh_target(conn, paper, depth, rng)?;
+        let change = db::pool::refresh_target(conn, paper, depth, rng)?;
         chosen.blind_pool.added += change.added;
         chosen.blind_pool.removed += change.removed;
     }

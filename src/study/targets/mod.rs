@@ -1,41 +1,29 @@
 //! The targets: which the study rates (choosing and dropping them, [`choice`]), the one a rater
-//! is to rate next ([`next`]), and the targets as the faces see them: the study at a glance
-//! (and in words), a target with its progress, and which of them a list shows.
+//! is to rate next ([`next`]), the library searched for targets ([`search`]), and the targets
+//! as the faces see them: the study at a glance (and in words), a target with its progress,
+//! and which of them a list shows.
 
 mod choice;
 mod next;
+mod search;
 /// The feature's SQL: reached by the study only (as `db::targets` too).
 pub(in crate::study) mod store;
 
 pub use choice::{Chosen, DropRule, Dropped};
 pub use next::NextTarget;
+pub use search::{Among, Hit, Search, MARK_END, MARK_START};
 
 use serde::Serialize;
 
 use crate::domain::RaterId;
 use crate::domain::{PaperId, Progress, TargetChoice};
-use crate::study::db;
-use crate::study::{Study, StudyError};
+use crate::study::db::{self, Database};
+use crate::study::error::StudyError;
+use crate::study::pruning;
 use crate::words::plural;
 use crate::words::thousands;
 
-/// The targets of the study at a glance: which it rates and how far it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Overview {
-    pub choice: TargetChoice,
-    /// The targets rated now.
-    pub active: i64,
-    /// Papers with recommendations, chosen or not.
-    pub candidates: i64,
-    /// Pooled and rated pairs of the active targets.
-    pub pairs: Progress,
-    /// Active targets fully rated: every pooled pair rated by every rater it needs.
-    pub finished: i64,
-    /// Active targets with a rating, not fully rated.
-    pub partly_rated: i64,
-    /// Active targets without a pool: chosen before any model recommended for them.
-    pub without_pool: i64,
-}
+pub use store::Overview;
 
 impl Overview {
     /// Papers with recommendations that could still be chosen as targets: none while the
@@ -100,14 +88,7 @@ impl TargetSummary {
     }
 }
 
-/// Which active targets to list, and which page of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Listing {
-    /// Leave out the finished targets.
-    pub only_unfinished: bool,
-    pub offset: i64,
-    pub limit: i64,
-}
+pub use store::Listing;
 
 impl Listing {
     pub const EVERY_TARGET: Listing = Listing {
@@ -117,18 +98,7 @@ impl Listing {
     };
 }
 
-/// A rater's part of the study: the targets they took, their ratings of them against the
-/// pairs pooled, and how many of them they rated whole. Only the rater's own doings move these
-/// counts: a target they took keeps its pool (see [`super::pruning`]), and the targets others
-/// take are not counted. `more_to_rate`: some target still needs them (one of theirs not
-/// rated whole, or one still needing a rater), as `/next` would find.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RaterOverview {
-    pub pairs: Progress,
-    pub finished: i64,
-    pub targets: i64,
-    pub more_to_rate: bool,
-}
+pub use store::RaterOverview;
 
 /// A page of the targets being rated, with the study's targets at a glance.
 #[derive(Debug, Clone)]
@@ -137,33 +107,64 @@ pub struct TargetList {
     pub targets: Vec<TargetSummary>,
 }
 
-impl Study {
+/// The targets' commands and queries (`study.targets()`).
+#[derive(Debug, Clone, Copy)]
+pub struct Handle<'s> {
+    db: &'s Database,
+    /// Pruning, which `/next` does first.
+    pruning: pruning::Handle<'s>,
+}
+
+impl<'s> Handle<'s> {
+    pub(in crate::study) fn new(db: &'s Database, pruning: pruning::Handle<'s>) -> Handle<'s> {
+        Handle { db, pruning }
+    }
+
     /// The targets being rated that `listing` asks for, in import order, with the study's
     /// progress (`rater` `None`: the owner's view), or those `rater` took or may take with
     /// their own.
-    pub async fn targets(
+    pub async fn list(
         &self,
         listing: Listing,
         rater: Option<RaterId>,
     ) -> Result<TargetList, StudyError> {
-        self.read(async |conn| {
-            Ok(TargetList {
-                overview: db::targets::overview(&mut *conn).await?,
-                targets: db::targets::list(&mut *conn, listing, rater).await?,
+        self.db
+            .read(async |conn| {
+                Ok(TargetList {
+                    overview: db::targets::overview(&mut *conn).await?,
+                    targets: (db::targets::list(&mut *conn, listing, rater)
+                        .await?
+                        .into_iter())
+                    .map(TargetSummary::from)
+                    .collect(),
+                })
             })
-        })
-        .await
+            .await
     }
 
     /// A rater's part of the study at a glance: the targets they took or may take, and how far
     /// they are with them.
     pub async fn rater_overview(&self, rater: RaterId) -> Result<RaterOverview, StudyError> {
-        Ok(db::targets::rater_overview(&self.connections, rater).await?)
+        Ok(db::targets::rater_overview(self.db.connections(), rater).await?)
     }
 
     /// The targets of the study at a glance: which it rates and how far it is.
     pub async fn overview(&self) -> Result<Overview, StudyError> {
-        Ok(db::targets::overview(&self.connections).await?)
+        Ok(db::targets::overview(self.db.connections()).await?)
+    }
+}
+
+impl From<db::targets::TargetSummaryRow> for TargetSummary {
+    fn from(row: db::targets::TargetSummaryRow) -> TargetSummary {
+        TargetSummary {
+            id: row.id,
+            external_id: row.external_id,
+            title: row.title,
+            rated: row.rated,
+            total: row.total,
+            finished: row.finished,
+            taken: row.taken,
+        }
     }
 }
 

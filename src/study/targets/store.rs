@@ -11,15 +11,53 @@
 //! follows the researcher's own papers file; `/next` offers them in a random order fixed
 //! once per target (`order_key`).
 
-use crate::study::targets::{Listing, Overview, RaterOverview, TargetSummary};
-
 use rand::Rng;
 use sqlx::{FromRow, SqliteConnection, SqliteExecutor};
 
-use crate::domain::{Answer, Note, PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
+use crate::domain::{PaperId, PaperKey, Progress, RaterId, RaterName, TargetChoice};
+use crate::study::db;
 use crate::study::db::column::{self, Stored};
 use crate::study::db::papers::PaperRow;
-use crate::study::{PooledPaper, Rating};
+
+/// Which active targets to list, and which page of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listing {
+    /// Leave out the finished targets.
+    pub only_unfinished: bool,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+/// A rater's part of the study: the targets they took, their ratings of them against the
+/// pairs pooled, and how many of them they rated whole. Only the rater's own doings move these
+/// counts: a target they took keeps its pool (see [`super::pruning`]), and the targets others
+/// take are not counted. `more_to_rate`: some target still needs them (one of theirs not
+/// rated whole, or one still needing a rater), as `/next` would find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RaterOverview {
+    pub pairs: Progress,
+    pub finished: i64,
+    pub targets: i64,
+    pub more_to_rate: bool,
+}
+
+/// The targets of the study at a glance: which it rates and how far it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Overview {
+    pub choice: TargetChoice,
+    /// The targets rated now.
+    pub active: i64,
+    /// Papers with recommendations, chosen or not.
+    pub candidates: i64,
+    /// Pooled and rated pairs of the active targets.
+    pub pairs: Progress,
+    /// Active targets fully rated: every pooled pair rated by every rater it needs.
+    pub finished: i64,
+    /// Active targets with a rating, not fully rated.
+    pub partly_rated: i64,
+    /// Active targets without a pool: chosen before any model recommended for them.
+    pub without_pool: i64,
+}
 
 /// The study's stored choice (`study.target_choice`) as a [`TargetChoice`].
 pub(in crate::study) fn choice_of(text: &str) -> TargetChoice {
@@ -91,8 +129,8 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
     executor: E,
     listing: Listing,
     rater: Option<RaterId>,
-) -> Result<Vec<TargetSummary>, sqlx::Error> {
-    let rows: Vec<TargetSummaryRow> = match rater {
+) -> Result<Vec<TargetSummaryRow>, sqlx::Error> {
+    match rater {
         None => sqlx::query_as(
             "SELECT p.id, p.external_id, p.title, t.rated, t.pooled AS total,
                     t.fully_rated AS finished, 1 AS taken
@@ -101,51 +139,42 @@ pub async fn list<'e, E: SqliteExecutor<'e>>(
              ORDER BY t.target_id
              LIMIT ?2 OFFSET ?3",
         ),
-        Some(_) => sqlx::query_as(
+        // Without an assignment (`a` all NULL), the rule is NULL: not done.
+        Some(_) => sqlx::query_as(concat!(
             "SELECT p.id, p.external_id, p.title, COALESCE(a.rated, 0) AS rated,
-                    t.pooled AS total, t.pooled > 0 AND COALESCE(a.rated, 0) = t.pooled AS finished,
+                    t.pooled AS total, COALESCE(",
+            db::rater_done!(),
+            ", 0) AS finished,
                     a.rater_id IS NOT NULL AS taken
              FROM targets t JOIN papers p ON p.id = t.target_id
              LEFT JOIN assignments a ON a.target_id = t.target_id AND a.rater_id = ?4
              WHERE t.active = 1 AND (a.rater_id IS NOT NULL OR t.raters < t.needed)
-               AND NOT (?1 AND t.pooled > 0 AND COALESCE(a.rated, 0) = t.pooled)
+               AND NOT (?1 AND COALESCE(",
+            db::rater_done!(),
+            ", 0))
              ORDER BY t.target_id
-             LIMIT ?2 OFFSET ?3",
-        ),
+             LIMIT ?2 OFFSET ?3"
+        )),
     }
     .bind(listing.only_unfinished)
     .bind(listing.limit)
     .bind(listing.offset)
     .bind(rater.map(|rater| rater.0))
     .fetch_all(executor)
-    .await?;
-    Ok(rows.into_iter().map(TargetSummary::from).collect())
+    .await
 }
 
+/// A target being rated with its progress, of the study or of one rater.
 #[derive(Debug, FromRow)]
-struct TargetSummaryRow {
-    id: i64,
+pub(in crate::study) struct TargetSummaryRow {
+    pub id: i64,
     #[sqlx(try_from = "Stored<PaperId>")]
-    external_id: PaperId,
-    title: String,
-    rated: i64,
-    total: i64,
-    finished: bool,
-    taken: bool,
-}
-
-impl From<TargetSummaryRow> for TargetSummary {
-    fn from(row: TargetSummaryRow) -> TargetSummary {
-        TargetSummary {
-            id: row.id,
-            external_id: row.external_id,
-            title: row.title,
-            rated: row.rated,
-            total: row.total,
-            finished: row.finished,
-            taken: row.taken,
-        }
-    }
+    pub external_id: PaperId,
+    pub title: String,
+    pub rated: i64,
+    pub total: i64,
+    pub finished: bool,
+    pub taken: bool,
 }
 
 /// The study's progress of one target; `None` when the paper is no target being rated.
@@ -200,10 +229,11 @@ pub async fn rater_overview<'e, E: SqliteExecutor<'e>>(
     let (rated, total, finished, targets, more_to_rate): (i64, i64, i64, i64, bool) =
         sqlx::query_as(&format!(
             "SELECT COALESCE(SUM(a.rated), 0), COALESCE(SUM(t.pooled), 0),
-                    COALESCE(SUM(t.pooled > 0 AND a.rated = t.pooled), 0), COUNT(*),
+                    COALESCE(SUM({rater_done}), 0), COUNT(*),
                     EXISTS (SELECT 1 FROM targets t WHERE {NEEDS_RATER})
              FROM assignments a JOIN targets t ON t.target_id = a.target_id
-             WHERE a.rater_id = ?1 AND t.active = 1"
+             WHERE a.rater_id = ?1 AND t.active = 1",
+            rater_done = db::rater_done!()
         ))
         .bind(rater.0)
         .fetch_one(executor)
@@ -222,8 +252,8 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     executor: E,
     target: PaperKey,
     rater: RaterId,
-) -> Result<Vec<PooledPaper>, sqlx::Error> {
-    let rows: Vec<PooledPaperRow> = sqlx::query_as(
+) -> Result<Vec<PooledPaperRow>, sqlx::Error> {
+    sqlx::query_as(
         "SELECT p.id, p.external_id, p.title, p.abstract, p.authors, p.year, p.url,
                 r.rater_id IS NOT NULL AS rated, r.stars, r.note
          FROM pool
@@ -236,31 +266,17 @@ pub async fn pooled_papers<'e, E: SqliteExecutor<'e>>(
     .bind(target.0)
     .bind(rater.0)
     .fetch_all(executor)
-    .await?;
-    Ok(rows.into_iter().map(PooledPaper::from).collect())
+    .await
 }
 
+/// A paper of a target's pool with the rater's rating columns (`rated`: they have a row).
 #[derive(Debug, FromRow)]
-struct PooledPaperRow {
+pub(in crate::study) struct PooledPaperRow {
     #[sqlx(flatten)]
-    paper: PaperRow,
-    rated: bool,
-    stars: Option<i64>,
-    note: Option<String>,
-}
-
-impl From<PooledPaperRow> for PooledPaper {
-    fn from(row: PooledPaperRow) -> PooledPaper {
-        // A row of `ratings` with stars NULL is "can't judge" (see `Answer::stored`).
-        let answer = row.rated.then(|| Answer::stored(row.stars)).flatten();
-        PooledPaper {
-            paper: row.paper.into(),
-            rating: answer.map(|answer| Rating {
-                answer,
-                note: (row.note.as_deref()).and_then(|note| Note::new(note).ok().flatten()),
-            }),
-        }
-    }
+    pub paper: PaperRow,
+    pub rated: bool,
+    pub stars: Option<i64>,
+    pub note: Option<String>,
 }
 
 /// The targets that still need `rater` (`?1`), as a condition on the row `t` of a target:
@@ -505,14 +521,16 @@ pub async fn finished_ids<'e, E: SqliteExecutor<'e>>(
     executor: E,
     rater: Option<&RaterName>,
 ) -> Result<Vec<PaperId>, sqlx::Error> {
-    let ids: Vec<Stored<PaperId>> = sqlx::query_scalar(
+    let ids: Vec<Stored<PaperId>> = sqlx::query_scalar(concat!(
         "SELECT p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
          WHERE t.active = 1 AND t.fully_rated = 1
            AND (?1 IS NULL
                 OR EXISTS (SELECT 1 FROM assignments a JOIN raters r ON r.id = a.rater_id
                            WHERE a.target_id = t.target_id AND r.name = ?1
-                             AND a.rated = t.pooled))",
-    )
+                             AND ",
+        db::rater_done!(),
+        "))"
+    ))
     .bind(rater.map(RaterName::as_str))
     .fetch_all(executor)
     .await?;

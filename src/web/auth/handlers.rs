@@ -11,7 +11,8 @@ use super::session::{session_cookie, SESSION_COOKIE};
 use super::throttle::{login_name, TooMany};
 use super::{Auth, Signed, LOGIN_PATH};
 use crate::domain::{RaterId, RaterName};
-use crate::study::{Credential, Study};
+use crate::study::raters::Credential;
+use crate::study::Study;
 use crate::web::answer::see_other;
 use crate::web::csrf::{self, CsrfToken};
 use crate::web::view::Nav;
@@ -43,7 +44,7 @@ impl Form {
     async fn of(auth: &Auth, study: &Study, logged_in: bool) -> Result<Form, WebError> {
         Ok(Form {
             logged_in,
-            raters: study.has_active_raters().await?,
+            raters: study.raters().has_active().await?,
             owner_password: auth.password.is_some(),
         })
     }
@@ -151,7 +152,7 @@ pub async fn log_in(
             .filter(|owner| owner.is(password))
             .map(|_| (RaterId::OWNER, Credential::OWNER)),
         Some(name) => match RaterName::new(name) {
-            Ok(name) => (study.sign_in(&name, password).await?)
+            Ok(name) => (study.raters().sign_in(&name, password).await?)
                 .map(|(rater, credential)| (rater.id, credential)),
             Err(_) => None,
         },

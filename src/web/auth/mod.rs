@@ -31,7 +31,8 @@ use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 
 use super::answer::{accepts_json, see_other};
 use super::{assets, health, WebError};
-use crate::study::{Rater, Study};
+use crate::study::raters::Rater;
+use crate::study::Study;
 use session::{LoginSessions, SESSION_COOKIE};
 use throttle::LoginAttempts;
 
@@ -70,7 +71,7 @@ impl Auth {
     /// Whether visitors sign in: always with a password or beyond loopback, else while the
     /// study has raters.
     async fn asks(&self, study: &Study) -> Result<bool, WebError> {
-        Ok(self.always || study.has_active_raters().await?)
+        Ok(self.always || study.raters().has_active().await?)
     }
 
     fn sessions(&self) -> MutexGuard<'_, LoginSessions> {
@@ -94,7 +95,7 @@ impl Auth {
         let Some((id, credential)) = self.sessions().rater(cookie.value(), Instant::now()) else {
             return Ok(None);
         };
-        let rater = study.signed_in_rater(id, &credential).await?;
+        let rater = study.raters().signed_in(id, &credential).await?;
         if rater.is_none() {
             self.sessions().close(cookie.value());
         }

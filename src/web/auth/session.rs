@@ -10,7 +10,7 @@ use actix_web::cookie::Cookie;
 use actix_web::HttpRequest;
 
 use crate::domain::RaterId;
-use crate::study::Credential;
+use crate::study::raters::Credential;
 use crate::web::tokens;
 
 pub const SESSION_COOKIE: &str = "paperjudge_session";

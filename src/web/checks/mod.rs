@@ -3,8 +3,8 @@
 //! in the address; and `GET /checks/recheck` with its `POST`: one already rated pair at a
 //! time, blind and without its rating, whose answer is stored apart from the ratings.
 //!
-//! The numbers come from the study's query (`Study::checks`), exactly as `paperjudge checks`
-//! computes them.
+//! The numbers come from the study's query (`study.evaluation().checks`), exactly as
+//! `paperjudge checks` computes them.
 
 mod chart;
 
@@ -22,7 +22,8 @@ use super::view::{self, Nav, PaperView};
 use super::WebError;
 use crate::checks::{self, Checks, ModelBias, Variant, VersionReport};
 use crate::domain::{PaperId, Stars};
-use crate::study::{Recheck, RecheckProgress, Study};
+use crate::study::recheck::{Recheck, RecheckProgress};
+use crate::study::Study;
 use crate::words;
 use chart::BarChart;
 
@@ -39,7 +40,10 @@ pub fn routes(config: &mut web::ServiceConfig) {
 
 /// The checks the address asks for; `sort`, `order` and `per_target` change nothing here.
 async fn asked(study: &Study, query: LeaderboardQuery) -> Result<Checks, WebError> {
-    Ok(study.checks(&query.options, query.partial).await?)
+    Ok(study
+        .evaluation()
+        .checks(&query.options, query.partial)
+        .await?)
 }
 
 /// The checks read every rater's stars and times: the owner's alone in a study with raters.
@@ -119,7 +123,7 @@ async fn show(
     _: Owner,
 ) -> Result<HttpResponse, WebError> {
     let checks = asked(&study, query).await?;
-    let progress = study.recheck_progress(None).await?;
+    let progress = study.recheck().progress(None).await?;
     let query = request.query_string();
     let mut variant_ks: Vec<usize> = (checks.sensitivity.variants.iter())
         .map(|variant| variant.k)
@@ -176,7 +180,7 @@ async fn show_recheck(
         progress,
         pair,
         with_raters,
-    } = study.recheck_page(&rater).await?;
+    } = study.recheck().page(&rater).await?;
     let page = RecheckPage {
         nav: Nav::of(&rater),
         pair: pair.map(|(target, paper)| (target.into(), paper.into())),
@@ -232,7 +236,8 @@ async fn record_recheck(
         .map_err(|_| WebError::BadRequest(format!("stars must be 1 to 5; got {stars:?}")))?;
     let (target, paper) = (PaperId::given(&target), PaperId::given(&paper));
     (study
-        .recheck(&target, &paper, stars, &browser.history_tag(), &rater)
+        .recheck()
+        .record(&target, &paper, stars, &browser.history_tag(), &rater)
         .await)
         .map_err(WebError::of_change)?;
     Ok(see_other(RECHECK_PATH))

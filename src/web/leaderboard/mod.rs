@@ -2,8 +2,9 @@
 //! and why: the settings in plain words, warnings where the evidence is thin, a chart of
 //! NDCG@k with its intervals, the table of every metric, the options form and the downloads.
 //!
-//! The numbers come from the study's query (`Study::leaderboard`), exactly as `paperjudge
-//! leaderboard` computes them; this module only reads the address and shows the result.
+//! The numbers come from the study's query (`study.evaluation().leaderboard`), exactly as
+//! `paperjudge leaderboard` computes them; this module only reads the address and shows the
+//! result.
 
 mod chart;
 mod per_target;
@@ -23,7 +24,8 @@ use crate::leaderboard::{
     OPTIONS, SIGNIFICANCE_LEVEL,
 };
 use crate::metrics::{Judgments, Settings};
-use crate::study::{Evaluated, Study};
+use crate::study::evaluation::Evaluated;
+use crate::study::Study;
 use crate::words::{page, plural};
 use chart::Chart;
 use query::{Sort, SortBy};
@@ -48,7 +50,10 @@ pub fn routes(config: &mut web::ServiceConfig) {
 /// The leaderboard the address asks for, computed as `paperjudge leaderboard` computes it
 /// (or kept from the last time it was asked for, when the study has not changed since).
 pub async fn asked(study: &Study, query: &LeaderboardQuery) -> Result<Evaluated, WebError> {
-    Ok(study.leaderboard(&query.options, query.partial).await?)
+    Ok(study
+        .evaluation()
+        .leaderboard(&query.options, query.partial)
+        .await?)
 }
 
 #[derive(Template)]
@@ -104,12 +109,12 @@ pub async fn show(
     let pruning = match signed.rater_only() {
         None => {
             let raters_verdict = board.decision.as_ref().filter(|_| board.judge.is_none());
-            PruningControl::new(&study.pruning().await?, raters_verdict)
+            PruningControl::new(&study.pruning().state().await?, raters_verdict)
         }
         Some(_) => None,
     };
     let judges = match signed.rater_only() {
-        None => study.judge_names().await?,
+        None => study.judges().names().await?,
         Some(_) => Vec::new(),
     };
     let mut response = view::html(&LeaderboardPage {

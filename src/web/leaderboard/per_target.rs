@@ -15,9 +15,13 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 
 use super::LeaderboardQuery;
+use crate::domain::Progress;
 use crate::domain::{Grade, PaperId, PaperKey};
 use crate::leaderboard::{columns, Partial};
-use crate::study::{Evaluated, ListedPaper, ModelOnTarget, Progress, RaterNote, Study, TargetView};
+use crate::study::evaluation::{Evaluated, ModelOnTarget, TargetView};
+use crate::study::papers::ListedPaper;
+use crate::study::rating::RaterNote;
+use crate::study::Study;
 use crate::web::auth::Owner;
 use crate::web::view::{self, Nav};
 use crate::web::WebError;
@@ -200,7 +204,7 @@ pub async fn target(
         judgments,
         models,
         notes,
-    } = study.target_view(key, &query.options).await?;
+    } = study.evaluation().target_view(key, &query.options).await?;
     let page = TargetBreakdownPage {
         nav: Nav::OWNER,
         target_id: key.0,

@@ -11,7 +11,8 @@ use askama::Template;
 
 use super::WebError;
 use crate::domain::PaperId;
-use crate::study::{Paper, Rater};
+use crate::study::papers::Paper;
+use crate::study::raters::Rater;
 
 mod markdown;
 mod pruning_control;

@@ -3,7 +3,7 @@
 //! rules a model out. It posts to `/prune` (`web/pruning.rs`).
 
 use crate::decision::Decision;
-use crate::study::Pruning;
+use crate::study::pruning::Pruning;
 use crate::words::capitalized;
 
 pub struct PruningControl {

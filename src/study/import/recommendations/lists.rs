@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::num::NonZeroI64;
 
 use crate::formats::{Problem, Problems};
+use crate::study::db::import::NewEntry;
 use crate::study::db::papers::PaperIndex;
-use crate::study::db::recommendations::NewEntry;
 
 /// One row of the file, its ids resolved: 32 bytes, so that the 6.4 million rows of a large
 /// study take about 200 MB.

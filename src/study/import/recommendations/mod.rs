@@ -20,15 +20,15 @@ use rand::Rng;
 
 use super::Summary;
 use crate::domain::TargetChoice;
-use crate::domain::{ModelId, PaperKey};
+use crate::domain::{ModelId, PaperKey, PoolDepth};
 use crate::formats::records::Records;
 use crate::formats::{Format, InvalidInput, Problem, Problems, RowsRead};
 use crate::study::db;
-use crate::study::db::blind_pool::PoolWriter;
+use crate::study::db::import::{self as stored, ListWriter, Model};
 use crate::study::db::papers::PaperIndex;
-use crate::study::db::recommendations::{self as stored, ListWriter, Model};
+use crate::study::db::pool::PoolWriter;
 use crate::study::db::targets::{Found, ListedTargets};
-use crate::study::BlindPoolChange;
+use crate::study::pool::BlindPoolChange;
 use lists::{Gathered, Lists, NewRow};
 use rows::RowParser;
 
@@ -182,7 +182,7 @@ impl Staged {
         conn: &rusqlite::Connection,
         rng: &mut impl Rng,
     ) -> rusqlite::Result<Summary> {
-        let depth = db::study::pool_depth_directly(conn)?.get();
+        let depth = db::study::pool_depth_directly(conn)?;
         let rates_all = db::targets::choice(conn)? == TargetChoice::All;
         let models = (self.lists.models().iter())
             .map(|name| stored::model(conn, name))
@@ -223,14 +223,14 @@ struct Writer<'c, 'a> {
     models: &'a [Model],
     /// The models each target's pool leaves out (see [`db::pruning`]).
     left_out: &'a HashMap<PaperKey, Vec<ModelId>>,
-    depth: u32,
+    depth: PoolDepth,
     rates_all: bool,
     summary: &'a mut Summary,
 }
 
 impl Writer<'_, '_> {
     fn write(&mut self, lists: &Lists, rng: &mut impl Rng) -> rusqlite::Result<()> {
-        let depth = self.depth as usize;
+        let depth = self.depth.get() as usize;
         let mut new = Vec::new();
         let mut old = Vec::new();
         let mut arriving = Vec::new();

@@ -16,11 +16,13 @@
 pub mod command;
 pub(super) mod endpoint;
 
+use crate::study::judges::Handle;
 use tokio::sync::mpsc;
 
 use super::store::{self, JudgeRecord, PaperText};
 use crate::domain::{GuidelinesVersion, PaperId, PaperKey, Stars};
-use crate::study::{Refusal, Study, StudyError};
+use crate::study::error::{Refusal, StudyError};
+use crate::study::Study;
 use command::CommandGrader;
 use endpoint::EndpointGrader;
 
@@ -266,7 +268,7 @@ async fn read_texts(
     heard: &mpsc::UnboundedSender<Heard>,
 ) {
     for chunk in keys.chunks(TEXTS_AT_A_TIME) {
-        match study.pair_texts(chunk).await {
+        match study.judges().pair_texts(chunk).await {
             Ok(pairs) => {
                 for pair in pairs {
                     if ready.send(pair).await.is_err() {
@@ -282,7 +284,7 @@ async fn read_texts(
     }
 }
 
-impl Study {
+impl Handle<'_> {
     /// The pairs with the keys `keys`, with both papers' texts, in one read of the study.
     async fn pair_texts(
         &self,
@@ -292,6 +294,8 @@ impl Study {
             .flat_map(|&(target, paper)| [target, paper])
             .collect();
         let texts = self
+            .study
+            .db
             .read(async |conn| Ok(store::paper_texts(&mut *conn, &papers).await?))
             .await?;
         let text_of = |key: PaperKey| {
