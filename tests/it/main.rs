@@ -25,6 +25,7 @@ mod cli_outputs;
 mod decision;
 mod durability;
 mod evaluation;
+mod evaluation_incremental;
 mod guidelines;
 mod import_attack;
 mod import_order;

@@ -5,6 +5,13 @@
 //! when it has not changed since. A change (a rating, an import, a new choice of targets)
 //! makes the next view load the set again; concurrent views of the same revision wait for one
 //! load, and for one computation of the same options.
+//!
+//! After ratings only (no import, choice of targets, pool depth or pruning: the revision
+//! counter unchanged), the next view does not read everything again: the set is made from the
+//! one kept and the targets that changed ([`EvaluationSet::updated`]), and each leaderboard
+//! from the one kept of the same options ([`crate::leaderboard::score_again`],
+//! [`crate::leaderboard::resample_again`]: only the changed targets are scored, and what did not
+//! change is kept), with the same numbers to the bit as a full evaluation.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -12,7 +19,7 @@ use tokio::sync::OnceCell;
 
 use super::{evaluate, Evaluated, EvaluationSet};
 use crate::decision::Margin;
-use crate::leaderboard::{Leaderboard, LeaderboardOptions, Partial};
+use crate::leaderboard::{Leaderboard, LeaderboardOptions, Partial, Resampled};
 use crate::metrics::{Judgments, Settings};
 use crate::study::db;
 use crate::study::db::evaluation::Revision;
@@ -35,8 +42,16 @@ pub struct Evaluations {
 struct State {
     /// The set of the latest revision asked for, loaded or being loaded.
     set: Option<SetEntry>,
-    /// Leaderboards of that revision, the most recently used last.
-    boards: Vec<(BoardKey, Arc<OnceCell<Arc<Leaderboard>>>)>,
+    /// Leaderboards of that revision and of the one before, the most recently used last.
+    boards: Vec<(BoardKey, Arc<OnceCell<Board>>)>,
+}
+
+/// A leaderboard kept, with what the next one of the same options can take up (without a
+/// judge).
+#[derive(Debug)]
+struct Board {
+    board: Arc<Leaderboard>,
+    resampled: Option<Arc<Resampled>>,
 }
 
 #[derive(Debug)]
@@ -45,6 +60,9 @@ struct SetEntry {
     /// The list depth asked for; the set holds at least this much of every list.
     depth: usize,
     set: Arc<OnceCell<Arc<EvaluationSet>>>,
+    /// The set of the revision before, loaded, which this one is made from when only ratings
+    /// changed; let go once this one is.
+    before: Option<Arc<EvaluationSet>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +97,14 @@ impl Evaluations {
             partial,
             judge: judge.clone(),
         };
+        let earlier = (set.earlier.as_ref())
+            .filter(|_| judge.is_none())
+            .and_then(|earlier| {
+                self.kept_board(&BoardKey {
+                    revision: earlier.revision,
+                    ..key.clone()
+                })
+            });
         let board = self.board_cell(key);
         let board = (board.get_or_try_init(|| async {
             let judged = match &judge {
@@ -90,9 +116,14 @@ impl Evaluations {
                 ),
                 None => None,
             };
-            evaluate(&set, options, partial, judged).await.map(Arc::new)
+            let (board, resampled) = evaluate(&set, options, partial, judged, earlier).await?;
+            Ok::<_, StudyError>(Board {
+                board: Arc::new(board),
+                resampled,
+            })
         }))
         .await?
+        .board
         .clone();
         Ok(Evaluated { set, board })
     }
@@ -105,11 +136,11 @@ impl Evaluations {
         depth: usize,
     ) -> Result<Arc<EvaluationSet>, StudyError> {
         let revision = db::evaluation::revision(study.db.connections()).await?;
-        let (cell, depth) = {
+        let (cell, depth, before) = {
             let mut state = self.state();
             match &state.set {
                 Some(entry) if entry.revision == revision && entry.depth >= depth => {
-                    (entry.set.clone(), entry.depth)
+                    (entry.set.clone(), entry.depth, entry.before.clone())
                 }
                 kept => {
                     // A deeper set of the same revision serves the shallower requests too.
@@ -117,35 +148,59 @@ impl Evaluations {
                         Some(entry) if entry.revision == revision => depth.max(entry.depth),
                         _ => depth,
                     };
+                    // The set of the revision before, loaded, and its boards, for the new
+                    // ones to be made from.
+                    let before = (kept.as_ref())
+                        .filter(|entry| entry.revision != revision)
+                        .and_then(|entry| entry.set.get().cloned());
                     let set = Arc::new(OnceCell::new());
                     state.set = Some(SetEntry {
                         revision,
                         depth,
                         set: set.clone(),
+                        before: before.clone(),
                     });
-                    state.boards.retain(|(key, _)| key.revision == revision);
-                    (set, depth)
+                    let before_revision = before.as_ref().map(|set| set.revision);
+                    state.boards.retain(|(key, _)| {
+                        key.revision == revision || Some(key.revision) == before_revision
+                    });
+                    (set, depth, before)
                 }
             }
         };
         let set = cell
             .get_or_try_init(|| async {
-                EvaluationSet::load(study.path(), depth).await.map(Arc::new)
+                let updated = match before.filter(|before| before.depth >= depth) {
+                    Some(before) => before.updated(study.path()).await?,
+                    None => None,
+                };
+                match updated {
+                    Some(set) => Ok(Arc::new(set)),
+                    None => EvaluationSet::load(study.path(), depth).await.map(Arc::new),
+                }
             })
             .await?
             .clone();
-        if set.revision != revision {
+        let mut state = self.state();
+        if let Some(entry) = state.set.as_mut().filter(|e| Arc::ptr_eq(&e.set, &cell)) {
             // The study changed between the two reads: the set is of the newer revision.
-            let mut state = self.state();
-            if let Some(entry) = state.set.as_mut().filter(|e| Arc::ptr_eq(&e.set, &cell)) {
-                entry.revision = set.revision;
-            }
+            entry.revision = set.revision;
+            // It holds the pool depth of every list at least: shallower requests take it.
+            entry.depth = entry.depth.max(set.depth);
+            entry.before = None;
         }
         Ok(set)
     }
 
+    /// What the leaderboard of `key` keeps for the next one, when it is kept and computed.
+    fn kept_board(&self, key: &BoardKey) -> Option<Arc<Resampled>> {
+        let state = self.state();
+        let (_, cell) = state.boards.iter().find(|(kept, _)| kept == key)?;
+        cell.get()?.resampled.clone()
+    }
+
     /// The cell of the leaderboard of `key`, kept among the most recently used.
-    fn board_cell(&self, key: BoardKey) -> Arc<OnceCell<Arc<Leaderboard>>> {
+    fn board_cell(&self, key: BoardKey) -> Arc<OnceCell<Board>> {
         let mut state = self.state();
         let boards = &mut state.boards;
         let cell = match boards.iter().position(|(kept, _)| *kept == key) {

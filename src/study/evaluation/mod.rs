@@ -33,7 +33,7 @@ use crate::checks::{
 use crate::domain::{JudgeName, PaperKey, RaterId, Stars};
 use crate::leaderboard::{
     self, Collection, JudgedTargets, Leaderboard, LeaderboardOptions, Partial, RaterLeader,
-    TargetInput,
+    Resampled, TargetInput,
 };
 use crate::metrics::{Judgments, Settings};
 use crate::study::db;
@@ -41,7 +41,7 @@ use crate::study::error::StudyError;
 use crate::study::Study;
 
 pub use cache::Evaluations;
-pub use set::EvaluationSet;
+pub use set::{Earlier, EvaluationSet};
 pub use target_view::{ModelOnTarget, TargetView};
 
 /// A leaderboard with the set it was computed from.
@@ -282,12 +282,17 @@ fn rater_rankings(set: &EvaluationSet, settings: &Settings, partial: Partial) ->
 /// which judgments it used; refused for a rater the study has not. With a judge's targets
 /// (`judged`), its NDCG is prediction-powered ([`leaderboard::with_judge`]; the verdict stays
 /// the raters' own).
+///
+/// `earlier`: what the board of the same options kept on the set this one was made from
+/// (see [`EvaluationSet::earlier`]), taken up where the targets did not change. Answers the
+/// board, and without a judge what it keeps for the next one.
 async fn evaluate(
     set: &Arc<EvaluationSet>,
     options: &LeaderboardOptions,
     partial: Partial,
     judged: Option<JudgedTargets<PaperKey>>,
-) -> Result<Leaderboard, StudyError> {
+    earlier: Option<Arc<Resampled>>,
+) -> Result<(Leaderboard, Option<Arc<Resampled>>), StudyError> {
     let set = set.clone();
     let settings = options.settings(set.collection.pool_depth);
     let margin = options.margin();
@@ -295,10 +300,17 @@ async fn evaluate(
     crate::blocking::run(move || {
         let started = Instant::now();
         let collection = set.collection(&judgments)?;
-        let scores = leaderboard::score(&collection, settings, partial);
-        tracing::debug!(elapsed = ?started.elapsed(), "scored");
-        let mut board = leaderboard::resample(&collection, scores, margin);
+        let scores = match (&earlier, &set.earlier) {
+            (Some(earlier), Some(lineage)) => {
+                leaderboard::score_again(&collection, &earlier.scores, &lineage.positions)
+            }
+            _ => leaderboard::score(&collection, settings, partial),
+        };
+        tracing::debug!(elapsed = ?started.elapsed(), again = earlier.is_some(), "scored");
+        let resampled =
+            leaderboard::resample_again(&collection, scores, margin, earlier.as_deref());
         tracing::debug!(elapsed = ?started.elapsed(), "resampled");
+        let mut board = resampled.board.clone();
         if set.has_raters {
             board.by_rater = Some(
                 (rater_rankings(&set, &settings, partial).into_iter())
@@ -314,8 +326,9 @@ async fn evaluate(
         if let Some(judged) = &judged {
             board = leaderboard::with_judge(board, &collection, judged);
             tracing::debug!(elapsed = ?started.elapsed(), "with the judge");
+            return Ok((board, None));
         }
-        Ok(board)
+        Ok((board, Some(Arc::new(resampled))))
     })
     .await
 }

@@ -17,6 +17,7 @@ use crate::domain::{
     Answer, GuidelinesVersion, ModelId, PaperId, PaperKey, PoolDepth, RaterAnswer, RaterId,
     RaterName,
 };
+use crate::study::db;
 use crate::study::db::column::{self, Stored};
 use crate::study::db::direct::open_reader;
 use crate::study::db::targets;
@@ -26,18 +27,21 @@ use crate::study::targets::Overview;
 /// A revision of everything the evaluation reads: the last id of the rating history (every
 /// change of a rating adds a row to it), the study's revision counter (bumped by every import
 /// and every change of the targets chosen) and its finished revision (moved by every change of
-/// which targets are fully rated, which the rating plan and the raters make without a rating).
+/// which targets are fully rated, which the rating plan and the raters make without a rating)
+/// and the last rater added (the evaluation names every rater: a rater added changes which
+/// judgments a board says it used, with or without a target changing).
 /// Equal revisions mean equal evaluations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, FromRow)]
 pub struct Revision {
     pub ratings: i64,
     pub study: i64,
     pub finished: i64,
+    pub raters: i64,
 }
 
 const REVISION: &str =
     "SELECT (SELECT COALESCE(MAX(id), 0) FROM rating_history) AS ratings, revision AS study,
-            finished_revision AS finished
+            finished_revision AS finished, (SELECT COALESCE(MAX(id), 0) FROM raters) AS raters
      FROM study WHERE id = 1";
 
 /// The study's revision now: two index lookups, cheap enough to ask on every page view.
@@ -172,6 +176,7 @@ pub(in crate::study) fn at_revision<T>(
             ratings: row.get(0)?,
             study: row.get(1)?,
             finished: row.get(2)?,
+            raters: row.get(3)?,
         })
     })?;
     let value = read(&tx)?;
@@ -213,32 +218,19 @@ impl Head {
 }
 
 fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
-    let overview = tx.query_row(targets::OVERVIEW, [], |row| {
-        Ok(targets::overview_of((
-            row.get(0)?,
-            row.get(1)?,
-            row.get(2)?,
-            row.get(3)?,
-            row.get(4)?,
-            row.get(5)?,
-            row.get(6)?,
-            row.get(7)?,
-        )))
-    })?;
-    let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
-        .query_map([], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    let raters = (tx.prepare("SELECT id, name FROM raters ORDER BY name")?)
-        .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
+    let mut head = read_study(tx)?;
     let mut finished: Vec<(PaperKey, RaterId)> = (tx.prepare(&format!(
-        "SELECT a.target_id, a.rater_id FROM assignments a JOIN targets t USING (target_id)
-         WHERE a.target_id IN ({RATED_TARGETS}) AND t.pooled > 0 AND a.rated = t.pooled"
+        concat!(
+            "SELECT a.target_id, a.rater_id FROM assignments a JOIN targets t USING (target_id)
+             WHERE a.target_id IN ({RATED_TARGETS}) AND ",
+            db::rater_done!()
+        ),
+        RATED_TARGETS = RATED_TARGETS
     ))?)
     .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
     .collect::<rusqlite::Result<_>>()?;
     finished.sort_unstable();
-    let targets = (tx.prepare(
+    head.targets = (tx.prepare(
         "SELECT s.target_id, p.external_id, p.title, s.fully_rated
          FROM targets s JOIN papers p ON p.id = s.target_id
          WHERE s.active = 1 AND s.rated > 0
@@ -260,19 +252,42 @@ fn read_head(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
         })
     })?
     .collect::<rusqlite::Result<_>>()?;
-    let left_out = (tx.prepare(&format!(
+    head.left_out = (tx.prepare(&format!(
         "SELECT target_id, model_id FROM pool_exclusions WHERE target_id IN ({RATED_TARGETS})
          ORDER BY target_id, model_id"
     ))?)
     .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
     .collect::<rusqlite::Result<_>>()?;
+    Ok(head)
+}
+
+/// The head without its targets: what every read of the evaluation reads whole.
+fn read_study(tx: &rusqlite::Transaction) -> rusqlite::Result<Head> {
+    let overview = tx.query_row(targets::OVERVIEW, [], |row| {
+        Ok(targets::overview_of((
+            row.get(0)?,
+            row.get(1)?,
+            row.get(2)?,
+            row.get(3)?,
+            row.get(4)?,
+            row.get(5)?,
+            row.get(6)?,
+            row.get(7)?,
+        )))
+    })?;
+    let models = (tx.prepare("SELECT id, name FROM models ORDER BY name")?)
+        .query_map([], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let raters = (tx.prepare("SELECT id, name FROM raters ORDER BY name")?)
+        .query_map([], |row| Ok((column::get(row, 0)?, column::get(row, 1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
     Ok(Head {
         pool_depth: crate::study::db::study::pool_depth_directly(tx)?,
         overview,
         models,
         raters,
-        targets,
-        left_out,
+        targets: Vec::new(),
+        left_out: Vec::new(),
     })
 }
 
@@ -290,10 +305,21 @@ fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRating
          FROM ratings WHERE target_id IN ({RATED_TARGETS})
          ORDER BY target_id, paper_id, rater_id"
     ))?;
-    let mut rows = statement.query([])?;
-    let mut targets: Vec<TargetRatings> = Vec::new();
+    let mut targets = Vec::new();
+    ratings_of(statement.query([])?, &mut targets)?;
+    Ok(targets)
+}
+
+/// The ratings of `rows` (target, paper, rater, stars, first rating, guidelines' version, by
+/// target, paper and rater), grouped by target onto `targets`.
+fn ratings_of(
+    mut rows: rusqlite::Rows<'_>,
+    targets: &mut Vec<TargetRatings>,
+) -> rusqlite::Result<()> {
     // The ratings of the target being read, copied into a vector of their size at its end.
     let mut current: Ratings = Vec::new();
+    // The targets before are others', their ratings given them already.
+    let first = targets.len();
     while let Some(row) = rows.next()? {
         let (target, paper, rater, first_rated): (PaperKey, PaperKey, RaterId, i64) = (
             column::get(row, 0)?,
@@ -311,7 +337,7 @@ fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRating
             )
         })?;
         if targets.last().is_none_or(|open| open.target != target) {
-            close_target(&mut targets, &mut current);
+            close_target(&mut targets[first..], &mut current);
             targets.push(TargetRatings {
                 target,
                 ratings: Vec::new(),
@@ -329,8 +355,8 @@ fn read_ratings(tx: &rusqlite::Transaction) -> rusqlite::Result<Vec<TargetRating
                 .map(|Stored(v)| v),
         });
     }
-    close_target(&mut targets, &mut current);
-    Ok(targets)
+    close_target(&mut targets[first..], &mut current);
+    Ok(())
 }
 
 /// Gives the last target read the ratings read for it.
@@ -371,11 +397,18 @@ fn read_lists(
            AND model_id IN (SELECT id FROM models) AND position <= ?2
          ORDER BY model_id, target_id, position"
     ))?;
-    let mut rows = statement.query((
+    let rows = statement.query((
         half.map(|half| half as i64),
         i64::try_from(depth).unwrap_or(i64::MAX),
     ))?;
-    let mut lists: Vec<List> = Vec::new();
+    let mut lists = Vec::new();
+    lists_of(rows, &mut lists)?;
+    lists.sort_unstable_by_key(|&(target, model, _)| (target, model));
+    Ok((depth, lists))
+}
+
+/// The lists of `rows` (target, model, position, paper, list by list), onto `lists`.
+fn lists_of(mut rows: rusqlite::Rows<'_>, lists: &mut Vec<List>) -> rusqlite::Result<()> {
     // The papers of the list being read, copied into a vector of their size at its end.
     let mut current: Vec<PaperKey> = Vec::new();
     let mut open: Option<(PaperKey, ModelId)> = None;
@@ -395,8 +428,139 @@ fn read_lists(
     if let Some((target, model)) = open {
         lists.push((target, model, current.as_slice().to_vec()));
     }
-    lists.sort_unstable_by_key(|&(target, model, _)| (target, model));
-    Ok((depth, lists))
+    Ok(())
+}
+
+/// What changed since an earlier revision of the same revision counter: ratings only (every
+/// rating, correction, clear, undo, note and "can't judge" adds a row to the rating history),
+/// and which targets are fully rated (the rating plan, the raters and a rater taking a target
+/// change that without a rating). Lists, targets chosen, pools and the pool depth change only
+/// with the revision counter.
+#[derive(Debug, PartialEq)]
+pub struct Changes {
+    /// The whole head (counts, models, raters); of the targets, those read again only: their
+    /// rows, ratings, lists and the models their pools leave out.
+    pub snapshot: Snapshot,
+    /// Every target being rated that has a rating now, by key.
+    pub rated: Vec<PaperKey>,
+}
+
+/// The most targets read again one by one; past them, everything is read again.
+const MOST_CHANGED: usize = 256;
+
+/// Reads what changed in the study at `path` since revision `since` (see [`Changes`]), lists
+/// cut at `depth`, in one read transaction: the targets whose ratings changed since, those
+/// that have a rating now and had none (not in `known`, the targets of the earlier read, by
+/// key, with whether each was fully rated), and those whose being fully rated changed.
+/// `None` when the revision counter moved, or more than [`MOST_CHANGED`] targets changed:
+/// then [`load`] reads it all.
+pub async fn load_changes(
+    path: &Path,
+    depth: usize,
+    since: Revision,
+    known: std::collections::HashMap<PaperKey, bool>,
+) -> rusqlite::Result<Option<Changes>> {
+    let path = path.to_owned();
+    crate::blocking::run(move || {
+        let (revision, changes) = at_revision(&path, |tx| read_changes(tx, depth, since, &known))?;
+        Ok(changes
+            .filter(|_| revision.study == since.study)
+            .map(|(mut changes, depth)| {
+                changes.snapshot.revision = revision;
+                changes.snapshot.depth = depth;
+                changes
+            }))
+    })
+    .await
+}
+
+fn read_changes(
+    tx: &rusqlite::Transaction,
+    depth: usize,
+    since: Revision,
+    known: &std::collections::HashMap<PaperKey, bool>,
+) -> rusqlite::Result<Option<(Changes, usize)>> {
+    let study: i64 = tx.query_row("SELECT revision FROM study WHERE id = 1", [], |row| {
+        row.get(0)
+    })?;
+    if study != since.study {
+        return Ok(None);
+    }
+    let mut changed: Vec<PaperKey> = (tx
+        .prepare("SELECT DISTINCT target_id FROM rating_history WHERE id > ?1")?)
+    .query_map([since.ratings], |row| column::get(row, 0))?
+    .collect::<rusqlite::Result<_>>()?;
+    let rated: Vec<(PaperKey, bool)> = (tx.prepare(&format!(
+        "SELECT target_id, fully_rated FROM targets WHERE target_id IN ({RATED_TARGETS})
+         ORDER BY target_id"
+    ))?)
+    .query_map([], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
+    .collect::<rusqlite::Result<_>>()?;
+    changed.extend(
+        (rated.iter())
+            .filter(|(target, fully_rated)| known.get(target) != Some(fully_rated))
+            .map(|(target, _)| *target),
+    );
+    changed.sort_unstable();
+    changed.dedup();
+    // Of those, the targets the evaluation reads: being rated, with a rating.
+    changed.retain(|target| rated.binary_search_by_key(target, |(key, _)| *key).is_ok());
+    if changed.len() > MOST_CHANGED {
+        return Ok(None);
+    }
+    let mut head = read_study(tx)?;
+    let depth = depth.max(head.pool_depth.get() as usize);
+    let cut = i64::try_from(depth).unwrap_or(i64::MAX);
+    let (mut ratings, mut lists) = (Vec::new(), Vec::new());
+    for &target in &changed {
+        let finished_by = (tx.prepare_cached(concat!(
+            "SELECT a.rater_id FROM assignments a JOIN targets t USING (target_id)
+             WHERE a.target_id = ?1 AND ",
+            db::rater_done!(),
+            " ORDER BY a.rater_id"
+        ))?)
+        .query_map([target.0], |row| column::get(row, 0))?
+        .collect::<rusqlite::Result<_>>()?;
+        head.targets.push(
+            tx.prepare_cached(
+                "SELECT p.external_id, p.title, s.fully_rated
+             FROM targets s JOIN papers p ON p.id = s.target_id WHERE s.target_id = ?1",
+            )?
+            .query_row([target.0], |row| {
+                Ok(RatedTarget {
+                    id: target,
+                    external_id: row.get(0)?,
+                    title: row.get(1)?,
+                    fully_rated: row.get(2)?,
+                    finished_by,
+                })
+            })?,
+        );
+        let mut statement = tx.prepare_cached(
+            "SELECT target_id, paper_id, rater_id, stars, first_rated, guidelines
+             FROM ratings WHERE target_id = ?1 ORDER BY paper_id, rater_id",
+        )?;
+        ratings_of(statement.query([target.0])?, &mut ratings)?;
+        let mut statement = tx.prepare_cached(
+            "SELECT target_id, model_id, position, paper_id FROM recommendations
+             WHERE target_id = ?1 AND model_id IN (SELECT id FROM models) AND position <= ?2
+             ORDER BY model_id, position",
+        )?;
+        lists_of(statement.query((target.0, cut))?, &mut lists)?;
+        let left_out: Vec<(PaperKey, ModelId)> = (tx.prepare_cached(
+            "SELECT target_id, model_id FROM pool_exclusions WHERE target_id = ?1
+             ORDER BY model_id",
+        )?)
+        .query_map([target.0], |row| {
+            Ok((column::get(row, 0)?, column::get(row, 1)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+        head.left_out.extend(left_out);
+    }
+    let rated = rated.into_iter().map(|(target, _)| target).collect();
+    // The revision and depth are set by the caller, from the transaction's.
+    let snapshot = head.into_snapshot(since, ratings, (depth, lists));
+    Ok(Some((Changes { snapshot, rated }, depth)))
 }
 
 #[cfg(test)]

@@ -34,9 +34,9 @@ pub use judge::{
     with_judge, JudgeBoard, JudgePair, JudgedTargets, RatersOnly, VERDICT_WITH_A_JUDGE,
 };
 pub use options::{LeaderboardOption, LeaderboardOptions, OnThePage, OPTIONS};
-pub use resample::resample;
-pub use score::{score, score_target, Scores};
-pub use verdict::verdict;
+pub use resample::{resample, resample_again, Resampled};
+pub use score::{score, score_again, score_target, Scores};
+pub use verdict::{verdict, verdict_again, Watched};
 
 /// Holm-adjusted p-values at or above this leave a model tied with the leader.
 pub const SIGNIFICANCE_LEVEL: f64 = 0.05;

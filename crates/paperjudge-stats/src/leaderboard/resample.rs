@@ -4,8 +4,11 @@
 //! (the table shows each model against the leader); and the verdict ([`super::verdict`]) from
 //! the same scores.
 
+use std::sync::Arc;
+
 use super::columns;
-use super::{verdict, Collection, Leaderboard, ModelRow, Scores, TargetRow};
+use super::verdict::{verdict_again, Watched};
+use super::{Collection, Leaderboard, ModelRow, Scores, TargetRow};
 use crate::decision::Margin;
 use crate::metrics;
 
@@ -15,20 +18,75 @@ pub fn resample<K: Sync>(
     scores: Scores,
     margin: Margin,
 ) -> Leaderboard {
+    resample_again(collection, scores, margin, None).board
+}
+
+/// A leaderboard with what the next one of the same options can take up (see
+/// [`resample_again`]).
+#[derive(Debug, Clone)]
+pub struct Resampled {
+    pub board: Leaderboard,
+    /// The scores it was resampled from.
+    pub scores: Arc<Scores>,
+    /// Its verdict's sequences.
+    watched: Option<Watched>,
+}
+
+/// [`resample`] after a change of the study, taking up what `earlier` (of the same options)
+/// computed, with the same result to the bit:
+///
+/// - where every model's values on the evaluated targets are those `earlier` was resampled
+///   from (a rating of a target still being rated, a note, a change that finishes no target),
+///   its means, intervals and tests are the same numbers: they are kept;
+/// - otherwise (a target finished, or a rating of a finished one changed) they are computed
+///   again. The means are sums over every target in their order, which a sum kept beside
+///   would round differently; the bootstrap draws its resamples' indices from the number of
+///   targets, so one more target changes every resample; the sign-flip test gives each
+///   target its place among the signs drawn: neither is a sum a target can be added to;
+/// - the verdict's sequences take up where `earlier`'s stopped when the targets completed then
+///   come first, unchanged, in the completion order (see [`verdict_again`]).
+pub fn resample_again<K: Sync>(
+    collection: &Collection<K>,
+    scores: Scores,
+    margin: Margin,
+    earlier: Option<&Resampled>,
+) -> Resampled {
     let order = leaderboard_order(&collection.models, &scores);
+    let left_out: Vec<usize> = (0..collection.models.len())
+        .map(|model| {
+            (scores.evaluated.iter())
+                .filter(|&&position| !collection.targets[position].pooled(model))
+                .count()
+        })
+        .collect();
+    let same_values = earlier.filter(|earlier| {
+        earlier.board.margin == margin
+            && earlier.scores.evaluated.len() == scores.evaluated.len()
+            && (earlier.board.per_target.iter())
+                .zip(&scores.evaluated)
+                .all(|(row, &position)| row.target == collection.targets[position].target)
+            && earlier.scores.same_values(&scores)
+    });
     // The verdict is one thread's work, the resampling every thread's: side by side, the
     // resampling takes up what the verdict leaves of the cores.
-    let (decision, models) = rayon::join(
-        || verdict(collection, &scores, margin),
+    let ((decision, watched), models) = rayon::join(
         || {
-            let left_out: Vec<usize> = (0..collection.models.len())
-                .map(|model| {
-                    (scores.evaluated.iter())
-                        .filter(|&&position| !collection.targets[position].pooled(model))
-                        .count()
+            verdict_again(
+                collection,
+                &scores,
+                margin,
+                earlier.and_then(|e| e.watched.as_ref()),
+            )
+        },
+        || match same_values {
+            Some(earlier) => (earlier.board.models.iter())
+                .zip(&order)
+                .map(|(row, &model)| ModelRow {
+                    left_out_of: left_out[model],
+                    ..row.clone()
                 })
-                .collect();
-            model_rows(&collection.models, &scores, &order, &left_out)
+                .collect(),
+            None => model_rows(&collection.models, &scores, &order, &left_out),
         },
     );
     let per_target = (scores.evaluated.iter().enumerate())
@@ -40,7 +98,7 @@ pub fn resample<K: Sync>(
             )
         })
         .collect();
-    Leaderboard {
+    let board = Leaderboard {
         settings: scores.settings,
         margin,
         pool_depth: collection.pool_depth,
@@ -52,6 +110,11 @@ pub fn resample<K: Sync>(
         per_target,
         decision,
         judge: None,
+    };
+    Resampled {
+        board,
+        scores: Arc::new(scores),
+        watched,
     }
 }
 
