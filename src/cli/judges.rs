@@ -165,7 +165,10 @@ pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
         return trial(study, request).await;
     }
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    let report = study.judges().run(request, Bar(bar.clone())).await;
+    let report = study
+        .evaluation()
+        .run_judge(request, Bar(bar.clone()))
+        .await;
     bar.finish_and_clear();
     let report = report.map_err(run_error)?;
     if report.pairs == 0 {
@@ -187,7 +190,10 @@ pub async fn judge(study: &Study, args: JudgeArgs) -> Result<(), CliError> {
 /// `judge ... --trial`: the trial's run, then what it found.
 async fn trial(study: &Study, request: RunRequest) -> Result<(), CliError> {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    let report = study.judges().run_trial(request, Bar(bar.clone())).await;
+    let report = study
+        .evaluation()
+        .run_trial(request, Bar(bar.clone()))
+        .await;
     bar.finish_and_clear();
     let report = report.map_err(run_error)?;
     crate::tell!("{}", report.run.summary());
@@ -311,7 +317,7 @@ pub async fn judges(study: &Study, args: JudgesArgs) -> Result<(), CliError> {
             print(&text, as_text)
         }
         JudgesCommand::Trials => {
-            let trials = study.judges().trials().await?;
+            let trials = study.evaluation().trials().await?;
             let (text, as_text) = match args.format {
                 StatusFormat::Json => {
                     let mut json = serde_json::to_string_pretty(&trials).map_err(|error| {

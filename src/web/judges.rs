@@ -139,7 +139,7 @@ async fn page(
     csrf: CsrfToken,
 ) -> Result<HttpResponse, WebError> {
     let summaries = study.judges().list().await?;
-    let audits = study.judges().audits(&query.options).await?;
+    let audits = study.evaluation().judge_audits(&query.options).await?;
     let judges = (summaries.into_iter().zip(audits))
         .map(|(summary, audit)| JudgeView {
             disagreements: disagreements_path(&summary.name),
@@ -151,7 +151,7 @@ async fn page(
         nav: Nav::OWNER,
         csrf_token: csrf.value().to_owned(),
         judges,
-        trials: study.judges().trials().await?,
+        trials: study.evaluation().trials().await?,
         default_tuning_targets: TUNING_TARGETS,
         default_prompt: Prompt::default_prompt().template().to_owned(),
         default_concurrency: DEFAULT_CONCURRENCY,
@@ -251,8 +251,8 @@ async fn start(
             !prompt.trim().is_empty() && *prompt != Prompt::default_prompt().template()
         });
     let job = study
-        .judges()
-        .start_run(RunRequest {
+        .evaluation()
+        .start_judge_run(RunRequest {
             grading: Grading::Endpoint(EndpointRequest {
                 endpoint,
                 model,
@@ -294,7 +294,7 @@ async fn from_trial(
         .ok_or_else(|| WebError::BadRequest("the form needs the field `name`".to_owned()))?;
     let name = JudgeName::new(name).map_err(|invalid| WebError::BadRequest(invalid.to_string()))?;
     let id = id.into_inner();
-    let (trial, _) = study.judges().trial_audit(id).await?;
+    let (trial, _) = study.evaluation().trial_audit(id).await?;
     let grading = match (trial.model, trial.endpoint, trial.command) {
         (Some(model), Some(endpoint), _) => Grading::Endpoint(EndpointRequest {
             endpoint: EndpointUrl::parse(&endpoint)
@@ -314,8 +314,8 @@ async fn from_trial(
         }
     };
     let job = study
-        .judges()
-        .start_run(RunRequest {
+        .evaluation()
+        .start_judge_run(RunRequest {
             grading,
             name: Some(name),
             concurrency: DEFAULT_CONCURRENCY,
@@ -411,7 +411,7 @@ async fn disagreements(
     name: web::Path<String>,
 ) -> Result<HttpResponse, WebError> {
     let judge = JudgeName::new(&name).map_err(|invalid| WebError::NotFound(invalid.to_string()))?;
-    let pairs = study.judges().disagreements(&judge).await?;
+    let pairs = study.evaluation().judge_disagreements(&judge).await?;
     view::html(&DisagreementsPage {
         nav: Nav::OWNER,
         judge: judge.to_string(),
@@ -426,7 +426,7 @@ async fn trial_disagreements(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, WebError> {
     let id = id.into_inner();
-    let pairs = study.judges().trial_disagreements(id).await?;
+    let pairs = study.evaluation().trial_disagreements(id).await?;
     view::html(&DisagreementsPage {
         nav: Nav::OWNER,
         judge: format!("trial {id}"),

@@ -97,7 +97,7 @@ async fn runs_at_concurrency_16_and_64_grade_every_pair_while_raters_rate() {
         wide.concurrency = concurrency;
         wide.name = Some(JudgeName::new(name).unwrap());
         let study = app.study.study.clone();
-        let running = tokio::spawn(async move { study.judges().run(wide, ()).await });
+        let running = tokio::spawn(async move { study.evaluation().run_judge(wide, ()).await });
         let mut rated = 0;
         while !running.is_finished() {
             let paper = &pool[rated % pool.len()];
@@ -140,7 +140,12 @@ async fn an_endless_reply_is_cut_off_and_counted_as_a_failed_request() {
     });
     let mut quick = request(&stand_in);
     quick.timeout = Duration::from_secs(2);
-    let report = study.study.judges().run(quick, ()).await.expect("the run");
+    let report = study
+        .study
+        .evaluation()
+        .run_judge(quick, ())
+        .await
+        .expect("the run");
     assert_eq!(
         (
             report.stored,
@@ -174,8 +179,8 @@ async fn two_runs_at_once_under_one_new_name_never_mix() {
     let mut two = request(&stand_in);
     endpoint_of(&mut two).model = model("model-two");
     two.name = Some(shared.clone());
-    let (here, there) = (study.study.judges(), elsewhere.judges());
-    let (first, second) = tokio::join!(here.run(one, ()), there.run(two, ()));
+    let (here, there) = (study.study.evaluation(), elsewhere.evaluation());
+    let (first, second) = tokio::join!(here.run_judge(one, ()), there.run_judge(two, ()));
     let (ran, refused, model) = match (first, second) {
         (Ok(ran), Err(refused)) => (ran, refused, "model-one"),
         (Err(refused), Ok(ran)) => (ran, refused, "model-two"),
@@ -220,7 +225,7 @@ async fn a_judge_removed_during_its_run_stops_it_and_its_id_is_never_given_again
     slow.name = Some(JudgeName::new("x").unwrap());
     let running = {
         let study = study.study.clone();
-        tokio::spawn(async move { study.judges().run(slow, ()).await })
+        tokio::spawn(async move { study.evaluation().run_judge(slow, ()).await })
     };
     for _ in 0..100 {
         if study.count("judge_grades").await == 3 {
@@ -346,7 +351,7 @@ async fn an_import_under_the_name_of_a_judge_being_run_is_refused_saying_why() {
     named.name = Some(JudgeName::new("x").unwrap());
     let running = {
         let study = study.study.clone();
-        tokio::spawn(async move { study.judges().run(named, ()).await })
+        tokio::spawn(async move { study.evaluation().run_judge(named, ()).await })
     };
     for _ in 0..100 {
         if stand_in.requests() > 0 {
@@ -531,8 +536,8 @@ async fn an_endpoints_query_string_is_kept_and_credentials_in_it_are_refused() {
         endpoint(&format!("{}?api-version=2024-06-01", stand_in.url));
     let report = study
         .study
-        .judges()
-        .run(with_query, ())
+        .evaluation()
+        .run_judge(with_query, ())
         .await
         .expect("the run");
     assert_eq!((report.stored, report.stopped), (11, None));
@@ -583,8 +588,8 @@ async fn a_redirect_is_not_followed() {
     let hostile = StandIn::start(move |_, _| Reply::Redirect(307, target.clone()));
     let report = study
         .study
-        .judges()
-        .run(request(&hostile), ())
+        .evaluation()
+        .run_judge(request(&hostile), ())
         .await
         .expect("the run");
     assert_eq!(report.stored, 0);
@@ -610,8 +615,8 @@ async fn the_models_an_endpoint_serves_are_listed_shortened() {
     stand_in.serve_models(served);
     let report = study
         .study
-        .judges()
-        .run(request(&stand_in), ())
+        .evaluation()
+        .run_judge(request(&stand_in), ())
         .await
         .expect("the run");
     assert_eq!(
@@ -634,8 +639,8 @@ async fn five_tries_in_all_each_after_retry_after() {
         StandIn::start(|_, _| Reply::Status(503, Some(1), "overloaded, come back".to_owned()));
     let report = study
         .study
-        .judges()
-        .run(request(&stand_in), ())
+        .evaluation()
+        .run_judge(request(&stand_in), ())
         .await
         .expect("the run");
     assert_eq!(report.stored, 0);
@@ -717,8 +722,8 @@ async fn an_abstract_that_gives_orders_reaches_the_endpoint_inside_its_delimiter
     let stand_in = StandIn::grading();
     let report = study
         .study
-        .judges()
-        .run(request(&stand_in), ())
+        .evaluation()
+        .run_judge(request(&stand_in), ())
         .await
         .expect("the run");
     assert_eq!(report.stored, 2);
@@ -813,11 +818,20 @@ async fn a_judge_goes_on_with_its_own_prompt_when_none_is_given() {
     let mut first = request(&stand_in);
     endpoint_of(&mut first).prompt = Some(own.to_owned());
     first.limit = Some(2);
-    assert_eq!(study.study.judges().run(first, ()).await.unwrap().stored, 2);
+    assert_eq!(
+        study
+            .study
+            .evaluation()
+            .run_judge(first, ())
+            .await
+            .unwrap()
+            .stored,
+        2
+    );
     let again = study
         .study
-        .judges()
-        .run(request(&stand_in), ())
+        .evaluation()
+        .run_judge(request(&stand_in), ())
         .await
         .expect("the run goes on with the judge's prompt");
     assert_eq!((again.stored, again.stopped), (9, None));

@@ -57,7 +57,12 @@ async fn a_prompt_with_guidelines_sends_them_to_the_judge_and_each_grade_keeps_t
     endpoint_of(&mut own).prompt =
         Some("How to rate:\n{guidelines}\n---\n{target_title} / {candidate_title}".into());
     own.limit = Some(2);
-    let report = study.study.judges().run(own.clone(), ()).await.unwrap();
+    let report = study
+        .study
+        .evaluation()
+        .run_judge(own.clone(), ())
+        .await
+        .unwrap();
     assert_eq!(report.stored, 2);
     let received = stand_in.received();
     assert_eq!(
@@ -71,7 +76,12 @@ async fn a_prompt_with_guidelines_sends_them_to_the_judge_and_each_grade_keeps_t
 
     // The guidelines change: the judge's grades were made under the others.
     set_guidelines(&study, "Rate surveys above method papers.").await;
-    let refused = study.study.judges().run(own, ()).await.unwrap_err();
+    let refused = study
+        .study
+        .evaluation()
+        .run_judge(own, ())
+        .await
+        .unwrap_err();
     assert!(
         matches!(&refused, StudyError::Refused(Refusal::JudgeChanged { .. })),
         "{refused:?}"
@@ -93,7 +103,12 @@ async fn the_default_prompt_carries_the_guidelines_or_the_scale_alone_when_there
     let mut before = request(&stand_in);
     before.name = Some(JudgeName::new("before").unwrap());
     before.limit = Some(1);
-    study.study.judges().run(before, ()).await.unwrap();
+    study
+        .study
+        .evaluation()
+        .run_judge(before, ())
+        .await
+        .unwrap();
     let prompt = stand_in.received()[0].prompt().to_owned();
     assert!(
         prompt.contains("</guidelines>):\n<guidelines>\n1 (irrelevant): Not about"),
@@ -105,7 +120,7 @@ async fn the_default_prompt_carries_the_guidelines_or_the_scale_alone_when_there
     let mut after = request(&stand_in);
     after.name = Some(JudgeName::new("after").unwrap());
     after.limit = Some(1);
-    study.study.judges().run(after, ()).await.unwrap();
+    study.study.evaluation().run_judge(after, ()).await.unwrap();
     let prompt = stand_in.received()[1].prompt().to_owned();
     assert!(
         prompt.contains(&format!("<guidelines>\n{HOW_TO_RATE}\n</guidelines>")),
@@ -118,9 +133,19 @@ async fn the_default_prompt_carries_the_guidelines_or_the_scale_alone_when_there
     without.name = Some(JudgeName::new("without").unwrap());
     endpoint_of(&mut without).prompt = Some("{target_title} / {candidate_title}".into());
     without.limit = Some(1);
-    study.study.judges().run(without.clone(), ()).await.unwrap();
+    study
+        .study
+        .evaluation()
+        .run_judge(without.clone(), ())
+        .await
+        .unwrap();
     set_guidelines(&study, "Other words.").await;
-    let again = study.study.judges().run(without, ()).await.unwrap();
+    let again = study
+        .study
+        .evaluation()
+        .run_judge(without, ())
+        .await
+        .unwrap();
     assert_eq!(again.stored, 1);
     assert_eq!(versions_of(&study, "without").await, (vec![None; 2], None));
 }

@@ -42,8 +42,8 @@ pub fn model(name: &str) -> JudgeModel {
 async fn run(study: &TestStudy, request: RunRequest) -> RunReport {
     study
         .study
-        .judges()
-        .run(request, ())
+        .evaluation()
+        .run_judge(request, ())
         .await
         .expect("the run")
 }
@@ -440,7 +440,12 @@ async fn a_judges_grades_all_come_from_one_model_and_one_prompt() {
     let mut other_model = request(&stand_in);
     endpoint_of(&mut other_model).model = model("another");
     other_model.name = Some(JudgeName::new("stand-in-judge").unwrap());
-    let refused = study.study.judges().run(other_model, ()).await.unwrap_err();
+    let refused = study
+        .study
+        .evaluation()
+        .run_judge(other_model, ())
+        .await
+        .unwrap_err();
     assert!(
         matches!(&refused, StudyError::Refused(Refusal::JudgeChanged { .. })),
         "{refused:?}"
@@ -456,8 +461,8 @@ async fn a_judges_grades_all_come_from_one_model_and_one_prompt() {
         Some("Is {candidate_title} relevant to {target_title}?".to_owned());
     let refused = study
         .study
-        .judges()
-        .run(other_prompt, ())
+        .evaluation()
+        .run_judge(other_prompt, ())
         .await
         .unwrap_err();
     assert!(
@@ -467,7 +472,12 @@ async fn a_judges_grades_all_come_from_one_model_and_one_prompt() {
     let mut bad_prompt = request(&stand_in);
     endpoint_of(&mut bad_prompt).prompt =
         Some("Grade {candidate_title} for {model_name}".to_owned());
-    let refused = study.study.judges().run(bad_prompt, ()).await.unwrap_err();
+    let refused = study
+        .study
+        .evaluation()
+        .run_judge(bad_prompt, ())
+        .await
+        .unwrap_err();
     assert_eq!(
         refused.to_string(),
         "the prompt holds {model_name}, which is no placeholder: it may hold {target_title}, \

@@ -69,7 +69,12 @@ async fn a_trial_grades_the_tuning_set_alone_agrees_as_the_references_say_and_ch
     let mut earlier = request(&stand_in);
     endpoint_of(&mut earlier).prompt = Some(good_prompt());
     earlier.name = Some(paperjudge::domain::JudgeName::new("earlier").unwrap());
-    app.study.study.judges().run(earlier, ()).await.unwrap();
+    app.study
+        .study
+        .evaluation()
+        .run_judge(earlier, ())
+        .await
+        .unwrap();
     let asked_before = stand_in.requests();
     let t1 = app.paper_id("T1").await;
     let session = app.session(t1).await;
@@ -108,7 +113,13 @@ async fn a_trial_grades_the_tuning_set_alone_agrees_as_the_references_say_and_ch
     let order = app.rating_order().await;
     let mut one = trial(&stand_in, Some(good_prompt()));
     one.tuning_targets = Some(1);
-    let report = app.study.study.judges().run_trial(one, ()).await.unwrap();
+    let report = app
+        .study
+        .study
+        .evaluation()
+        .run_trial(one, ())
+        .await
+        .unwrap();
     let first_title = match order[0].as_str() {
         "T1" => "Target one",
         _ => "Target two",
@@ -128,7 +139,7 @@ async fn a_trial_grades_the_tuning_set_alone_agrees_as_the_references_say_and_ch
     let report = (app
         .study
         .study
-        .judges()
+        .evaluation()
         .run_trial(trial(&stand_in, Some(good_prompt())), ()))
     .await
     .unwrap();
@@ -230,7 +241,7 @@ async fn two_prompts_tried_give_two_agreements_the_better_first() {
     let worse = app
         .study
         .study
-        .judges()
+        .evaluation()
         .run_trial(trial(&stand_in, None), ())
         .await
         .unwrap();
@@ -239,7 +250,7 @@ async fn two_prompts_tried_give_two_agreements_the_better_first() {
         "{:?}",
         worse.found.as_ref().unwrap().audit.alpha_ordinal
     );
-    let trials = app.study.study.judges().trials().await.unwrap();
+    let trials = app.study.study.evaluation().trials().await.unwrap();
     let ids: Vec<i64> = trials.iter().map(|trial| trial.id).collect();
     assert_eq!(ids, [1, 2]);
     assert!(trials[0].alpha_ordinal > trials[1].alpha_ordinal);
@@ -259,7 +270,13 @@ async fn a_judge_from_a_trial_keeps_its_grades_and_leaves_the_tuning_set_out_of_
     let stand_in = StandIn::prompt_sensitive();
     let mut one = trial(&stand_in, Some(good_prompt()));
     one.tuning_targets = Some(1);
-    let tried = app.study.study.judges().run_trial(one, ()).await.unwrap();
+    let tried = app
+        .study
+        .study
+        .evaluation()
+        .run_trial(one, ())
+        .await
+        .unwrap();
     let asked_in_trial = targets_asked(&stand_in);
     let mut judge = request(&stand_in);
     judge.purpose = Purpose::FromTrial(tried.found.as_ref().unwrap().trial.id);
@@ -268,8 +285,8 @@ async fn a_judge_from_a_trial_keeps_its_grades_and_leaves_the_tuning_set_out_of_
     let report = app
         .study
         .study
-        .judges()
-        .run(judge.clone(), ())
+        .evaluation()
+        .run_judge(judge.clone(), ())
         .await
         .unwrap();
     assert_eq!(report.pairs, 11 - asked_in_trial.len() as u64);
@@ -285,15 +302,21 @@ async fn a_judge_from_a_trial_keeps_its_grades_and_leaves_the_tuning_set_out_of_
     let again = app
         .study
         .study
-        .judges()
-        .run(judge.clone(), ())
+        .evaluation()
+        .run_judge(judge.clone(), ())
         .await
         .unwrap_err();
     assert!(matches!(again, StudyError::Refused(_)), "{again:?}");
     let mut other = judge.clone();
     other.name = Some(paperjudge::domain::JudgeName::new("other").unwrap());
     endpoint_of(&mut other).prompt = Some("{target_title} {candidate_title}".to_owned());
-    let refused = app.study.study.judges().run(other, ()).await.unwrap_err();
+    let refused = app
+        .study
+        .study
+        .evaluation()
+        .run_judge(other, ())
+        .await
+        .unwrap_err();
     assert!(
         refused.to_string().starts_with(&format!(
             "trial {} graded with a prompt of SHA-256 ",
@@ -385,7 +408,13 @@ async fn a_useless_judge_stops_after_the_tuning_set() {
     good.name = Some(paperjudge::domain::JudgeName::new("good").unwrap());
     good.purpose = Purpose::JudgeUnlessBelow(-0.9);
     good.concurrency = 1;
-    let report = app.study.study.judges().run(good, ()).await.unwrap();
+    let report = app
+        .study
+        .study
+        .evaluation()
+        .run_judge(good, ())
+        .await
+        .unwrap();
     assert_eq!((report.stored, report.stopped), (11, None));
     let asked = targets_asked(&stand_in)[asked.len()..].to_vec();
     assert!(asked[..if first_title == "Target one" { 7 } else { 4 }]

@@ -17,6 +17,7 @@
 //! once does it once.
 
 mod cache;
+mod judges;
 mod set;
 pub(in crate::study) mod store;
 mod target_view;
@@ -119,8 +120,8 @@ impl<'s> Handle<'s> {
 
     /// The judged targets of the judge named `name` (refused for a name the study has no
     /// judge of), beside the evaluation set of at least `depth` they were read with: what
-    /// `paperjudge simulate --judge` replays. The one place the evaluation meets the judges:
-    /// it asks their handle for the judge's grades over its set.
+    /// `paperjudge simulate --judge` replays. The evaluation asks the judges' handle for the
+    /// judge's grades over its set (as it gives it its set for the audits: `judges.rs`).
     pub async fn judged_targets(
         &self,
         name: &JudgeName,
@@ -148,6 +149,7 @@ impl<'s> Handle<'s> {
         partial: Partial,
     ) -> Result<Checks, StudyError> {
         let set = self.current_set(checks::LIST_DEPTH).await?;
+        let raters = set.clone();
         let settings = options.settings(set.collection.pool_depth);
         let (judgments, rechecks, progress, versions) = (self.study.db)
             .read(async |conn| {
@@ -240,8 +242,8 @@ impl<'s> Handle<'s> {
         // The judges are audited over fully rated targets, whatever `partial` says: the one
         // the options name (refused when the study has no judge of that name), or every one.
         checks.judges = match &options.judge {
-            Some(name) => vec![self.study.judges().audit(name, options).await?],
-            None => self.study.judges().audits(options).await?,
+            Some(name) => vec![self.study.judges().audit(name, options, &raters).await?],
+            None => self.study.judges().audits(options, &raters).await?,
         };
         Ok(checks)
     }

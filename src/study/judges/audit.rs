@@ -46,52 +46,51 @@ impl Disagreement {
 pub const DISAGREEMENTS_SHOWN: usize = 50;
 
 impl Handle<'_> {
-    /// The audit of every judge, by name, under the leaderboard's `options`.
-    pub async fn audits(
+    /// The audit of every judge, by name, under the leaderboard's `options`, against the
+    /// raters' judgments in `raters` (a set of at least the options' depth).
+    pub(in crate::study) async fn audits(
         &self,
         options: &LeaderboardOptions,
+        raters: &EvaluationSet,
     ) -> Result<Vec<JudgeAudit>, StudyError> {
         let judges: Vec<JudgeRecord> = self
             .study
             .db
             .read(async |conn| Ok(store::all(&mut *conn).await?))
             .await?;
-        let set = self
-            .study
-            .evaluation()
-            .current_set(options.list_depth())
-            .await?;
-        let settings = options.settings(set.collection.pool_depth);
+        let settings = options.settings(raters.collection.pool_depth);
         let mut audits = Vec::with_capacity(judges.len());
         for judge in judges {
             audits.push(
-                self.audit_of(&set, &judge, &settings, options.list_depth())
+                self.audit_of(raters, &judge, &settings, options.list_depth())
                     .await?,
             );
         }
         Ok(audits)
     }
 
-    /// The audit of one judge; refused for a name the study has no judge of.
-    pub async fn audit(
+    /// The audit of one judge, as [`Handle::audits`]; refused for a name the study has no
+    /// judge of.
+    pub(in crate::study) async fn audit(
         &self,
         name: &JudgeName,
         options: &LeaderboardOptions,
+        raters: &EvaluationSet,
     ) -> Result<JudgeAudit, StudyError> {
         let judge = self.named(name).await?;
-        let set = self
-            .study
-            .evaluation()
-            .current_set(options.list_depth())
-            .await?;
-        let settings = options.settings(set.collection.pool_depth);
-        self.audit_of(&set, &judge, &settings, options.list_depth())
+        let settings = options.settings(raters.collection.pool_depth);
+        self.audit_of(raters, &judge, &settings, options.list_depth())
             .await
     }
 
     /// The pairs of fully rated targets where the judge `name` and the raters differ most,
-    /// the largest gap first (then by target and paper), at most [`DISAGREEMENTS_SHOWN`].
-    pub async fn disagreements(&self, name: &JudgeName) -> Result<Vec<Disagreement>, StudyError> {
+    /// the largest gap first (then by target and paper), at most [`DISAGREEMENTS_SHOWN`]; the
+    /// raters' judgments are those in `raters`.
+    pub(in crate::study) async fn disagreements(
+        &self,
+        name: &JudgeName,
+        raters: &EvaluationSet,
+    ) -> Result<Vec<Disagreement>, StudyError> {
         let judge = self.named(name).await?;
         let graded = self
             .study
@@ -103,17 +102,17 @@ impl Handle<'_> {
                 )
             })
             .await?;
-        self.disagreements_in(graded).await
+        self.disagreements_in(raters, graded).await
     }
 
     /// The pairs of `graded` (a judge's or a trial's grades of fully rated targets) where the
-    /// grade and the raters differ most, as [`Study::disagreements`] lists them.
+    /// grade and the raters of `raters` differ most, as [`Handle::disagreements`] lists them.
     pub(super) async fn disagreements_in(
         &self,
+        raters: &EvaluationSet,
         graded: Vec<(PaperKey, PaperKey, Stars)>,
     ) -> Result<Vec<Disagreement>, StudyError> {
-        let set = self.study.evaluation().current_set(0).await?;
-        let mut compared: Vec<(PaperKey, PaperKey, Stars, Stars)> = (compared(&set, graded))
+        let mut compared: Vec<(PaperKey, PaperKey, Stars, Stars)> = (compared(raters, graded))
             .into_iter()
             .filter(|(_, _, raters, judge)| raters != judge)
             .collect();

@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::lease::Place;
-use super::run::{Purpose, RunProgress, RunReport, RunRequest};
-use super::trial::TrialReport;
+use super::run::{RunProgress, RunReport, RunRequest};
 use crate::domain::JudgeName;
 use crate::study::error::{Refusal, StudyError};
+use crate::study::evaluation::EvaluationSet;
 use crate::study::import::JobId;
 
 /// Runs remembered, the running one among them.
@@ -156,38 +156,30 @@ impl Handle<'_> {
     /// has not graded, through its grader; `progress` hears how it goes. Refused (and nothing
     /// asked) while another run of this process goes on, for a prompt or a command that cannot
     /// be used, a judge of that name that grades otherwise, or one that runs elsewhere.
-    pub async fn run(
+    /// `raters`: the set a run with `--stop-below-alpha` compares its grades with (the
+    /// evaluation's, as [`crate::study::evaluation::Handle::run_judge`] gives it).
+    pub(in crate::study) async fn run(
         &self,
         request: RunRequest,
+        raters: Option<Arc<EvaluationSet>>,
         progress: impl RunProgress,
     ) -> Result<RunReport, StudyError> {
         let _slot = claim(&self.study.judge_runs)?;
-        let prepared = self.prepare_run(&request, Place::CommandLine).await?;
+        let prepared = (self.prepare_run(&request, Place::CommandLine, raters)).await?;
         self.run_prepared(prepared, request.concurrency, progress)
             .await
     }
 
-    /// A trial (`request.purpose` is [`Purpose::Trial`]): the tuning set's pairs graded as
-    /// `request` asks, and what the grades say.
-    pub async fn run_trial(
+    /// Starts a judge run in the background (the browser's `/judges`), refused while another
+    /// runs in this process: the job that follows it. `raters` as for [`Handle::run`].
+    pub(in crate::study) async fn start_run(
         &self,
         request: RunRequest,
-        progress: impl RunProgress,
-    ) -> Result<TrialReport, StudyError> {
-        let request = RunRequest {
-            purpose: Purpose::Trial,
-            ..request
-        };
-        let report = self.run(request, progress).await?;
-        self.trial_report(report).await
-    }
-
-    /// Starts a judge run in the background (the browser's `/judges`), refused while another
-    /// runs in this process: the job that follows it.
-    pub async fn start_run(&self, request: RunRequest) -> Result<JobId, StudyError> {
+        raters: Option<Arc<EvaluationSet>>,
+    ) -> Result<JobId, StudyError> {
         let slot = claim(&self.study.judge_runs)?;
         // Refused before it starts, as the command line refuses it: the form is answered.
-        let prepared = self.prepare_run(&request, Place::Browser).await?;
+        let prepared = self.prepare_run(&request, Place::Browser, raters).await?;
         let job = Arc::new(RunJob::new());
         job.started(&prepared.name, prepared.pairs.len() as u64);
         {

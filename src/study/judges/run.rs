@@ -18,6 +18,7 @@
 
 use super::Handle;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
@@ -33,6 +34,7 @@ use super::store;
 use crate::domain::{JudgeModel, JudgeName, PaperId, PaperKey, Stars};
 use crate::study::db;
 use crate::study::error::{Refusal, StudyError};
+use crate::study::evaluation::EvaluationSet;
 use crate::study::Study;
 use crate::words::plural;
 
@@ -194,10 +196,12 @@ impl RunReport {
 impl Handle<'_> {
     /// Checks what a run asks (refused: nothing asked), takes the judge's lease (a trial, no
     /// judge, takes none), finds the pairs it grades and, if there are any, starts its grader.
+    /// `raters`: the set a run with `--stop-below-alpha` compares its grades with.
     pub(super) async fn prepare_run(
         &self,
         request: &RunRequest,
         place: Place,
+        raters: Option<Arc<EvaluationSet>>,
     ) -> Result<PreparedRun, StudyError> {
         let (default_name, asking) = match &request.grading {
             Grading::Endpoint(asked) => {
@@ -229,7 +233,7 @@ impl Handle<'_> {
             })?,
         };
         let lease = self.take_run(&name, place).await?;
-        match self.prepare_judge(request, asking, &name).await {
+        match self.prepare_judge(request, asking, &name, raters).await {
             Ok((grader, judge_id, pairs, checkpoint)) => Ok(PreparedRun {
                 name,
                 grader,
@@ -251,6 +255,7 @@ impl Handle<'_> {
         request: &RunRequest,
         asking: Asking,
         name: &JudgeName,
+        raters: Option<Arc<EvaluationSet>>,
     ) -> Result<
         (
             Grader,
@@ -290,6 +295,9 @@ impl Handle<'_> {
             .await?;
         let checkpoint = match request.purpose {
             Purpose::JudgeUnlessBelow(threshold) => {
+                let raters = raters.ok_or_else(|| {
+                    StudyError::Internal("a run that checks α was given no raters' set".into())
+                })?;
                 let (_, tuning) = self.tuning_set(request.tuning_targets).await?;
                 let first: Vec<(PaperKey, PaperKey)> = (pairs.iter())
                     .filter(|(target, _)| tuning.contains(target))
@@ -302,6 +310,7 @@ impl Handle<'_> {
                     threshold,
                     tuning,
                     left,
+                    raters,
                 })
             }
             _ => None,
@@ -460,6 +469,9 @@ pub(super) struct Checkpoint {
     tuning: Vec<PaperKey>,
     /// The tuning set's pairs still to be handled.
     left: usize,
+    /// The raters' judgments α is read against: the set of the run's start, when the tuning
+    /// set's targets were fully rated already.
+    raters: Arc<EvaluationSet>,
 }
 
 /// A run going on: where it stores, and what it has done.
@@ -644,7 +656,7 @@ impl<P: RunProgress> Run<'_, P> {
             Some(id) => {
                 self.study
                     .judges()
-                    .alpha_on(*id, &checkpoint.tuning)
+                    .alpha_on(*id, &checkpoint.tuning, &checkpoint.raters)
                     .await?
             }
             None => None,

@@ -21,6 +21,7 @@ use super::{Disagreement, JudgeAudit};
 use crate::domain::{JudgeName, PaperKey};
 use crate::metrics::Settings;
 use crate::study::error::{Refusal, StudyError};
+use crate::study::evaluation::EvaluationSet;
 use crate::words::plural;
 
 /// The tuning set's size unless a trial asks for another.
@@ -218,15 +219,20 @@ impl Handle<'_> {
         })
     }
 
-    /// What the trial of `run` found: its audit, and the study's time at its speed.
-    pub(super) async fn trial_report(&self, run: RunReport) -> Result<TrialReport, StudyError> {
+    /// What the trial of `run` found: its audit against the raters of `raters`, and the
+    /// study's time at its speed.
+    pub(in crate::study) async fn trial_report(
+        &self,
+        run: RunReport,
+        raters: &EvaluationSet,
+    ) -> Result<TrialReport, StudyError> {
         if run.stored == 0 {
             return Ok(TrialReport { run, found: None });
         }
         let id: i64 = (run.judge.as_str().strip_prefix("trial "))
             .and_then(|id| id.parse().ok())
             .ok_or_else(|| StudyError::unreadable("a trial's run names no trial"))?;
-        let (trial, audit) = self.trial_audit(id).await?;
+        let (trial, audit) = self.trial_audit(id, raters).await?;
         let (tuning, study_pairs) = self
             .study
             .db
@@ -250,8 +256,12 @@ impl Handle<'_> {
         })
     }
 
-    /// Every trial, the best first (α, then κ, then the newest).
-    pub async fn trials(&self) -> Result<Vec<TrialSummary>, StudyError> {
+    /// Every trial, the best first (α, then κ, then the newest), audited against the raters of
+    /// `raters`.
+    pub(in crate::study) async fn trials(
+        &self,
+        raters: &EvaluationSet,
+    ) -> Result<Vec<TrialSummary>, StudyError> {
         let rows = self
             .study
             .db
@@ -259,7 +269,7 @@ impl Handle<'_> {
             .await?;
         let mut trials = Vec::with_capacity(rows.len());
         for row in rows {
-            trials.push(self.summary_of(row).await?.0);
+            trials.push(self.summary_of(row, raters).await?.0);
         }
         trials.sort_by(|a, b| {
             let key = |trial: &TrialSummary| {
@@ -276,14 +286,24 @@ impl Handle<'_> {
         Ok(trials)
     }
 
-    /// The trial `id` with its audit against the raters; refused for an id that is no trial.
-    pub async fn trial_audit(&self, id: i64) -> Result<(TrialSummary, JudgeAudit), StudyError> {
+    /// The trial `id` with its audit against the raters of `raters`; refused for an id that is
+    /// no trial.
+    pub(in crate::study) async fn trial_audit(
+        &self,
+        id: i64,
+        raters: &EvaluationSet,
+    ) -> Result<(TrialSummary, JudgeAudit), StudyError> {
         let row = self.trial_row(id).await?;
-        self.summary_of(row).await
+        self.summary_of(row, raters).await
     }
 
-    /// The pairs where the trial `id` and the raters differ most, as a judge's disagreements.
-    pub async fn trial_disagreements(&self, id: i64) -> Result<Vec<Disagreement>, StudyError> {
+    /// The pairs where the trial `id` and the raters of `raters` differ most, as a judge's
+    /// disagreements.
+    pub(in crate::study) async fn trial_disagreements(
+        &self,
+        id: i64,
+        raters: &EvaluationSet,
+    ) -> Result<Vec<Disagreement>, StudyError> {
         self.trial_row(id).await?;
         let graded = self
             .study
@@ -292,7 +312,7 @@ impl Handle<'_> {
                 Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Trial(id)).await?)
             })
             .await?;
-        self.disagreements_in(graded).await
+        self.disagreements_in(raters, graded).await
     }
 
     async fn trial_row(&self, id: i64) -> Result<TrialRow, StudyError> {
@@ -306,7 +326,11 @@ impl Handle<'_> {
             .await
     }
 
-    async fn summary_of(&self, row: TrialRow) -> Result<(TrialSummary, JudgeAudit), StudyError> {
+    async fn summary_of(
+        &self,
+        row: TrialRow,
+        raters: &EvaluationSet,
+    ) -> Result<(TrialSummary, JudgeAudit), StudyError> {
         let graded = self
             .study
             .db
@@ -314,8 +338,7 @@ impl Handle<'_> {
                 Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Trial(row.id)).await?)
             })
             .await?;
-        let set = self.study.evaluation().current_set(0).await?;
-        let pairs = (compared(&set, graded).into_iter())
+        let pairs = (compared(raters, graded).into_iter())
             .map(|(_, _, raters, grade)| (raters, grade))
             .collect();
         let settings = Settings::default();
@@ -398,12 +421,13 @@ impl Handle<'_> {
             .await
     }
 
-    /// α of the judge `judge`'s grades of the targets `targets` against the raters, with its
-    /// 95% interval; `None` while it is undefined.
+    /// α of the judge `judge`'s grades of the targets `targets` against the raters of
+    /// `raters`, with its 95% interval; `None` while it is undefined.
     pub(super) async fn alpha_on(
         &self,
         judge: i64,
         targets: &[PaperKey],
+        raters: &EvaluationSet,
     ) -> Result<Option<(f64, [f64; 2])>, StudyError> {
         let graded: Vec<_> = (self
             .study
@@ -415,8 +439,7 @@ impl Handle<'_> {
             .into_iter()
             .filter(|(target, _, _)| targets.contains(target))
             .collect();
-        let set = self.study.evaluation().current_set(0).await?;
-        let pairs = (compared(&set, graded).into_iter())
+        let pairs = (compared(raters, graded).into_iter())
             .map(|(_, _, raters, grade)| (raters, grade))
             .collect();
         let name = JudgeName::new("tuning set").expect("a valid name");
