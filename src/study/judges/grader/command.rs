@@ -309,7 +309,12 @@ fn reply(line: &str) -> Result<(u64, Outcome), String> {
         )
     };
     let object: Value = serde_json::from_str(line).map_err(|_| unmatched("not JSON"))?;
-    let id = (object.get("id").and_then(Value::as_u64)).ok_or_else(|| unmatched("no `id`"))?;
+    let id = match object.get("id") {
+        None => return Err(unmatched("no `id`")),
+        Some(id) => {
+            (id.as_u64()).ok_or_else(|| unmatched("its `id` is not one of the numbers sent"))?
+        }
+    };
     let explanation = match object.get("explanation") {
         None | Some(Value::Null) => None,
         Some(Value::String(text)) if text.trim().is_empty() => None,
@@ -457,6 +462,9 @@ mod tests {
             Ok((2, Outcome::NotAGrade(_)))
         ));
         assert!(reply(r#"{"stars": 3}"#).unwrap_err().contains("(no `id`)"));
+        assert!(reply(r#"{"id": "zzz", "stars": 3}"#)
+            .unwrap_err()
+            .contains("(its `id` is not one of the numbers sent): "));
         assert!(reply("3 stars").unwrap_err().contains("(not JSON)"));
     }
 }
