@@ -19,7 +19,7 @@ use tokio::sync::OnceCell;
 
 use super::{evaluate, Evaluated, EvaluationSet};
 use crate::decision::Margin;
-use crate::leaderboard::{Leaderboard, LeaderboardOptions, Partial, Resampled};
+use crate::leaderboard::{Kept, Leaderboard, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings};
 use crate::study::db;
 use crate::study::db::evaluation::Revision;
@@ -51,7 +51,7 @@ struct State {
 #[derive(Debug)]
 struct Board {
     board: Arc<Leaderboard>,
-    resampled: Option<Arc<Resampled>>,
+    kept: Option<Arc<Kept>>,
 }
 
 #[derive(Debug)]
@@ -116,10 +116,10 @@ impl Evaluations {
                 ),
                 None => None,
             };
-            let (board, resampled) = evaluate(&set, options, partial, judged, earlier).await?;
+            let (board, kept) = evaluate(&set, options, partial, judged, earlier).await?;
             Ok::<_, StudyError>(Board {
                 board: Arc::new(board),
-                resampled,
+                kept,
             })
         }))
         .await?
@@ -193,10 +193,10 @@ impl Evaluations {
     }
 
     /// What the leaderboard of `key` keeps for the next one, when it is kept and computed.
-    fn kept_board(&self, key: &BoardKey) -> Option<Arc<Resampled>> {
+    fn kept_board(&self, key: &BoardKey) -> Option<Arc<Kept>> {
         let state = self.state();
         let (_, cell) = state.boards.iter().find(|(kept, _)| kept == key)?;
-        cell.get()?.resampled.clone()
+        cell.get()?.kept.clone()
     }
 
     /// The cell of the leaderboard of `key`, kept among the most recently used.

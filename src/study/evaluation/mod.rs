@@ -33,8 +33,8 @@ use crate::checks::{
 };
 use crate::domain::{JudgeName, PaperKey, RaterId, Stars};
 use crate::leaderboard::{
-    self, Collection, JudgedTargets, Leaderboard, LeaderboardOptions, Partial, RaterLeader,
-    Resampled, TargetInput,
+    self, Collection, JudgedTargets, Kept, Leaderboard, LeaderboardOptions, Partial, RaterLeader,
+    TargetInput,
 };
 use crate::metrics::{Judgments, Settings};
 use crate::study::db;
@@ -293,8 +293,8 @@ async fn evaluate(
     options: &LeaderboardOptions,
     partial: Partial,
     judged: Option<JudgedTargets<PaperKey>>,
-    earlier: Option<Arc<Resampled>>,
-) -> Result<(Leaderboard, Option<Arc<Resampled>>), StudyError> {
+    earlier: Option<Arc<Kept>>,
+) -> Result<(Leaderboard, Option<Arc<Kept>>), StudyError> {
     let set = set.clone();
     let settings = options.settings(set.collection.pool_depth);
     let margin = options.margin();
@@ -312,7 +312,7 @@ async fn evaluate(
         let resampled =
             leaderboard::resample_again(&collection, scores, margin, earlier.as_deref());
         tracing::debug!(elapsed = ?started.elapsed(), "resampled");
-        let mut board = resampled.board.clone();
+        let (mut board, kept) = (resampled.board, resampled.kept);
         if set.has_raters {
             board.by_rater = Some(
                 (rater_rankings(&set, &settings, partial).into_iter())
@@ -330,7 +330,7 @@ async fn evaluate(
             tracing::debug!(elapsed = ?started.elapsed(), "with the judge");
             return Ok((board, None));
         }
-        Ok((board, Some(Arc::new(resampled))))
+        Ok((board, Some(Arc::new(kept))))
     })
     .await
 }

@@ -34,7 +34,7 @@ pub use judge::{
     with_judge, JudgeBoard, JudgePair, JudgedTargets, RatersOnly, VERDICT_WITH_A_JUDGE,
 };
 pub use options::{LeaderboardOption, LeaderboardOptions, OnThePage, OPTIONS};
-pub use resample::{resample, resample_again, Resampled};
+pub use resample::{resample, resample_again, Kept, Resampled};
 pub use score::{score, score_again, score_target, Scores};
 pub use verdict::{verdict, verdict_again, Watched};
 

@@ -26,8 +26,20 @@ pub fn resample<K: Sync>(
 #[derive(Debug, Clone)]
 pub struct Resampled {
     pub board: Leaderboard,
+    pub kept: Kept,
+}
+
+/// What the next leaderboard of the same options takes up of one (see [`resample_again`]):
+/// its rows and the few facts that tell whether they still hold, not the whole board (whose
+/// per-target rows a kept board would otherwise hold twice).
+#[derive(Debug, Clone)]
+pub struct Kept {
     /// The scores it was resampled from.
     pub scores: Arc<Scores>,
+    margin: Margin,
+    /// The evaluated targets, in order.
+    targets: Vec<String>,
+    models: Vec<ModelRow>,
     /// Its verdict's sequences.
     watched: Option<Watched>,
 }
@@ -49,7 +61,7 @@ pub fn resample_again<K: Sync>(
     collection: &Collection<K>,
     scores: Scores,
     margin: Margin,
-    earlier: Option<&Resampled>,
+    earlier: Option<&Kept>,
 ) -> Resampled {
     let order = leaderboard_order(&collection.models, &scores);
     let left_out: Vec<usize> = (0..collection.models.len())
@@ -59,12 +71,12 @@ pub fn resample_again<K: Sync>(
                 .count()
         })
         .collect();
+    let targets: Vec<String> = (scores.evaluated.iter())
+        .map(|&position| collection.targets[position].target.clone())
+        .collect();
     let same_values = earlier.filter(|earlier| {
-        earlier.board.margin == margin
-            && earlier.scores.evaluated.len() == scores.evaluated.len()
-            && (earlier.board.per_target.iter())
-                .zip(&scores.evaluated)
-                .all(|(row, &position)| row.target == collection.targets[position].target)
+        earlier.margin == margin
+            && earlier.targets == targets
             && earlier.scores.same_values(&scores)
     });
     // The verdict is one thread's work, the resampling every thread's: side by side, the
@@ -79,7 +91,7 @@ pub fn resample_again<K: Sync>(
             )
         },
         || match same_values {
-            Some(earlier) => (earlier.board.models.iter())
+            Some(earlier) => (earlier.models.iter())
                 .zip(&order)
                 .map(|(row, &model)| ModelRow {
                     left_out_of: left_out[model],
@@ -89,10 +101,10 @@ pub fn resample_again<K: Sync>(
             None => model_rows(&collection.models, &scores, &order, &left_out),
         },
     );
-    let per_target = (scores.evaluated.iter().enumerate())
-        .map(|(index, &position)| {
+    let per_target = (scores.evaluated.iter().zip(&targets).enumerate())
+        .map(|(index, (&position, target))| {
             TargetRow::new(
-                collection.targets[position].target.clone(),
+                target.clone(),
                 position,
                 order.iter().map(|&model| scores.on_target(model, index)),
             )
@@ -106,15 +118,20 @@ pub fn resample_again<K: Sync>(
         judgments: None,
         by_rater: None,
         targets: scores.targets,
-        models,
+        models: models.clone(),
         per_target,
         decision,
         judge: None,
     };
     Resampled {
         board,
-        scores: Arc::new(scores),
-        watched,
+        kept: Kept {
+            scores: Arc::new(scores),
+            margin,
+            targets,
+            models,
+            watched,
+        },
     }
 }
 
