@@ -173,6 +173,10 @@ async fn first_paper_in_view(browser: &BrowserTest) -> Result<(), String> {
     .fetch_all(&browser.app.study.connections)
     .await
     .map_err(|error| error.to_string())?;
+    // The demo's eight targets, all of them: none checked would pass unseen.
+    if targets.len() != 8 {
+        return Err(format!("the demo's targets: {targets:?}"));
+    }
     for target in targets {
         client
             .goto(&browser.app.url(&format!("/targets/{target}")))

@@ -192,9 +192,12 @@ async fn guidelines_set_in_the_browser_are_on_a_raters_rating_page_and_a_rater_c
     let editor = owner.get("/guidelines").await;
     assert_eq!(editor.status(), StatusCode::OK);
     let editor = Page::parse(&editor.text().await.unwrap());
-    assert!(editor
-        .text("#no-guidelines")
-        .starts_with("The study has no guidelines"));
+    assert_eq!(
+        editor.text("#no-guidelines"),
+        "The study has no guidelines of its own: every rating page shows the built-in scale of 1 \
+         to 5 stars alone. Write some below: every rater then reads the same words beside every \
+         pair."
+    );
     assert_eq!(draft_in(&editor), "");
     let token = owner.form_token("/guidelines").await;
 
@@ -210,14 +213,7 @@ async fn guidelines_set_in_the_browser_are_on_a_raters_rating_page_and_a_rater_c
     assert_eq!(preview.text("#guidelines-preview strong"), "method");
     assert_eq!(preview.count("#guidelines-preview script, [onerror]"), 0);
     assert_eq!(draft_in(&preview), GUIDELINES);
-    assert!(app
-        .study
-        .study
-        .guidelines()
-        .current()
-        .await
-        .unwrap()
-        .is_none());
+    assert_eq!(stored_guidelines(&app).await, None);
 
     // A rater may not change them: 403, and nothing changes.
     let mut rater = signed_in(&app, RATER, &password_of(RATER)).await;
@@ -234,14 +230,7 @@ async fn guidelines_set_in_the_browser_are_on_a_raters_rating_page_and_a_rater_c
         "you are signed in as the rater \"Annika\": this is for the study's owner only, since \
          it would show other raters' stars or change the study for everyone"
     );
-    assert!(app
-        .study
-        .study
-        .guidelines()
-        .current()
-        .await
-        .unwrap()
-        .is_none());
+    assert_eq!(stored_guidelines(&app).await, None);
 
     // Saved, as a browser sends a text area (CR LF line breaks).
     let sent = GUIDELINES.replace('\n', "\r\n");
@@ -253,18 +242,8 @@ async fn guidelines_set_in_the_browser_are_on_a_raters_rating_page_and_a_rater_c
     let saved = owner.post("/guidelines", &fields, Answer::Redirect).await;
     assert_eq!(saved.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&saved), "/guidelines");
-    let stored = app
-        .study
-        .study
-        .guidelines()
-        .current()
-        .await
-        .unwrap()
-        .expect("set");
-    assert_eq!(
-        (stored.version.0, stored.markdown.as_str()),
-        (1, GUIDELINES.trim_end())
-    );
+    let saved_once = Some((1, GUIDELINES.trim_end().to_owned()));
+    assert_eq!(stored_guidelines(&app).await, saved_once);
     let (page, html) = rating_page_of_t1(&app, &mut rater).await;
     assert_rendered_safely(&page, &html);
     let own = Page::parse(&owner.get("/guidelines").await.text().await.unwrap());
@@ -283,29 +262,13 @@ async fn guidelines_set_in_the_browser_are_on_a_raters_rating_page_and_a_rater_c
         "Not saved: the guidelines are 20006 characters long; they may be at most 20,000."
     );
     assert_eq!(draft_in(&too_long), long);
-    assert_eq!(
-        app.study
-            .study
-            .guidelines()
-            .current()
-            .await
-            .unwrap()
-            .map(|g| g.version.0),
-        Some(1)
-    );
+    assert_eq!(stored_guidelines(&app).await, saved_once);
 
     // An empty text clears them.
     let fields = [("markdown", ""), ("csrf_token", token.as_str())];
     let cleared = owner.post("/guidelines", &fields, Answer::Redirect).await;
     assert_eq!(cleared.status(), StatusCode::SEE_OTHER);
-    assert!(app
-        .study
-        .study
-        .guidelines()
-        .current()
-        .await
-        .unwrap()
-        .is_none());
+    assert_eq!(stored_guidelines(&app).await, None);
     let (page, _) = rating_page_of_t1(&app, &mut rater).await;
     assert_eq!(page.count("#study-guidelines"), 0);
 }
@@ -336,14 +299,7 @@ async fn a_form_of_the_guidelines_without_its_fields_is_refused_saying_which() {
         )
         .await;
     assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
-    assert!(app
-        .study
-        .study
-        .guidelines()
-        .current()
-        .await
-        .unwrap()
-        .is_none());
+    assert_eq!(stored_guidelines(&app).await, None);
 }
 
 /// The checks: each rating counts under the version of the guidelines it was made under.
@@ -406,6 +362,12 @@ async fn the_checks_show_the_ratings_under_each_version_of_the_guidelines() {
             )
         ]
     );
+}
+
+/// The guidelines in force, as the study keeps them: their version and text.
+async fn stored_guidelines(app: &TestApp) -> Option<(i64, String)> {
+    let current = app.study.study.guidelines().current().await.unwrap()?;
+    Some((current.version.0, current.markdown.as_str().to_owned()))
 }
 
 /// The text in the editor, as the browser sends it back.

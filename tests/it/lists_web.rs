@@ -434,9 +434,8 @@ async fn one_model_has_nothing_to_compare_and_the_whole_pool_is_its_own() {
     assert_eq!(page.count("#jaccard-matrix"), 0);
 }
 
-/// The demo with the target `demo-21` chosen: its first pick by `ES more-like-this`, `LDA 300`
-/// and `LSA 200` is the same paper of its pool, `demo-19`.
-pub async fn demo_with_demo_21_chosen() -> TestStudy {
+/// A fresh study holding the demo.
+async fn demo_study() -> TestStudy {
     let study = TestStudy::new().await;
     study
         .study
@@ -444,7 +443,14 @@ pub async fn demo_with_demo_21_chosen() -> TestStudy {
         .load_demo_if_empty()
         .await
         .unwrap()
-        .unwrap();
+        .expect("the demo loaded into an empty study");
+    study
+}
+
+/// The demo with the target `demo-21` chosen: its first pick by `ES more-like-this`, `LDA 300`
+/// and `LSA 200` is the same paper of its pool, `demo-19`.
+pub async fn demo_with_demo_21_chosen() -> TestStudy {
+    let study = demo_study().await;
     let rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(21);
     let chosen = [paperjudge::domain::PaperId::given("demo-21")];
     study.study.targets().choose(&chosen, rng).await.unwrap();
@@ -624,14 +630,7 @@ async fn a_target_being_rated_is_in_no_view_of_the_lists_until_it_is_fully_rated
 /// rating moved.
 #[tokio::test]
 async fn rating_every_target_the_view_follows_which_are_fully_rated() {
-    let study = TestStudy::new().await;
-    study
-        .study
-        .import()
-        .load_demo_if_empty()
-        .await
-        .unwrap()
-        .unwrap();
+    let study = demo_study().await;
     let options = ListsOptions {
         k: std::num::NonZeroUsize::new(1),
         ..ListsOptions::default()

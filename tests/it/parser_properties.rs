@@ -22,7 +22,7 @@ use paperjudge::study::{Refusal, StudyError};
 use paperjudge::web::{Access, Password};
 use percent_encoding::{percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestRunner};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, COOKIE};
 use reqwest::StatusCode;
 
@@ -41,11 +41,18 @@ fn check<State, S: Strategy>(
         .build()
         .expect("a runtime");
     let state = runtime.block_on(setup);
+    let defaults = Config::default();
     let config = Config {
         cases,
         // Regressions are kept as named tests in this file, not in a seed file.
         failure_persistence: None,
-        ..Config::default()
+        // The same cases on every run, so that CI cannot fail by chance; PROPTEST_RNG_SEED
+        // still chooses other cases for a search by hand.
+        rng_seed: match defaults.rng_seed {
+            RngSeed::Random => RngSeed::Fixed(0x7061_7065_726a_7564),
+            chosen => chosen,
+        },
+        ..defaults
     };
     let result =
         TestRunner::new(config).run(&strategy, |value| runtime.block_on(property(&state, value)));

@@ -46,6 +46,17 @@ async fn ratings_csv(study: &TestStudy) -> String {
     String::from_utf8(bytes).unwrap()
 }
 
+/// Each rating of `study` as (paper, stars, note).
+async fn answers(study: &TestStudy) -> Vec<(String, String, Option<String>)> {
+    let rows = study.study.rating().ratings(None).await.unwrap();
+    (rows.into_iter())
+        .map(|row| {
+            let note = row.note.map(|note| note.to_string());
+            (row.paper.as_str().to_owned(), row.answer.to_string(), note)
+        })
+        .collect()
+}
+
 /// `csv`'s rows without their `rated_at`, which is the time of each rating.
 fn without_times(csv: &str) -> Vec<Vec<String>> {
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
@@ -157,32 +168,19 @@ async fn a_note_posted_with_the_stars_or_alone_is_in_the_ratings_csv_and_reimpor
     assert_eq!((again.added, again.updated, again.unchanged), (0, 0, 3));
     // A file without a note column leaves the notes as they are; one with it sets them.
     fresh.ratings("target,paper,stars\nT1,P3,5\n").await;
-    let (stars, note) = (fresh
-        .study
-        .rating()
-        .ratings(None)
-        .await
-        .unwrap()
-        .into_iter())
-    .find(|row| row.paper.as_str() == "P3")
-    .map(|row| {
-        (
-            row.answer.to_string(),
-            row.note.map(|note| note.to_string()),
-        )
-    })
-    .unwrap();
-    assert_eq!((stars.as_str(), note.as_deref()), ("5", Some(TRICKY_NOTE)));
+    let p3 = (answers(&fresh).await.into_iter()).find(|(paper, _, _)| paper == "P3");
+    assert_eq!(
+        p3,
+        Some((
+            "P3".to_owned(),
+            "5".to_owned(),
+            Some(TRICKY_NOTE.to_owned())
+        ))
+    );
     fresh.ratings("target,paper,stars,note\nT1,P3,5,\n").await;
-    let notes: Vec<Option<String>> = (fresh
-        .study
-        .rating()
-        .ratings(None)
-        .await
-        .unwrap()
-        .into_iter())
-    .map(|row| row.note.map(|note| note.to_string()))
-    .collect();
+    let notes: Vec<Option<String>> = (answers(&fresh).await.into_iter())
+        .map(|(_, _, note)| note)
+        .collect();
     assert_eq!(
         notes,
         [
