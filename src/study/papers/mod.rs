@@ -44,6 +44,14 @@ pub struct PooledPaper {
     pub rating: Option<crate::study::rating::Rating>,
 }
 
+/// The paper of row key `key`, as pages show it; `None` when the library has none.
+pub(in crate::study) async fn get<'e, E: sqlx::SqliteExecutor<'e>>(
+    executor: E,
+    key: PaperKey,
+) -> Result<Option<Paper>, sqlx::Error> {
+    Ok(store::get(executor, key).await?.map(Paper::from))
+}
+
 impl From<store::PaperRow> for Paper {
     fn from(row: store::PaperRow) -> Paper {
         Paper {
