@@ -2,16 +2,16 @@
 //! [`Study`], whichever face asks (the web's handlers, the command line, the tests).
 //!
 //! A **command** (rate, undo, choose, drop, re-check, import, set the pool depth) is one
-//! durable write transaction that the layer begins and ends: in turn on the [`WriteQueue`],
-//! committed (WAL, `synchronous = FULL`) before the command answers, rolled back on any error.
-//! A **query** (a rating page, the target list, a search, the leaderboard and its per-target
-//! view, the checks, the status, the next target, the exports) is one read. Either answers a
-//! value or a [`StudyError`].
+//! durable write transaction that the layer begins and ends: in turn on the study's write
+//! queue, committed (WAL, `synchronous = FULL`) before the command answers, rolled back on any
+//! error. A **query** (a rating page, the target list, a search, the leaderboard and its
+//! per-target view, the checks, the status, the next target, the exports) is one read. Either
+//! answers a value or a [`StudyError`].
 //!
-//! The rules live here, each command in its module; the SQL lives below, in `db`, a module
-//! private to the study (no face can name it), and so do the importers ([`import`]); the
-//! faces only read a request and show the answer. A new command is one more method of
-//! [`Study`] in its module, its work inside [`Study::write`].
+//! The rules live here, each feature in its module; each feature's SQL lives in its `store`
+//! module, private to the study (no face can name it, see `db`); the faces only read a request
+//! and show the answer. A new command is one more method of its feature's handle
+//! (`study.rating()`, `study.targets()`, ...), its work inside the database's `write`.
 
 mod db;
 mod error;

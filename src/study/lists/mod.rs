@@ -150,9 +150,8 @@ impl<'s> Handle<'s> {
             .read(async |conn| {
                 let mut papers = Vec::with_capacity(keys.len());
                 for key in keys {
-                    let paper = db::papers::get(&mut *conn, key)
+                    let paper = crate::study::papers::get(&mut *conn, key)
                         .await?
-                        .map(crate::study::papers::Paper::from)
                         .ok_or_else(|| {
                             StudyError::unreadable(format!("a list holds paper {}, unknown", key.0))
                         })?;

@@ -44,6 +44,14 @@ pub struct PooledPaper {
     pub rating: Option<crate::study::rating::Rating>,
 }
 
+/// The paper of row key `key`, as pages show it; `None` when the library has none.
+pub(in crate::study) async fn get<'e, E: sqlx::SqliteExecutor<'e>>(
+    executor: E,
+    key: PaperKey,
+) -> Result<Option<Paper>, sqlx::Error> {
+    Ok(store::get(executor, key).await?.map(Paper::from))
+}
+
 impl From<store::PaperRow> for Paper {
     fn from(row: store::PaperRow) -> Paper {
         Paper {
@@ -60,18 +68,12 @@ impl From<store::PaperRow> for Paper {
 
 impl From<crate::study::db::targets::PooledPaperRow> for PooledPaper {
     fn from(row: crate::study::db::targets::PooledPaperRow) -> PooledPaper {
-        // A row of `ratings` with stars NULL is "can't judge" (see `crate::domain::Answer::stored`).
-        let answer = row
-            .rated
-            .then(|| crate::domain::Answer::stored(row.stars))
+        let rating = (row.rated)
+            .then(|| crate::study::db::rating::of_ratings_row(row.stars, row.note))
             .flatten();
         PooledPaper {
             paper: row.paper.into(),
-            rating: answer.map(|answer| crate::study::rating::Rating {
-                answer,
-                note: (row.note.as_deref())
-                    .and_then(|note| crate::domain::Note::new(note).ok().flatten()),
-            }),
+            rating,
         }
     }
 }

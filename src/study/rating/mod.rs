@@ -189,9 +189,7 @@ impl Handle<'_> {
                     Some(Undone::Superseded { paper, kept }) => (false, Some(paper), kept),
                 };
                 let paper = match paper {
-                    Some(paper) => db::papers::get(&mut *conn, paper)
-                        .await?
-                        .map(crate::study::papers::Paper::from)
+                    Some(paper) => (crate::study::papers::get(&mut *conn, paper).await?)
                         .map(|paper| paper.external_id),
                     None => None,
                 };

@@ -44,9 +44,8 @@ impl Handle<'_> {
                         .into_iter())
                     .map(PooledPaper::from)
                     .collect();
-                let paper = db::papers::get(&mut *conn, target)
+                let paper = crate::study::papers::get(&mut *conn, target)
                     .await?
-                    .map(crate::study::papers::Paper::from)
                     .ok_or_else(no_such_target)?;
                 let next_target = db::targets::next_to_rate(&mut *conn, target, rater.id).await?;
                 let progress = Progress {

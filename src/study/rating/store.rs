@@ -68,6 +68,12 @@ fn from_columns((stars, cannot_judge, note): Columns) -> Option<Rating> {
     })
 }
 
+/// The rating a row of `ratings` holds: its stars (NULL: "can't judge") and its note; `None`
+/// for a row that is not one.
+pub fn of_ratings_row(stars: Option<i64>, note: Option<String>) -> Option<Rating> {
+    from_columns((stars, stars.is_none(), note))
+}
+
 /// The columns of `rating` (no rating: all NULL).
 fn columns(rating: Option<&Rating>) -> Columns {
     match rating {
@@ -251,7 +257,7 @@ pub async fn current(
     .bind(pair.rater.0)
     .fetch_optional(conn)
     .await?;
-    Ok(row.and_then(|(stars, note)| from_columns((stars, stars.is_none(), note))))
+    Ok(row.and_then(|(stars, note)| of_ratings_row(stars, note)))
 }
 
 /// Stores `change.current` (its rating, or none: the row deleted) without history, made at

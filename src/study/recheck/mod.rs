@@ -10,7 +10,7 @@ use crate::domain::{PaperId, RaterId, Stars};
 use crate::study::db::recheck::NewRecheck;
 use crate::study::db::{self, Database};
 use crate::study::error::{Refusal, StudyError};
-use crate::study::papers::Paper;
+use crate::study::papers::{self, Paper};
 use crate::study::raters::Rater;
 
 /// What the re-check page shows: how far the re-checking is, and a pair to re-check (the
@@ -85,12 +85,8 @@ impl<'s> Handle<'s> {
                 let progress = db::recheck::recheck_progress(&mut *conn, Some(rater.id)).await?;
                 let pair = match db::recheck::recheck_candidate(&mut *conn, rater.id).await? {
                     Some((target, paper)) => {
-                        let target = db::papers::get(&mut *conn, target)
-                            .await?
-                            .map(crate::study::papers::Paper::from);
-                        let paper = db::papers::get(&mut *conn, paper)
-                            .await?
-                            .map(crate::study::papers::Paper::from);
+                        let target = papers::get(&mut *conn, target).await?;
+                        let paper = papers::get(&mut *conn, paper).await?;
                         target.zip(paper)
                     }
                     None => None,

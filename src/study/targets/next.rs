@@ -32,9 +32,7 @@ impl Handle<'_> {
                 if db::raters::has_active_raters(&mut *conn).await? {
                     db::raters::assign(&mut *conn, target, rater.id, &db::now_rfc3339()).await?;
                 }
-                let paper = db::papers::get(&mut *conn, target)
-                    .await?
-                    .map(crate::study::papers::Paper::from);
+                let paper = crate::study::papers::get(&mut *conn, target).await?;
                 let progress = db::targets::rater_progress(&mut *conn, target, rater.id).await?;
                 Ok(paper
                     .zip(progress)
