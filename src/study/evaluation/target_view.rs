@@ -54,9 +54,7 @@ impl Handle<'_> {
     ) -> Result<TargetView, StudyError> {
         let (paper, progress) = (self.study.db)
             .read(async |conn| {
-                let paper = db::papers::get(&mut *conn, target)
-                    .await?
-                    .map(crate::study::papers::Paper::from);
+                let paper = crate::study::papers::get(&mut *conn, target).await?;
                 let progress = db::targets::progress(&mut *conn, target).await?;
                 Ok(paper.zip(progress))
             })
