@@ -674,11 +674,7 @@ impl<P: RunProgress> Run<'_, P> {
         let threshold = checkpoint.threshold;
         let targets = checkpoint.tuning.len();
         self.checkpoint = None;
-        let passed = !matches!(alpha, Some((_, [_, high])) if high < threshold);
-        if let Some(open) = self.gate.take().filter(|_| passed) {
-            let _ = open.send(());
-        }
-        Ok(match alpha {
+        let checked = match alpha {
             Some((alpha, [low, high])) if high < threshold => Err(Stop(format!(
                 "on the tuning set ({targets} {}), α is {} with its 95% interval [{}, {}], whose \
                  upper end is below --stop-below-alpha {threshold}: the judge agrees too little \
@@ -690,7 +686,11 @@ impl<P: RunProgress> Run<'_, P> {
                 crate::words::terminal::number(Some(high)),
             ))),
             _ => Ok(()),
-        })
+        };
+        if let Some(open) = self.gate.take().filter(|_| checked.is_ok()) {
+            let _ = open.send(());
+        }
+        Ok(checked)
     }
 
     /// Stores `grades` in one transaction (the judge added with its first, its endpoint and
