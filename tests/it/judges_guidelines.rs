@@ -76,12 +76,7 @@ async fn a_prompt_with_guidelines_sends_them_to_the_judge_and_each_grade_keeps_t
 
     // The guidelines change: the judge's grades were made under the others.
     set_guidelines(&study, "Rate surveys above method papers.").await;
-    let refused = study
-        .study
-        .evaluation()
-        .run_judge(own, ())
-        .await
-        .unwrap_err();
+    let refused = crate::judges_run::refused(&study, own).await;
     assert!(
         matches!(&refused, StudyError::Refused(Refusal::JudgeChanged { .. })),
         "{refused:?}"

@@ -48,6 +48,11 @@ async fn run(study: &TestStudy, request: RunRequest) -> RunReport {
         .expect("the run")
 }
 
+/// Why the study refuses the run `request`, asking nothing.
+pub async fn refused(study: &TestStudy, request: RunRequest) -> StudyError {
+    (study.study.evaluation().run_judge(request, ()).await).expect_err("a refused run")
+}
+
 /// The grades stored, as (target, paper, judge, stars), by target and paper.
 async fn stored(study: &TestStudy) -> Vec<(String, String, String, i64)> {
     sqlx::query_as(
@@ -440,18 +445,13 @@ async fn a_judges_grades_all_come_from_one_model_and_one_prompt() {
     let mut other_model = request(&stand_in);
     endpoint_of(&mut other_model).model = model("another");
     other_model.name = Some(JudgeName::new("stand-in-judge").unwrap());
-    let refused = study
-        .study
-        .evaluation()
-        .run_judge(other_model, ())
-        .await
-        .unwrap_err();
+    let refusal = refused(&study, other_model).await;
     assert!(
-        matches!(&refused, StudyError::Refused(Refusal::JudgeChanged { .. })),
-        "{refused:?}"
+        matches!(&refusal, StudyError::Refused(Refusal::JudgeChanged { .. })),
+        "{refusal:?}"
     );
     assert_eq!(
-        refused.to_string(),
+        refusal.to_string(),
         "the judge \"stand-in-judge\" grades with the model \"stand-in-judge\", and this run asks \
          \"another\": a judge's grades all come from one model and one prompt, so name this \
          run's judge with --name"
@@ -459,27 +459,17 @@ async fn a_judges_grades_all_come_from_one_model_and_one_prompt() {
     let mut other_prompt = request(&stand_in);
     endpoint_of(&mut other_prompt).prompt =
         Some("Is {candidate_title} relevant to {target_title}?".to_owned());
-    let refused = study
-        .study
-        .evaluation()
-        .run_judge(other_prompt, ())
-        .await
-        .unwrap_err();
+    let refusal = refused(&study, other_prompt).await;
     assert!(
-        refused.to_string().contains("a prompt of SHA-256"),
-        "{refused}"
+        refusal.to_string().contains("a prompt of SHA-256"),
+        "{refusal}"
     );
     let mut bad_prompt = request(&stand_in);
     endpoint_of(&mut bad_prompt).prompt =
         Some("Grade {candidate_title} for {model_name}".to_owned());
-    let refused = study
-        .study
-        .evaluation()
-        .run_judge(bad_prompt, ())
-        .await
-        .unwrap_err();
+    let refusal = refused(&study, bad_prompt).await;
     assert_eq!(
-        refused.to_string(),
+        refusal.to_string(),
         "the prompt holds {model_name}, which is no placeholder: it may hold {target_title}, \
          {target_abstract}, {candidate_title}, {candidate_abstract}, {guidelines}"
     );

@@ -299,24 +299,12 @@ async fn a_judge_from_a_trial_keeps_its_grades_and_leaves_the_tuning_set_out_of_
     );
     assert_eq!(app.study.count("judge_grades").await, 11);
     // The name is taken now; another prompt than the trial's is refused.
-    let again = app
-        .study
-        .study
-        .evaluation()
-        .run_judge(judge.clone(), ())
-        .await
-        .unwrap_err();
+    let again = crate::judges_run::refused(&app.study, judge.clone()).await;
     assert!(matches!(again, StudyError::Refused(_)), "{again:?}");
     let mut other = judge.clone();
     other.name = Some(paperjudge::domain::JudgeName::new("other").unwrap());
     endpoint_of(&mut other).prompt = Some("{target_title} {candidate_title}".to_owned());
-    let refused = app
-        .study
-        .study
-        .evaluation()
-        .run_judge(other, ())
-        .await
-        .unwrap_err();
+    let refused = crate::judges_run::refused(&app.study, other).await;
     assert!(
         refused.to_string().starts_with(&format!(
             "trial {} graded with a prompt of SHA-256 ",

@@ -2,15 +2,13 @@
 //! grades with the raters' judgments of the set it is given, and these queries give it the
 //! study's current set. The judges never ask the evaluation for it.
 
-use std::sync::Arc;
-
-use super::{EvaluationSet, Handle};
+use super::Handle;
 use crate::domain::JudgeName;
 use crate::leaderboard::LeaderboardOptions;
 use crate::study::error::StudyError;
 use crate::study::import::JobId;
 use crate::study::judges::{
-    Disagreement, JudgeAudit, Purpose, RunProgress, RunReport, RunRequest, TrialReport,
+    Aim, Disagreement, JudgeAudit, Purpose, RunProgress, RunReport, RunRequest, TrialReport,
     TrialSummary,
 };
 
@@ -61,8 +59,8 @@ impl Handle<'_> {
         request: RunRequest,
         progress: impl RunProgress,
     ) -> Result<RunReport, StudyError> {
-        let raters = self.raters_for(request.purpose).await?;
-        self.study.judges().run(request, raters, progress).await
+        let aim = self.aim_of(request.purpose).await?;
+        self.study.judges().run(request, aim, progress).await
     }
 
     /// A trial (whatever `request.purpose` says): the tuning set's pairs graded as `request`
@@ -72,12 +70,8 @@ impl Handle<'_> {
         request: RunRequest,
         progress: impl RunProgress,
     ) -> Result<TrialReport, StudyError> {
-        let request = RunRequest {
-            purpose: Purpose::Trial,
-            ..request
-        };
         let judges = self.study.judges();
-        let report = judges.run(request, None, progress).await?;
+        let report = judges.run(request, Aim::Trial, progress).await?;
         let set = self.current_set(0).await?;
         judges.trial_report(report, &set).await
     }
@@ -85,16 +79,21 @@ impl Handle<'_> {
     /// Starts a judge run in the background (the browser's `/judges`), as
     /// [`Handle::run_judge`] runs one: the job that follows it.
     pub async fn start_judge_run(&self, request: RunRequest) -> Result<JobId, StudyError> {
-        let raters = self.raters_for(request.purpose).await?;
-        self.study.judges().start_run(request, raters).await
+        let aim = self.aim_of(request.purpose).await?;
+        self.study.judges().start_run(request, aim).await
     }
 
-    /// The set a run of `purpose` compares its grades with while it runs: only one that checks
-    /// α on the tuning set (`--stop-below-alpha`) does.
-    async fn raters_for(&self, purpose: Purpose) -> Result<Option<Arc<EvaluationSet>>, StudyError> {
-        match purpose {
-            Purpose::JudgeUnlessBelow(_) => Ok(Some(self.current_set(0).await?)),
-            Purpose::Judge | Purpose::FromTrial(_) | Purpose::Trial => Ok(None),
-        }
+    /// What a run of `purpose` is for, with the set it compares its grades with while it runs:
+    /// only one that checks α on the tuning set (`--stop-below-alpha`) does.
+    async fn aim_of(&self, purpose: Purpose) -> Result<Aim, StudyError> {
+        Ok(match purpose {
+            Purpose::JudgeUnlessBelow(threshold) => Aim::JudgeUnlessBelow {
+                threshold,
+                raters: self.current_set(0).await?,
+            },
+            Purpose::Judge => Aim::Judge,
+            Purpose::FromTrial(id) => Aim::FromTrial(id),
+            Purpose::Trial => Aim::Trial,
+        })
     }
 }

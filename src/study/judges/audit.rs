@@ -46,6 +46,17 @@ impl Disagreement {
 pub const DISAGREEMENTS_SHOWN: usize = 50;
 
 impl Handle<'_> {
+    /// The grades of `of` of the pairs of fully rated targets, by target and paper, in one
+    /// read of the study.
+    pub(super) async fn finished_grades(
+        &self,
+        of: GradesOf,
+    ) -> Result<Vec<(PaperKey, PaperKey, Stars)>, StudyError> {
+        (self.study.db)
+            .read(async |conn| Ok(store::grades_of_finished_targets(&mut *conn, of).await?))
+            .await
+    }
+
     /// The audit of every judge, by name, under the leaderboard's `options`, against the
     /// raters' judgments in `raters` (a set of at least the options' depth).
     pub(in crate::study) async fn audits(
@@ -92,16 +103,7 @@ impl Handle<'_> {
         raters: &EvaluationSet,
     ) -> Result<Vec<Disagreement>, StudyError> {
         let judge = self.named(name).await?;
-        let graded = self
-            .study
-            .db
-            .read(async |conn| {
-                Ok(
-                    store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge.id))
-                        .await?,
-                )
-            })
-            .await?;
+        let graded = self.finished_grades(GradesOf::Judge(judge.id)).await?;
         self.disagreements_in(raters, graded).await
     }
 
@@ -161,16 +163,7 @@ impl Handle<'_> {
         set: &EvaluationSet,
         judge: &JudgeRecord,
     ) -> Result<Vec<(PaperKey, PaperKey, Stars, Stars)>, StudyError> {
-        let graded = self
-            .study
-            .db
-            .read(async |conn| {
-                Ok(
-                    store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge.id))
-                        .await?,
-                )
-            })
-            .await?;
+        let graded = self.finished_grades(GradesOf::Judge(judge.id)).await?;
         Ok(compared(set, graded))
     }
 

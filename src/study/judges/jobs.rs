@@ -7,10 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::lease::Place;
-use super::run::{RunProgress, RunReport, RunRequest};
+use super::run::{Aim, RunProgress, RunReport, RunRequest};
 use crate::domain::JudgeName;
 use crate::study::error::{Refusal, StudyError};
-use crate::study::evaluation::EvaluationSet;
 use crate::study::import::JobId;
 
 /// Runs remembered, the running one among them.
@@ -156,30 +155,29 @@ impl Handle<'_> {
     /// has not graded, through its grader; `progress` hears how it goes. Refused (and nothing
     /// asked) while another run of this process goes on, for a prompt or a command that cannot
     /// be used, a judge of that name that grades otherwise, or one that runs elsewhere.
-    /// `raters`: the set a run with `--stop-below-alpha` compares its grades with (the
-    /// evaluation's, as [`crate::study::evaluation::Handle::run_judge`] gives it).
+    /// `aim`: what `request.purpose` asks, with the raters' set a run that checks α needs.
     pub(in crate::study) async fn run(
         &self,
         request: RunRequest,
-        raters: Option<Arc<EvaluationSet>>,
+        aim: Aim,
         progress: impl RunProgress,
     ) -> Result<RunReport, StudyError> {
         let _slot = claim(&self.study.judge_runs)?;
-        let prepared = (self.prepare_run(&request, Place::CommandLine, raters)).await?;
+        let prepared = (self.prepare_run(&request, aim, Place::CommandLine)).await?;
         self.run_prepared(prepared, request.concurrency, progress)
             .await
     }
 
     /// Starts a judge run in the background (the browser's `/judges`), refused while another
-    /// runs in this process: the job that follows it. `raters` as for [`Handle::run`].
+    /// runs in this process: the job that follows it. `aim` as for [`Handle::run`].
     pub(in crate::study) async fn start_run(
         &self,
         request: RunRequest,
-        raters: Option<Arc<EvaluationSet>>,
+        aim: Aim,
     ) -> Result<JobId, StudyError> {
         let slot = claim(&self.study.judge_runs)?;
         // Refused before it starts, as the command line refuses it: the form is answered.
-        let prepared = self.prepare_run(&request, Place::Browser, raters).await?;
+        let prepared = self.prepare_run(&request, aim, Place::Browser).await?;
         let job = Arc::new(RunJob::new());
         job.started(&prepared.name, prepared.pairs.len() as u64);
         {

@@ -41,6 +41,7 @@ use store::JudgeRecord;
 pub use audit::{Disagreement, JudgeAudit};
 pub use grader::command::CommandLine;
 pub use jobs::{JudgeRuns, RunJobReport, RunState, RUNS_KEPT};
+pub(in crate::study) use run::Aim;
 pub use run::{
     EndpointRequest, Example, Grading, Purpose, RunProgress, RunReport, RunRequest, ATTEMPTS,
     KEY_VARIABLE,

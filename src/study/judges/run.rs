@@ -72,7 +72,8 @@ pub struct RunRequest {
     /// How long one request may take, from connecting to the reply's last byte; how long a
     /// command may answer nothing while lines are outstanding.
     pub timeout: Duration,
-    /// What the run is for: a judge, or a trial on the tuning set.
+    /// What the run is for: a judge, or a trial on the tuning set (the evaluation makes it the
+    /// judges' [`Aim`]).
     pub purpose: Purpose,
     /// The tuning set's size asked for (`--tuning-targets`); by default the set as it is, or
     /// [`super::trial::TUNING_TARGETS`].
@@ -91,6 +92,20 @@ pub enum Purpose {
     /// A judge made from the trial of this id: its grades kept, the rest graded.
     FromTrial(i64),
     /// A trial: the tuning set's pairs alone, no judge (`--trial`).
+    Trial,
+}
+
+/// What a run is for, as the judges run it: a [`Purpose`] with what it needs, so that a run
+/// that checks α cannot be started without the raters' set it compares its grades with (the
+/// evaluation's, as [`crate::study::evaluation::Handle::run_judge`] gives it).
+pub(in crate::study) enum Aim {
+    Judge,
+    JudgeUnlessBelow {
+        threshold: f64,
+        /// The set of the run's start, when the tuning set is fully rated.
+        raters: Arc<EvaluationSet>,
+    },
+    FromTrial(i64),
     Trial,
 }
 
@@ -196,12 +211,12 @@ impl RunReport {
 impl Handle<'_> {
     /// Checks what a run asks (refused: nothing asked), takes the judge's lease (a trial, no
     /// judge, takes none), finds the pairs it grades and, if there are any, starts its grader.
-    /// `raters`: the set a run with `--stop-below-alpha` compares its grades with.
+    /// `aim` stands for `request.purpose`.
     pub(super) async fn prepare_run(
         &self,
         request: &RunRequest,
+        aim: Aim,
         place: Place,
-        raters: Option<Arc<EvaluationSet>>,
     ) -> Result<PreparedRun, StudyError> {
         let (default_name, asking) = match &request.grading {
             Grading::Endpoint(asked) => {
@@ -223,7 +238,7 @@ impl Handle<'_> {
             }
             Grading::Command(line) => (line.as_str().to_owned(), Asking::Command(line.clone())),
         };
-        if request.purpose == Purpose::Trial {
+        if let Aim::Trial = aim {
             return self.prepare_trial(request, asking).await;
         }
         let name = match &request.name {
@@ -233,7 +248,7 @@ impl Handle<'_> {
             })?,
         };
         let lease = self.take_run(&name, place).await?;
-        match self.prepare_judge(request, asking, &name, raters).await {
+        match self.prepare_judge(request, aim, asking, &name).await {
             Ok((grader, judge_id, pairs, checkpoint)) => Ok(PreparedRun {
                 name,
                 grader,
@@ -253,9 +268,9 @@ impl Handle<'_> {
     async fn prepare_judge(
         &self,
         request: &RunRequest,
+        aim: Aim,
         asking: Asking,
         name: &JudgeName,
-        raters: Option<Arc<EvaluationSet>>,
     ) -> Result<
         (
             Grader,
@@ -270,10 +285,8 @@ impl Handle<'_> {
             .db
             .read(async |conn| Ok(store::find(&mut *conn, name).await?))
             .await?;
-        let trial = match request.purpose {
-            Purpose::FromTrial(id) => {
-                Some(self.trial_for_judge(id, existing.is_some(), name).await?)
-            }
+        let trial = match aim {
+            Aim::FromTrial(id) => Some(self.trial_for_judge(id, existing.is_some(), name).await?),
             _ => None,
         };
         // Without a prompt given, a judge goes on with its own (made, perhaps, with an earlier
@@ -293,11 +306,8 @@ impl Handle<'_> {
             .db
             .read(async |conn| Ok(store::pairs_to_grade(&mut *conn, judge_id).await?))
             .await?;
-        let checkpoint = match request.purpose {
-            Purpose::JudgeUnlessBelow(threshold) => {
-                let raters = raters.ok_or_else(|| {
-                    StudyError::Internal("a run that checks α was given no raters' set".into())
-                })?;
+        let checkpoint = match aim {
+            Aim::JudgeUnlessBelow { threshold, raters } => {
                 let (_, tuning) = self.tuning_set(request.tuning_targets).await?;
                 let first: Vec<(PaperKey, PaperKey)> = (pairs.iter())
                     .filter(|(target, _)| tuning.contains(target))
@@ -664,11 +674,7 @@ impl<P: RunProgress> Run<'_, P> {
         let threshold = checkpoint.threshold;
         let targets = checkpoint.tuning.len();
         self.checkpoint = None;
-        let passed = !matches!(alpha, Some((_, [_, high])) if high < threshold);
-        if let Some(open) = self.gate.take().filter(|_| passed) {
-            let _ = open.send(());
-        }
-        Ok(match alpha {
+        let checked = match alpha {
             Some((alpha, [low, high])) if high < threshold => Err(Stop(format!(
                 "on the tuning set ({targets} {}), α is {} with its 95% interval [{}, {}], whose \
                  upper end is below --stop-below-alpha {threshold}: the judge agrees too little \
@@ -680,7 +686,11 @@ impl<P: RunProgress> Run<'_, P> {
                 crate::words::terminal::number(Some(high)),
             ))),
             _ => Ok(()),
-        })
+        };
+        if let Some(open) = self.gate.take().filter(|_| checked.is_ok()) {
+            let _ = open.send(());
+        }
+        Ok(checked)
     }
 
     /// Stores `grades` in one transaction (the judge added with its first, its endpoint and

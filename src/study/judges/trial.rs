@@ -305,13 +305,7 @@ impl Handle<'_> {
         raters: &EvaluationSet,
     ) -> Result<Vec<Disagreement>, StudyError> {
         self.trial_row(id).await?;
-        let graded = self
-            .study
-            .db
-            .read(async |conn| {
-                Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Trial(id)).await?)
-            })
-            .await?;
+        let graded = self.finished_grades(GradesOf::Trial(id)).await?;
         self.disagreements_in(raters, graded).await
     }
 
@@ -331,13 +325,7 @@ impl Handle<'_> {
         row: TrialRow,
         raters: &EvaluationSet,
     ) -> Result<(TrialSummary, JudgeAudit), StudyError> {
-        let graded = self
-            .study
-            .db
-            .read(async |conn| {
-                Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Trial(row.id)).await?)
-            })
-            .await?;
+        let graded = self.finished_grades(GradesOf::Trial(row.id)).await?;
         let pairs = (compared(raters, graded).into_iter())
             .map(|(_, _, raters, grade)| (raters, grade))
             .collect();
@@ -429,13 +417,9 @@ impl Handle<'_> {
         targets: &[PaperKey],
         raters: &EvaluationSet,
     ) -> Result<Option<(f64, [f64; 2])>, StudyError> {
-        let graded: Vec<_> = (self
-            .study
-            .db
-            .read(async |conn| {
-                Ok(store::grades_of_finished_targets(&mut *conn, GradesOf::Judge(judge)).await?)
-            })
-            .await?)
+        let graded: Vec<_> = self
+            .finished_grades(GradesOf::Judge(judge))
+            .await?
             .into_iter()
             .filter(|(target, _, _)| targets.contains(target))
             .collect();

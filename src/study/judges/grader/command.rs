@@ -26,7 +26,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdout};
 use tokio::sync::{mpsc, watch, Semaphore};
 
-use super::super::endpoint::{parse_stars, shortened};
+use super::super::endpoint::shortened;
 use super::{Answered, Heard, Outcome, Pair, PairTexts, Stop};
 
 /// The longest line of the command's output read: a grade with an explanation takes a few
@@ -327,13 +327,7 @@ fn reply(line: &str) -> Result<(u64, Outcome), String> {
             return Ok((id, Outcome::NotAGrade(why)));
         }
     };
-    Ok((
-        id,
-        match parse_stars(line) {
-            Ok(stars) => Outcome::Graded { stars, explanation },
-            Err(why) => Outcome::NotAGrade(format!("{why}: {line:?}")),
-        },
-    ))
+    Ok((id, Outcome::of_reply(line, explanation)))
 }
 
 /// A line as a message quotes it.

@@ -13,7 +13,7 @@ use futures_util::stream::{self, StreamExt};
 use rand::Rng;
 use tokio::sync::mpsc;
 
-use super::super::endpoint::{parse_stars, settings_json, CallError, Endpoint, JsonForm};
+use super::super::endpoint::{settings_json, CallError, Endpoint, JsonForm};
 use super::super::prompt::{self, FilledPrompt};
 use super::{Answered, Heard, Outcome, PairTexts, Stop};
 
@@ -209,13 +209,7 @@ async fn tried_again(
 
 fn outcome(reply: Result<String, CallError>) -> Outcome {
     match reply {
-        Ok(content) => match parse_stars(&content) {
-            Ok(stars) => Outcome::Graded {
-                stars,
-                explanation: None,
-            },
-            Err(why) => Outcome::NotAGrade(format!("{why}: {content:?}")),
-        },
+        Ok(content) => Outcome::of_reply(&content, None),
         Err(error) => Outcome::Failed(error.to_string()),
     }
 }

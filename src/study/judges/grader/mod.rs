@@ -19,6 +19,7 @@ pub(super) mod endpoint;
 use crate::study::judges::Handle;
 use tokio::sync::mpsc;
 
+use super::endpoint::parse_stars;
 use super::store::{self, JudgeRecord, PaperText};
 use crate::domain::{GuidelinesVersion, PaperId, PaperKey, Stars};
 use crate::study::error::{Refusal, StudyError};
@@ -61,6 +62,16 @@ pub(super) enum Outcome {
     NotAGrade(String),
     /// No reply, after every try: why.
     Failed(String),
+}
+
+impl Outcome {
+    /// What a reply's `content` says: its grade, with `explanation`, or that it is none.
+    fn of_reply(content: &str, explanation: Option<String>) -> Outcome {
+        match parse_stars(content) {
+            Ok(stars) => Outcome::Graded { stars, explanation },
+            Err(why) => Outcome::NotAGrade(format!("{why}: {content:?}")),
+        }
+    }
 }
 
 /// Why a run cannot go on: said in one sentence.
