@@ -12,17 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-tools=$root/target/axe
-if [ ! -d "$tools/node_modules/axe-core" ] || [ ! -d "$tools/node_modules/puppeteer-core" ]; then
-    mkdir -p "$tools"
-    (cd "$tools" && npm init -y >/dev/null &&
-        npm install --no-audit --no-fund --silent axe-core@4.14 puppeteer-core@24)
-fi
-if ! command -v chromium >/dev/null 2>&1; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq chromium >/dev/null
-fi
+. "$root/scripts/lib/serve.sh"
+browser_tools
 audit() { NODE_PATH=$tools/node_modules node "$root/scripts/axe.cjs" "$@"; }
 if [ $# -gt 0 ]; then
     audit "$@"
@@ -37,25 +28,6 @@ bin=${PAPERJUDGE_BIN:-$root/target/debug/paperjudge}
 work=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
-
-# Starts `paperjudge serve` on a free port for the study $1; its address goes to $1.url.
-serve() {
-    "$bin" --db "$1" serve --addr 127.0.0.1:0 2>"$1.log" &
-    pids+=($!)
-    for _ in $(seq 200); do
-        grep -o 'http://127.0.0.1:[0-9]*' "$1.log" >"$1.url" 2>/dev/null && break
-        sleep 0.05
-    done
-}
-# Uploads the file $3 of kind $2 to the server at $1 as the import page's script does; prints
-# the job's address.
-upload() {
-    local page=$work/page.html cookies=$work/cookies token
-    curl -sf -c "$cookies" -o "$page" "$1/import"
-    token=$(grep -m1 -o 'name="csrf_token" value="[^"]*"' "$page" | sed 's/.*value="//; s/"$//')
-    curl -sf -b "$cookies" -H 'Accept: application/json' -F "csrf_token=$token" -F "kind=$2" \
-        -F "file=@$3" "$1/import" | python3 -c 'import json, sys; print(json.load(sys.stdin)["url"])'
-}
 
 empty=$work/empty.db
 serve "$empty"
