@@ -1,6 +1,9 @@
 //! What the lists view reads: every model's top of its list for each target of the view (the
 //! fully rated targets being rated, or with `partial` every target being rated), with the
-//! counts the view speaks of, from one revision of the study.
+//! counts the view speaks of, from one revision of the study. The lists come from
+//! `packed_lists`, one row per list that the import writes beside the list's rows ([`pack`]),
+//! never from `recommendations`, whose 2.56 M rows of study L's top 8 were most of the view's
+//! time.
 //!
 //! Read as the evaluation reads (see [`super::evaluation`]): SQLite stepped directly, on read
 //! connections of their own in threads that may block, the models shared among the threads.
