@@ -60,7 +60,6 @@ pub async fn load(path: &Path, k: usize, partial: Partial) -> rusqlite::Result<L
     };
     crate::blocking::run(move || {
         let (revision, head) = at_revision(&path, read_head)?;
-        let depth = k.max(head.input.pool_depth.get() as usize);
         let threads = std::thread::available_parallelism()
             .map_or(1, usize::from)
             .clamp(1, head.model_ids.len().max(1));
@@ -71,16 +70,7 @@ pub async fn load(path: &Path, k: usize, partial: Partial) -> rusqlite::Result<L
                     scope.spawn(move || {
                         at_revision(path, |tx| {
                             (head.model_ids.iter().skip(thread).step_by(threads))
-                                .map(|&model| {
-                                    read_lists(
-                                        tx,
-                                        model,
-                                        &head.targets,
-                                        depth,
-                                        partial,
-                                        head.input.scope.candidates,
-                                    )
-                                })
+                                .map(|&model| read_lists(tx, model, head, k))
                                 .collect::<rusqlite::Result<Vec<_>>>()
                         })
                     })
@@ -106,18 +96,8 @@ pub async fn load(path: &Path, k: usize, partial: Partial) -> rusqlite::Result<L
         }
         let (revision, (head, lists)) = at_revision(&path, |tx| {
             let head = read_head(tx)?;
-            let depth = k.max(head.input.pool_depth.get() as usize);
             let lists = (head.model_ids.iter())
-                .map(|&model| {
-                    read_lists(
-                        tx,
-                        model,
-                        &head.targets,
-                        depth,
-                        partial,
-                        head.input.scope.candidates,
-                    )
-                })
+                .map(|&model| read_lists(tx, model, &head, k))
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok((head, lists))
         })?;
@@ -197,8 +177,8 @@ fn read_head(tx: &rusqlite::Transaction, partial: Partial) -> rusqlite::Result<H
 /// room then grows as the lists come.
 const LIST_ROOM: usize = 64;
 
-/// `model`'s lists of `targets` (in their order, by key, the targets of the view, read as
-/// [`targets_of_view`] reads them), cut at `depth`, from their packed rows (see [`pack`]): one
+/// `model`'s lists of the targets of the view (in their order, by key, as [`targets_of_view`]
+/// reads them), cut at the larger of `k` and the pool depth, from their packed rows (see [`pack`]): one
 /// row per list, where the list's own rows in `recommendations` took ten times as long to step
 /// on study L. The model's rows are read from end to end when the view's targets are a good
 /// share of the study's (a row stepped costs about a fifth of a row sought), else each
@@ -206,12 +186,12 @@ const LIST_ROOM: usize = 64;
 fn read_lists(
     tx: &rusqlite::Transaction,
     model: ModelId,
-    targets: &[PaperKey],
-    depth: usize,
-    partial: Partial,
-    candidates: usize,
+    head: &Head,
+    k: usize,
 ) -> rusqlite::Result<ModelLists> {
-    let mut statement = match read_whole(targets.len(), candidates) {
+    let (targets, scope) = (&head.targets, &head.input.scope);
+    let depth = k.max(head.input.pool_depth.get() as usize);
+    let mut statement = match read_whole(targets.len(), scope.candidates) {
         true => tx.prepare_cached(
             "SELECT target_id, papers FROM packed_lists WHERE model_id = ?1 ORDER BY target_id",
         )?,
@@ -219,7 +199,7 @@ fn read_lists(
             "SELECT target_id, papers FROM packed_lists
              WHERE model_id = ?1 AND target_id IN ({})
              ORDER BY target_id",
-            targets_of_view(partial)
+            targets_of_view(scope.partial)
         ))?,
     };
     let mut rows = statement.query([model.0])?;
