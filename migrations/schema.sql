@@ -117,6 +117,18 @@ CREATE TABLE "recommendations" (
     PRIMARY KEY (model_id, target_id, position)
 ) WITHOUT ROWID;
 
+-- Each model's list per target once more, packed for the lists view (src/study/lists/store.rs),
+-- which reads every list of its targets: one row per list reads about ten times faster than
+-- the list's rows above. Written with the list by the import; replaced, never removed.
+-- `papers`: one byte giving the keys' width, 4 (each key from 0 below 2^32) or 8, then the
+-- papers' keys, best first, big-endian.
+CREATE TABLE packed_lists (
+    model_id  INTEGER NOT NULL REFERENCES models (id),
+    target_id INTEGER NOT NULL REFERENCES papers (id),
+    papers    BLOB    NOT NULL,
+    PRIMARY KEY (model_id, target_id)
+) WITHOUT ROWID;
+
 -- One row per paper that is a target or could become one (it has lists, a pool, or was
 -- chosen), with the counts every view of progress reads, kept by the triggers below.
 CREATE TABLE targets (

@@ -45,6 +45,7 @@ mod judges_web;
 mod layers;
 mod leaderboard_blindness;
 mod lists_cli;
+mod lists_packed;
 mod lists_reference;
 mod lists_web;
 mod metrics_agreement;

@@ -39,6 +39,9 @@ pub struct ListWriter<'c> {
     read: rusqlite::Statement<'c>,
     delete: rusqlite::Statement<'c>,
     insert: RowsInsert<'c>,
+    /// The list once more, packed for the lists view (see `db::lists::pack`).
+    pack: rusqlite::Statement<'c>,
+    packed: Vec<u8>,
 }
 
 impl<'c> ListWriter<'c> {
@@ -57,6 +60,11 @@ impl<'c> ListWriter<'c> {
                 6,
                 "",
             ),
+            pack: conn.prepare(
+                "INSERT OR REPLACE INTO packed_lists (model_id, target_id, papers)
+                 VALUES (?, ?, ?)",
+            )?,
+            packed: Vec::new(),
         })
     }
 
@@ -101,6 +109,8 @@ impl<'c> ListWriter<'c> {
             statement.raw_bind_parameter(first + 4, entry.given_rank)?;
             statement.raw_bind_parameter(first + 5, entry.score)
         })?;
+        crate::study::db::lists::pack(list.iter().map(|entry| entry.paper), &mut self.packed);
+        self.pack.execute((model.0, target.0, &self.packed))?;
         Ok(())
     }
 }

@@ -1,6 +1,9 @@
 //! What the lists view reads: every model's top of its list for each target of the view (the
 //! fully rated targets being rated, or with `partial` every target being rated), with the
-//! counts the view speaks of, from one revision of the study.
+//! counts the view speaks of, from one revision of the study. The lists come from
+//! `packed_lists`, one row per list that the import writes beside the list's rows ([`pack`]),
+//! never from `recommendations`, whose 2.56 M rows of study L's top 8 were most of the view's
+//! time.
 //!
 //! Read as the evaluation reads (see [`super::evaluation`]): SQLite stepped directly, on read
 //! connections of their own in threads that may block, the models shared among the threads.
@@ -57,7 +60,6 @@ pub async fn load(path: &Path, k: usize, partial: Partial) -> rusqlite::Result<L
     };
     crate::blocking::run(move || {
         let (revision, head) = at_revision(&path, read_head)?;
-        let depth = k.max(head.input.pool_depth.get() as usize);
         let threads = std::thread::available_parallelism()
             .map_or(1, usize::from)
             .clamp(1, head.model_ids.len().max(1));
@@ -68,7 +70,7 @@ pub async fn load(path: &Path, k: usize, partial: Partial) -> rusqlite::Result<L
                     scope.spawn(move || {
                         at_revision(path, |tx| {
                             (head.model_ids.iter().skip(thread).step_by(threads))
-                                .map(|&model| read_lists(tx, model, &head.targets, depth, partial))
+                                .map(|&model| read_lists(tx, model, head, k))
                                 .collect::<rusqlite::Result<Vec<_>>>()
                         })
                     })
@@ -94,9 +96,8 @@ pub async fn load(path: &Path, k: usize, partial: Partial) -> rusqlite::Result<L
         }
         let (revision, (head, lists)) = at_revision(&path, |tx| {
             let head = read_head(tx)?;
-            let depth = k.max(head.input.pool_depth.get() as usize);
             let lists = (head.model_ids.iter())
-                .map(|&model| read_lists(tx, model, &head.targets, depth, partial))
+                .map(|&model| read_lists(tx, model, &head, k))
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok((head, lists))
         })?;
@@ -176,25 +177,32 @@ fn read_head(tx: &rusqlite::Transaction, partial: Partial) -> rusqlite::Result<H
 /// room then grows as the lists come.
 const LIST_ROOM: usize = 64;
 
-/// `model`'s lists of `targets` (in their order, by key, the targets of the view, read as
-/// [`targets_of_view`] reads them), cut at `depth`. Each target's list is sought:
-/// reading the model's part of the table from end to end instead (its lists whole) cost a third
-/// more on study L, where every paper is a target.
+/// `model`'s lists of the targets of the view (in their order, by key, as [`targets_of_view`]
+/// reads them), cut at the larger of `k` and the pool depth, from their packed rows (see [`pack`]): one
+/// row per list, where the list's own rows in `recommendations` took ten times as long to step
+/// on study L. The model's rows are read from end to end when the view's targets are a good
+/// share of the study's (a row stepped costs about a fifth of a row sought), else each
+/// target's row is sought.
 fn read_lists(
     tx: &rusqlite::Transaction,
     model: ModelId,
-    targets: &[PaperKey],
-    depth: usize,
-    partial: Partial,
+    head: &Head,
+    k: usize,
 ) -> rusqlite::Result<ModelLists> {
-    let mut statement = tx.prepare_cached(&format!(
-        "SELECT target_id, paper_id FROM recommendations
-         WHERE model_id = ?1 AND position <= ?2 AND target_id IN ({})
-         ORDER BY target_id, position",
-        targets_of_view(partial)
-    ))?;
-    let cut = i64::try_from(depth).unwrap_or(i64::MAX);
-    let mut rows = statement.query((model.0, cut))?;
+    let (targets, scope) = (&head.targets, &head.input.scope);
+    let depth = k.max(head.input.pool_depth.get() as usize);
+    let mut statement = match read_whole(targets.len(), scope.candidates) {
+        true => tx.prepare_cached(
+            "SELECT target_id, papers FROM packed_lists WHERE model_id = ?1 ORDER BY target_id",
+        )?,
+        false => tx.prepare_cached(&format!(
+            "SELECT target_id, papers FROM packed_lists
+             WHERE model_id = ?1 AND target_id IN ({})
+             ORDER BY target_id",
+            targets_of_view(scope.partial)
+        ))?,
+    };
+    let mut rows = statement.query([model.0])?;
     let mut lists = ModelLists::with_capacity(targets.len(), depth.min(LIST_ROOM));
     // `targets[next]`: the first target whose list is not ended.
     let mut next = 0;
@@ -205,11 +213,91 @@ fn read_lists(
             next += 1;
         }
         if targets.get(next) == Some(&target) {
-            lists.push(column::get(row, 1)?);
+            let packed = row.get_ref(1)?.as_blob()?;
+            let papers = unpack(packed).ok_or_else(|| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    1,
+                    rusqlite::types::Type::Blob,
+                    format!("the packed list of target {} is torn", target.0).into(),
+                )
+            })?;
+            papers.take(depth).for_each(|paper| lists.push(paper));
         }
     }
     while lists.targets() < targets.len() {
         lists.end_list();
     }
     Ok(lists)
+}
+
+/// Whether a model's lists are read whole for a view of `targets` of the study's `candidates`
+/// (targets with lists): when they are a quarter of them or more.
+fn read_whole(targets: usize, candidates: usize) -> bool {
+    targets * 4 >= candidates
+}
+
+/// Packs a list's papers, best first, into `packed` (cleared first), as `packed_lists` holds
+/// them: one byte giving the width of the keys, 4 when every key is from 0 below 2^32 (study
+/// L's lists take half the room so), else 8; then each key, big-endian.
+pub fn pack(papers: impl Iterator<Item = PaperKey> + Clone, packed: &mut Vec<u8>) {
+    packed.clear();
+    if papers.clone().all(|paper| u32::try_from(paper.0).is_ok()) {
+        packed.push(4);
+        for paper in papers {
+            packed.extend_from_slice(&(paper.0 as u32).to_be_bytes());
+        }
+    } else {
+        packed.push(8);
+        for paper in papers {
+            packed.extend_from_slice(&paper.0.to_be_bytes());
+        }
+    }
+}
+
+/// The papers of a packed list (see [`pack`]), best first; `None` when it is not one.
+fn unpack(packed: &[u8]) -> Option<impl Iterator<Item = PaperKey> + '_> {
+    let (&width, keys) = packed.split_first()?;
+    let width = usize::from(width);
+    (matches!(width, 4 | 8) && keys.len() % width == 0).then(|| {
+        keys.chunks_exact(width).map(move |key| {
+            let mut bytes = [0; 8];
+            bytes[8 - width..].copy_from_slice(key);
+            PaperKey(i64::from_be_bytes(bytes))
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(keys: &[i64]) -> (u8, Vec<i64>) {
+        let mut packed = Vec::new();
+        pack(keys.iter().map(|&key| PaperKey(key)), &mut packed);
+        let unpacked = unpack(&packed).expect("a packed list");
+        (packed[0], unpacked.map(|key| key.0).collect())
+    }
+
+    #[test]
+    fn keys_come_back_as_packed_narrow_where_they_fit() {
+        assert_eq!(
+            round_trip(&[7, 1, 4_294_967_295]),
+            (4, vec![7, 1, 4_294_967_295])
+        );
+        assert_eq!(round_trip(&[3, 4_294_967_296]), (8, vec![3, 4_294_967_296]));
+        assert_eq!(round_trip(&[-1, 2]), (8, vec![-1, 2]));
+        assert_eq!(round_trip(&[]), (4, vec![]));
+    }
+
+    #[test]
+    fn a_torn_packed_list_is_refused() {
+        for torn in [
+            &[][..],
+            &[4, 0, 0, 1][..],
+            &[5, 0, 0, 0, 0, 1][..],
+            &[8, 0, 0, 0, 1][..],
+        ] {
+            assert!(unpack(torn).is_none(), "{torn:?}");
+        }
+    }
 }

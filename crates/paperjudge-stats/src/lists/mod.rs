@@ -457,9 +457,15 @@ struct PairValues {
 }
 
 impl Walked {
-    fn new(pairs: usize, models: usize) -> Walked {
+    /// Room for `targets` targets' values.
+    fn new(pairs: usize, models: usize, targets: usize) -> Walked {
+        let values = PairValues {
+            jaccard: Vec::with_capacity(targets),
+            rbo: Vec::with_capacity(targets),
+            shared: 0,
+        };
         Walked {
-            overlaps: vec![PairValues::default(); pairs],
+            overlaps: vec![values; pairs],
             pool_at_k: 0,
             pool_at_depth: 0,
             unique_at_k: vec![0; models],
@@ -497,7 +503,7 @@ fn walk_targets(input: &ListsInput, pairs: &[(usize, usize)], settings: ListsSet
         .map(|task| {
             let first = task * TARGETS_PER_TASK;
             let last = (first + TARGETS_PER_TASK).min(input.scope.count);
-            let mut walked = Walked::new(pairs.len(), models);
+            let mut walked = Walked::new(pairs.len(), models, last - first);
             let mut target = Target::default();
             let mut overlap = Overlap::default();
             let mut weights = Weights::new(settings.rbo_p);
@@ -518,7 +524,7 @@ fn walk_targets(input: &ListsInput, pairs: &[(usize, usize)], settings: ListsSet
             walked
         })
         .collect();
-    let mut all = Walked::new(pairs.len(), models);
+    let mut all = Walked::new(pairs.len(), models, input.scope.count);
     for task in tasks {
         all.append(task);
     }
@@ -526,19 +532,39 @@ fn walk_targets(input: &ListsInput, pairs: &[(usize, usize)], settings: ListsSet
 }
 
 /// One target's lists as the walk reads them: each paper of any list (cut at the larger of k
-/// and the pool depth) numbered 0, 1, … in the order of the papers, and each model's rank of
-/// each (0 where it does not list it).
+/// and the pool depth) numbered 0, 1, … as first met, and each model's rank of each (0 where
+/// it does not list it).
 #[derive(Default)]
 struct Target {
-    /// (paper, model, rank) of every list's papers, by paper.
-    entries: Vec<(PaperKey, usize, u32)>,
+    numbers: Numbers,
+    /// (paper number, model, rank) of every list's papers, by model.
+    entries: Vec<(u32, u32, u32)>,
     /// `ranks[model * papers + paper]`.
     ranks: Vec<u32>,
+    /// Per paper number: the models that list it in their top k and at the pool depth, the
+    /// first of them.
+    listed: Vec<[Listed; 2]>,
     papers: usize,
     /// Each model's top k, as the target's paper numbers with their ranks.
     top_k: Vec<Vec<(usize, u32)>>,
     k: u32,
     depth: u32,
+}
+
+/// The models that list a paper within a cut, and the first of them.
+#[derive(Debug, Clone, Copy, Default)]
+struct Listed {
+    models: u32,
+    first: u32,
+}
+
+impl Listed {
+    fn add(&mut self, model: u32) {
+        if self.models == 0 {
+            self.first = model;
+        }
+        self.models += 1;
+    }
 }
 
 impl Target {
@@ -548,30 +574,39 @@ impl Target {
         self.depth = settings.pool_depth;
         let cut = settings.k.max(settings.pool_depth as usize);
         self.entries.clear();
-        for (model, lists) in input.lists.iter().enumerate() {
+        self.listed.clear();
+        self.numbers.start(
+            (input.lists.iter())
+                .map(|lists| lists.list(target).len().min(cut))
+                .sum(),
+        );
+        for (model, lists) in (0..).zip(&input.lists) {
             let list = lists.list(target);
-            let ranked = list[..list.len().min(cut)].iter().zip(1..);
-            self.entries
-                .extend(ranked.map(|(&paper, rank)| (paper, model, rank)));
+            for (&paper, rank) in list[..list.len().min(cut)].iter().zip(1..) {
+                let number = self.numbers.of(paper);
+                if number as usize == self.listed.len() {
+                    self.listed.push([Listed::default(); 2]);
+                }
+                let listed = &mut self.listed[number as usize];
+                if rank <= self.k {
+                    listed[0].add(model);
+                }
+                if rank <= self.depth {
+                    listed[1].add(model);
+                }
+                self.entries.push((number, model, rank));
+            }
         }
-        self.entries.sort_unstable();
-        self.papers = 0;
+        self.papers = self.listed.len();
         self.ranks.clear();
+        self.ranks.resize(models * self.papers, 0);
         self.top_k.resize_with(models, Vec::new);
         self.top_k.iter_mut().for_each(Vec::clear);
-        // Numbered in the order of the papers, then ranked: as many numbers as papers.
-        let mut numbers = Vec::with_capacity(self.entries.len());
-        for listing in self.entries.chunk_by(|a, b| a.0 == b.0) {
-            numbers.push((self.papers, listing));
-            self.papers += 1;
-        }
-        self.ranks.resize(models * self.papers, 0);
-        for (number, listing) in numbers {
-            for &(_, model, rank) in listing {
-                self.ranks[model * self.papers + number] = rank;
-                if rank <= self.k {
-                    self.top_k[model].push((number, rank));
-                }
+        for &(number, model, rank) in &self.entries {
+            let (number, model) = (number as usize, model as usize);
+            self.ranks[model * self.papers + number] = rank;
+            if rank <= self.k {
+                self.top_k[model].push((number, rank));
             }
         }
     }
@@ -579,23 +614,20 @@ impl Target {
     /// Adds the target's pool at k and at the pool depth, and each model's papers that no other
     /// model lists there, to `walked`.
     fn count_pool(&self, walked: &mut Walked) {
-        let models = self.top_k.len();
-        for number in 0..self.papers {
-            let rank = |model: usize| self.ranks[model * self.papers + number];
-            for (cut, pool, unique) in [
-                (self.k, &mut walked.pool_at_k, &mut walked.unique_at_k),
+        for [at_k, at_depth] in &self.listed {
+            for (listed, pool, unique) in [
+                (at_k, &mut walked.pool_at_k, &mut walked.unique_at_k),
                 (
-                    self.depth,
+                    at_depth,
                     &mut walked.pool_at_depth,
                     &mut walked.unique_at_depth,
                 ),
             ] {
-                let mut listing = (0..models).filter(|&model| (1..=cut).contains(&rank(model)));
-                if let Some(first) = listing.next() {
+                if listed.models > 0 {
                     *pool += 1;
-                    if listing.next().is_none() {
-                        unique[first] += 1;
-                    }
+                }
+                if listed.models == 1 {
+                    unique[listed.first as usize] += 1;
                 }
             }
         }
@@ -611,6 +643,45 @@ impl Target {
             (self.top_k[a].len(), self.top_k[b].len()),
             self.k,
         );
+    }
+}
+
+/// The numbers of one target's papers, 0, 1, … as first met: an open-addressed table of the
+/// papers met, cleared for each target (sorting a target's entries took twice as long).
+#[derive(Default)]
+struct Numbers {
+    /// (paper, number) of each slot; `number` is `u32::MAX` in an empty slot.
+    slots: Vec<(PaperKey, u32)>,
+    met: u32,
+}
+
+impl Numbers {
+    /// Empties the table, with room for `papers` papers.
+    fn start(&mut self, papers: usize) {
+        let room = (2 * papers).next_power_of_two().max(16);
+        self.slots.clear();
+        self.slots.resize(room, (PaperKey(0), u32::MAX));
+        self.met = 0;
+    }
+
+    /// The number of `paper`: a new one if it was not met.
+    fn of(&mut self, paper: PaperKey) -> u32 {
+        let mask = self.slots.len() - 1;
+        // Fibonacci hashing, the product's high bits: keys are mostly close row numbers.
+        let bits = self.slots.len().trailing_zeros();
+        let mut slot =
+            ((paper.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+        loop {
+            match self.slots[slot] {
+                (_, u32::MAX) => {
+                    self.slots[slot] = (paper, self.met);
+                    self.met += 1;
+                    return self.met - 1;
+                }
+                (met, number) if met == paper => return number,
+                _ => slot = (slot + 1) & mask,
+            }
+        }
     }
 }
 
