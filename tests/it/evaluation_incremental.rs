@@ -2,9 +2,10 @@
 //! (study S's lists, 65 targets, 8 models) rated step by step by a seeded generator, through
 //! every change a study sees (ratings, corrections, clears, undo, "can't judge", notes, a
 //! target chosen and dropped, a rater added who rates too, the rating plan, pruning, the
-//! guidelines changed, targets finished in another order than the study's), and after each step every board the study keeps (made from the one
-//! before where only ratings changed) is compared with the board a new `Study` computes from
-//! the file alone, byte for byte, with the set it was computed from.
+//! guidelines changed, targets finished in another order than the study's), and after each
+//! step every board the study keeps (made from the one before where only ratings changed) is
+//! compared with the board a new `Study` computes from the file alone, byte for byte, with the
+//! set it was computed from.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

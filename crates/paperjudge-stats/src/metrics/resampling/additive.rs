@@ -57,7 +57,8 @@ pub const WEIGHTS_SEED: u64 = 0x7061_7065_726a_6231;
 pub const SIGNS_SEED: u64 = 0x7061_7065_726a_7331;
 
 /// round(2^16 · P(Poisson(1) ≤ k)) for k = 0..7 (for k = 8 it is 2^16: no 16-bit uniform
-/// reaches it). `tests/fixtures/resampling/reference.py` computes them to 60 digits and checks these.
+/// reaches it). `tests/fixtures/resampling/reference.py` computes them to 60 digits and checks
+/// these.
 const THRESHOLDS: [u16; 8] = [
     24_109, 48_219, 60_273, 64_292, 65_296, 65_497, 65_531, 65_535,
 ];
