@@ -170,8 +170,11 @@ fn resampling_sums(scores: &Scores, targets: &[String], earlier: Option<&Kept>) 
     let ndcgs = |scores: &Scores, index: usize| -> Vec<Option<f64>> {
         (0..models).map(|model| scores.ndcg(model, index)).collect()
     };
-    let bits = |values: &[Option<f64>]| -> Vec<Option<u64>> {
-        values.iter().map(|value| value.map(f64::to_bits)).collect()
+    let same = |index: usize, earlier_index: usize| {
+        (0..models).all(|model| {
+            let bits = |scores: &Scores, index| scores.ndcg(model, index).map(f64::to_bits);
+            bits(scores, index) == bits(&earlier.scores, earlier_index)
+        })
     };
     let mut then: HashMap<&str, usize> = (earlier.targets.iter().enumerate())
         .map(|(index, target)| (target.as_str(), index))
@@ -179,15 +182,14 @@ fn resampling_sums(scores: &Scores, targets: &[String], earlier: Option<&Kept>) 
     // What changed: (target, values to take away, values to add).
     let mut changes: Vec<(&str, Option<Vec<Option<f64>>>, Option<Vec<Option<f64>>>)> = Vec::new();
     for (index, target) in targets.iter().enumerate() {
-        let now = ndcgs(scores, index);
         match then.remove(target.as_str()) {
-            Some(earlier_index) => {
-                let before = ndcgs(&earlier.scores, earlier_index);
-                if bits(&before) != bits(&now) {
-                    changes.push((target, Some(before), Some(now)));
-                }
-            }
-            None => changes.push((target, None, Some(now))),
+            Some(earlier_index) if same(index, earlier_index) => {}
+            Some(earlier_index) => changes.push((
+                target,
+                Some(ndcgs(&earlier.scores, earlier_index)),
+                Some(ndcgs(scores, index)),
+            )),
+            None => changes.push((target, None, Some(ndcgs(scores, index)))),
         }
     }
     for (target, earlier_index) in then {
