@@ -156,6 +156,9 @@ pub fn resample_again<K: Sync>(
     }
 }
 
+/// Every model's NDCG on one target.
+type Values = Vec<Option<f64>>;
+
 /// The resampling's sums of `scores` over the evaluated `targets`: `earlier`'s with what
 /// changed since added and taken away, or afresh when there is no `earlier` or most changed.
 fn resampling_sums(scores: &Scores, targets: &[String], earlier: Option<&Kept>) -> additive::Sums {
@@ -167,7 +170,7 @@ fn resampling_sums(scores: &Scores, targets: &[String], earlier: Option<&Kept>) 
     let Some(earlier) = earlier.filter(|earlier| earlier.scores.models() == models) else {
         return afresh();
     };
-    let ndcgs = |scores: &Scores, index: usize| -> Vec<Option<f64>> {
+    let ndcgs = |scores: &Scores, index: usize| -> Values {
         (0..models).map(|model| scores.ndcg(model, index)).collect()
     };
     let same = |index: usize, earlier_index: usize| {
@@ -180,7 +183,7 @@ fn resampling_sums(scores: &Scores, targets: &[String], earlier: Option<&Kept>) 
         .map(|(index, target)| (target.as_str(), index))
         .collect();
     // What changed: (target, values to take away, values to add).
-    let mut changes: Vec<(&str, Option<Vec<Option<f64>>>, Option<Vec<Option<f64>>>)> = Vec::new();
+    let mut changes: Vec<(&str, Option<Values>, Option<Values>)> = Vec::new();
     for (index, target) in targets.iter().enumerate() {
         match then.remove(target.as_str()) {
             Some(earlier_index) if same(index, earlier_index) => {}

@@ -715,15 +715,15 @@ mod tests {
         for t in 0..10 {
             back_and_forth.add(&other_names[t], (0..10).map(|model| other_values[model][t]));
         }
-        for t in 20..targets.len() {
-            back_and_forth.add(targets[t], column(t));
+        for (t, target) in targets.iter().enumerate().skip(20) {
+            back_and_forth.add(target, column(t));
         }
         for t in (0..10).rev() {
             back_and_forth.take_away(&other_names[t], (0..10).map(|model| other_values[model][t]));
         }
         assert_eq!(
-            numbers(&back_and_forth, &targets, &values),
-            numbers(&at_once, &targets, &values)
+            numbers(&back_and_forth, &targets, values),
+            numbers(&at_once, &targets, values)
         );
         assert_eq!(back_and_forth.sums.weighted, at_once.sums.weighted);
         assert_eq!(back_and_forth.sums.flipped, at_once.sums.flipped);
