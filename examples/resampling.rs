@@ -1,13 +1,15 @@
-//! Times the resampling of a realistic leaderboard: the bootstrap interval of 8 models and
-//! the sign-flip test of 7 of them against the leader, over 5,000 targets, 10,000 resamples
-//! each; prints the median time of each over several runs, then every interval and p-value to
-//! the last digit (to compare two builds' output with diff).
+//! Times the resampling of a realistic leaderboard, 8 models over 5,000 targets, 10,000
+//! resamples each: the leaderboard's sums afresh (its Poisson bootstrap and sign-flip tests,
+//! as the command line and a study's first load compute them), its intervals and tests from
+//! them, one more target added (as after a rating that finishes one), and the bootstrap that
+//! draws indices (the lists'); prints the median time of each over several runs, then every
+//! interval and p-value to the last digit (to compare two builds' output with diff).
 //!
 //!     cargo run --release --example resampling [runs]
 
 use std::time::{Duration, Instant};
 
-use paperjudge::metrics::{bootstrap_ci95_each, sign_flip_p_values_each};
+use paperjudge::metrics::{additive, bootstrap_ci95_each};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -35,23 +37,43 @@ fn main() {
                 .collect()
         })
         .collect();
-    let differences: Vec<Vec<f64>> = (models[1..].iter())
-        .map(|model| model.iter().zip(&models[0]).map(|(m, l)| m - l).collect())
+    let names: Vec<String> = (0..=TARGETS).map(|target| format!("t{target}")).collect();
+    let targets: Vec<&str> = names[..TARGETS].iter().map(String::as_str).collect();
+    let values: Vec<Vec<Option<f64>>> = (models.iter())
+        .map(|model| model.iter().map(|&value| Some(value)).collect())
         .collect();
-    let samples: Vec<&[f64]> = models.iter().map(Vec::as_slice).collect();
-    let sets: Vec<&[f64]> = differences.iter().map(Vec::as_slice).collect();
+    let order: Vec<usize> = (0..MODELS).collect();
 
-    let (bootstrap_time, intervals) = median_time(runs, || bootstrap_ci95_each(&samples));
-    let (sign_flip_time, p_values) = median_time(runs, || sign_flip_p_values_each(&sets));
+    let (sums_time, sums) = median_time(runs, || {
+        additive::Sums::of(&targets, MODELS, |model, target| values[model][target])
+    });
+    let (board_time, (intervals, comparisons)) = median_time(runs, || {
+        let intervals: Vec<_> = (0..MODELS).map(|model| sums.ci95(model)).collect();
+        (
+            intervals,
+            sums.compare_with_first(&order, &targets, &values),
+        )
+    });
+    let (add_time, _) = median_time(runs, || {
+        let mut more = sums.clone();
+        more.add(
+            &names[TARGETS],
+            (0..MODELS).map(|model| Some(model as f64 / 8.0)),
+        );
+        more
+    });
+    let samples: Vec<&[f64]> = models.iter().map(Vec::as_slice).collect();
+    let (indices_time, _) = median_time(runs, || bootstrap_ci95_each(&samples));
     println!(
-        "{TARGETS} targets x {MODELS} models, median of {runs} runs: \
-         bootstrap {bootstrap_time:.3?}, sign-flip {sign_flip_time:.3?}"
+        "{TARGETS} targets x {MODELS} models, median of {runs} runs: sums afresh \
+         {sums_time:.3?}, intervals and tests from them {board_time:.3?}, one target added \
+         {add_time:.3?}; the bootstrap of drawn indices {indices_time:.3?}"
     );
     for (model, interval) in intervals.iter().enumerate() {
         println!("model {model} ci95 {interval:?}");
     }
-    for (model, p) in p_values.iter().enumerate() {
-        println!("model {} p {p:?}", model + 1);
+    for (model, comparison) in comparisons.iter().enumerate().skip(1) {
+        println!("model {model} p {:?}", comparison.p_value);
     }
 }
 

@@ -2,9 +2,10 @@
 //! (study S's lists, 65 targets, 8 models) rated step by step by a seeded generator, through
 //! every change a study sees (ratings, corrections, clears, undo, "can't judge", notes, a
 //! target chosen and dropped, a rater added who rates too, the rating plan, pruning, the
-//! guidelines changed), and after each step every board the study keeps (made from the one
-//! before where only ratings changed) is compared with the board a new `Study` computes from
-//! the file alone, byte for byte, with the set it was computed from.
+//! guidelines changed, targets finished in another order than the study's), and after each
+//! step every board the study keeps (made from the one before where only ratings changed) is
+//! compared with the board a new `Study` computes from the file alone, byte for byte, with the
+//! set it was computed from.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -178,6 +179,21 @@ async fn what_the_study_keeps_after_each_change_equals_a_full_evaluation() {
         steps.rate_target(target, 0, &owner).await;
     }
     steps.rate_target(targets[4].0, 1, &owner).await;
+
+    // Targets finished in another order than the study's: three rated but one pair each, then
+    // finished the last first (the resampling's sums take each up wherever it falls).
+    for &(target, _) in &targets[10..13] {
+        steps.rate_target(target, 1, &owner).await;
+    }
+    for &(target, _) in targets[10..13].iter().rev() {
+        let pool = steps.pool(target).await;
+        let answer = steps.stars();
+        let edit = Edit::Answer { answer, note: None };
+        steps
+            .rate(target, &pool[pool.len() - 1], edit, &owner)
+            .await;
+        steps.compare("finished out of order").await;
+    }
     let (first, second) = (targets[0].0, targets[1].0);
     let first_pool = steps.pool(first).await;
 

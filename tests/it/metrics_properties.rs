@@ -7,8 +7,8 @@ use paperjudge::decision::Margin;
 use paperjudge::domain::{PoolDepth, Stars};
 use paperjudge::leaderboard::{Collection, Leaderboard, Partial, TargetInput};
 use paperjudge::metrics::{
-    bootstrap_ci95, evaluate_target, sign_flip_p_value, ApDenominator, Empty, Gain, Ideal,
-    Relevance, Settings, TargetScores, Unjudged,
+    bootstrap_ci95, evaluate_target, poisson_bootstrap_ci95, sign_flip_p_value, ApDenominator,
+    Empty, Gain, Ideal, Relevance, Settings, TargetScores, Unjudged,
 };
 use proptest::prelude::*;
 use proptest::sample::subsequence;
@@ -176,10 +176,24 @@ proptest! {
         prop_assert!(low <= mean + 1e-12 && mean <= high + 1e-12, "{mean} outside [{low}, {high}]");
     }
 
+    /// The leaderboard's Poisson bootstrap: its resamples' means are of the values rounded to
+    /// 2^−30, so within that of the mean.
+    #[test]
+    fn the_poisson_bootstrap_interval_contains_the_mean(values in prop::collection::vec(0.0..=1.0f64, 1..60)) {
+        let names: Vec<String> = (0..values.len()).map(|t| format!("t{t}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let [low, high] = poisson_bootstrap_ci95(&names, &values).unwrap();
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        prop_assert!(low <= high);
+        prop_assert!(low <= mean + 1e-9 && mean <= high + 1e-9, "{mean} outside [{low}, {high}]");
+    }
+
     #[test]
     fn a_model_compared_with_itself_has_p_1(values in prop::collection::vec(0.0..=1.0f64, 1..200)) {
         let differences: Vec<f64> = values.iter().map(|v| v - v).collect();
-        prop_assert_eq!(sign_flip_p_value(&differences), Some(1.0));
+        let names: Vec<String> = (0..differences.len()).map(|t| format!("t{t}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        prop_assert_eq!(sign_flip_p_value(&names, &differences), Some(1.0));
     }
 
     #[test]

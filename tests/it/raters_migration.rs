@@ -1,10 +1,11 @@
 //! A study made before raters existed opens unchanged: the file tests/fixtures/migration was
 //! made by paperjudge at main d7bb961 (its make.sh says how), with what that build printed of
 //! it. Opened by this build, migrated (every rating the owner's), it prints the same leaderboard
-//! JSON byte for byte, `decision` included, and the same CSV and qrels. One column changed on
+//! JSON byte for byte, `decision` included, and the same CSV and qrels. Columns changed on
 //! purpose since: `p_value_holm`, adjusted over every pair of models instead of the leader's
-//! comparisons alone; the expected leaderboards were printed again then (make.sh), and differed
-//! from d7bb961's in that column only.
+//! comparisons alone, then the intervals and p-values of the additive resampling (docs/metrics.md,
+//! "How sure the ranking is"); the expected leaderboards were printed again each time (make.sh),
+//! and differed from the ones before in those columns only.
 
 use std::path::{Path, PathBuf};
 

@@ -170,14 +170,18 @@ impl Evaluations {
         };
         let set = cell
             .get_or_try_init(|| async {
+                let started = std::time::Instant::now();
                 let updated = match before.filter(|before| before.depth >= depth) {
                     Some(before) => before.updated(study.path()).await?,
                     None => None,
                 };
-                match updated {
-                    Some(set) => Ok(Arc::new(set)),
-                    None => EvaluationSet::load(study.path(), depth).await.map(Arc::new),
-                }
+                let again = updated.is_some();
+                let set = match updated {
+                    Some(set) => Arc::new(set),
+                    None => Arc::new(EvaluationSet::load(study.path(), depth).await?),
+                };
+                tracing::debug!(elapsed = ?started.elapsed(), again, "read");
+                Ok::<_, StudyError>(set)
             })
             .await?
             .clone();

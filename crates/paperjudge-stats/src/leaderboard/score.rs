@@ -53,6 +53,11 @@ impl Scores {
             .copied()
     }
 
+    /// The number of models scored.
+    pub fn models(&self) -> usize {
+        self.by_model.len()
+    }
+
     /// The model's NDCG (the ranking column) on the `index`-th evaluated target.
     pub fn ndcg(&self, model: usize, index: usize) -> Option<f64> {
         self.on_target(model, index)[columns::ranking_position()]

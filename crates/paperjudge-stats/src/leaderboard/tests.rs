@@ -136,8 +136,10 @@ fn hand_computed_study() {
     let gamma_t2 = (3.0 / 3f64.log2()) / (3.0 + 1.0 / 3f64.log2());
     assert_eq!(gamma.rank, 3);
     assert_close(gamma.ndcg(), gamma_t2 / 2.0);
-    // Two values: the 2.5% and 97.5% quantiles of the resample means are the extremes.
-    assert_eq!(gamma.ci95, Some([0.0, gamma_t2]));
+    // Two values: the 2.5% and 97.5% quantiles of the resample means are the extremes (a
+    // resample weighs either target 0 with probability 0.37), the values rounded to 2^−32.
+    let rounded = |x: f64| (x * 2f64.powi(32)).round() / 2f64.powi(32);
+    assert_eq!(gamma.ci95, Some([0.0, rounded(gamma_t2)]));
     assert_eq!(gamma.targets, 2);
     assert_close(value(gamma, "judged_at_k"), (0.5 + 1.0) / 2.0);
     assert_close(gamma.mean_diff_vs_leader, (-1.0 + gamma_t2 - 1.0) / 2.0);

@@ -5,7 +5,9 @@
 //! (weighted kappa, Kendall's tau-b).
 //!
 //! Pure functions only: no I/O, no clock, and every random draw comes from a ChaCha8 stream
-//! with a fixed seed, so the same data always gives the same numbers on every machine.
+//! with a fixed seed (or, for the leaderboard's resampling, a SplitMix64 stream keyed by a
+//! target's id and a fixed seed), so the same data always gives the same numbers on every
+//! machine.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -34,10 +36,8 @@ pub use prediction_powered::{
     compare_pairs, estimate_mean, estimate_mean_with, HumanOnly, Judged, PairComparison, PairTest,
     PredictionPowered, Unavailable, MIN_JUDGED_ONLY, MIN_RATED,
 };
-pub use resampling::{
-    bootstrap_ci95, bootstrap_ci95_each, compare_with_first, holm, sign_flip_p_value,
-    sign_flip_p_values_each, Comparison, RESAMPLES,
-};
+pub use resampling::additive::{self, poisson_bootstrap_ci95, sign_flip_p_value};
+pub use resampling::{bootstrap_ci95, bootstrap_ci95_each, holm, Comparison, RESAMPLES};
 pub use student_t::{t_quantile, t_two_sided_p};
 pub use study_checks::{
     consistency, kendall_tau_b, quadratic_weighted_kappa, spearman, ConfusionMatrix, Consistency,

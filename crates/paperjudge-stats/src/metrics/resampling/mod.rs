@@ -1,46 +1,37 @@
-//! The statistics that resample: the percentile-bootstrap interval of a mean and the paired
-//! sign-flip randomization test, plus Holm's adjustment of the test's p-values and the
-//! comparison of models with their leader that uses both.
+//! The statistics that resample. The leaderboard's Poisson bootstrap of each model's mean and
+//! its paired sign-flip tests are sums a target adds to ([`additive`]); Holm's adjustment of
+//! the tests' p-values is here. So is the bootstrap that draws each resample's indices, which
+//! the lists' batched intervals, Cohen's kappa and Krippendorff's alpha resample with.
 //!
-//! Both run one loop. The samples of one size are the columns of a table; resample r picks
-//! rows of that table, and each sample's statistic comes from the sum of its column over the
-//! picked rows. The bootstrap's table holds the values, and resample r picks the targets it
-//! draws. The sign-flip test's table holds, for every four consecutive differences, their sum
-//! under each of the 16 ways to flip their signs, and permutation r picks one of those per
-//! four (a lookup instead of four flips and additions). Resample r picks the same rows for
-//! every sample of one size, so a leaderboard draws them once for all its models, and a row
-//! holds eight samples' values in one cache line, which the processor adds as vectors; rayon
-//! spreads the resamples over the cores.
-//!
-//! That layout is what makes the leaderboard fast. For 5,000 targets and 8 models (`cargo run
-//! --release --example resampling`; medians of three runs on two cores shared at load 5),
-//! the bootstrap takes 0.25 s and the sign-flip test 0.06 s, as long as the hand-vectorised
-//! kernel this loop replaced (0.28 s and 0.07 s; in another series the test took 10% longer
-//! than the kernel's), where the plain version, one model and one resample at a time, takes
-//! 0.88 s and 1.31 s. The plain version stays as the tests' reference (`plain.rs`): the two
-//! give the same resample means, sums, intervals and p-values to the bit, on random samples
-//! and on samples whose index draws are rejected.
+//! It runs one loop. The samples of one size are the columns of a table; resample r picks
+//! rows of that table (the targets it draws), and each sample's statistic comes from the sum
+//! of its column over the picked rows. Resample r picks the same rows for every sample of one
+//! size, so the lists draw them once for all their models, and a row holds eight samples'
+//! values in one cache line, which the processor adds as vectors; rayon spreads the resamples
+//! over the cores. The plain version, one sample and one resample at a time, stays as the
+//! tests' reference (`plain.rs`): the two give the same resample means and intervals to the
+//! bit, on random samples and on samples whose index draws are rejected.
 //!
 //! Resample r always takes the same words of a ChaCha8 stream with a fixed key, and every sum
 //! adds its terms in one fixed order, so the numbers depend on the data alone, not on the
-//! machine or its number of cores: the same data always prints the same interval and p-value,
-//! to the last digit.
+//! machine or its number of cores: the same data always prints the same interval, to the
+//! last digit.
 
 use rand::Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
+pub mod additive;
 #[cfg(test)]
 mod plain;
 
-/// Resamples of the bootstrap and permutations of the randomization test.
+/// Resamples of the bootstraps and permutations of the randomization test.
 pub const RESAMPLES: usize = 10_000;
 
-// Fixed ChaCha8 keys. ChaCha8's keystream is specified, unlike the `rand` range-sampling
-// algorithms, which is why indices and signs are derived from raw words below.
+// A fixed ChaCha8 key. ChaCha8's keystream is specified, unlike the `rand` range-sampling
+// algorithms, which is why indices are derived from raw words below.
 const BOOTSTRAP_SEED: [u8; 32] = *b"paperjudge/bootstrap-ci95/v1....";
-const SIGN_FLIP_SEED: [u8; 32] = *b"paperjudge/sign-flip-test/v1....";
 
 /// 95% percentile-bootstrap interval `[lo, hi]` of the mean of `values`; `None` when there
 /// are none.
@@ -73,35 +64,6 @@ pub fn bootstrap_ci95_each(samples: &[&[f64]]) -> Vec<Option<[f64; 2]>> {
         }
     }
     intervals
-}
-
-/// Two-sided p-value of the paired sign-flip randomization test on per-target differences
-/// between two models; `None` when there are none.
-///
-/// Each of [`RESAMPLES`] permutations flips the sign of every difference with probability
-/// 1/2; p = (1 + #{|Σ flipped| ≥ |Σ d|}) / (1 + RESAMPLES). Sums stand in for means (same
-/// count). Sums that differ from the observed one by no more than their rounding error count
-/// as ties, so all-zero differences give exactly p = 1.
-pub fn sign_flip_p_value(differences: &[f64]) -> Option<f64> {
-    sign_flip_p_values_each(&[differences]).pop().flatten()
-}
-
-/// [`sign_flip_p_value`] of each set of differences, with identical results. Permutation r
-/// of every set of one size flips the same signs (they depend on the size alone), so a
-/// leaderboard draws them once per permutation for all its models.
-pub fn sign_flip_p_values_each(differences: &[&[f64]]) -> Vec<Option<f64>> {
-    let mut p_values = vec![None; differences.len()];
-    for (members, sets) in by_size(differences) {
-        let sums = flipped_sums(&sets);
-        for (column, (&member, set)) in members.iter().zip(&sets).enumerate() {
-            let reach = extreme_from(set);
-            let at_least_as_extreme = (of_column(&sums, sets.len(), column))
-                .filter(|sum| sum.abs() >= reach)
-                .count();
-            p_values[member] = Some((1 + at_least_as_extreme) as f64 / (1 + RESAMPLES) as f64);
-        }
-    }
-    p_values
 }
 
 /// The non-empty samples grouped by size: each group's positions among `samples`, and its
@@ -137,45 +99,6 @@ fn resampled_means(samples: &[&[f64]]) -> Vec<f64> {
         *sum /= size as f64;
     }
     sums
-}
-
-/// The permutations' sums Σ ±d of `sets` of differences, all of one size: the sum of set s
-/// in permutation r is at r × sets + s.
-fn flipped_sums(sets: &[&[f64]]) -> Vec<f64> {
-    let size = sets[0].len();
-    let fours = size.div_ceil(4);
-    // The sums by pattern are dropped once in the table, before its resamples' sums are made:
-    // with every pair of 8 models on 3,600 targets, 3 MB each.
-    let table = {
-        let by_pattern: Vec<Vec<f64>> = sets
-            .iter()
-            .map(|set| sums_of_fours_by_pattern(set))
-            .collect();
-        Table::of_columns(&by_pattern, 16 * fours)
-    };
-    table.resampled_sums(
-        // A whole number of 64-bit words (the signs were first drawn 64 at a time).
-        2 * size.div_ceil(64),
-        draw_signs,
-        fours,
-        // Four bits of the signs give the pattern of a four: a word those of 8 fours.
-        |signs, four| 16 * four + (signs[four / 8] >> (4 * (four % 8)) & 15) as usize,
-    )
-}
-
-/// For every four consecutive differences (the last four may be fewer), their sum under each
-/// of the 16 ways to flip their signs, bit j of the pattern flipping difference j of the
-/// four: 16 values per four, pattern 0 first.
-fn sums_of_fours_by_pattern(differences: &[f64]) -> Vec<f64> {
-    (differences.chunks(4))
-        .flat_map(|four| {
-            (0..16).map(move |pattern| {
-                (four.iter().enumerate())
-                    .map(|(j, &d)| if pattern >> j & 1 == 1 { -d } else { d })
-                    .sum::<f64>()
-            })
-        })
-        .collect()
 }
 
 /// Samples side by side: row i holds value i of every sample, the samples being its
@@ -299,24 +222,6 @@ fn draw_bootstrap_indices(resample: usize, indices: &mut [u32]) {
     }
 }
 
-/// Fills `signs` with the sign flips of permutation `permutation`: bit j of word w flips
-/// difference 32·w + j. The permutations take consecutive words of one ChaCha8 stream, as many
-/// each as `signs` holds.
-fn draw_signs(permutation: usize, signs: &mut [u32]) {
-    let mut rng = ChaCha8Rng::from_seed(SIGN_FLIP_SEED);
-    rng.set_word_pos(signs.len() as u128 * permutation as u128);
-    rng.fill(signs);
-}
-
-/// What a permutation's |Σ| must reach to count as at least as extreme as `differences`:
-/// |Σ d| less the rounding error of a sum of them.
-fn extreme_from(differences: &[f64]) -> f64 {
-    let observed = differences.iter().sum::<f64>().abs();
-    let magnitude: f64 = differences.iter().map(|d| d.abs()).sum();
-    let rounding = differences.len() as f64 * f64::EPSILON * magnitude;
-    observed - rounding
-}
-
 /// The quantile `p` of `sorted` values, interpolated linearly between order statistics
 /// (Hyndman & Fan type 7, NumPy's default).
 pub(super) fn quantile(sorted: &[f64], p: f64) -> f64 {
@@ -326,119 +231,17 @@ pub(super) fn quantile(sorted: &[f64], p: f64) -> f64 {
     sorted[below] + (position - below as f64) * (sorted[above] - sorted[below])
 }
 
-/// A model compared with the first of [`compare_with_first`]'s models (the leader).
+/// A model compared with the first of [`additive::Sums::compare_with_first`]'s models (the
+/// leader).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Comparison {
     /// The mean of the model's value less the leader's, over the targets where both are
     /// defined; 0 for the leader itself.
     pub mean_difference: Option<f64>,
-    /// The paired sign-flip test of those differences ([`sign_flip_p_value`]).
+    /// The paired sign-flip test of those differences ([`additive::sign_flip_p_value`]).
     pub p_value: Option<f64>,
     /// `p_value` adjusted by Holm's method over every pair of the models.
     pub p_value_holm: Option<f64>,
-}
-
-/// Each model of `values[model][target]` (`None` where undefined) compared with the first:
-/// the leader, picked by the same data.
-///
-/// Every pair of models is tested, and Holm's adjustment runs over all of them, although only
-/// the comparisons with the leader are answered: the leader is the model that did best on
-/// these targets, so a family of only its comparisons would hold its level for fixed
-/// hypotheses, not for these. Among 8 equally good models on 40 targets, the comparisons with
-/// the leader alone, Holm-adjusted among themselves, separate some model from it in about 10%
-/// of studies at 0.05; over all pairs, in under 5% (`tests/it/metrics_resampling.rs`).
-pub fn compare_with_first(values: &[Vec<Option<f64>>]) -> Vec<Comparison> {
-    let models = values.len();
-    // Every pair (a, b), a before b, the leader's pairs first: the leader's with b is b − 1.
-    let pairs: Vec<(usize, usize)> = (0..models)
-        .flat_map(|a| (a + 1..models).map(move |b| (a, b)))
-        .collect();
-    let p_values = pair_p_values(values, &pairs);
-    let tested: Vec<usize> = (0..pairs.len())
-        .filter(|&pair| p_values[pair].is_some())
-        .collect();
-    let tested_p_values: Vec<f64> = tested.iter().filter_map(|&pair| p_values[pair]).collect();
-    let mut p_values_holm = vec![None; pairs.len()];
-    for (&pair, adjusted) in tested.iter().zip(holm(&tested_p_values)) {
-        p_values_holm[pair] = Some(adjusted);
-    }
-    (0..models)
-        .map(|model| match model.checked_sub(1) {
-            None => Comparison {
-                mean_difference: values[0].iter().any(Option::is_some).then_some(0.0),
-                p_value: None,
-                p_value_holm: None,
-            },
-            Some(pair) => Comparison {
-                // Paired: the targets where both are defined.
-                mean_difference: super::mean(
-                    (values[0].iter().zip(&values[model]))
-                        .map(|(&leader, &this)| Some(this? - leader?)),
-                )
-                .value,
-                p_value: p_values[pair],
-                p_value_holm: p_values_holm[pair],
-            },
-        })
-        .collect()
-}
-
-/// The sign-flip p-value of each pair (a, b) of `values`' models on the targets where both
-/// are defined: as [`sign_flip_p_value`] of b's values less a's, computed from each model's own
-/// flipped sums (Σ ±b − Σ ±a = Σ ±(b − a) under one permutation's signs), so that M models
-/// cost M columns of sums rather than one per pair (M(M − 1)/2).
-///
-/// Pairs defined on the same targets share their models' columns. A difference of two sums
-/// carries the rounding of both: a permutation counts as reaching the observed |Σ (b − a)|
-/// within n·ε·(Σ|a| + Σ|b|), which only ties need (for a grid of values, as NDCG's often is,
-/// every sum is exact).
-fn pair_p_values(values: &[Vec<Option<f64>>], pairs: &[(usize, usize)]) -> Vec<Option<f64>> {
-    let mut p_values = vec![None; pairs.len()];
-    // Pairs by the targets where both are defined.
-    let mut by_targets: std::collections::BTreeMap<Vec<bool>, Vec<usize>> = Default::default();
-    for (pair, &(a, b)) in pairs.iter().enumerate() {
-        let both: Vec<bool> = (values[a].iter().zip(&values[b]))
-            .map(|(a, b)| a.is_some() && b.is_some())
-            .collect();
-        by_targets.entry(both).or_default().push(pair);
-    }
-    for (both, group) in by_targets {
-        let size = both.iter().filter(|&&both| both).count();
-        if size == 0 {
-            continue;
-        }
-        let mut models: Vec<usize> = (group.iter())
-            .flat_map(|&pair| [pairs[pair].0, pairs[pair].1])
-            .collect();
-        models.sort_unstable();
-        models.dedup();
-        let columns: Vec<Vec<f64>> = (models.iter())
-            .map(|&model| {
-                (values[model].iter().zip(&both))
-                    .filter(|(_, &both)| both)
-                    .map(|(value, _)| value.expect("defined where both are"))
-                    .collect()
-            })
-            .collect();
-        let columns: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
-        let sums = flipped_sums(&columns);
-        let width = columns.len();
-        for pair in group {
-            let column = |model| models.binary_search(&model).expect("a model of the group");
-            let (a, b) = (column(pairs[pair].0), column(pairs[pair].1));
-            let observed: f64 = (columns[a].iter().zip(columns[b]))
-                .map(|(a, b)| b - a)
-                .sum::<f64>()
-                .abs();
-            let magnitude: f64 = (columns[a].iter().chain(columns[b])).map(|x| x.abs()).sum();
-            let reach = observed - size as f64 * f64::EPSILON * magnitude;
-            let at_least_as_extreme = (0..RESAMPLES)
-                .filter(|&r| (sums[r * width + b] - sums[r * width + a]).abs() >= reach)
-                .count();
-            p_values[pair] = Some((1 + at_least_as_extreme) as f64 / (1 + RESAMPLES) as f64);
-        }
-    }
-    p_values
 }
 
 /// Holm's step-down adjustment of `p_values` (one family), returned in the same order;
@@ -511,48 +314,6 @@ mod tests {
         );
     }
 
-    /// Each pair's p-value from the models' own flipped sums equals the sign-flip test of the
-    /// pair's differences: on continuous values, on a grid of sixteenths (ties everywhere),
-    /// with models undefined on some targets (pairs on different targets) and on none.
-    #[test]
-    fn pairs_tested_from_each_models_sums_equal_the_test_of_their_differences() {
-        let mut rng = ChaCha8Rng::seed_from_u64(21);
-        for (case, targets) in [(0, 37), (1, 37), (2, 8), (3, 101)] {
-            let values: Vec<Vec<Option<f64>>> = (0..6)
-                .map(|model| {
-                    (0..targets)
-                        .map(|target| {
-                            let value: f64 = rng.random();
-                            let undefined = case != 1 && model >= 4 && (target + model) % 5 == 0;
-                            let value = if case == 1 {
-                                (value * 16.0).round() / 16.0
-                            } else {
-                                value
-                            };
-                            (!undefined).then_some(value)
-                        })
-                        .collect()
-                })
-                .collect();
-            let pairs: Vec<(usize, usize)> = (0..6)
-                .flat_map(|a| (a + 1..6).map(move |b| (a, b)))
-                .collect();
-            let differences: Vec<Vec<f64>> = (pairs.iter())
-                .map(|&(a, b)| {
-                    (values[a].iter().zip(&values[b]))
-                        .filter_map(|(&a, &b)| Some(b? - a?))
-                        .collect()
-                })
-                .collect();
-            let sets: Vec<&[f64]> = differences.iter().map(Vec::as_slice).collect();
-            assert_eq!(
-                pair_p_values(&values, &pairs),
-                sign_flip_p_values_each(&sets),
-                "case {case}"
-            );
-        }
-    }
-
     #[test]
     fn samples_of_one_size_share_resamples_without_changing_intervals() {
         let first: Vec<f64> = (0..40).map(|i| f64::from(i % 7) / 7.0).collect();
@@ -578,27 +339,9 @@ mod tests {
         assert_eq!(bootstrap_ci95(&[0.5; 9]), Some([0.5, 0.5]));
     }
 
-    #[test]
-    fn sets_of_one_size_share_permutations_without_changing_p_values() {
-        let sets: Vec<Vec<f64>> = (0..11)
-            .map(|k| {
-                (0..70)
-                    .map(|i| f64::from((i * (k + 2)) % 9) / 8.0 - 0.45)
-                    .collect()
-            })
-            .collect();
-        let mut all: Vec<&[f64]> = sets.iter().map(Vec::as_slice).collect();
-        all.insert(3, &[0.5, -0.25, 0.125]);
-        all.insert(5, &[]);
-        let separately: Vec<Option<f64>> = all.iter().map(|set| sign_flip_p_value(set)).collect();
-        assert_eq!(sign_flip_p_values_each(&all), separately);
-        assert_eq!(separately[5], None);
-        assert!(separately.iter().flatten().any(|&p| p < 1.0));
-    }
-
-    /// Intervals and p-values are printed to the last digit, so they may not change from one
-    /// release to the next: these are the bits the leaderboard printed with the
-    /// hand-vectorised kernel this module's loop replaced.
+    /// The lists print these intervals to the last digit, so they may not change from one
+    /// release to the next: these are the bits printed with the hand-vectorised kernel this
+    /// module's loop replaced.
     #[test]
     fn the_printed_numbers_stay_the_same() {
         let value = |model: u64, i: u64| ((i * 7919 + model * 31) % 1000) as f64 / 999.0;
@@ -606,16 +349,7 @@ mod tests {
             .iter()
             .map(|&(model, n)| (0..n).map(|i| value(model, i)).collect())
             .collect();
-        let differences: Vec<Vec<f64>> = [(3, 301), (4, 301), (5, 70)]
-            .iter()
-            .map(|&(model, n)| {
-                (0..n)
-                    .map(|i| value(model, i) - value(model + 7, i) + 0.01)
-                    .collect()
-            })
-            .collect();
         let samples: Vec<&[f64]> = samples.iter().map(Vec::as_slice).collect();
-        let differences: Vec<&[f64]> = differences.iter().map(Vec::as_slice).collect();
         let intervals: Vec<[u64; 2]> = (bootstrap_ci95_each(&samples).into_iter())
             .map(|interval| interval.unwrap().map(f64::to_bits))
             .collect();
@@ -626,13 +360,6 @@ mod tests {
                 [0x3fde53df3542fa16, 0x3fe1372fcb979f5b],
                 [0x3fd9f6f8b22d5354, 0x3fe2d9f1fc1fd1f2],
             ]
-        );
-        let p_values: Vec<u64> = (sign_flip_p_values_each(&differences).into_iter())
-            .map(|p| p.unwrap().to_bits())
-            .collect();
-        assert_eq!(
-            p_values,
-            [0x3fe08e1df2f1ff8a, 0x3fdbcc7f79aa256c, 0x3fe63238e0a4a48a]
         );
     }
 
@@ -647,13 +374,5 @@ mod tests {
             .map(|(position, &index)| (position + 1) * index as usize)
             .sum();
         assert_eq!(weighted, 3_844_245_627);
-    }
-
-    #[test]
-    fn clear_differences_are_significant() {
-        let differences = vec![0.1; 30];
-        let p = sign_flip_p_value(&differences).unwrap();
-        // Only the identity and the all-flipped sign patterns are as extreme: p ≈ 1/10001.
-        assert!(p < 0.001, "{p}");
     }
 }
