@@ -84,7 +84,7 @@ impl Leaderboard {
             table.push_str(&format!(
                 "diff and p: paired against the leader; p from a two-sided sign-flip test with \
              {RESAMPLES} permutations, Holm-adjusted over every pair of models; 95% CI from \
-             {RESAMPLES} bootstrap resamples\n"
+             {RESAMPLES} Poisson bootstrap resamples (docs/metrics.md)\n"
             ));
         }
         // Beside prediction-powered tests, the comparison of the table's tests and the verdict
