@@ -105,8 +105,15 @@ pub struct Snapshot {
     pub depth: usize,
 }
 
+/// The targets whose ratings and lists the evaluation reads, as a condition on `targets`.
+macro_rules! rated {
+    () => {
+        "active = 1 AND rated > 0"
+    };
+}
+
 /// The targets whose ratings and lists the evaluation reads.
-const RATED_TARGETS: &str = "SELECT target_id FROM targets WHERE active = 1 AND rated > 0";
+const RATED_TARGETS: &str = concat!("SELECT target_id FROM targets WHERE ", rated!());
 
 /// Reads the snapshot the evaluation of the targets being rated needs, with every list cut at
 /// `depth` or the pool depth, whichever is larger (`usize::MAX`: whole lists).
@@ -474,13 +481,16 @@ fn read_changes(
     if study != since.study {
         return Ok(None);
     }
+    // Not DISTINCT (deduplicated below): SQLite would scan the whole history's index by
+    // target for it (3-4 ms on study L) instead of seeking the ids after `since`.
     let mut changed: Vec<PaperKey> = (tx
-        .prepare("SELECT DISTINCT target_id FROM rating_history WHERE id > ?1")?)
+        .prepare("SELECT target_id FROM rating_history WHERE id > ?1")?)
     .query_map([since.ratings], |row| column::get(row, 0))?
     .collect::<rusqlite::Result<_>>()?;
-    let rated: Vec<(PaperKey, bool)> = (tx.prepare(&format!(
-        "SELECT target_id, fully_rated FROM targets WHERE target_id IN ({RATED_TARGETS})
-         ORDER BY target_id"
+    let rated: Vec<(PaperKey, bool)> = (tx.prepare(concat!(
+        "SELECT target_id, fully_rated FROM targets WHERE ",
+        rated!(),
+        " ORDER BY target_id"
     ))?)
     .query_map([], |row| Ok((column::get(row, 0)?, row.get(1)?)))?
     .collect::<rusqlite::Result<_>>()?;
