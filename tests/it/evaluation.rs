@@ -1,5 +1,5 @@
-//! The evaluation path over a real study file: a list or rating the loader cannot read fails
-//! the evaluation instead of scoring as missing; imports and choices of targets bump the
+//! The evaluation path over a real study file: a packed list or rating the loader cannot read
+//! fails the evaluation instead of scoring as missing; imports and choices of targets bump the
 //! study's revision once each; and the server keeps its evaluation until the study changes,
 //! and not a moment longer.
 
@@ -53,21 +53,59 @@ async fn unreadable(app: &TestApp, cause: &str) {
     assert!(!body.contains(MODELS[0]), "no numbers: {body}");
 }
 
+/// The statement that sets the packed list of model `alpha-lda-300` for T1 to `set` (SQL).
+fn damage_t1_list(set: &str) -> String {
+    format!(
+        "UPDATE packed_lists SET papers = {set}
+         WHERE model_id = (SELECT id FROM models WHERE name = 'alpha-lda-300')
+           AND target_id = (SELECT id FROM papers WHERE external_id = 'T1')"
+    )
+}
+
 #[tokio::test]
-async fn a_list_entry_that_is_no_paper_id_fails_the_evaluation() {
+async fn a_torn_packed_list_fails_the_evaluation() {
     let app = TestApp::with_fixture().await;
     app.rate_all_of_t1().await;
-    // Until now this list was dropped without a word, and its model scored 0 on T1.
+    // Its last key cut short: read as a list, its model would score T1 on the wrong papers.
     damage(
         &app,
-        "UPDATE recommendations SET paper_id = 'P2'
-         WHERE position = 2
-           AND model_id = (SELECT id FROM models WHERE name = 'alpha-lda-300')
-           AND target_id = (SELECT id FROM papers WHERE external_id = 'T1')",
+        &damage_t1_list("substr(papers, 1, length(papers) - 1)"),
     )
     .await;
 
-    unreadable(&app, "Invalid column type Text at index: 3, name: paper_id").await;
+    let t1 = app.paper_id("T1").await;
+    unreadable(&app, &format!("the packed list of target {t1} is torn")).await;
+}
+
+#[tokio::test]
+async fn a_packed_list_that_is_no_blob_fails_the_evaluation() {
+    let app = TestApp::with_fixture().await;
+    app.rate_all_of_t1().await;
+    damage(&app, &damage_t1_list("'P2'")).await;
+
+    unreadable(&app, "Invalid column type Text at index: 2, name: papers").await;
+}
+
+/// The server's evaluation read again after a rating (the changed target alone) fails on a
+/// torn list as the whole read does.
+#[tokio::test]
+async fn a_torn_packed_list_fails_the_evaluation_read_again_after_a_rating() {
+    let app = TestApp::with_fixture().await;
+    app.rate_all_of_t1().await;
+    let board = app.get("/leaderboard.json").await;
+    assert_eq!(board.status(), StatusCode::OK);
+    damage(&app, &damage_t1_list("x'04000000'")).await;
+    let kept = app.get("/leaderboard.json").await;
+    assert_eq!(kept.status(), StatusCode::OK, "nothing changed: kept");
+
+    let t1 = app.paper_id("T1").await;
+    let session = app.session(t1).await;
+    let rated = app.rate(&session, t1, "P1", "2", Answer::Json).await;
+    assert_eq!(rated.status(), StatusCode::OK);
+    let page = app.get("/leaderboard.json").await;
+    assert_eq!(page.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    let body = page.text().await.unwrap();
+    assert!(!body.contains(MODELS[0]), "no numbers: {body}");
 }
 
 #[tokio::test]

@@ -1,12 +1,13 @@
 //! The data-access layer: the study file's connections and this process's write queue
 //! ([`Database`]: every command's write transaction and every query's read), the connections
-//! stepped directly ([`direct`]), the reading of the domain's types from their columns
-//! ([`column`]), and the one table no single feature owns (the study's settings and revision
+//! stepped directly ([`direct`]), the lists packed one value per list ([`packed`]), the
+//! reading of the domain's types from their columns ([`column`]), and the one table no single feature owns (the study's settings and revision
 //! counter, [`study`]). Each feature's SQL is the `store` module of its folder
 //! (`study/raters/store.rs`, `study/evaluation/store.rs`, ...), private to the study.
 
 pub mod column;
 pub mod direct;
+pub mod packed;
 pub mod study;
 
 pub(in crate::study) use super::evaluation::store as evaluation;
