@@ -270,3 +270,58 @@ fn the_walk_compares_as_overlap_does_by_bits_and_by_ranks() {
     }
     assert!(by_ranks >= 30, "{by_ranks} targets compared by ranks");
 }
+
+/// Coverage and the most recommended papers count by key in a flat array where the keys are
+/// close (row numbers), else in a hash map: the same lists under keys spread far apart (by a
+/// factor of 10^9, in the same order) give the same view.
+#[test]
+fn papers_are_counted_alike_under_close_keys_and_keys_far_apart() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let models: Vec<(String, Vec<Vec<i64>>)> = (0..4)
+        .map(|model| {
+            let lists = (0..50)
+                .map(|_| {
+                    (rand::seq::index::sample(&mut rng, 30, 8).into_iter())
+                        .map(|paper| paper as i64 + 1)
+                        .collect()
+                })
+                .collect();
+            (format!("model {model}"), lists)
+        })
+        .collect();
+    let spread = |factor: i64| {
+        let named: Vec<(&str, Vec<Vec<i64>>)> = (models.iter())
+            .map(|(name, lists)| {
+                let lists = (lists.iter())
+                    .map(|list| list.iter().map(|paper| paper * factor).collect())
+                    .collect();
+                (name.as_str(), lists)
+            })
+            .collect();
+        view(&input(&named, 30))
+    };
+    let (close, far) = (spread(1), spread(1_000_000_000));
+    assert!(matches!(
+        Tally::new(span(&input(&[("a", vec![vec![1, 30]])], 30), 8), 30),
+        Tally::Flat { .. }
+    ));
+    assert!(matches!(
+        Tally::new(
+            span(&input(&[("a", vec![vec![1, 30_000_000_000]])], 30), 8),
+            30
+        ),
+        Tally::Map(_)
+    ));
+    assert_eq!(close.coverage, far.coverage);
+    let recommended = |lists: &Lists, factor: i64| -> Vec<(i64, u64, u64)> {
+        (lists.most_recommended.iter())
+            .map(|paper| (paper.key.0 / factor, paper.lists, paper.targets))
+            .collect()
+    };
+    assert_eq!(recommended(&close, 1), recommended(&far, 1_000_000_000));
+    assert_eq!(close.most_recommended.len(), MOST_RECOMMENDED);
+    assert!(close
+        .coverage
+        .iter()
+        .all(|model| model.distinct_papers == 30));
+}
