@@ -34,6 +34,8 @@ use crate::words::plural;
 
 pub use overlap::{Overlap, Persistence, Weights};
 
+use overlap::{jaccard, rbo_ext_and_shared};
+
 /// The most batches of targets an interval resamples. Up to this many targets each batch is
 /// one target: the plain percentile bootstrap of the leaderboard. Beyond, a resample costs
 /// what it costs at this many: every pair of 8 models over 40,000 targets took 0.13 s so, and
@@ -310,8 +312,9 @@ impl Lists {
                 pairs_saved_without: walked.unique_at_depth[model],
             })
             .collect();
-        let frequencies: Vec<FxHashMap<PaperKey, u64>> = (input.lists.par_iter())
-            .map(|lists| frequencies(lists, targets, k))
+        let span = span(input, k);
+        let frequencies: Vec<Tally> = (input.lists.par_iter())
+            .map(|lists| frequencies(lists, targets, k, span, input.library))
             .collect();
         let coverage: Vec<Coverage> = (input.models.iter().zip(&input.lists))
             .zip(&frequencies)
@@ -319,7 +322,7 @@ impl Lists {
                 coverage(name, lists, targets, frequencies, input.library)
             })
             .collect();
-        let most_recommended = most_recommended(input, &frequencies, k);
+        let most_recommended = most_recommended(input, &frequencies, k, span);
         let sentences = Sentences {
             most_alike: most_alike(&pair_rows, k),
             contribution: contribution_in_words(&contribution, pool, settings),
@@ -505,19 +508,26 @@ fn walk_targets(input: &ListsInput, pairs: &[(usize, usize)], settings: ListsSet
             let last = (first + TARGETS_PER_TASK).min(input.scope.count);
             let mut walked = Walked::new(pairs.len(), models, last - first);
             let mut target = Target::default();
-            let mut overlap = Overlap::default();
             let mut weights = Weights::new(settings.rbo_p);
             for position in first..last {
                 target.read(input, position, settings);
                 target.count_pool(&mut walked);
                 for (values, &(a, b)) in walked.overlaps.iter_mut().zip(pairs) {
-                    target.compare(a, b, &mut overlap);
-                    if let (Some(jaccard), Some(rbo)) =
-                        (overlap.jaccard(), overlap.rbo_ext_weighted(&mut weights))
-                    {
-                        values.jaccard.push(jaccard);
+                    let lengths = (target.top_k(a).len(), target.top_k(b).len());
+                    let found = match target.has_prefixes() {
+                        true => rbo_ext_and_shared(
+                            lengths,
+                            target.shared_by_prefixes(a, b),
+                            &mut weights,
+                        ),
+                        false => {
+                            rbo_ext_and_shared(lengths, target.shared_by_ranks(a, b), &mut weights)
+                        }
+                    };
+                    if let Some((rbo, shared)) = found {
+                        values.jaccard.extend(jaccard(lengths, shared as usize));
                         values.rbo.push(rbo);
-                        values.shared += overlap.shared() as u64;
+                        values.shared += u64::from(shared);
                     }
                 }
             }
@@ -537,19 +547,30 @@ fn walk_targets(input: &ListsInput, pairs: &[(usize, usize)], settings: ListsSet
 #[derive(Default)]
 struct Target {
     numbers: Numbers,
-    /// (paper number, model, rank) of every list's papers, by model.
-    entries: Vec<(u32, u32, u32)>,
+    /// The paper numbers of every model's list (cut), best first, one model after the other.
+    listed_papers: Vec<u32>,
+    /// `starts[model]..starts[model + 1]`: the model's list in `listed_papers`.
+    starts: Vec<usize>,
     /// `ranks[model * papers + paper]`.
     ranks: Vec<u32>,
     /// Per paper number: the models that list it in their top k and at the pool depth, the
     /// first of them.
     listed: Vec<[Listed; 2]>,
     papers: usize,
-    /// Each model's top k, as the target's paper numbers with their ranks.
-    top_k: Vec<Vec<(usize, u32)>>,
+    /// With [`PREFIX_BITS`] papers or fewer: `prefixes[model * depths + d]`, the paper numbers
+    /// of the model's top d + 1 (of its whole top k from its length on) as bits, for d below
+    /// `depths`, the longest top k's length.
+    prefixes: Vec<u64>,
+    depths: usize,
     k: u32,
     depth: u32,
 }
+
+/// The most papers of a target whose models' top k are compared as bits (a paper a bit; 8
+/// models' top 8 hold 64 papers at most): the papers two models both hold within each depth
+/// are then their prefixes' common bits, one instruction a depth where the ranks take two
+/// lookups.
+const PREFIX_BITS: usize = 64;
 
 /// The models that list a paper within a cut, and the first of them.
 #[derive(Debug, Clone, Copy, Default)]
@@ -573,42 +594,62 @@ impl Target {
         self.k = u32::try_from(settings.k).unwrap_or(u32::MAX);
         self.depth = settings.pool_depth;
         let cut = settings.k.max(settings.pool_depth as usize);
-        self.entries.clear();
-        self.listed.clear();
+        self.listed_papers.clear();
+        self.starts.clear();
         self.numbers.start(
             (input.lists.iter())
                 .map(|lists| lists.list(target).len().min(cut))
                 .sum(),
         );
-        for (model, lists) in (0..).zip(&input.lists) {
+        for lists in &input.lists {
+            self.starts.push(self.listed_papers.len());
             let list = lists.list(target);
-            for (&paper, rank) in list[..list.len().min(cut)].iter().zip(1..) {
-                let number = self.numbers.of(paper);
-                if number as usize == self.listed.len() {
-                    self.listed.push([Listed::default(); 2]);
-                }
-                let listed = &mut self.listed[number as usize];
-                if rank <= self.k {
-                    listed[0].add(model);
-                }
-                if rank <= self.depth {
-                    listed[1].add(model);
-                }
-                self.entries.push((number, model, rank));
+            for &paper in &list[..list.len().min(cut)] {
+                self.listed_papers.push(self.numbers.of(paper));
             }
         }
-        self.papers = self.listed.len();
+        self.starts.push(self.listed_papers.len());
+        self.papers = self.numbers.met();
         self.ranks.clear();
         self.ranks.resize(models * self.papers, 0);
-        self.top_k.resize_with(models, Vec::new);
-        self.top_k.iter_mut().for_each(Vec::clear);
-        for &(number, model, rank) in &self.entries {
-            let (number, model) = (number as usize, model as usize);
-            self.ranks[model * self.papers + number] = rank;
-            if rank <= self.k {
-                self.top_k[model].push((number, rank));
+        self.listed.clear();
+        self.listed.resize(self.papers, [Listed::default(); 2]);
+        for model in 0..models {
+            let ranks = &mut self.ranks[model * self.papers..(model + 1) * self.papers];
+            let list = &self.listed_papers[self.starts[model]..self.starts[model + 1]];
+            for (&number, rank) in list.iter().zip(1..) {
+                ranks[number as usize] = rank;
+                let listed = &mut self.listed[number as usize];
+                if rank <= self.k {
+                    listed[0].add(model as u32);
+                }
+                if rank <= self.depth {
+                    listed[1].add(model as u32);
+                }
             }
         }
+        self.prefixes.clear();
+        self.depths = (0..models)
+            .map(|model| self.top_k(model).len())
+            .max()
+            .unwrap_or(0);
+        if self.has_prefixes() {
+            for model in 0..models {
+                let top_k = &self.listed_papers[self.starts[model]..][..self.top_k(model).len()];
+                let mut bits = 0;
+                for d in 0..self.depths {
+                    if let Some(&number) = top_k.get(d) {
+                        bits |= 1 << number;
+                    }
+                    self.prefixes.push(bits);
+                }
+            }
+        }
+    }
+
+    /// Whether the models' top k are compared as bits (see [`PREFIX_BITS`]).
+    fn has_prefixes(&self) -> bool {
+        self.papers <= PREFIX_BITS
     }
 
     /// Adds the target's pool at k and at the pool depth, and each model's papers that no other
@@ -633,35 +674,74 @@ impl Target {
         }
     }
 
-    /// Compares models `a` and `b` (their top k) into `overlap`.
-    fn compare(&self, a: usize, b: usize, overlap: &mut Overlap) {
-        let in_b = &self.ranks[b * self.papers..(b + 1) * self.papers];
-        overlap.compare_ranked(
-            self.top_k[a]
-                .iter()
-                .map(|&(number, rank)| (rank, in_b[number])),
-            (self.top_k[a].len(), self.top_k[b].len()),
-            self.k,
-        );
+    /// Model `model`'s top k, as paper numbers, best first.
+    fn top_k(&self, model: usize) -> &[u32] {
+        let list = &self.listed_papers[self.starts[model]..self.starts[model + 1]];
+        &list[..list.len().min(self.k as usize)]
+    }
+
+    /// Model `model`'s rank of each paper number.
+    fn ranks(&self, model: usize) -> &[u32] {
+        &self.ranks[model * self.papers..(model + 1) * self.papers]
+    }
+
+    /// X_d of models `a` and `b` (their top k), d = 1, 2, … up to the longer top k: their
+    /// prefixes' common bits (see [`Target::has_prefixes`]).
+    fn shared_by_prefixes(&self, a: usize, b: usize) -> impl Iterator<Item = u32> + '_ {
+        let depths = self.top_k(a).len().max(self.top_k(b).len());
+        let prefixes = |model: usize| &self.prefixes[model * self.depths..][..depths];
+        (prefixes(a).iter())
+            .zip(prefixes(b))
+            .map(|(in_a, in_b)| (in_a & in_b).count_ones())
+    }
+
+    /// X_d of models `a` and `b` (their top k), d = 1, 2, … up to the longer top k, from their
+    /// ranks: the papers first shared at depth d are a's d-th when b holds it within d, and
+    /// b's d-th when a holds it above d.
+    fn shared_by_ranks(&self, a: usize, b: usize) -> impl Iterator<Item = u32> + '_ {
+        let (top_a, top_b) = (self.top_k(a), self.top_k(b));
+        let (in_a, in_b) = (self.ranks(a), self.ranks(b));
+        (0..top_a.len().max(top_b.len())).scan(0, move |shared, d| {
+            let depth = d as u32 + 1;
+            let from_a =
+                (top_a.get(d)).is_some_and(|&paper| (1..=depth).contains(&in_b[paper as usize]));
+            let from_b =
+                (top_b.get(d)).is_some_and(|&paper| (1..depth).contains(&in_a[paper as usize]));
+            *shared += u32::from(from_a) + u32::from(from_b);
+            Some(*shared)
+        })
     }
 }
 
 /// The numbers of one target's papers, 0, 1, … as first met: an open-addressed table of the
-/// papers met, cleared for each target (sorting a target's entries took twice as long).
+/// papers met, the slots taken cleared for each target (sorting a target's entries took twice
+/// as long).
 #[derive(Default)]
 struct Numbers {
     /// (paper, number) of each slot; `number` is `u32::MAX` in an empty slot.
     slots: Vec<(PaperKey, u32)>,
-    met: u32,
+    /// The slots taken, by number.
+    taken: Vec<usize>,
 }
 
 impl Numbers {
     /// Empties the table, with room for `papers` papers.
     fn start(&mut self, papers: usize) {
         let room = (2 * papers).next_power_of_two().max(16);
-        self.slots.clear();
-        self.slots.resize(room, (PaperKey(0), u32::MAX));
-        self.met = 0;
+        if self.slots.len() < room {
+            self.slots.clear();
+            self.slots.resize(room, (PaperKey(0), u32::MAX));
+        } else {
+            for &slot in &self.taken {
+                self.slots[slot].1 = u32::MAX;
+            }
+        }
+        self.taken.clear();
+    }
+
+    /// The papers met.
+    fn met(&self) -> usize {
+        self.taken.len()
     }
 
     /// The number of `paper`: a new one if it was not met.
@@ -674,9 +754,10 @@ impl Numbers {
         loop {
             match self.slots[slot] {
                 (_, u32::MAX) => {
-                    self.slots[slot] = (paper, self.met);
-                    self.met += 1;
-                    return self.met - 1;
+                    let number = self.taken.len() as u32;
+                    self.slots[slot] = (paper, number);
+                    self.taken.push(slot);
+                    return number;
                 }
                 (met, number) if met == paper => return number,
                 _ => slot = (slot + 1) & mask,
@@ -719,9 +800,12 @@ fn intervals(samples: &[&[f64]], batches: usize) -> Vec<Option<[f64; 2]>> {
     let columns: Vec<Vec<f64>> = (samples.iter())
         .map(|values| {
             let batches = values.len().min(batches);
+            // Target after target into batch after batch, in turn (without a division each).
             let mut sums = vec![0.0; batches];
-            for (position, value) in values.iter().enumerate() {
-                sums[position % batches] += value;
+            for dealt in values.chunks(batches.max(1)) {
+                for (sum, value) in sums.iter_mut().zip(dealt) {
+                    *sum += value;
+                }
             }
             // Each batch's sum × batches / targets: the mean of these is the sample's mean, and
             // with a batch per target they are the values themselves (× 1, exactly).
@@ -733,13 +817,96 @@ fn intervals(samples: &[&[f64]], batches: usize) -> Vec<Option<[f64; 2]>> {
     metrics::bootstrap_ci95_each(&columns)
 }
 
+/// A count per paper: in a flat array by key where the keys counted span not much more than
+/// the library (they are its row numbers; coverage and the most recommended papers of 8
+/// models' lists over 40,000 targets took 29 ms of CPU with hash maps, 13 ms so), else in a
+/// hash map.
+enum Tally {
+    Flat { first: i64, counts: Vec<u64> },
+    Map(FxHashMap<PaperKey, u64>),
+}
+
+impl Tally {
+    /// An empty tally of the keys in `span` (first, last), in a library of `library` papers.
+    fn new(span: Option<(i64, i64)>, library: usize) -> Tally {
+        let room = |(first, last): (i64, i64)| usize::try_from(last.abs_diff(first)).ok();
+        match span.and_then(room) {
+            Some(room) if room <= 2 * library + 1024 => Tally::Flat {
+                first: span.map_or(0, |(first, _)| first),
+                counts: vec![0; room + 1],
+            },
+            _ => Tally::Map(FxHashMap::default()),
+        }
+    }
+
+    /// Adds `count` to `paper`'s, a paper of the span.
+    fn add(&mut self, paper: PaperKey, count: u64) {
+        match self {
+            Tally::Flat { first, counts } => counts[paper.0.abs_diff(*first) as usize] += count,
+            Tally::Map(counts) => *counts.entry(paper).or_insert(0) += count,
+        }
+    }
+
+    /// `paper`'s count, a paper of the span.
+    fn get(&self, paper: PaperKey) -> u64 {
+        match self {
+            Tally::Flat { first, counts } => counts[paper.0.abs_diff(*first) as usize],
+            Tally::Map(counts) => counts.get(&paper).copied().unwrap_or(0),
+        }
+    }
+
+    /// The papers counted, with their counts, in no particular order.
+    fn counted(&self) -> Vec<(PaperKey, u64)> {
+        match self {
+            Tally::Flat { first, counts } => (counts.iter().zip(0..))
+                .filter(|&(&count, _)| count > 0)
+                .map(|(&count, at)| (PaperKey(first + at), count))
+                .collect(),
+            Tally::Map(counts) => counts
+                .iter()
+                .map(|(&paper, &count)| (paper, count))
+                .collect(),
+        }
+    }
+}
+
+/// The first and the last key of the papers in the top k of any list; `None` without one.
+fn span(input: &ListsInput, k: usize) -> Option<(i64, i64)> {
+    (input.lists.par_iter())
+        .flat_map_iter(|lists| {
+            (0..input.scope.count).flat_map(move |target| {
+                let list = lists.list(target);
+                list[..list.len().min(k)].iter().map(|paper| paper.0)
+            })
+        })
+        .fold(
+            || None,
+            |span: Option<(i64, i64)>, key| {
+                Some(span.map_or((key, key), |(first, last)| (first.min(key), last.max(key))))
+            },
+        )
+        .reduce(
+            || None,
+            |x, y| match (x, y) {
+                (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+                (one, None) | (None, one) => one,
+            },
+        )
+}
+
 /// How many of one model's top-k lists each paper is in.
-fn frequencies(lists: &ModelLists, targets: usize, k: usize) -> FxHashMap<PaperKey, u64> {
-    let mut counts = FxHashMap::default();
+fn frequencies(
+    lists: &ModelLists,
+    targets: usize,
+    k: usize,
+    span: Option<(i64, i64)>,
+    library: usize,
+) -> Tally {
+    let mut counts = Tally::new(span, library);
     for target in 0..targets {
         let list = lists.list(target);
         for &paper in &list[..list.len().min(k)] {
-            *counts.entry(paper).or_insert(0) += 1;
+            counts.add(paper, 1);
         }
     }
     counts
@@ -749,11 +916,13 @@ fn coverage(
     name: &str,
     lists: &ModelLists,
     targets: usize,
-    frequencies: &FxHashMap<PaperKey, u64>,
+    frequencies: &Tally,
     library: usize,
 ) -> Coverage {
-    let distinct = frequencies.len() as u64;
-    let mut counts: Vec<u64> = frequencies.values().copied().collect();
+    let mut counts: Vec<u64> = (frequencies.counted().into_iter())
+        .map(|(_, count)| count)
+        .collect();
+    let distinct = counts.len() as u64;
     counts.sort_unstable();
     Coverage {
         model: name.to_owned(),
@@ -792,31 +961,44 @@ pub fn gini(counts: &[u64], library: usize) -> Option<f64> {
 /// recommended for.
 fn most_recommended(
     input: &ListsInput,
-    frequencies: &[FxHashMap<PaperKey, u64>],
+    frequencies: &[Tally],
     k: usize,
+    span: Option<(i64, i64)>,
 ) -> Vec<Recommended> {
-    let mut lists: FxHashMap<PaperKey, u64> = FxHashMap::default();
+    let mut lists = Tally::new(span, input.library);
     for model in frequencies {
-        for (&paper, &count) in model {
-            *lists.entry(paper).or_insert(0) += count;
+        for (paper, count) in model.counted() {
+            lists.add(paper, count);
         }
     }
-    let mut lists: Vec<(PaperKey, u64)> = lists.into_iter().collect();
+    let mut lists = lists.counted();
     lists.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     lists.truncate(MOST_RECOMMENDED);
+    // Each of them marked by its place, from 1 (a bit each in a target's `found`, and 0 for the
+    // papers not marked): a target's lists are looked up in the marks.
+    const _: () = assert!(MOST_RECOMMENDED < 32);
+    let mut marks = Tally::new(span, input.library);
+    for (place, &(paper, _)) in (1..).zip(&lists) {
+        marks.add(paper, place);
+    }
     let targets: Vec<u64> = (0..input.scope.count)
         .into_par_iter()
-        .map(|target| {
-            (lists.iter())
-                .map(|(paper, _)| {
-                    let listed = (input.lists.iter()).any(|model| {
-                        let list = model.list(target);
-                        list[..list.len().min(k)].contains(paper)
-                    });
-                    u64::from(listed)
-                })
-                .collect::<Vec<u64>>()
-        })
+        .fold(
+            || vec![0; lists.len()],
+            |mut sums, target| {
+                let mut found = 0u32;
+                for model in &input.lists {
+                    let list = model.list(target);
+                    for &paper in &list[..list.len().min(k)] {
+                        found |= (1 << marks.get(paper)) >> 1;
+                    }
+                }
+                for (place, sum) in sums.iter_mut().enumerate() {
+                    *sum += u64::from(found >> place & 1);
+                }
+                sums
+            },
+        )
         .reduce(
             || vec![0; lists.len()],
             |mut sums, more| {

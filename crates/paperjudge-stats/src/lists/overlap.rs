@@ -59,63 +59,51 @@ impl Serialize for Persistence {
     }
 }
 
-/// Two lists compared: how many papers they share, and from which depth.
+/// Two lists compared: how many papers they share within each depth.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Overlap {
     /// The lengths of the two lists.
     pub lengths: (usize, usize),
-    /// `first_shared[d]`: the papers both lists hold from depth d + 1 on, d + 1 being the
-    /// larger of the paper's two ranks.
-    first_shared: Vec<u32>,
+    /// `shared_to[d]`: X_{d+1}, the papers both lists hold within their top d + 1, for every
+    /// depth up to the longer list's length.
+    shared_to: Vec<u32>,
 }
 
 impl Overlap {
     /// Compares two ranked lists, best first.
     pub fn of<P: Ord>(a: &[P], b: &[P]) -> Overlap {
-        let mut in_b: Vec<(&P, u32)> = b.iter().zip(1..).collect();
+        let mut in_b: Vec<(&P, usize)> = b.iter().zip(1..).collect();
         in_b.sort_unstable();
         let rank_in_b = |paper: &P| {
             (in_b.binary_search_by(|(listed, _)| (*listed).cmp(paper))).map_or(0, |at| in_b[at].1)
         };
-        let mut overlap = Overlap::default();
-        overlap.compare_ranked(
-            (a.iter().zip(1..)).map(|(paper, rank)| (rank, rank_in_b(paper))),
-            (a.len(), b.len()),
-            u32::MAX,
-        );
-        overlap
-    }
-
-    /// Compares list `a` with list `b` from the rank in `a` and the rank in `b` of each paper of
-    /// `a` (0 in `b` where `b` does not list it; a rank in `b` beyond `cut` counts as none), the
-    /// lists being of `lengths`. Reuses this overlap's room: every pair of models is compared
-    /// on every target.
-    pub fn compare_ranked(
-        &mut self,
-        ranks: impl Iterator<Item = (u32, u32)>,
-        lengths: (usize, usize),
-        cut: u32,
-    ) {
-        self.lengths = lengths;
-        self.first_shared.clear();
-        self.first_shared.resize(lengths.0.max(lengths.1), 0);
-        for (in_a, in_b) in ranks {
-            if (1..=cut).contains(&in_b) {
-                self.first_shared[in_a.max(in_b) as usize - 1] += 1;
+        // The papers both hold from depth d + 1 on, d + 1 being the larger of the two ranks.
+        let mut first_shared = vec![0; a.len().max(b.len())];
+        for (paper, in_a) in a.iter().zip(1..) {
+            let in_b = rank_in_b(paper);
+            if in_b > 0 {
+                first_shared[in_a.max(in_b) - 1] += 1;
             }
+        }
+        Overlap {
+            lengths: (a.len(), b.len()),
+            shared_to: (first_shared.iter())
+                .scan(0, |shared, &first| {
+                    *shared += first;
+                    Some(*shared)
+                })
+                .collect(),
         }
     }
 
     /// The papers both lists hold.
     pub fn shared(&self) -> usize {
-        self.first_shared.iter().map(|&count| count as usize).sum()
+        self.shared_to.last().map_or(0, |&shared| shared as usize)
     }
 
     /// |A ∩ B| / |A ∪ B|; `None` for two empty lists.
     pub fn jaccard(&self) -> Option<f64> {
-        let shared = self.shared();
-        let union = self.lengths.0 + self.lengths.1 - shared;
-        (union > 0).then(|| shared as f64 / union as f64)
+        jaccard(self.lengths, self.shared())
     }
 
     /// Extrapolated rank-biased overlap with persistence `p` (Webber, Moffat and Zobel 2010,
@@ -127,44 +115,57 @@ impl Overlap {
     ///
     /// 0 when one list is empty (no paper in common at any depth); `None` when both are.
     pub fn rbo_ext(&self, p: Persistence) -> Option<f64> {
-        self.rbo_ext_weighted(&mut Weights::new(p))
+        let shared_to = self.shared_to.iter().copied();
+        rbo_ext_and_shared(self.lengths, shared_to, &mut Weights::new(p)).map(|(rbo, _)| rbo)
     }
+}
 
-    /// [`Overlap::rbo_ext`] with the weights of its persistence kept between comparisons.
-    pub fn rbo_ext_weighted(&self, weights: &mut Weights) -> Option<f64> {
-        let (s, l) = (
-            self.lengths.0.min(self.lengths.1),
-            self.lengths.0.max(self.lengths.1),
-        );
-        if l == 0 {
-            return None;
-        }
-        if s == 0 {
-            return Some(0.0);
-        }
-        weights.reach(l);
-        // Σ X_d p^d/d, and for the second sum X_s (d − s)/(s d) p^d = X_s (p^d/s − p^d/d), the
-        // sums of p^d and p^d/d beyond s.
-        let (mut seen, mut at_s, mut sum) = (0.0, 0.0, 0.0);
-        let (mut beyond_powers, mut beyond_over_d) = (0.0, 0.0);
-        for (d, (&shared, &(power, over_d))) in
-            (1..).zip(self.first_shared.iter().zip(&weights.of_depth[..l]))
-        {
-            seen += f64::from(shared);
-            sum += seen * over_d;
-            if d == s {
-                at_s = seen;
-            } else if d > s {
-                beyond_powers += power;
-                beyond_over_d += over_d;
-            }
-        }
-        let p = weights.p;
-        let (s, l) = (s as f64, l as f64);
-        let sum = sum + at_s * (beyond_powers / s - beyond_over_d);
-        let p_l = weights.of_depth[l as usize - 1].0;
-        Some((1.0 - p) / p * sum + ((seen - at_s) / l + at_s / s) * p_l)
+/// The Jaccard of two lists of `lengths` that share `shared` papers; `None` when both are
+/// empty.
+pub(super) fn jaccard(lengths: (usize, usize), shared: usize) -> Option<f64> {
+    let union = lengths.0 + lengths.1 - shared;
+    (union > 0).then(|| shared as f64 / union as f64)
+}
+
+/// [`Overlap::rbo_ext`] of two lists of `lengths` whose X_d are `shared_to` (d = 1, 2, … up to
+/// the longer length), with the weights of its persistence kept between comparisons; with
+/// the papers both lists hold (X at the longer length). `None` when both lists are empty.
+pub(super) fn rbo_ext_and_shared(
+    lengths: (usize, usize),
+    shared_to: impl Iterator<Item = u32>,
+    weights: &mut Weights,
+) -> Option<(f64, u32)> {
+    let (s, l) = (lengths.0.min(lengths.1), lengths.0.max(lengths.1));
+    if l == 0 {
+        return None;
     }
+    if s == 0 {
+        return Some((0.0, 0));
+    }
+    weights.reach(l);
+    // Σ X_d p^d/d, and for the second sum X_s (d − s)/(s d) p^d = X_s (p^d/s − p^d/d), the
+    // sums of p^d and p^d/d beyond s.
+    let (mut shared, mut seen, mut at_s, mut sum) = (0, 0.0, 0.0, 0.0);
+    let (mut beyond_powers, mut beyond_over_d) = (0.0, 0.0);
+    for (d, (shared_to_d, &(power, over_d))) in (1..).zip(shared_to.zip(&weights.of_depth[..l])) {
+        shared = shared_to_d;
+        seen = f64::from(shared_to_d);
+        sum += seen * over_d;
+        if d == s {
+            at_s = seen;
+        } else if d > s {
+            beyond_powers += power;
+            beyond_over_d += over_d;
+        }
+    }
+    let p = weights.p;
+    let (s, l) = (s as f64, l as f64);
+    let sum = sum + at_s * (beyond_powers / s - beyond_over_d);
+    let p_l = weights.of_depth[l as usize - 1].0;
+    Some((
+        (1.0 - p) / p * sum + ((seen - at_s) / l + at_s / s) * p_l,
+        shared,
+    ))
 }
 
 /// RBO's weights for one persistence p: (p^d, p^d/d) for d = 1, 2, …, as deep as asked.

@@ -3,7 +3,7 @@
 //! mean overlap is known exactly), and models that spread or concentrate their
 //! recommendations.
 
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::*;
@@ -187,4 +187,141 @@ fn gini_is_0_for_an_even_spread_and_near_1_for_the_same_papers_everywhere() {
         (spread.distinct_papers, spread.gini),
         (80, Some(20.0 / 99.0))
     );
+}
+
+/// The walk compares two models' top k as bits when a target's lists hold 64 papers or fewer,
+/// else by their ranks: either way each pair's values are those of [`Overlap::of`] on each
+/// target, to the bit. Random lists of 8 models over a library of 200, of 3 to 20 papers (some
+/// empty), at k = 8 (at most 64 papers a target: bits), k = 20 (up to 160: mostly ranks) and
+/// k = 3.
+#[test]
+fn the_walk_compares_as_overlap_does_by_bits_and_by_ranks() {
+    let mut rng = ChaCha8Rng::seed_from_u64(43);
+    let models: Vec<(String, Vec<Vec<i64>>)> = (0..8)
+        .map(|model| {
+            let lists = (0..60)
+                .map(|target| {
+                    let length = match (model + target) % 7 {
+                        0 => 0,
+                        _ => rng.random_range(3..=20),
+                    };
+                    (rand::seq::index::sample(&mut rng, 200, length).into_iter())
+                        .map(|paper| paper as i64 + 1)
+                        .collect()
+                })
+                .collect();
+            (format!("model {model}"), lists)
+        })
+        .collect();
+    let named: Vec<(&str, Vec<Vec<i64>>)> = (models.iter())
+        .map(|(name, lists)| (name.as_str(), lists.clone()))
+        .collect();
+    let input = input(&named, 200);
+    let mut by_ranks = 0;
+    for k in [3, 8, 20] {
+        let options = ListsOptions {
+            k: NonZeroUsize::new(k),
+            ..ListsOptions::default()
+        };
+        let lists = Lists::of(&input, options.settings(input.pool_depth));
+        let mut pairs = lists.pairs.iter();
+        for a in 0..8 {
+            for b in a + 1..8 {
+                let (mut jaccards, mut rbos, mut shared) = (Vec::new(), Vec::new(), 0);
+                for target in 0..60 {
+                    let top = |model: usize| {
+                        let list = &models[model].1[target];
+                        list[..list.len().min(k)].to_vec()
+                    };
+                    let overlap = Overlap::of(&top(a), &top(b));
+                    if let (Some(jaccard), Some(rbo)) =
+                        (overlap.jaccard(), overlap.rbo_ext(Persistence::DEFAULT))
+                    {
+                        jaccards.push(Some(jaccard));
+                        rbos.push(Some(rbo));
+                        shared += overlap.shared();
+                    }
+                }
+                let pair = pairs.next().expect("a pair");
+                assert_eq!(
+                    (pair.jaccard, pair.rbo, pair.targets),
+                    (
+                        metrics::mean(jaccards.clone()).value,
+                        metrics::mean(rbos).value,
+                        jaccards.len()
+                    ),
+                    "{} and {} at k = {k}",
+                    pair.a,
+                    pair.b
+                );
+                assert_eq!(pair.shared, Some(shared as f64 / jaccards.len() as f64));
+            }
+        }
+        by_ranks += (0..60)
+            .filter(|&target| {
+                let mut papers: Vec<i64> = (models.iter())
+                    .flat_map(|(_, lists)| lists[target].iter().take(k).copied())
+                    .collect();
+                papers.sort_unstable();
+                papers.dedup();
+                papers.len() > PREFIX_BITS
+            })
+            .count();
+    }
+    assert!(by_ranks >= 30, "{by_ranks} targets compared by ranks");
+}
+
+/// Coverage and the most recommended papers count by key in a flat array where the keys are
+/// close (row numbers), else in a hash map: the same lists under keys spread far apart (by a
+/// factor of 10^9, in the same order) give the same view.
+#[test]
+fn papers_are_counted_alike_under_close_keys_and_keys_far_apart() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let models: Vec<(String, Vec<Vec<i64>>)> = (0..4)
+        .map(|model| {
+            let lists = (0..50)
+                .map(|_| {
+                    (rand::seq::index::sample(&mut rng, 30, 8).into_iter())
+                        .map(|paper| paper as i64 + 1)
+                        .collect()
+                })
+                .collect();
+            (format!("model {model}"), lists)
+        })
+        .collect();
+    let spread = |factor: i64| {
+        let named: Vec<(&str, Vec<Vec<i64>>)> = (models.iter())
+            .map(|(name, lists)| {
+                let lists = (lists.iter())
+                    .map(|list| list.iter().map(|paper| paper * factor).collect())
+                    .collect();
+                (name.as_str(), lists)
+            })
+            .collect();
+        view(&input(&named, 30))
+    };
+    let (close, far) = (spread(1), spread(1_000_000_000));
+    assert!(matches!(
+        Tally::new(span(&input(&[("a", vec![vec![1, 30]])], 30), 8), 30),
+        Tally::Flat { .. }
+    ));
+    assert!(matches!(
+        Tally::new(
+            span(&input(&[("a", vec![vec![1, 30_000_000_000]])], 30), 8),
+            30
+        ),
+        Tally::Map(_)
+    ));
+    assert_eq!(close.coverage, far.coverage);
+    let recommended = |lists: &Lists, factor: i64| -> Vec<(i64, u64, u64)> {
+        (lists.most_recommended.iter())
+            .map(|paper| (paper.key.0 / factor, paper.lists, paper.targets))
+            .collect()
+    };
+    assert_eq!(recommended(&close, 1), recommended(&far, 1_000_000_000));
+    assert_eq!(close.most_recommended.len(), MOST_RECOMMENDED);
+    assert!(close
+        .coverage
+        .iter()
+        .all(|model| model.distinct_papers == 30));
 }
