@@ -117,11 +117,11 @@ CREATE TABLE "recommendations" (
     PRIMARY KEY (model_id, target_id, position)
 ) WITHOUT ROWID;
 
--- Each model's list per target once more, packed for the lists view (src/study/lists/store.rs),
--- which reads every list of its targets: one row per list reads about ten times faster than
--- the list's rows above. Written with the list by the import; replaced, never removed.
--- `papers`: one byte giving the keys' width, 4 (each key from 0 below 2^32) or 8, then the
--- papers' keys, best first, big-endian.
+-- Each model's list per target once more, packed (src/study/db/packed.rs) for the lists view
+-- and the evaluation, which read every list of their targets: one row per list reads about
+-- ten times faster than the list's rows above. Written with the list by the import; replaced,
+-- never removed. `papers`: one byte giving the keys' width, 4 (each key from 0 below 2^32) or
+-- 8, then the papers' keys, best first, big-endian.
 CREATE TABLE packed_lists (
     model_id  INTEGER NOT NULL REFERENCES models (id),
     target_id INTEGER NOT NULL REFERENCES papers (id),

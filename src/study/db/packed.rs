@@ -1,6 +1,6 @@
 //! A model's list for a target packed into one value, as `packed_lists` holds it beside the
-//! list's rows in `recommendations`: the import writes it (`db::lists::pack`), the lists view
-//! and the evaluation read it ([`papers`]). One row per list reads about ten times faster than the
+//! list's rows in `recommendations`: the import writes it ([`pack`]), the lists view and the
+//! evaluation read it ([`papers`]). One row per list reads about ten times faster than the
 //! list's rows (study L's 8 lists of 40,000 targets are 2.56 M rows of `recommendations`).
 //!
 //! The value: one byte giving the width of the keys, 4 when every key is from 0 below 2^32
@@ -9,6 +9,22 @@
 //! `n` papers of a packed list are its rows of `position <= n`.
 
 use crate::domain::PaperKey;
+
+/// Packs a list's papers, best first, into `packed` (cleared first), as the module says.
+pub fn pack(papers: impl Iterator<Item = PaperKey> + Clone, packed: &mut Vec<u8>) {
+    packed.clear();
+    if papers.clone().all(|paper| u32::try_from(paper.0).is_ok()) {
+        packed.push(4);
+        for paper in papers {
+            packed.extend_from_slice(&(paper.0 as u32).to_be_bytes());
+        }
+    } else {
+        packed.push(8);
+        for paper in papers {
+            packed.extend_from_slice(&paper.0.to_be_bytes());
+        }
+    }
+}
 
 /// The papers of the packed list in column `index` of `row`, best first, the list being
 /// `target`'s. A value that is no packed list fails the read as a value of the wrong type does
@@ -73,6 +89,24 @@ mod tests {
             [4_294_967_296, -1]
         );
         assert_eq!(keys(&[4]), [0_i64; 0]);
+    }
+
+    fn round_trip(keys: &[i64]) -> (u8, Vec<i64>) {
+        let mut packed = Vec::new();
+        pack(keys.iter().map(|&key| PaperKey(key)), &mut packed);
+        let unpacked = unpack(&packed).expect("a packed list");
+        (packed[0], unpacked.map(|key| key.0).collect())
+    }
+
+    #[test]
+    fn keys_come_back_as_packed_narrow_where_they_fit() {
+        assert_eq!(
+            round_trip(&[7, 1, 4_294_967_295]),
+            (4, vec![7, 1, 4_294_967_295])
+        );
+        assert_eq!(round_trip(&[3, 4_294_967_296]), (8, vec![3, 4_294_967_296]));
+        assert_eq!(round_trip(&[-1, 2]), (8, vec![-1, 2]));
+        assert_eq!(round_trip(&[]), (4, vec![]));
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub struct ListWriter<'c> {
     read: rusqlite::Statement<'c>,
     delete: rusqlite::Statement<'c>,
     insert: RowsInsert<'c>,
-    /// The list once more, packed for the lists view (see `db::lists::pack`).
+    /// The list once more, packed for the lists view and the evaluation (see `db::packed`).
     pack: rusqlite::Statement<'c>,
     packed: Vec<u8>,
 }
@@ -109,7 +109,7 @@ impl<'c> ListWriter<'c> {
             statement.raw_bind_parameter(first + 4, entry.given_rank)?;
             statement.raw_bind_parameter(first + 5, entry.score)
         })?;
-        crate::study::db::lists::pack(list.iter().map(|entry| entry.paper), &mut self.packed);
+        crate::study::db::packed::pack(list.iter().map(|entry| entry.paper), &mut self.packed);
         self.pack.execute((model.0, target.0, &self.packed))?;
         Ok(())
     }

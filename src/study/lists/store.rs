@@ -213,14 +213,7 @@ fn read_lists(
             next += 1;
         }
         if targets.get(next) == Some(&target) {
-            let packed = row.get_ref(1)?.as_blob()?;
-            let papers = unpack(packed).ok_or_else(|| {
-                rusqlite::Error::FromSqlConversionFailure(
-                    1,
-                    rusqlite::types::Type::Blob,
-                    format!("the packed list of target {} is torn", target.0).into(),
-                )
-            })?;
+            let papers = crate::study::db::packed::papers(row, 1, target)?;
             papers.take(depth).for_each(|paper| lists.push(paper));
         }
     }
@@ -234,70 +227,4 @@ fn read_lists(
 /// (targets with lists): when they are a quarter of them or more.
 fn read_whole(targets: usize, candidates: usize) -> bool {
     targets * 4 >= candidates
-}
-
-/// Packs a list's papers, best first, into `packed` (cleared first), as `packed_lists` holds
-/// them: one byte giving the width of the keys, 4 when every key is from 0 below 2^32 (study
-/// L's lists take half the room so), else 8; then each key, big-endian.
-pub fn pack(papers: impl Iterator<Item = PaperKey> + Clone, packed: &mut Vec<u8>) {
-    packed.clear();
-    if papers.clone().all(|paper| u32::try_from(paper.0).is_ok()) {
-        packed.push(4);
-        for paper in papers {
-            packed.extend_from_slice(&(paper.0 as u32).to_be_bytes());
-        }
-    } else {
-        packed.push(8);
-        for paper in papers {
-            packed.extend_from_slice(&paper.0.to_be_bytes());
-        }
-    }
-}
-
-/// The papers of a packed list (see [`pack`]), best first; `None` when it is not one.
-fn unpack(packed: &[u8]) -> Option<impl Iterator<Item = PaperKey> + '_> {
-    let (&width, keys) = packed.split_first()?;
-    let width = usize::from(width);
-    (matches!(width, 4 | 8) && keys.len() % width == 0).then(|| {
-        keys.chunks_exact(width).map(move |key| {
-            let mut bytes = [0; 8];
-            bytes[8 - width..].copy_from_slice(key);
-            PaperKey(i64::from_be_bytes(bytes))
-        })
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn round_trip(keys: &[i64]) -> (u8, Vec<i64>) {
-        let mut packed = Vec::new();
-        pack(keys.iter().map(|&key| PaperKey(key)), &mut packed);
-        let unpacked = unpack(&packed).expect("a packed list");
-        (packed[0], unpacked.map(|key| key.0).collect())
-    }
-
-    #[test]
-    fn keys_come_back_as_packed_narrow_where_they_fit() {
-        assert_eq!(
-            round_trip(&[7, 1, 4_294_967_295]),
-            (4, vec![7, 1, 4_294_967_295])
-        );
-        assert_eq!(round_trip(&[3, 4_294_967_296]), (8, vec![3, 4_294_967_296]));
-        assert_eq!(round_trip(&[-1, 2]), (8, vec![-1, 2]));
-        assert_eq!(round_trip(&[]), (4, vec![]));
-    }
-
-    #[test]
-    fn a_torn_packed_list_is_refused() {
-        for torn in [
-            &[][..],
-            &[4, 0, 0, 1][..],
-            &[5, 0, 0, 0, 0, 1][..],
-            &[8, 0, 0, 0, 1][..],
-        ] {
-            assert!(unpack(torn).is_none(), "{torn:?}");
-        }
-    }
 }
