@@ -37,7 +37,7 @@ pub use overlap::{Overlap, Persistence, Weights};
 use overlap::{jaccard, rbo_ext_and_shared};
 
 /// The most batches of targets an interval resamples. Up to this many targets each batch is
-/// one target: the plain percentile bootstrap of the leaderboard. Beyond, a resample costs
+/// one target: the plain percentile bootstrap of drawn indices. Beyond, a resample costs
 /// what it costs at this many: every pair of 8 models over 40,000 targets took 0.13 s so, and
 /// 84 s target by target (`cargo run --release --example lists_intervals`).
 pub const BATCHES: usize = 500;
@@ -793,7 +793,7 @@ fn pair_rows(input: &ListsInput, pairs: &[(usize, usize)], walked: &Walked) -> V
 /// The 95% percentile-bootstrap interval of the mean of each sample (values of targets, in
 /// their order), the targets resampled in at most `batches` batches: the targets are dealt in
 /// turn into the batches, and each resample draws as many batches with replacement (the
-/// leaderboard's draws, [`metrics::bootstrap_ci95_each`]); its mean is the sum of the values
+/// draws of [`metrics::bootstrap_ci95_each`]); its mean is the sum of the values
 /// of the batches drawn over the number of targets. With `batches` targets or fewer, each batch
 /// is one target: the plain bootstrap.
 fn intervals(samples: &[&[f64]], batches: usize) -> Vec<Option<[f64; 2]>> {

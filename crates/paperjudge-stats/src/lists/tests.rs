@@ -87,7 +87,8 @@ fn intervals_over_batches_of_targets_cover_the_mean_as_well() {
     assert!(covered.0 >= 180 && covered.1 >= 180, "{covered:?} of 200");
 }
 
-/// With a batch per target, the intervals are the leaderboard's plain bootstrap, to the bit.
+/// With a batch per target, the intervals are the plain bootstrap of drawn indices
+/// ([`metrics::bootstrap_ci95`]), to the bit.
 #[test]
 fn with_a_batch_per_target_the_intervals_are_the_plain_bootstrap() {
     let values: Vec<f64> = (0..BATCHES)

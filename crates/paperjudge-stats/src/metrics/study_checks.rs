@@ -63,8 +63,8 @@ pub struct Consistency {
 /// Agreement of re-checked `pairs` of (stars then, stars now) with the rater's first ratings.
 ///
 /// The interval resamples the pairs with replacement [`RESAMPLES`] times with the fixed
-/// draws of the leaderboard's bootstrap, and takes the 2.5% and 97.5% quantiles of the
-/// resamples' kappas as that bootstrap does. A resample whose kappa is undefined (all its
+/// draws of the bootstrap of drawn indices ([`super::bootstrap_ci95`]), and takes the 2.5% and
+/// 97.5% quantiles of the resamples' kappas as that bootstrap does. A resample whose kappa is undefined (all its
 /// pairs at one number of stars) is left out; with no defined resample there is no interval.
 pub fn consistency(pairs: &[(Stars, Stars)]) -> Consistency {
     let confusion = ConfusionMatrix::of(pairs);
