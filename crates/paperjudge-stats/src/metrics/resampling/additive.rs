@@ -39,7 +39,7 @@
 
 use rayon::prelude::*;
 
-use super::{holm, Comparison, RESAMPLES};
+use super::{holm, quantile_of, Comparison, RESAMPLES};
 
 /// The unit values are rounded to: 2^−32.
 pub const QUANTUM: f64 = 1.0 / (1u64 << 32) as f64;
@@ -584,19 +584,6 @@ fn comparisons(values: &[Vec<Option<f64>>], p_values: &[Option<f64>]) -> Vec<Com
             },
         })
         .collect()
-}
-
-/// The quantile `p` of `values` as [`super::quantile`] gives it of them sorted, found by
-/// selection (which reorders them) rather than a sort: the leaderboard after a rating takes 16
-/// of them from 10,000 means.
-fn quantile_of(values: &mut [f64], p: f64) -> f64 {
-    let position = p * (values.len() - 1) as f64;
-    let below = position.floor() as usize;
-    let (_, &mut at_below, higher) = values.select_nth_unstable_by(below, f64::total_cmp);
-    let at_above = (higher.iter().copied())
-        .min_by(f64::total_cmp)
-        .unwrap_or(at_below);
-    at_below + (position - below as f64) * (at_above - at_below)
 }
 
 /// p = (1 + #{r : |S_r| ≥ |S|}) / (1 + [`RESAMPLES`]), S = Σ q (`total`) and S_r = S − 2 ·
