@@ -7,6 +7,8 @@
 //! compared with the board a new `Study` computes from the file alone, byte for byte, with the
 //! set it was computed from.
 
+use std::sync::Arc;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -63,12 +65,32 @@ fn contents(set: &EvaluationSet) -> String {
     )
 }
 
+/// A set made from the one of the step before holds that one's targets that did not change,
+/// not copies of them: making it again after a rating costs the changed targets only.
+fn shares_what_did_not_change(set: &EvaluationSet, before: Option<&EvaluationSet>, step: &str) {
+    let Some(earlier) = &set.earlier else { return };
+    let Some(before) = before.filter(|before| before.revision == earlier.revision) else {
+        return;
+    };
+    for (target, position) in set.collection.targets.iter().zip(&earlier.positions) {
+        if let Some(position) = *position {
+            assert!(
+                Arc::ptr_eq(target, &before.collection.targets[position]),
+                "{step}: target {} copied",
+                target.target
+            );
+        }
+    }
+}
+
 struct Steps {
     test: TestStudy,
     rng: ChaCha8Rng,
     /// Steps whose every board was made from the one kept before.
     made_from_earlier: usize,
     steps: usize,
+    /// The set the study kept at the step before.
+    last: Option<Arc<EvaluationSet>>,
 }
 
 impl Steps {
@@ -99,6 +121,8 @@ impl Steps {
             assert_eq!(contents(&kept.set), contents(&full.set), "{step}");
             assert!(full.set.earlier.is_none(), "a new study reads it all");
             from_earlier &= kept.set.earlier.is_some();
+            shares_what_did_not_change(&kept.set, self.last.as_deref(), step);
+            self.last = Some(kept.set.clone());
         }
         self.steps += 1;
         self.made_from_earlier += usize::from(from_earlier);
@@ -169,6 +193,7 @@ async fn what_the_study_keeps_after_each_change_equals_a_full_evaluation() {
         rng: ChaCha8Rng::seed_from_u64(43),
         made_from_earlier: 0,
         steps: 0,
+        last: None,
     };
     let owner = Rater::owner();
     steps.compare("imported").await;

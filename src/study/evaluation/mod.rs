@@ -201,7 +201,8 @@ impl<'s> Handle<'s> {
                 completion: None,
             };
             let raters = set.has_raters.then(|| {
-                let targets: Vec<&TargetInput<PaperKey>> = collection.targets.iter().collect();
+                let targets: Vec<&TargetInput<PaperKey>> =
+                    collection.targets.iter().map(Arc::as_ref).collect();
                 let input = RatersInput {
                     names: set.raters.clone(),
                     ratings: (evaluated.iter())
@@ -224,7 +225,7 @@ impl<'s> Handle<'s> {
             let answers = AnswersInput {
                 models: &asked.models,
                 targets: (answered.iter())
-                    .map(|&position| (&asked.targets[position], set.ratings[position].as_slice()))
+                    .map(|&position| (&*asked.targets[position], set.ratings[position].as_slice()))
                     .collect(),
                 raters: &set.raters,
                 versions: &versions,
@@ -265,7 +266,7 @@ fn rater_rankings(set: &EvaluationSet, settings: &Settings, partial: Partial) ->
         .filter(|(id, _)| rated.contains(id))
         .filter_map(|(_, name)| {
             let collection = set.collection(&Judgments::Rater(name.clone())).ok()?;
-            let targets: Vec<&TargetInput<PaperKey>> = (collection.targets.iter())
+            let targets: Vec<&TargetInput<PaperKey>> = (collection.targets.iter().map(Arc::as_ref))
                 .filter(|target| partial.evaluates(target))
                 .collect();
             Some(RaterRanking {

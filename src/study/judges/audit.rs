@@ -4,6 +4,7 @@
 
 use super::Handle;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::store::{self, GradesOf, JudgeRecord};
 use super::JudgeVersion;
@@ -182,9 +183,10 @@ impl Handle<'_> {
             .judged(&JudgeVersion::of(judge), &models, set, depth)
             .await?;
         let settings = *settings;
-        let finished: Vec<&TargetInput<PaperKey>> = (set.collection.targets.iter())
-            .filter(|target| Partial::Exclude.evaluates(target))
-            .collect();
+        let finished: Vec<&TargetInput<PaperKey>> =
+            (set.collection.targets.iter().map(Arc::as_ref))
+                .filter(|target| Partial::Exclude.evaluates(target))
+                .collect();
         let raters_ndcg: Vec<Option<f64>> = (0..models.len())
             .map(|model| ranking::mean_ndcg(&finished, model, &settings))
             .collect();
@@ -193,7 +195,7 @@ impl Handle<'_> {
             pairs,
             judge_ndcg: {
                 let judged: Vec<&TargetInput<PaperKey>> =
-                    judged.collection.targets.iter().collect();
+                    judged.collection.targets.iter().map(Arc::as_ref).collect();
                 (0..models.len())
                     .map(|model| ranking::mean_ndcg(&judged, model, &settings))
                     .collect()

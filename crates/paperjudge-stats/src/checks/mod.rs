@@ -18,6 +18,8 @@ mod sensitivity;
 pub(crate) mod text;
 mod timing;
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::domain::{PaperKey, PoolDepth, Stars};
@@ -137,7 +139,7 @@ impl Checks {
     ) -> Checks {
         let pool_depth: PoolDepth = collection.pool_depth;
         let depth = usize::try_from(pool_depth.get()).unwrap_or(usize::MAX);
-        let targets: Vec<&TargetInput<PaperKey>> = (collection.targets.iter())
+        let targets: Vec<&TargetInput<PaperKey>> = (collection.targets.iter().map(Arc::as_ref))
             .filter(|target| partial.evaluates(target))
             .collect();
         let pairs: Vec<(Stars, Stars)> = (history.rechecks.iter())

@@ -191,7 +191,7 @@ impl Leaderboard {
 /// [`metrics::MIN_RATED`] judged targets are rated for every model (else the raters' figures,
 /// with the reason), and the raters' figures kept beside each row. The verdict stays the
 /// raters' own.
-pub fn with_judge<K: Copy + Eq + Hash + Sync>(
+pub fn with_judge<K: Copy + Eq + Hash + Send + Sync>(
     mut board: Leaderboard,
     raters: &Collection<K>,
     judged: &JudgedTargets<K>,

@@ -21,6 +21,7 @@ mod verdict;
 
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -70,8 +71,10 @@ impl<K> TargetInput<K> {
 #[derive(Debug, Clone)]
 pub struct Collection<K> {
     pub models: Vec<String>,
-    /// The targets with a rating (others may be given: they count as unrated).
-    pub targets: Vec<TargetInput<K>>,
+    /// The targets with a rating (others may be given: they count as unrated). Shared: a
+    /// study's collection made again after a rating takes every target that did not change
+    /// from the one before, without copying it.
+    pub targets: Vec<Arc<TargetInput<K>>>,
     /// Every target of the study: those given and those without ratings, which need not be
     /// given (they are only counted).
     pub total: usize,
@@ -110,7 +113,7 @@ impl<K> Collection<K> {
         Collection {
             total: targets.len(),
             models,
-            targets,
+            targets: targets.into_iter().map(Arc::new).collect(),
             pool_depth,
             completion: None,
         }
@@ -438,7 +441,7 @@ impl Leaderboard {
 
     /// Scores and compares the models of `collection` under `settings`: [`score`], then
     /// [`resample`], the verdict with `margin`.
-    pub fn of<K: Copy + Eq + Hash + Sync>(
+    pub fn of<K: Copy + Eq + Hash + Send + Sync>(
         collection: &Collection<K>,
         settings: Settings,
         margin: Margin,

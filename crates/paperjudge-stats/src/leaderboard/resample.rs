@@ -14,7 +14,7 @@ use crate::decision::Margin;
 use crate::metrics::{self, additive};
 
 /// The leaderboard of `collection` from its `scores`, its verdict with `margin`.
-pub fn resample<K: Sync>(
+pub fn resample<K: Send + Sync>(
     collection: &Collection<K>,
     scores: Scores,
     margin: Margin,
@@ -63,7 +63,7 @@ pub struct Kept {
 ///   bit, whatever the order the targets came in;
 /// - the verdict's sequences take up where `earlier`'s stopped when the targets completed then
 ///   come first, unchanged, in the completion order (see [`verdict_again`]).
-pub fn resample_again<K: Sync>(
+pub fn resample_again<K: Send + Sync>(
     collection: &Collection<K>,
     scores: Scores,
     margin: Margin,

@@ -85,7 +85,7 @@ impl Scores {
 }
 
 /// Scores every model of `study` on each target that `partial` evaluates.
-pub fn score<K: Copy + Eq + Hash + Sync>(
+pub fn score<K: Copy + Eq + Hash + Send + Sync>(
     collection: &Collection<K>,
     settings: Settings,
     partial: Partial,
@@ -99,7 +99,7 @@ pub fn score<K: Copy + Eq + Hash + Sync>(
 /// for a target whose judgments, lists and pool are as they were then (`None` for another).
 /// The scores are those [`score`] gives, to the bit: a target's values depend on that target
 /// alone.
-pub fn score_again<K: Copy + Eq + Hash + Sync>(
+pub fn score_again<K: Copy + Eq + Hash + Send + Sync>(
     collection: &Collection<K>,
     earlier: &Scores,
     earlier_position: &[Option<usize>],
@@ -113,7 +113,7 @@ pub fn score_again<K: Copy + Eq + Hash + Sync>(
 
 /// Scores every model on each target that `partial` evaluates, but those whose values
 /// `known(position)` gives.
-fn scored<K: Copy + Eq + Hash + Sync>(
+fn scored<K: Copy + Eq + Hash + Send + Sync>(
     collection: &Collection<K>,
     settings: Settings,
     partial: Partial,

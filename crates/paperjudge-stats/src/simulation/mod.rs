@@ -127,7 +127,7 @@ impl Replay {
     /// The fully rated targets of `study` as the leaderboard scores them under `settings`:
     /// each model's NDCG (from the scoring step), its top pool depth, its list, and the
     /// judgments; the verdict watches them with `margin`.
-    pub fn of<K: Copy + Eq + Hash + Sync>(
+    pub fn of<K: Copy + Eq + Hash + Send + Sync>(
         collection: &Collection<K>,
         settings: Settings,
         margin: Margin,

@@ -41,7 +41,7 @@ pub struct JudgeValues {
 impl JudgeValues {
     /// The judge's values of `judged` for the fully rated targets of `raters` that a replay
     /// of it takes (those the scoring evaluates, in order).
-    pub fn of<K: Copy + Eq + Hash + Sync>(
+    pub fn of<K: Copy + Eq + Hash + Send + Sync>(
         raters: &Collection<K>,
         judged: &JudgedTargets<K>,
         settings: crate::metrics::Settings,
