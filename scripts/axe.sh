@@ -20,14 +20,7 @@ if [ $# -gt 0 ]; then
     exit
 fi
 
-# PAPERJUDGE_BIN: a binary built already (else the debug build, built now).
-if [ -z "${PAPERJUDGE_BIN:-}" ]; then
-    cargo build -q
-fi
-bin=${PAPERJUDGE_BIN:-$root/target/debug/paperjudge}
-work=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+start_study_work
 
 empty=$work/empty.db
 serve "$empty"

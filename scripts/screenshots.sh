@@ -13,13 +13,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 . "$root/scripts/lib/serve.sh"
 browser_tools
-if [ -z "${PAPERJUDGE_BIN:-}" ]; then
-    cargo build -q
-fi
-bin=${PAPERJUDGE_BIN:-$root/target/debug/paperjudge}
-work=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+start_study_work
 
 demo=$work/demo.db
 "$bin" --db "$demo" import papers src/demo/papers.csv 2>/dev/null

@@ -1,6 +1,17 @@
 # Shell functions for the scripts that drive a served study in headless Chromium (scripts/axe.sh,
-# scripts/screenshots.sh). Sourced; expects $bin (the paperjudge binary), $work (a scratch
-# directory) and the array pids (the servers started, for the caller's trap to stop).
+# scripts/screenshots.sh). Sourced, from the repository's root ($root).
+
+# Sets $bin (PAPERJUDGE_BIN: a binary built already, else the debug build, built now), $work (a
+# scratch directory) and pids (the servers started), all gone or stopped when the script exits.
+start_study_work() {
+    if [ -z "${PAPERJUDGE_BIN:-}" ]; then
+        cargo build -q
+    fi
+    bin=${PAPERJUDGE_BIN:-$root/target/debug/paperjudge}
+    work=$(mktemp -d)
+    pids=()
+    trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+}
 
 # Starts `paperjudge serve` on a free port for the study $1; its address goes to $1.url.
 serve() {
