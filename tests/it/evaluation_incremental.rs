@@ -167,6 +167,14 @@ impl Steps {
             .expect("rated");
     }
 
+    /// Adds a rater named `name` (the step compares nothing; the caller does).
+    async fn add_rater(&self, name: &str) -> RaterName {
+        let name = RaterName::new(name).expect("a name");
+        let password = format!("a long enough password of {name}");
+        (self.test.study.raters().add(&name, &password).await).expect("added");
+        name
+    }
+
     /// Rates every pooled pair of `target` but the last `leave` as `rater`, comparing after
     /// each rating.
     async fn rate_target(&mut self, target: PaperKey, leave: usize, rater: &Rater) {
@@ -268,23 +276,9 @@ async fn what_the_study_keeps_after_each_change_equals_a_full_evaluation() {
     // Two raters added; then every target needs one more rater (the finished ones are no longer
     // fully rated, without a rating), who rates a target finished before and part of another;
     // then the plan back to one rater per target.
-    let ann = RaterName::new("Ann").expect("a name");
-    (steps
-        .test
-        .study
-        .raters()
-        .add(&ann, "a long enough password 1")
-        .await)
-        .expect("added");
+    let ann = steps.add_rater("Ann").await;
     steps.compare("a rater added").await;
-    let bo = RaterName::new("Bo").expect("a name");
-    (steps
-        .test
-        .study
-        .raters()
-        .add(&bo, "a long enough password 2")
-        .await)
-        .expect("added");
+    steps.add_rater("Bo").await;
     steps.compare("another rater added").await;
     (steps
         .test

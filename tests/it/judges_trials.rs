@@ -5,7 +5,7 @@
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use paperjudge::study::judges::{Purpose, RunRequest};
+use paperjudge::study::judges::{Purpose, RunRequest, TrialReport};
 use paperjudge::study::StudyError;
 
 use crate::judge_support::{StandIn, BY_THE_NUMBER};
@@ -41,6 +41,14 @@ fn trial(stand_in: &StandIn, prompt: Option<String>) -> RunRequest {
     endpoint_of(&mut trial).prompt = prompt;
     trial.purpose = Purpose::Trial;
     trial
+}
+
+/// A trial of the stand-in with [`good_prompt`] over a tuning set of one target (the first
+/// fully rated one in the study's order).
+async fn trial_of_one_target(app: &TestApp, stand_in: &StandIn) -> TrialReport {
+    let mut one = trial(stand_in, Some(good_prompt()));
+    one.tuning_targets = Some(1);
+    (app.study.study.evaluation().run_trial(one, ()).await).expect("the trial")
 }
 
 /// The targets whose pairs the stand-in was asked for, from its prompts, in order.
@@ -111,15 +119,7 @@ async fn a_trial_grades_the_tuning_set_alone_agrees_as_the_references_say_and_ch
 
     // One target in the tuning set: the first fully rated one in the study's order.
     let order = app.rating_order().await;
-    let mut one = trial(&stand_in, Some(good_prompt()));
-    one.tuning_targets = Some(1);
-    let report = app
-        .study
-        .study
-        .evaluation()
-        .run_trial(one, ())
-        .await
-        .unwrap();
+    let report = trial_of_one_target(&app, &stand_in).await;
     let first_title = match order[0].as_str() {
         "T1" => "Target one",
         _ => "Target two",
@@ -268,15 +268,7 @@ async fn two_prompts_tried_give_two_agreements_the_better_first() {
 async fn a_judge_from_a_trial_keeps_its_grades_and_leaves_the_tuning_set_out_of_the_correction() {
     let app = rated_app().await;
     let stand_in = StandIn::prompt_sensitive();
-    let mut one = trial(&stand_in, Some(good_prompt()));
-    one.tuning_targets = Some(1);
-    let tried = app
-        .study
-        .study
-        .evaluation()
-        .run_trial(one, ())
-        .await
-        .unwrap();
+    let tried = trial_of_one_target(&app, &stand_in).await;
     let asked_in_trial = targets_asked(&stand_in);
     let mut judge = request(&stand_in);
     judge.purpose = Purpose::FromTrial(tried.found.as_ref().unwrap().trial.id);
