@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rand::SeedableRng;
 
-use crate::common::{study_s_papers, TestStudy, VERDICT_FIXTURES};
+use crate::common::{study_s_papers, TestStudy};
 use crate::process_support::{paperjudge, stderr, succeeded};
 use paperjudge::domain::{Answer, PaperId, PaperKey, PoolDepth, RaterName, Stars};
 use paperjudge::study::raters::Rater;
@@ -72,14 +72,9 @@ fn after_change(db: &Path, change: &str, extra: &[&str]) -> Vec<String> {
 /// Study S's papers and lists (65 targets, 8 models), with its first targets rated whole by
 /// the owner.
 async fn rated_study() -> TestStudy {
-    let test = TestStudy::new().await;
-    let papers = std::fs::read_to_string(study_s_papers(test.dir.path())).unwrap();
-    test.papers(&papers).await;
-    let lists =
-        std::fs::read_to_string(format!("{VERDICT_FIXTURES}/synth-s-recommendations.csv")).unwrap();
-    test.recommendations(&lists).await;
-    for (target, _) in &targets(&test).await[..3] {
-        for (number, paper) in pool(&test, *target).await.iter().enumerate() {
+    let test = TestStudy::study_s().await;
+    for (target, _) in &test.active_targets().await[..3] {
+        for (number, paper) in test.pool_of(*target).await.iter().enumerate() {
             rate(&test, *target, paper, stars(number), &Rater::owner()).await;
         }
     }
@@ -88,31 +83,6 @@ async fn rated_study() -> TestStudy {
 
 fn stars(number: usize) -> Answer {
     Answer::Stars(Stars::new(1 + (number * 7 % 5) as i64).expect("stars"))
-}
-
-async fn targets(test: &TestStudy) -> Vec<(PaperKey, PaperId)> {
-    let rows: Vec<(i64, String)> = sqlx::query_as(
-        "SELECT t.target_id, p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
-         WHERE t.active = 1 ORDER BY p.external_id",
-    )
-    .fetch_all(&test.connections)
-    .await
-    .unwrap();
-    (rows.into_iter())
-        .map(|(key, id)| (PaperKey(key), PaperId::given(&id)))
-        .collect()
-}
-
-async fn pool(test: &TestStudy, target: PaperKey) -> Vec<PaperId> {
-    let rows: Vec<(String,)> = sqlx::query_as(
-        "SELECT p.external_id FROM pool JOIN papers p ON p.id = pool.paper_id
-         WHERE pool.target_id = ? ORDER BY pool.sort_key",
-    )
-    .bind(target.0)
-    .fetch_all(&test.connections)
-    .await
-    .unwrap();
-    rows.into_iter().map(|(id,)| PaperId::given(&id)).collect()
 }
 
 async fn rate(test: &TestStudy, target: PaperKey, paper: &PaperId, answer: Answer, as_: &Rater) {
@@ -162,7 +132,7 @@ async fn after_every_change_the_output_printed_is_a_fresh_computations() {
     let test = rated_study().await;
     let db = &test.db_path();
     let owner = Rater::owner();
-    let targets = targets(&test).await;
+    let targets = test.active_targets().await;
     let mut before = after_change(db, "rated", &[]);
     let mut check = |change: &str, moves: bool| {
         let now = after_change(db, change, &[]);
@@ -175,7 +145,7 @@ async fn after_every_change_the_output_printed_is_a_fresh_computations() {
     // Ratings, through the rating page's command: a rating of a target rated in part, a
     // correction, a clear, its undo, "can't judge".
     let (target, _) = targets[3];
-    let pooled = pool(&test, target).await;
+    let pooled = test.pool_of(target).await;
     let given = |stars: i64| Answer::Stars(Stars::new(stars).expect("stars"));
     rate(&test, target, &pooled[0], given(4), &owner).await;
     check("a rating", true);
@@ -196,12 +166,12 @@ async fn after_every_change_the_output_printed_is_a_fresh_computations() {
 
     // Imports: ratings, a model's list changed, a paper's title.
     let (other, other_id) = &targets[4];
-    let paper = &pool(&test, *other).await[0];
+    let paper = &test.pool_of(*other).await[0];
     test.ratings(&format!("target,paper,stars\n{other_id},{paper},5\n"))
         .await;
     check("an import of ratings", true);
     let (first, first_id) = &targets[0];
-    let first_pool = pool(&test, *first).await;
+    let first_pool = test.pool_of(*first).await;
     test.recommendations(&format!(
         "model,target,rank,paper\nmodel-1,{first_id},1,{}\nmodel-1,{first_id},2,{}\n",
         first_pool[1], first_pool[0]
@@ -238,7 +208,7 @@ async fn after_every_change_the_output_printed_is_a_fresh_computations() {
     check("a rater added", true);
     let ann = (test.study.raters().named(&ann).await).expect("Ann");
     let (target, _) = targets[5];
-    for (number, paper) in pool(&test, target).await.iter().enumerate() {
+    for (number, paper) in test.pool_of(target).await.iter().enumerate() {
         rate(&test, target, paper, stars(number + 1), &ann).await;
     }
     check("a rater's ratings", true);
@@ -258,8 +228,8 @@ async fn a_judges_grades_move_the_key() {
     let test = rated_study().await;
     let db = &test.db_path();
     let mut ratings = String::from("target,paper,stars\n");
-    for (target, id) in &targets(&test).await[3..23] {
-        for (number, paper) in pool(&test, *target).await.iter().enumerate() {
+    for (target, id) in &test.active_targets().await[3..23] {
+        for (number, paper) in test.pool_of(*target).await.iter().enumerate() {
             ratings.push_str(&format!("{id},{paper},{}\n", 1 + number * 7 % 5));
         }
     }
@@ -316,7 +286,7 @@ async fn the_second_call_prints_the_kept_output_without_computing() {
     assert!(!computed);
     assert_eq!(second, first);
     assert_eq!(kept_rows(&test).await, rows, "made_at unchanged");
-    // The same table as before outputs were kept.
+    // The table, as a terminal shows it.
     assert!(first.contains("NDCG@8"), "{first}");
 }
 
@@ -505,9 +475,9 @@ fn as_another_user(db: &Path, args: &[&str]) -> Output {
 async fn the_kept_outputs_stay_few() {
     let test = rated_study().await;
     let db = &test.db_path();
-    let targets = targets(&test).await;
+    let targets = test.active_targets().await;
     let (target, _) = targets[5];
-    for (number, paper) in pool(&test, target).await.iter().take(6).enumerate() {
+    for (number, paper) in test.pool_of(target).await.iter().take(6).enumerate() {
         rate(&test, target, paper, stars(number), &Rater::owner()).await;
         for format in ["json", "csv"] {
             succeeded(&leaderboard(db, &["--format", format]));
