@@ -485,3 +485,16 @@ CREATE TABLE judge_runs (
     started_at TEXT    NOT NULL,
     renewed_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- The outputs of `paperjudge leaderboard` kept for the next call on the same revision: `key`
+-- is the canonical text of what the output depends on (the build, the study's revision, the
+-- options, the format); a new row deletes those of other builds and revisions (`build`,
+-- `revision`); `digest`, the FNV-1a hash of `output`, is checked when it is read.
+CREATE TABLE kept_outputs (
+    key      TEXT    PRIMARY KEY,
+    build    TEXT    NOT NULL,
+    revision TEXT    NOT NULL,
+    output   TEXT    NOT NULL,
+    digest   INTEGER NOT NULL,
+    made_at  TEXT    NOT NULL
+);

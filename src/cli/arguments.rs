@@ -435,4 +435,9 @@ pub struct LeaderboardArgs {
     /// never while rating.
     #[arg(long)]
     pub include_partial: bool,
+    /// Compute the leaderboard afresh instead of printing the output kept from an earlier
+    /// call on the same study revision, and keep the new one. Needed only if the kept output
+    /// is in doubt (a study file changed by hand, outside paperjudge).
+    #[arg(long)]
+    pub recompute: bool,
 }

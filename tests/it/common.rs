@@ -4,6 +4,7 @@
 use rand::SeedableRng;
 use sqlx::SqlitePool;
 
+use paperjudge::domain::{PaperId, PaperKey};
 use paperjudge::formats::Format;
 use paperjudge::study::import::ImportFile;
 use paperjudge::study::import::{self, Kind, Summary};
@@ -185,6 +186,45 @@ impl TestStudy {
         rows.into_iter()
             .map(|(previous, current, source)| (stars(previous), stars(current), source))
             .collect()
+    }
+
+    /// A new study of study S's papers and lists (65 targets, 8 models), nothing rated.
+    pub async fn study_s() -> TestStudy {
+        let test = TestStudy::new().await;
+        let papers = std::fs::read_to_string(study_s_papers(test.dir.path())).unwrap();
+        test.papers(&papers).await;
+        let lists =
+            std::fs::read_to_string(format!("{VERDICT_FIXTURES}/synth-s-recommendations.csv"))
+                .unwrap();
+        test.recommendations(&lists).await;
+        test
+    }
+
+    /// The targets being rated, by external id.
+    pub async fn active_targets(&self) -> Vec<(PaperKey, PaperId)> {
+        let rows: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT t.target_id, p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
+             WHERE t.active = 1 ORDER BY p.external_id",
+        )
+        .fetch_all(&self.connections)
+        .await
+        .expect("the targets");
+        (rows.into_iter())
+            .map(|(key, id)| (PaperKey(key), PaperId::given(&id)))
+            .collect()
+    }
+
+    /// The pool of the target `target`, in its blind order.
+    pub async fn pool_of(&self, target: PaperKey) -> Vec<PaperId> {
+        let rows: Vec<String> = sqlx::query_scalar(
+            "SELECT p.external_id FROM pool JOIN papers p ON p.id = pool.paper_id
+             WHERE pool.target_id = ? ORDER BY pool.sort_key, pool.paper_id",
+        )
+        .bind(target.0)
+        .fetch_all(&self.connections)
+        .await
+        .expect("the pool");
+        rows.iter().map(|id| PaperId::given(id)).collect()
     }
 
     /// The blind order of a target's pool: external paper ids by display position.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::common::{study_s_papers, TestStudy, VERDICT_FIXTURES};
+use crate::common::TestStudy;
 use paperjudge::domain::{Answer, Guidelines, Note, PaperId, PaperKey, RaterName, Stars};
 use paperjudge::leaderboard::{LeaderboardOptions, Partial};
 use paperjudge::study::evaluation::EvaluationSet;
@@ -129,28 +129,11 @@ impl Steps {
     }
 
     async fn targets(&self) -> Vec<(PaperKey, PaperId)> {
-        let rows: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT t.target_id, p.external_id FROM targets t JOIN papers p ON p.id = t.target_id
-             WHERE t.active = 1 ORDER BY p.external_id",
-        )
-        .fetch_all(&self.test.connections)
-        .await
-        .unwrap();
-        (rows.into_iter())
-            .map(|(key, id)| (PaperKey(key), PaperId::given(&id)))
-            .collect()
+        self.test.active_targets().await
     }
 
     async fn pool(&self, target: PaperKey) -> Vec<PaperId> {
-        let rows: Vec<(String,)> = sqlx::query_as(
-            "SELECT p.external_id FROM pool JOIN papers p ON p.id = pool.paper_id
-             WHERE pool.target_id = ? ORDER BY pool.sort_key",
-        )
-        .bind(target.0)
-        .fetch_all(&self.test.connections)
-        .await
-        .unwrap();
-        rows.into_iter().map(|(id,)| PaperId::given(&id)).collect()
+        self.test.pool_of(target).await
     }
 
     fn stars(&mut self) -> Answer {
@@ -190,14 +173,8 @@ impl Steps {
 
 #[tokio::test]
 async fn what_the_study_keeps_after_each_change_equals_a_full_evaluation() {
-    let test = TestStudy::new().await;
-    let papers = std::fs::read_to_string(study_s_papers(test.dir.path())).unwrap();
-    test.papers(&papers).await;
-    let lists =
-        std::fs::read_to_string(format!("{VERDICT_FIXTURES}/synth-s-recommendations.csv")).unwrap();
-    test.recommendations(&lists).await;
     let mut steps = Steps {
-        test,
+        test: TestStudy::study_s().await,
         rng: ChaCha8Rng::seed_from_u64(43),
         made_from_earlier: 0,
         steps: 0,

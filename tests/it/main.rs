@@ -44,6 +44,7 @@ mod judges_trials;
 mod judges_web;
 mod layers;
 mod leaderboard_blindness;
+mod leaderboard_kept;
 mod lists_cli;
 mod lists_packed;
 mod lists_reference;

@@ -5,7 +5,17 @@ use sqlx::{SqliteConnection, SqlitePool};
 
 use crate::domain::PoolDepth;
 
+/// Makes the study's one row, with its form secret, unless it is there: a study made already is
+/// only read, so that opening it neither waits for another process's write (a server's, an
+/// import's) nor needs to write.
 pub(crate) async fn ensure_exists(connections: &SqlitePool) -> Result<(), sqlx::Error> {
+    let made: Option<bool> =
+        sqlx::query_scalar("SELECT form_secret IS NOT NULL FROM study WHERE id = 1")
+            .fetch_optional(connections)
+            .await?;
+    if made == Some(true) {
+        return Ok(());
+    }
     sqlx::query("INSERT OR IGNORE INTO study (id, pool_depth, created_at) VALUES (1, ?, ?)")
         .bind(i64::from(PoolDepth::DEFAULT.get()))
         .bind(super::now_rfc3339())

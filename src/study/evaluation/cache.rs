@@ -19,6 +19,7 @@ use tokio::sync::OnceCell;
 
 use super::{evaluate, Evaluated, EvaluationSet};
 use crate::decision::Margin;
+use crate::domain::PoolDepth;
 use crate::leaderboard::{Kept, Leaderboard, LeaderboardOptions, Partial};
 use crate::metrics::{Judgments, Settings};
 use crate::study::db;
@@ -65,9 +66,12 @@ struct SetEntry {
     before: Option<Arc<EvaluationSet>>,
 }
 
+/// Everything a leaderboard depends on: equal keys, equal leaderboards. Its `Debug` text is
+/// also the key of an output kept in the study file (see [`super::kept`]), so every field
+/// added here keys that too.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct BoardKey {
-    revision: Revision,
+pub(super) struct BoardKey {
+    pub(super) revision: Revision,
     settings: Settings,
     margin: Margin,
     judgments: Judgments,
@@ -76,27 +80,48 @@ struct BoardKey {
     judge: Option<JudgeVersion>,
 }
 
+impl BoardKey {
+    /// The key of the leaderboard `options` and `partial` ask for, at `revision` of a study
+    /// whose pool depth is `pool_depth`, with `judge`'s grades at the version read.
+    pub(super) fn of(
+        revision: Revision,
+        pool_depth: PoolDepth,
+        options: &LeaderboardOptions,
+        partial: Partial,
+        judge: Option<JudgeVersion>,
+    ) -> BoardKey {
+        BoardKey {
+            revision,
+            settings: options.settings(pool_depth),
+            margin: options.margin(),
+            judgments: options.judgments(),
+            partial,
+            judge,
+        }
+    }
+}
+
 impl Evaluations {
-    /// The leaderboard the options ask for, on `study` as it is now.
+    /// The leaderboard the options ask for, on `study` as it is now, with its key (of the
+    /// revision its set was read at).
     pub(super) async fn leaderboard(
         &self,
         study: &Study,
         options: &LeaderboardOptions,
         partial: Partial,
-    ) -> Result<Evaluated, StudyError> {
+    ) -> Result<(Evaluated, BoardKey), StudyError> {
         let judge = match &options.judge {
             Some(name) => Some(study.judges().version(name).await?),
             None => None,
         };
         let set = self.set(study, options.list_depth()).await?;
-        let key = BoardKey {
-            revision: set.revision,
-            settings: options.settings(set.collection.pool_depth),
-            margin: options.margin(),
-            judgments: options.judgments(),
+        let key = BoardKey::of(
+            set.revision,
+            set.collection.pool_depth,
+            options,
             partial,
-            judge: judge.clone(),
-        };
+            judge.clone(),
+        );
         let earlier = (set.earlier.as_ref())
             .filter(|_| judge.is_none())
             .and_then(|earlier| {
@@ -105,7 +130,7 @@ impl Evaluations {
                     ..key.clone()
                 })
             });
-        let board = self.board_cell(key);
+        let board = self.board_cell(key.clone());
         let board = (board.get_or_try_init(|| async {
             let judged = match &judge {
                 Some(judge) => Some(
@@ -125,7 +150,7 @@ impl Evaluations {
         .await?
         .board
         .clone();
-        Ok(Evaluated { set, board })
+        Ok((Evaluated { set, board }, key))
     }
 
     /// The set of the study's current revision holding at least `depth` of every list:

@@ -18,6 +18,7 @@
 
 mod cache;
 mod judges;
+mod kept;
 mod set;
 pub(in crate::study) mod store;
 mod target_view;
@@ -112,10 +113,10 @@ impl<'s> Handle<'s> {
         options: &LeaderboardOptions,
         partial: Partial,
     ) -> Result<Evaluated, StudyError> {
-        self.study
-            .evaluations
+        let (evaluated, _) = (self.study.evaluations)
             .leaderboard(self.study, options, partial)
-            .await
+            .await?;
+        Ok(evaluated)
     }
 
     /// The judged targets of the judge named `name` (refused for a name the study has no
