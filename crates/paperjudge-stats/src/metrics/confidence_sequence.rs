@@ -171,6 +171,13 @@ pub struct ConfidenceSequence {
 #[derive(Debug, Clone, Copy)]
 struct Candidate {
     index: usize,
+    /// The mean, i / steps: with the two limits below, worked out once rather than at every
+    /// observation (the divisions were most of an observation's time; the same values).
+    mean: f64,
+    /// The largest stakes that cannot lose everything on any observation in [0, 1]
+    /// (truncated), up and down (a division by 0 gives an infinite limit, which never binds).
+    most_up: f64,
+    most_down: f64,
     upward: f64,
     downward: f64,
 }
@@ -210,10 +217,16 @@ impl ConfidenceSequence {
             betting,
             steps,
             candidates: (0..=steps)
-                .map(|index| Candidate {
-                    index,
-                    upward: 1.0,
-                    downward: 1.0,
+                .map(|index| {
+                    let mean = index as f64 * (1.0 / steps as f64);
+                    Candidate {
+                        index,
+                        mean,
+                        most_up: truncation / mean,
+                        most_down: truncation / (1.0 - mean),
+                        upward: 1.0,
+                        downward: 1.0,
+                    }
                 })
                 .collect(),
             observed: 0,
@@ -254,15 +267,11 @@ impl ConfidenceSequence {
                 (2.0 * (2.0 / self.alpha).ln() / (variance_before * planned.max(1) as f64)).sqrt()
             }
         };
-        let truncation = self.betting.truncation();
         let threshold = 1.0 / self.alpha;
         let step = 1.0 / self.steps as f64;
         let (mut first_kept, mut last_kept) = (None, None);
         for candidate in &mut self.candidates {
-            let m = candidate.index as f64 * step;
-            // The largest stakes that cannot lose everything on any observation in [0, 1]
-            // (a division by 0 gives an infinite limit, which never binds).
-            let (most_up, most_down) = (truncation / m, truncation / (1.0 - m));
+            let (m, most_up, most_down) = (candidate.mean, candidate.most_up, candidate.most_down);
             let wealth = match self.betting {
                 Betting::Agrapa { .. } => {
                     let gap = mean_before - m;
@@ -292,10 +301,8 @@ impl ConfidenceSequence {
             high: self.unit_interval.high.min(interval.high),
         };
         self.unit_interval = Interval { low, high };
-        self.candidates.retain(|candidate| {
-            let mean = candidate.index as f64 * step;
-            low <= mean && mean <= high
-        });
+        self.candidates
+            .retain(|candidate| low <= candidate.mean && candidate.mean <= high);
         self.interval()
     }
 

@@ -465,13 +465,33 @@ pub fn evaluate_target<K: Copy + Eq + Hash, G: Copy + Into<Grade>>(
     scores[0]
 }
 
-fn target_ndcg<K: Eq + Hash, G: Copy + Into<Grade>>(
-    top: &[Option<Grade>],
-    judgments: &HashMap<K, G>,
-    settings: &Settings,
-) -> Option<f64> {
+/// What a target's judgments hold to find, whichever list is scored there: read once per
+/// target, not once per model.
+#[derive(Debug, Clone, Copy)]
+struct ToFind {
+    /// The ideal DCG@k of every judged paper.
+    judged_ideal: f64,
+    /// How many judged papers reach the threshold (R of recall).
+    relevant: usize,
+}
+
+impl ToFind {
+    fn of<K, G: Copy + Into<Grade>>(judgments: &HashMap<K, G>, settings: &Settings) -> ToFind {
+        ToFind {
+            judged_ideal: ideal_dcg(
+                judgments.values().map(|&s| settings.gain(s)).collect(),
+                settings.k.get(),
+            ),
+            relevant: (judgments.values())
+                .filter(|&&grade| settings.is_relevant(grade))
+                .count(),
+        }
+    }
+}
+
+fn target_ndcg(top: &[Option<Grade>], to_find: &ToFind, settings: &Settings) -> Option<f64> {
     let k = settings.k.get();
-    let judged_ideal = ideal_dcg(judgments.values().map(|&s| settings.gain(s)).collect(), k);
+    let judged_ideal = to_find.judged_ideal;
     if judged_ideal == 0.0 {
         return settings.score_when_empty();
     }
@@ -501,14 +521,12 @@ struct BinaryScores {
     rr: f64,
 }
 
-fn binary_scores<K: Eq + Hash, G: Copy + Into<Grade>>(
+fn binary_scores(
     top: &[Option<Grade>],
-    judgments: &HashMap<K, G>,
+    to_find: &ToFind,
     settings: &Settings,
 ) -> Option<BinaryScores> {
-    let relevant = (judgments.values())
-        .filter(|&&grade| settings.is_relevant(grade))
-        .count();
+    let relevant = to_find.relevant;
     if relevant == 0 {
         return settings.score_when_empty().map(|zero| BinaryScores {
             precision: zero,

@@ -12,7 +12,7 @@ use std::hash::Hash;
 
 use rustc_hash::FxHashMap;
 
-use super::{binary_scores, target_ndcg, Settings, TargetScores, Unjudged};
+use super::{binary_scores, target_ndcg, Settings, TargetScores, ToFind, Unjudged};
 use crate::domain::Grade;
 
 /// A paper of a model's top k: its number on the target (a paper has the same number in every
@@ -91,16 +91,18 @@ impl TargetTops {
             judged_at_k.push((first_k > 0).then(|| judged_in_first_k as f64 / first_k as f64));
         }
         tops.starts.push(tops.ranked.len());
+        if judgments.is_empty() {
+            return (tops, vec![TargetScores::default(); models]);
+        }
+        let to_find = ToFind::of(judgments, settings);
+        let mut top: Vec<Option<Grade>> = Vec::with_capacity(k.min(papers));
         let scores = (judged_at_k.into_iter().enumerate())
             .map(|(model, judged_at_k)| {
-                if judgments.is_empty() {
-                    return TargetScores::default();
-                }
-                let top: Vec<Option<Grade>> =
-                    tops.top(model).iter().map(|ranked| ranked.grade).collect();
-                let binary = binary_scores(&top, judgments, settings);
+                top.clear();
+                top.extend(tops.top(model).iter().map(|ranked| ranked.grade));
+                let binary = binary_scores(&top, &to_find, settings);
                 TargetScores {
-                    ndcg: target_ndcg(&top, judgments, settings),
+                    ndcg: target_ndcg(&top, &to_find, settings),
                     judged_at_k,
                     precision: binary.map(|b| b.precision),
                     recall: binary.map(|b| b.recall),
