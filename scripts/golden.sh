@@ -29,9 +29,11 @@ work=$out.work
 rm -rf "$work" && mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 
-# Times of this run (RFC 3339, second precision, UTC) are masked; the fixtures' are fixed.
+# Times of this run (RFC 3339, second precision, UTC) are masked by their day: today's, and the
+# day the fixtures were built, whose times the first run would otherwise mask and a run after
+# midnight not (`days`, set once the fixtures are there).
 today=$(date -u +%Y-%m-%d)
-mask_times() { sed -E "s|${work}|<work>|g; s/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]+Z/<log time>/g; s/${today}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/<now>/g"; }
+mask_times() { sed -E "s|${work}|<work>|g; s/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]+Z/<log time>/g; s/(${days})T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/<now>/g"; }
 
 # run NAME DB ARGS...: one command's exit status, stdout and stderr into OUT/NAME.
 run() {
@@ -63,8 +65,11 @@ if [ ! -f "$fixtures/done" ]; then
     python3 "$root/scripts/rate_demo.py" "$root/src/demo/recommendations.csv" "$fixtures/demo-pool.csv" \
         >"$fixtures/demo-ratings.csv"
     "$bin" --db "$fixtures/demo.db" import ratings "$fixtures/demo-ratings.csv" 2>/dev/null
+    echo "$today" >"$fixtures/day"
     touch "$fixtures/done"
 fi
+# Fixtures built before the day file was written are of a day unknown: today stands for it.
+days="$today|$(cat "$fixtures/day" 2>/dev/null || echo "$today")"
 
 # What this build imports itself: the same files into new studies.
 built=$work/built.db
@@ -177,10 +182,10 @@ for study in s demo; do
         python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/healthz')" 2>/dev/null && break
         sleep 0.1
     done
-    python3 - "http://127.0.0.1:$port" "$out/web-$study" "$today" <<'PY'
+    python3 - "http://127.0.0.1:$port" "$out/web-$study" "$days" <<'PY'
 import http.client, json, os, re, sys, urllib.parse
 
-base, out, today = sys.argv[1], sys.argv[2], sys.argv[3]
+base, out, days = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(out, exist_ok=True)
 address = urllib.parse.urlsplit(base)
 cookie = None
@@ -189,7 +194,7 @@ count = 0
 def mask(text):
     text = re.sub(r'(name="csrf_token" value=")[0-9a-f]+', r'\1<token>', text)
     text = re.sub(r'paperjudge_browser=[0-9a-f]+', 'paperjudge_browser=<id>', text)
-    return re.sub(today + r'T\d\d:\d\d:\d\dZ', '<now>', text)
+    return re.sub('(' + days + r')T\d\d:\d\d:\d\dZ', '<now>', text)
 
 def request(method, path, fields=None, accept=None, name=None):
     global count, cookie
