@@ -45,7 +45,8 @@ impl CliError {
 }
 
 /// A study's error as the command line says it: a refusal is bad input (exit status 2), with
-/// its reason (a refused choice of targets adds that nothing changed); anything else is
+/// its reason (a refused choice of targets adds that nothing changed); another process holding
+/// the study's write lock is a failure worth another try (exit status 1); anything else is
 /// internal (exit status 1), said as `context`, with the cause when a person can act on it (a
 /// full disk).
 impl CliError {
@@ -56,6 +57,7 @@ impl CliError {
                 CliError::Usage(format!("{refusal}; nothing changed"))
             }
             StudyError::Refused(refusal) => CliError::Usage(refusal.to_string()),
+            StudyError::Busy(_) => CliError::Failed(format!("{context}: {ANOTHER_WRITER}")),
             error @ StudyError::DiskFull(_) => CliError::internal(
                 &format!(
                     "{context}: the disk holding the study is full; free some space on it, then \
@@ -76,6 +78,15 @@ impl From<InvalidInput> for CliError {
 
 impl From<StudyError> for CliError {
     fn from(error: StudyError) -> CliError {
-        CliError::of_study(error, "the study database failed")
+        match error {
+            // Nothing failed: the study was busy.
+            StudyError::Busy(_) => CliError::Failed(ANOTHER_WRITER.to_owned()),
+            error => CliError::of_study(error, "the study database failed"),
+        }
     }
 }
+
+/// Why a command found the study busy (SQLite cannot say which process holds its lock), and
+/// what to do.
+const ANOTHER_WRITER: &str = "another process is writing to the study (an import, a judge's \
+     run or a server saving a rating), so nothing changed; try again once it has finished";

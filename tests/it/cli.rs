@@ -525,3 +525,32 @@ fn an_export_onto_the_study_or_its_log_is_refused_and_the_study_stays_whole() {
         )
     );
 }
+
+/// While another process holds the study's write lock, a command that changes the study waits
+/// its turn a moment, then says that the study is busy and that nothing changed (exit status
+/// 1), instead of "the study database failed"; once the lock is let go, it does its work.
+#[test]
+fn a_command_that_finds_the_study_busy_says_so_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_study(dir.path());
+    let mut holder = rusqlite::Connection::open(&db).unwrap();
+    let lock = holder
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .unwrap();
+    let refused = run(&db, &["prune", "on"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert_eq!(
+        stderr(&refused).trim(),
+        "paperjudge: another process is writing to the study (an import, a judge's run or a \
+         server saving a rating), so nothing changed; try again once it has finished"
+    );
+    lock.rollback().unwrap();
+    assert_eq!(
+        succeeded(&run(&db, &["prune"])),
+        "pruning is off: every target pools every model\n"
+    );
+    assert_eq!(
+        succeeded(&run(&db, &["prune", "on"])),
+        "pruning is on; no model is ruled out yet, so every target pools every model\n"
+    );
+}
