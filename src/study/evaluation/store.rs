@@ -3,9 +3,9 @@
 //!
 //! What is read agrees with itself and with the revision it is labelled with while raters
 //! keep rating: it comes from one revision of the study (see [`load`]). The reads step SQLite
-//! directly, on read connections of their own ([`open_reader`]), in threads that may block: through sqlx every row is handed from its connection's thread to ours, which
-//! for the quarter of a million list entries of 3,600 targets was most of a leaderboard's
-//! time. Values are read as the domain's types (`PaperKey`, `ModelId`, `Stars`): anything that
+//! directly, on a read connection of their own ([`open_reader`]), in a thread that may block:
+//! through sqlx every row is handed from its connection's thread to ours, which for the
+//! quarter of a million list entries of 3,600 targets was most of a leaderboard's time. Values are read as the domain's types (`PaperKey`, `ModelId`, `Stars`): anything that
 //! is not what it should be (stars out of range, a NULL) fails the read.
 
 use std::path::Path;
