@@ -1,12 +1,13 @@
 //! What the evaluation reads: the study's revision, and a snapshot of the targets being rated
 //! with their ratings and the top of every list, as typed rows.
 //!
-//! What is read agrees with itself and with the revision it is labelled with while raters
-//! keep rating: it comes from one revision of the study (see [`load`]). The reads step SQLite
-//! directly, on a read connection of their own ([`open_reader`]), in a thread that may block:
-//! through sqlx every row is handed from its connection's thread to ours, which for the
-//! quarter of a million list entries of 3,600 targets was most of a leaderboard's time. Values are read as the domain's types (`PaperKey`, `ModelId`, `Stars`): anything that
-//! is not what it should be (stars out of range, a NULL) fails the read.
+//! What is read agrees with itself and with the revision it is labelled with while raters keep
+//! rating: it comes from one revision of the study (see [`load`]). The reads step SQLite directly,
+//! on a read connection of their own ([`open_reader`]), in a thread that may block: through sqlx
+//! every row is handed from its connection's thread to ours, which for the quarter of a million
+//! list entries of 3,600 targets was most of a leaderboard's time. Values are read as the domain's
+//! types (`PaperKey`, `ModelId`, `Stars`): anything that is not what it should be (stars out of
+//! range, a NULL) fails the read.
 
 use std::path::Path;
 
