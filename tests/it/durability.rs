@@ -772,3 +772,23 @@ fn an_import_onto_a_full_disk_says_the_disk_is_full_and_imports_nothing() {
         (&3000.into(), &0.into())
     );
 }
+
+/// A new study gets its forms' secret when it is first opened, and keeps it: opening it again
+/// (a restarted server, a command beside it) does not make another, which would refuse every
+/// form a page showed before. (That opening writes nothing: `leaderboard_kept`'s read-only
+/// study.)
+#[tokio::test]
+async fn a_studys_form_secret_is_made_once_and_kept_across_openings() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("study.db");
+    let first = paperjudge::study::Study::open(&file).await.expect("made");
+    let secret = first.form_secret().await.expect("a secret");
+    assert_eq!(secret.len(), 32);
+    first.close().await;
+    let again = paperjudge::study::Study::open(&file).await.expect("opened");
+    assert_eq!(again.form_secret().await.expect("the secret"), secret);
+    again.close().await;
+    // Another study gets a secret of its own.
+    let other = (paperjudge::study::Study::open(&dir.path().join("other.db")).await).expect("made");
+    assert_ne!(other.form_secret().await.expect("its secret"), secret);
+}

@@ -21,17 +21,13 @@ pub(crate) async fn ensure_exists(connections: &SqlitePool) -> Result<(), sqlx::
         .bind(super::now_rfc3339())
         .execute(connections)
         .await?;
-    let has_secret: bool =
-        sqlx::query_scalar("SELECT form_secret IS NOT NULL FROM study WHERE id = 1")
-            .fetch_one(connections)
-            .await?;
-    if !has_secret {
-        let secret: [u8; FORM_SECRET_BYTES] = rand::rng().random();
-        sqlx::query("UPDATE study SET form_secret = ? WHERE id = 1 AND form_secret IS NULL")
-            .bind(&secret[..])
-            .execute(connections)
-            .await?;
-    }
+    // Another process opening the new study at the same moment may have given it its secret
+    // already: the first one set is kept.
+    let secret: [u8; FORM_SECRET_BYTES] = rand::rng().random();
+    sqlx::query("UPDATE study SET form_secret = ? WHERE id = 1 AND form_secret IS NULL")
+        .bind(&secret[..])
+        .execute(connections)
+        .await?;
     Ok(())
 }
 

@@ -101,6 +101,18 @@ impl BoardKey {
     }
 }
 
+/// The version of the grades of the judge `options` name, if any (refused for a name the study
+/// has no judge of): part of a leaderboard's key.
+pub(super) async fn judge_version(
+    study: &Study,
+    options: &LeaderboardOptions,
+) -> Result<Option<JudgeVersion>, StudyError> {
+    match &options.judge {
+        Some(name) => Ok(Some(study.judges().version(name).await?)),
+        None => Ok(None),
+    }
+}
+
 impl Evaluations {
     /// The leaderboard the options ask for, on `study` as it is now, with its key (of the
     /// revision its set was read at).
@@ -110,10 +122,7 @@ impl Evaluations {
         options: &LeaderboardOptions,
         partial: Partial,
     ) -> Result<(Evaluated, BoardKey), StudyError> {
-        let judge = match &options.judge {
-            Some(name) => Some(study.judges().version(name).await?),
-            None => None,
-        };
+        let judge = judge_version(study, options).await?;
         let set = self.set(study, options.list_depth()).await?;
         let key = BoardKey::of(
             set.revision,

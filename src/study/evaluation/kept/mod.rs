@@ -16,7 +16,7 @@
 
 mod store;
 
-use super::cache::BoardKey;
+use super::cache::{judge_version, BoardKey};
 use super::Handle;
 use crate::leaderboard::{Leaderboard, LeaderboardOptions, Partial};
 use crate::study::db;
@@ -92,10 +92,7 @@ impl Handle<'_> {
         partial: Partial,
         output: &str,
     ) -> Result<Option<String>, StudyError> {
-        let judge = match &options.judge {
-            Some(name) => Some(self.study.judges().version(name).await?),
-            None => None,
-        };
+        let judge = judge_version(self.study, options).await?;
         (self.study.db)
             .read(async |conn| {
                 let revision = db::evaluation::revision(&mut *conn).await?;
