@@ -103,8 +103,8 @@ async fn kept_rows(test: &TestStudy) -> Vec<(String, String)> {
         .unwrap()
 }
 
-/// A judge's grades of every pooled pair of the study, as a file for `import judgments`;
-/// another `shift`, other grades.
+/// Grades of every pooled pair of the study, as a file for `import judgments` (a judge's) or
+/// `import ratings`; another `shift`, other grades.
 async fn grades(test: &TestStudy, shift: usize) -> std::path::PathBuf {
     let pairs: Vec<(String, String)> = sqlx::query_as(
         "SELECT t.external_id, p.external_id FROM pool
@@ -495,4 +495,97 @@ async fn the_kept_outputs_stay_few() {
         ));
     }
     assert_eq!(kept_rows(&test).await.len(), 8);
+}
+
+/// A disk that fills up as the output would be kept: the command prints the output it
+/// computed and exits 0, keeps nothing and leaves the study whole; with room again, the next
+/// call keeps it. The disk is a tmpfs in a mount namespace of the test's own (as the import's
+/// full-disk test in `durability`), holding a copy of the study, with 48 KiB left: room for
+/// SQLite's shared memory (32 KiB), not for the output (about 40 KiB) in the log.
+#[tokio::test]
+async fn a_full_disk_keeps_nothing_and_changes_nothing_printed() {
+    let test = TestStudy::study_s().await;
+    let db = test.db_path();
+    // Every pooled pair rated: every target's values in the output.
+    let ratings = grades(&test, 0).await;
+    succeeded(&paperjudge(
+        &db,
+        &["import", "ratings", ratings.to_str().unwrap()],
+        &[],
+    ));
+    let args = ["leaderboard", "--format", "json", "--per-target"];
+    let expected = succeeded(&paperjudge(
+        &db,
+        &[args[0], args[1], args[2], args[3], "--recompute"],
+        &[],
+    ));
+    assert!(expected.len() > 32 * 1024, "{}", expected.len());
+    sqlx::query("DELETE FROM kept_outputs")
+        .execute(&test.connections)
+        .await
+        .unwrap();
+    test.study.close().await;
+    test.connections.close().await;
+
+    let out = test.dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let disk = test.dir.path().join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    let size = std::fs::metadata(&db).unwrap().len() + (1 << 20);
+    let script = r#"
+        set -u
+        mount -t tmpfs -o size="$4" tmpfs "$0" || exit 99
+        cp "$1" "$0/study.db" && cd "$0" || exit 98
+        free=$(df --output=avail -B1 . | tail -1)
+        head -c $((free - 49152)) /dev/zero > filler 2>/dev/null
+        export PAPERJUDGE_LOG=paperjudge=debug
+        "$2" --db study.db leaderboard --format json --per-target >"$3/full.json" 2>"$3/full.log"
+        echo "on a full disk: $?"
+        cp study.db "$3/after-full.db"
+        rm filler
+        "$2" --db study.db leaderboard --format json --per-target >"$3/room.json" 2>"$3/room.log"
+        echo "with room: $?"
+        cp study.db "$3/after-room.db"
+    "#;
+    let output = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "bash", "-c", script])
+        .arg(&disk)
+        .arg(&db)
+        .arg(env!("CARGO_BIN_EXE_paperjudge"))
+        .arg(&out)
+        .arg(size.to_string())
+        .output()
+        .expect("unshare runs");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "on a full disk: 0\nwith room: 0\n",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    assert_eq!(read("full.json"), expected);
+    assert!(
+        read("full.log").contains("the output was not kept error=database or disk is full"),
+        "{}",
+        read("full.log")
+    );
+    assert_eq!(read("room.json"), expected);
+    assert!(
+        read("room.log").contains("kept the output"),
+        "{}",
+        read("room.log")
+    );
+    // (integrity, rows kept) of the study after each call.
+    let state = |name: &str| {
+        let conn = rusqlite::Connection::open(out.join(name)).unwrap();
+        let integrity: String = conn
+            .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+            .unwrap();
+        let kept: i64 = conn
+            .query_row("SELECT COUNT(*) FROM kept_outputs", [], |row| row.get(0))
+            .unwrap();
+        (integrity, kept)
+    };
+    assert_eq!(state("after-full.db"), ("ok".to_owned(), 0));
+    assert_eq!(state("after-room.db"), ("ok".to_owned(), 1));
 }
