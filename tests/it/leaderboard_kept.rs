@@ -103,6 +103,19 @@ async fn kept_rows(test: &TestStudy) -> Vec<(String, String)> {
         .unwrap()
 }
 
+/// The output of `paperjudge ARGS` computed afresh, with no output kept afterwards: what the
+/// calls that follow must print, keeping it or not.
+async fn computed_with_nothing_kept(test: &TestStudy, args: &[&str]) -> String {
+    let mut fresh: Vec<&str> = args.to_vec();
+    fresh.push("--recompute");
+    let output = succeeded(&paperjudge(&test.db_path(), &fresh, &[]));
+    sqlx::query("DELETE FROM kept_outputs")
+        .execute(&test.connections)
+        .await
+        .unwrap();
+    output
+}
+
 /// Grades of every pooled pair of the study, as a file for `import judgments` (a judge's) or
 /// `import ratings`; another `shift`, other grades.
 async fn grades(test: &TestStudy, shift: usize) -> std::path::PathBuf {
@@ -355,15 +368,7 @@ async fn a_held_write_lock_is_never_waited_for() {
     let test = rated_study().await;
     let db = &test.db_path();
     let args = ["leaderboard", "--format", "json"];
-    let expected = succeeded(&paperjudge(
-        db,
-        &[args[0], args[1], args[2], "--recompute"],
-        &[],
-    ));
-    sqlx::query("DELETE FROM kept_outputs")
-        .execute(&test.connections)
-        .await
-        .unwrap();
+    let expected = computed_with_nothing_kept(&test, &args).await;
 
     let mut holder = rusqlite::Connection::open(db).unwrap();
     let lock = holder
@@ -410,11 +415,7 @@ async fn a_read_only_study_answers_the_same_bytes() {
     let test = rated_study().await;
     let db = test.db_path();
     let args = ["leaderboard", "--format", "json"];
-    let expected = succeeded(&paperjudge(&db, &args, &[]));
-    sqlx::query("DELETE FROM kept_outputs")
-        .execute(&test.connections)
-        .await
-        .unwrap();
+    let expected = computed_with_nothing_kept(&test, &args).await;
     test.study.close().await;
     test.connections.close().await;
 
@@ -514,16 +515,8 @@ async fn a_full_disk_keeps_nothing_and_changes_nothing_printed() {
         &[],
     ));
     let args = ["leaderboard", "--format", "json", "--per-target"];
-    let expected = succeeded(&paperjudge(
-        &db,
-        &[args[0], args[1], args[2], args[3], "--recompute"],
-        &[],
-    ));
+    let expected = computed_with_nothing_kept(&test, &args).await;
     assert!(expected.len() > 32 * 1024, "{}", expected.len());
-    sqlx::query("DELETE FROM kept_outputs")
-        .execute(&test.connections)
-        .await
-        .unwrap();
     test.study.close().await;
     test.connections.close().await;
 
